@@ -2,7 +2,9 @@
 //! scenario text in, a serialisable report out. Nothing here panics on bad input;
 //! every problem comes back as an [`Error`] whose message names the field and the fix.
 
-use serde::Serialize;
+use crate::report::Report;
+use crate::scenario::{self, build, config::Scenario};
+use std::time::Instant;
 
 /// What went wrong, in words a user can act on.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -28,20 +30,57 @@ pub struct RunRequest<'a> {
     pub overrides: &'a [String],
 }
 
-/// Runs a scenario and returns its report as a JSON string (see docs/results-json.md).
-pub fn run_json(_req: &RunRequest) -> Result<String, Error> {
-    Err(Error::Internal("run_json: core under construction".into()))
+/// Parses and validates the scenario of a request, returning it with the seed to use.
+pub fn load(req: &RunRequest) -> Result<(Scenario, u64), Error> {
+    let source = if req.source.is_empty() {
+        "<scenario>"
+    } else {
+        req.source
+    };
+    let s =
+        scenario::parse(req.text, req.overrides).map_err(|e| Error::Scenario(e.render(source)))?;
+    let seed = req.seed.unwrap_or(s.seed);
+    Ok((s, seed))
 }
 
-/// Validates a scenario (with overrides) and returns the normalised scenario as JSON.
-pub fn validate_json(_req: &RunRequest) -> Result<String, Error> {
-    Err(Error::Internal("validate_json: core under construction".into()))
+/// Runs a scenario to its end and returns the report.
+pub fn run(req: &RunRequest) -> Result<Report, Error> {
+    let source = if req.source.is_empty() {
+        "<scenario>"
+    } else {
+        req.source
+    };
+    let (s, seed) = load(req)?;
+    let t0 = Instant::now();
+    let mut sim = build::build(&s, seed).map_err(|e| Error::Scenario(e.render(source)))?;
+    sim.run();
+    let mut report = Report::from_sim(&mut sim, s.fairness.flows.as_deref());
+    report.wall_s = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Runs a scenario and returns its report as a JSON string (see docs/results-json.md).
+pub fn run_json(req: &RunRequest) -> Result<String, Error> {
+    let report = run(req)?;
+    serde_json::to_string(&report)
+        .map_err(|e| Error::Internal(format!("serialising the report: {e}")))
+}
+
+/// Validates a scenario (with overrides, building it to check names and paths) and returns
+/// the normalised scenario as JSON.
+pub fn validate_json(req: &RunRequest) -> Result<String, Error> {
+    let source = if req.source.is_empty() {
+        "<scenario>"
+    } else {
+        req.source
+    };
+    let (s, seed) = load(req)?;
+    build::build(&s, seed).map_err(|e| Error::Scenario(e.render(source)))?;
+    serde_json::to_string(&s).map_err(|e| Error::Internal(format!("serialising the scenario: {e}")))
 }
 
 /// JSON Schema of the scenario file format.
 pub fn scenario_schema_json() -> String {
-    "{}".into()
+    let schema = schemars::schema_for!(Scenario);
+    serde_json::to_string_pretty(&schema).expect("a schema always serialises")
 }
-
-#[derive(Serialize)]
-struct _Placeholder;

@@ -1,0 +1,56 @@
+//! Transport endpoints as sans-IO state machines. The simulation calls `on_packet` when a
+//! packet reaches the endpoint and `on_timeout` when the endpoint's own deadline
+//! (`next_timeout`) has come; the endpoint answers by sending packets through the context.
+//! It never sees the event queue, so endpoints (UDP today, TCP next) are unit-testable alone.
+
+use crate::ids::{FlowId, NodeId};
+use crate::monitor::flow_stats::FlowStats;
+use crate::packet::Packet;
+use crate::units::SimTime;
+
+/// What an endpoint may touch while it runs.
+pub struct EndpointCtx<'a> {
+    pub now: SimTime,
+    /// Statistics of the endpoint's flow (the receiver adds goodput here).
+    pub stats: &'a mut FlowStats,
+    pub(crate) out: &'a mut Vec<Packet>,
+    pub(crate) warmup: SimTime,
+    pub(crate) flow: FlowId,
+    pub(crate) from: NodeId,
+    pub(crate) to: NodeId,
+    pub(crate) class: u8,
+    pub(crate) reverse: bool,
+}
+
+impl<'a> EndpointCtx<'a> {
+    /// Sends `pkt` towards the other end of the flow. The context fills in addressing, the
+    /// creation time and the flow; the endpoint sets kind, size, payload and headers.
+    #[inline]
+    pub fn send(&mut self, mut pkt: Packet) {
+        pkt.flow = self.flow;
+        pkt.src = self.from;
+        pkt.dst = self.to;
+        pkt.class = self.class;
+        pkt.reverse = self.reverse;
+        pkt.created = self.now;
+        pkt.in_warmup = self.now < self.warmup;
+        self.out.push(pkt);
+    }
+
+    /// True once the warm-up is over (statistics count from then on).
+    pub fn measuring(&self) -> bool {
+        self.now >= self.warmup
+    }
+}
+
+/// A transport endpoint.
+pub trait Endpoint {
+    fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx);
+    fn on_timeout(&mut self, cx: &mut EndpointCtx);
+    /// The next time `on_timeout` must run, if any.
+    fn next_timeout(&self) -> Option<SimTime>;
+    /// Protocol-specific results (the `tcp` section of a flow), if any.
+    fn report(&self) -> Option<serde_json::Value> {
+        None
+    }
+}

@@ -1,0 +1,109 @@
+//! Random loss on a link direction.
+//! * Bernoulli: each packet lost independently with probability p (ns-2 `ErrorModel` with
+//!   `unit_ pkt` and a uniform random variable; ns-3 `RateErrorModel` in packet units).
+//! * Gilbert-Elliott: a two-state Markov chain stepped once per packet (Gilbert 1960;
+//!   Elliott 1963), good -> bad with p_good_bad, bad -> good with p_bad_good, loss probability
+//!   loss_good / loss_bad in each state. Mean burst length 1/p_bad_good; stationary share of the
+//!   bad state p_good_bad / (p_good_bad + p_bad_good).
+
+use crate::rng::Rng;
+use crate::scenario::config::LossConfig;
+use rand::RngExt;
+
+pub enum LossModel {
+    None,
+    Bernoulli {
+        p: f64,
+    },
+    GilbertElliott {
+        p_gb: f64,
+        p_bg: f64,
+        loss_good: f64,
+        loss_bad: f64,
+        bad: bool,
+    },
+}
+
+impl LossModel {
+    pub fn from_config(cfg: Option<&LossConfig>) -> Self {
+        match cfg {
+            None => LossModel::None,
+            Some(LossConfig::Bernoulli { rate, .. }) => LossModel::Bernoulli { p: *rate },
+            Some(LossConfig::GilbertElliott {
+                p_good_bad,
+                p_bad_good,
+                loss_good,
+                loss_bad,
+                ..
+            }) => LossModel::GilbertElliott {
+                p_gb: *p_good_bad,
+                p_bg: *p_bad_good,
+                loss_good: *loss_good,
+                loss_bad: *loss_bad,
+                bad: false,
+            },
+        }
+    }
+
+    /// Decides the fate of one packet: true if it is lost.
+    #[inline]
+    pub fn lose(&mut self, rng: &mut Rng) -> bool {
+        match self {
+            LossModel::None => false,
+            LossModel::Bernoulli { p } => *p > 0.0 && rng.random::<f64>() < *p,
+            LossModel::GilbertElliott {
+                p_gb,
+                p_bg,
+                loss_good,
+                loss_bad,
+                bad,
+            } => {
+                let flip = if *bad { *p_bg } else { *p_gb };
+                if rng.random::<f64>() < flip {
+                    *bad = !*bad;
+                }
+                let p = if *bad { *loss_bad } else { *loss_good };
+                p > 0.0 && rng.random::<f64>() < p
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ---- long-run loss rates ----
+    #[test]
+    fn bernoulli_rate() {
+        let mut m = LossModel::Bernoulli { p: 0.02 };
+        let mut rng = crate::rng::stream(1, "loss");
+        let n = 500_000;
+        let lost = (0..n).filter(|_| m.lose(&mut rng)).count();
+        assert!((lost as f64 / n as f64 - 0.02).abs() < 0.001);
+    }
+
+    #[test]
+    fn gilbert_elliott_stationary_rate_and_bursts() {
+        let mut m = LossModel::GilbertElliott {
+            p_gb: 0.01,
+            p_bg: 0.25,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+            bad: false,
+        };
+        let mut rng = crate::rng::stream(2, "loss");
+        let n = 1_000_000;
+        let seq: Vec<bool> = (0..n).map(|_| m.lose(&mut rng)).collect();
+        let rate = seq.iter().filter(|&&l| l).count() as f64 / n as f64;
+        let expect = 0.01 / (0.01 + 0.25);
+        assert!(
+            (rate / expect - 1.0).abs() < 0.05,
+            "rate {rate} expected {expect}"
+        );
+        // mean burst length 1/p_bg = 4
+        let bursts = seq.windows(2).filter(|w| !w[0] && w[1]).count() as f64;
+        let mean_burst = seq.iter().filter(|&&l| l).count() as f64 / bursts;
+        assert!((mean_burst / 4.0 - 1.0).abs() < 0.05, "burst {mean_burst}");
+    }
+}

@@ -1,0 +1,164 @@
+//! A topology resolved from the scenario: named nodes and fully specified duplex links.
+//! Builders for the dumbbell and the chain live beside this file; a custom topology is read
+//! directly from `nodes` and `links.*.between`.
+
+use crate::scenario::config::{LinkConfig, LossConfig, QueueConfig, Scenario, TopologyConfig};
+use crate::scenario::ScenarioError;
+use crate::units::{Rate, SimTime};
+
+/// A duplex link with everything decided.
+#[derive(Debug, Clone)]
+pub struct LinkSpec {
+    pub name: String,
+    /// Index of the scenario's `links` entry it came from (for error messages).
+    pub config_key: String,
+    pub a: usize,
+    pub b: usize,
+    pub rate: Rate,
+    pub delay: SimTime,
+    pub queue_ab: QueueConfig,
+    pub queue_ba: QueueConfig,
+    pub loss_ab: Option<LossConfig>,
+    pub loss_ba: Option<LossConfig>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Topology {
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+}
+
+impl Topology {
+    pub fn node(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n == name)
+    }
+
+    /// Adds a link named `name` between nodes `a` and `b` from `cfg` (already merged with its template).
+    pub fn add_link(
+        &mut self,
+        name: &str,
+        key: &str,
+        a: usize,
+        b: usize,
+        cfg: &LinkConfig,
+    ) -> Result<(), ScenarioError> {
+        let rate = cfg.rate.ok_or_else(|| {
+            ScenarioError::field(
+                format!("links.{key}.rate"),
+                "missing: give the link's capacity, e.g. rate = \"10Mbps\"",
+            )
+        })?;
+        let delay = cfg.delay.ok_or_else(|| {
+            ScenarioError::field(
+                format!("links.{key}.delay"),
+                "missing: give the one-way propagation delay, e.g. delay = \"10ms\"",
+            )
+        })?;
+        let queue_ab = cfg.queue.clone().unwrap_or_default();
+        let queue_ba = cfg
+            .reverse_queue
+            .clone()
+            .unwrap_or_else(|| queue_ab.clone());
+        self.links.push(LinkSpec {
+            name: name.to_string(),
+            config_key: key.to_string(),
+            a,
+            b,
+            rate,
+            delay,
+            queue_ab,
+            queue_ba,
+            loss_ab: cfg.loss.clone(),
+            loss_ba: cfg.reverse_loss.clone(),
+        });
+        Ok(())
+    }
+}
+
+/// Builds the topology the scenario describes.
+pub fn build(s: &Scenario) -> Result<Topology, ScenarioError> {
+    match &s.topology {
+        TopologyConfig::Dumbbell {
+            pairs,
+            sender_delays,
+            receiver_delays,
+        } => super::dumbbell::build(
+            s,
+            *pairs,
+            sender_delays.as_deref(),
+            receiver_delays.as_deref(),
+        ),
+        TopologyConfig::Chain { hops, side_nodes } => super::chain::build(s, *hops, *side_nodes),
+        TopologyConfig::Custom { nodes } => custom(s, nodes),
+    }
+}
+
+fn custom(s: &Scenario, nodes: &[String]) -> Result<Topology, ScenarioError> {
+    let mut t = Topology::default();
+    for (i, n) in nodes.iter().enumerate() {
+        if n.is_empty() || t.node(n).is_some() {
+            return Err(ScenarioError::field(
+                format!("topology.nodes[{i}]"),
+                format!("node name \"{n}\" is empty or repeated; give each node a unique name"),
+            ));
+        }
+        t.nodes.push(n.clone());
+    }
+    if s.links.is_empty() {
+        return Err(ScenarioError::field("links", "a custom topology needs links: add [links.NAME] with between = [\"a\", \"b\"], rate and delay"));
+    }
+    for (name, cfg) in &s.links {
+        let [a, b] = cfg.between.as_ref().ok_or_else(|| {
+            ScenarioError::field(
+                format!("links.{name}.between"),
+                "missing: name the two nodes the link joins, e.g. between = [\"n0\", \"n1\"]",
+            )
+        })?;
+        let find = |n: &str| {
+            t.node(n).ok_or_else(|| {
+                ScenarioError::field(
+                    format!("links.{name}.between"),
+                    format!("unknown node \"{n}\"; the nodes are {}", nodes.join(", ")),
+                )
+            })
+        };
+        let (ia, ib) = (find(a)?, find(b)?);
+        if ia == ib {
+            return Err(ScenarioError::field(
+                format!("links.{name}.between"),
+                "a link must join two different nodes",
+            ));
+        }
+        t.add_link(name, name, ia, ib, cfg)?;
+    }
+    Ok(t)
+}
+
+/// The scenario's link entry `key`, or an empty one.
+pub fn link_cfg<'a>(s: &'a Scenario, key: &str) -> Option<&'a LinkConfig> {
+    s.links.get(key)
+}
+
+/// Rejects `between` in links that a builder places itself, and unknown link names.
+pub fn check_builder_links(
+    s: &Scenario,
+    allowed: &dyn Fn(&str) -> bool,
+    kind: &str,
+    names: &str,
+) -> Result<(), ScenarioError> {
+    for (name, cfg) in &s.links {
+        if !allowed(name) {
+            return Err(ScenarioError::field(
+                format!("links.{name}"),
+                format!("a {kind} topology has no link \"{name}\"; its links are {names}"),
+            ));
+        }
+        if cfg.between.is_some() {
+            return Err(ScenarioError::field(
+                format!("links.{name}.between"),
+                format!("the {kind} builder places this link itself; remove `between`"),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! DropTail (FIFO with tail drop), the baseline every study compares against.
+//!
+//! Limit in packets or bytes. Two flavours, because the simulators differ:
+//! * `standard` (ns-3 `DropTailQueue`/`FifoQueueDisc`, Linux `pfifo`/`bfifo`): a packet is
+//!   dropped when storing it would exceed the limit: `len + 1 > limit` (packets) or
+//!   `bytes + size > limit` (bytes). The packet on the wire is not counted.
+//! * `ns2` (ns-2.35 `queue/drop-tail.cc`, `DropTail::enque`): dropped when
+//!   `len + 1 >= qlim_` (packets) or `byteLength + size >= qlim_ * mean_pktsize_` (bytes).
+//!   ns-2 reserves one place for the packet in transmission, so `queue-limit 20` holds 19
+//!   waiting packets plus the one on the wire: the packet in service counts against the limit.
+//!
+//! Default limit: 100 packets, ns-3's `DropTailQueue` `MaxSize` default ("100p").
+
+use super::{DropReason, QueueCtx, QueueDisc};
+use crate::packet::Packet;
+use crate::scenario::config::{DropTailConfig, DropTailFlavour};
+use crate::units::QueueLimit;
+use std::collections::VecDeque;
+
+pub struct DropTail {
+    q: VecDeque<Packet>,
+    bytes: u64,
+    limit: QueueLimit,
+    flavour: DropTailFlavour,
+}
+
+impl DropTail {
+    pub fn new(cfg: &DropTailConfig) -> Self {
+        let cap = match cfg.limit {
+            QueueLimit::Packets(p) => p.min(4096) as usize,
+            QueueLimit::Bytes(b) => (b / 500).min(4096) as usize,
+        };
+        Self {
+            q: VecDeque::with_capacity(cap),
+            bytes: 0,
+            limit: cfg.limit,
+            flavour: cfg.flavour,
+        }
+    }
+
+    fn would_overflow(&self, size: u64) -> bool {
+        let len = self.q.len() as u64;
+        match (self.limit, self.flavour) {
+            (QueueLimit::Packets(l), DropTailFlavour::Standard) => len + 1 > l,
+            (QueueLimit::Bytes(l), DropTailFlavour::Standard) => self.bytes + size > l,
+            (QueueLimit::Packets(l), DropTailFlavour::Ns2) => len + 1 >= l,
+            (QueueLimit::Bytes(l), DropTailFlavour::Ns2) => self.bytes + size >= l,
+        }
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
+        if self.would_overflow(pkt.size as u64) {
+            cx.drop(pkt, DropReason::QueueFull);
+        } else {
+            self.bytes += pkt.size as u64;
+            self.q.push_back(pkt);
+        }
+    }
+
+    fn dequeue(&mut self, _cx: &mut QueueCtx) -> Option<Packet> {
+        let p = self.q.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.q.len()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn kind(&self) -> &'static str {
+        "droptail"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use super::*;
+    use crate::units::{Rate, SimTime};
+
+    fn dt(limit: QueueLimit, flavour: DropTailFlavour) -> Harness {
+        Harness::new(
+            Box::new(DropTail::new(&DropTailConfig { limit, flavour })),
+            Rate(1_000_000),
+        )
+    }
+
+    // ---- standard flavour: the limit counts waiting packets ----
+    #[test]
+    fn standard_packet_limit_holds_exactly_limit_packets() {
+        let mut h = dt(QueueLimit::Packets(3), DropTailFlavour::Standard);
+        for _ in 0..5 {
+            let p = h.packet(0, 1000);
+            h.enqueue(SimTime(0), p);
+        }
+        assert_eq!(h.q.len_packets(), 3);
+        assert_eq!(h.dropped.len(), 2);
+        assert!(h.dropped.iter().all(|(_, r)| *r == DropReason::QueueFull));
+        // FIFO order out
+        let uids: Vec<u64> = std::iter::from_fn(|| h.dequeue(SimTime(1)).map(|p| p.uid)).collect();
+        assert_eq!(uids, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn standard_byte_limit_counts_bytes() {
+        let mut h = dt(QueueLimit::Bytes(2500), DropTailFlavour::Standard);
+        for s in [1000, 1000, 600, 400] {
+            let p = h.packet(0, s);
+            h.enqueue(SimTime(0), p);
+        }
+        // 1000+1000 fit; 600 would make 2600 > 2500; 400 makes 2400.
+        assert_eq!(h.q.len_bytes(), 2400);
+        assert_eq!(h.dropped.len(), 1);
+        assert_eq!(h.dropped[0].0.size, 600);
+    }
+
+    // ---- ns-2 flavour: one place is reserved for the packet on the wire ----
+    #[test]
+    fn ns2_flavour_holds_limit_minus_one() {
+        let mut h = dt(QueueLimit::Packets(20), DropTailFlavour::Ns2);
+        for _ in 0..30 {
+            let p = h.packet(0, 1000);
+            h.enqueue(SimTime(0), p);
+        }
+        assert_eq!(h.q.len_packets(), 19);
+        let mut h = dt(QueueLimit::Bytes(10_000), DropTailFlavour::Ns2);
+        for _ in 0..30 {
+            let p = h.packet(0, 1000);
+            h.enqueue(SimTime(0), p);
+        }
+        assert_eq!(h.q.len_bytes(), 9000);
+    }
+}

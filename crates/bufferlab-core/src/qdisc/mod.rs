@@ -1,0 +1,212 @@
+//! Queue disciplines. Every discipline implements [`QueueDisc`]; the port that owns it does all
+//! the accounting (arrivals, departures, drops by reason, time-average occupancy, sojourn
+//! times) in [`accounting::QueueStats`], so a discipline only decides who waits, who leaves
+//! and who is dropped, and the numbers are comparable across disciplines.
+//!
+//! Drops go through [`QueueCtx::drop`] (at enqueue or at dequeue, as CoDel and PIE need);
+//! ECN marks through [`QueueCtx::mark`]. The context's drop buffer is reused, so nothing is
+//! allocated per packet.
+
+pub mod accounting;
+pub mod droptail;
+
+use crate::packet::{Ecn, Packet};
+use crate::rng::Rng;
+use crate::scenario::config::QueueConfig;
+use crate::units::{Rate, SimTime};
+
+/// Why a packet was dropped. Reported by name in results (`drops_by_reason`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DropReason {
+    /// Tail drop: the queue was full (DropTail, or any discipline's hard limit).
+    QueueFull,
+    /// RED's probabilistic (unforced) drop between the thresholds.
+    RedEarly,
+    /// RED's forced drop above max_th (2*max_th when gentle) or at the hard limit.
+    RedForced,
+    /// Dropped by a fair scheduler from the longest queue to make room (DRR, FQ-CoDel).
+    LongestQueue,
+    /// CoDel's dequeue drop (sojourn above target for an interval).
+    Codel,
+    /// PIE's probabilistic drop.
+    Pie,
+    /// Dropped by a user-defined discipline.
+    Custom,
+    /// Lost on the link by its random loss model (not a queue drop).
+    LinkLoss,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 8] = [
+        DropReason::QueueFull,
+        DropReason::RedEarly,
+        DropReason::RedForced,
+        DropReason::LongestQueue,
+        DropReason::Codel,
+        DropReason::Pie,
+        DropReason::Custom,
+        DropReason::LinkLoss,
+    ];
+    pub const COUNT: usize = Self::ALL.len();
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::QueueFull => "queue_full",
+            DropReason::RedEarly => "red_early",
+            DropReason::RedForced => "red_forced",
+            DropReason::LongestQueue => "longest_queue",
+            DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
+            DropReason::Custom => "custom",
+            DropReason::LinkLoss => "link_loss",
+        }
+    }
+
+    /// True for drops a queue decided early, before it was full (RED early, CoDel, PIE).
+    pub fn is_early(self) -> bool {
+        matches!(
+            self,
+            DropReason::RedEarly | DropReason::Codel | DropReason::Pie
+        )
+    }
+
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// What a discipline sees of the world when it is called.
+pub struct QueueCtx<'a> {
+    pub now: SimTime,
+    /// The discipline's own random stream.
+    pub rng: &'a mut Rng,
+    /// Rate of the link this queue feeds (RED's idle decay and PIE need it).
+    pub link_rate: Rate,
+    /// A packet is being serialised on the link right now (ns-2 counts it against the limit).
+    pub link_busy: bool,
+    drops: &'a mut Vec<(Packet, DropReason)>,
+    marks: u64,
+}
+
+impl<'a> QueueCtx<'a> {
+    pub fn new(
+        now: SimTime,
+        rng: &'a mut Rng,
+        link_rate: Rate,
+        link_busy: bool,
+        drops: &'a mut Vec<(Packet, DropReason)>,
+    ) -> Self {
+        Self {
+            now,
+            rng,
+            link_rate,
+            link_busy,
+            drops,
+            marks: 0,
+        }
+    }
+
+    /// Drops `pkt` for `reason`; the port records it.
+    #[inline]
+    pub fn drop(&mut self, pkt: Packet, reason: DropReason) {
+        self.drops.push((pkt, reason));
+    }
+
+    /// Marks `pkt` Congestion Experienced (RFC 3168) instead of dropping it. Returns false (and
+    /// leaves the packet alone) when the packet is not ECN-capable: then the caller drops.
+    #[inline]
+    pub fn mark(&mut self, pkt: &mut Packet) -> bool {
+        if !pkt.ecn.is_capable() {
+            return false;
+        }
+        if pkt.ecn != Ecn::Ce {
+            pkt.ecn = Ecn::Ce;
+            self.marks += 1;
+        }
+        true
+    }
+
+    pub fn marks(&self) -> u64 {
+        self.marks
+    }
+}
+
+/// A queue discipline on one output port.
+pub trait QueueDisc {
+    /// Takes `pkt`: stores it, or drops it (or another packet) through `cx.drop`.
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx);
+    /// The next packet to transmit, if any; may drop packets through `cx.drop` on the way.
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet>;
+    /// Packets waiting (not counting the one on the wire).
+    fn len_packets(&self) -> usize;
+    /// Bytes waiting.
+    fn len_bytes(&self) -> u64;
+    /// The discipline's name in results ("droptail", "red", ...).
+    fn kind(&self) -> &'static str;
+    /// A smoothed queue estimate when the discipline keeps one (RED's EWMA average), for series.
+    fn average(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Builds the discipline a scenario asks for.
+pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
+    match cfg {
+        QueueConfig::Droptail(c) => Box::new(droptail::DropTail::new(c)),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod harness {
+    //! A small harness for discipline unit tests: enqueue and dequeue at chosen times and
+    //! see what was dropped.
+    use super::*;
+    use crate::ids::FlowId;
+
+    pub struct Harness {
+        pub q: Box<dyn QueueDisc>,
+        pub rng: Rng,
+        pub rate: Rate,
+        pub busy: bool,
+        pub dropped: Vec<(Packet, DropReason)>,
+        pub marks: u64,
+        next_uid: u64,
+    }
+
+    impl Harness {
+        pub fn new(q: Box<dyn QueueDisc>, rate: Rate) -> Self {
+            Self {
+                q,
+                rng: crate::rng::stream(1, "harness"),
+                rate,
+                busy: false,
+                dropped: Vec::new(),
+                marks: 0,
+                next_uid: 0,
+            }
+        }
+        pub fn packet(&mut self, flow: u32, size: u32) -> Packet {
+            self.next_uid += 1;
+            Packet {
+                uid: self.next_uid,
+                flow: FlowId(flow),
+                size,
+                payload: size,
+                ..Packet::default()
+            }
+        }
+        pub fn enqueue(&mut self, now: SimTime, mut p: Packet) {
+            p.enqueued = now;
+            let mut cx = QueueCtx::new(now, &mut self.rng, self.rate, self.busy, &mut self.dropped);
+            self.q.enqueue(p, &mut cx);
+            self.marks += cx.marks();
+        }
+        pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
+            let mut cx = QueueCtx::new(now, &mut self.rng, self.rate, self.busy, &mut self.dropped);
+            let p = self.q.dequeue(&mut cx);
+            self.marks += cx.marks();
+            p
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! The results of a run, as one serialisable value (the JSON of `bufferlab run --json`,
+//! documented in docs/results-json.md). Rates are measured over each flow's active window:
+//! from max(start, warm-up) to min(stop, end of run).
+
+use crate::monitor::fairness::{jain, mean_std, Fairness};
+use crate::sim::Simulation;
+use crate::units::SimTime;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowReport {
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    pub protocol: &'static str,
+    pub app: &'static str,
+    pub start_s: f64,
+    pub stop_s: f64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub rx_packets: u64,
+    pub rx_bytes: u64,
+    pub lost_packets: u64,
+    pub lost_bytes: u64,
+    pub in_flight_packets: u64,
+    pub drops_by_location: BTreeMap<String, BTreeMap<&'static str, u64>>,
+    pub throughput_bps: f64,
+    pub goodput_bps: f64,
+    pub delay_mean_s: Option<f64>,
+    pub delay_p50_s: Option<f64>,
+    pub delay_p95_s: Option<f64>,
+    pub delay_p99_s: Option<f64>,
+    pub delay_max_s: Option<f64>,
+    pub jitter_s: Option<f64>,
+    pub reverse_tx_packets: u64,
+    pub reverse_lost_packets: u64,
+    pub tcp: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueReport {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub discipline: &'static str,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: u64,
+    pub early_drops: u64,
+    pub drops_by_reason: BTreeMap<&'static str, u64>,
+    pub marks: u64,
+    pub avg_packets: f64,
+    pub avg_bytes: f64,
+    pub max_packets: u64,
+    pub max_bytes: u64,
+    pub sojourn_mean_s: Option<f64>,
+    pub sojourn_p99_s: Option<f64>,
+    pub sojourn_max_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkReport {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    pub utilisation: f64,
+    pub lost_packets: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueSeriesReport {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub t_s: Vec<f64>,
+    pub packets: Vec<u32>,
+    pub bytes: Vec<u64>,
+    pub average: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct SeriesReport {
+    pub queues: Vec<QueueSeriesReport>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub bufferlab_version: &'static str,
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub events: u64,
+    pub wall_s: f64,
+    /// True when the run was stopped before its end time.
+    pub partial: bool,
+    pub flows: Vec<FlowReport>,
+    pub queues: Vec<QueueReport>,
+    pub links: Vec<LinkReport>,
+    pub fairness: Fairness,
+    pub series: SeriesReport,
+}
+
+impl Report {
+    /// Reads the results out of a simulation (finished, or stopped early: then `partial`).
+    pub fn from_sim(sim: &mut Simulation, fairness_flows: Option<&[String]>) -> Report {
+        let now = sim.now;
+        let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
+        let flows: Vec<FlowReport> = sim
+            .flows
+            .iter()
+            .map(|f| {
+                let st = &f.stats;
+                let from = f.start.max(sim.warmup);
+                let to = f.stop.min(now);
+                let window = to.saturating_sub(from).as_secs_f64();
+                let rate = |bytes: u64| {
+                    if window > 0.0 {
+                        bytes as f64 * 8.0 / window
+                    } else {
+                        0.0
+                    }
+                };
+                let mut drops: BTreeMap<String, BTreeMap<&'static str, u64>> = BTreeMap::new();
+                for &(p, r, n) in &st.drops {
+                    *drops
+                        .entry(sim.link_name(p))
+                        .or_default()
+                        .entry(r.as_str())
+                        .or_default() += n;
+                }
+                FlowReport {
+                    name: f.name.clone(),
+                    src: node(f.src),
+                    dst: node(f.dst),
+                    protocol: f.protocol.as_str(),
+                    app: f.app,
+                    start_s: f.start.as_secs_f64(),
+                    stop_s: f.stop.as_secs_f64(),
+                    tx_packets: st.tx_packets,
+                    tx_bytes: st.tx_bytes,
+                    rx_packets: st.rx_packets,
+                    rx_bytes: st.rx_bytes,
+                    lost_packets: st.lost_packets,
+                    lost_bytes: st.lost_bytes,
+                    in_flight_packets: st.tx_packets - st.rx_packets - st.lost_packets,
+                    drops_by_location: drops,
+                    throughput_bps: rate(st.rx_bytes),
+                    goodput_bps: rate(st.goodput_bytes),
+                    delay_mean_s: st.delay_mean_s(),
+                    delay_p50_s: st.delay_quantile_s(0.5),
+                    delay_p95_s: st.delay_quantile_s(0.95),
+                    delay_p99_s: st.delay_quantile_s(0.99),
+                    delay_max_s: st.delay_max_s(),
+                    jitter_s: st.jitter_s(),
+                    reverse_tx_packets: st.reverse_tx_packets,
+                    reverse_lost_packets: st.reverse_lost_packets,
+                    tcp: sim.agents[f.sender.idx()].ep.report(),
+                }
+            })
+            .collect();
+        let measured = now.saturating_sub(sim.warmup).as_secs_f64();
+        let mut queues = Vec::with_capacity(sim.ports.len());
+        let mut links = Vec::with_capacity(sim.ports.len());
+        for i in 0..sim.ports.len() {
+            let (link, from, to) = {
+                let p = &sim.ports[i];
+                (
+                    sim.links[p.link.idx()].name.clone(),
+                    node(p.from),
+                    node(p.to),
+                )
+            };
+            let p = &mut sim.ports[i];
+            let (avg_p, avg_b) = p.stats.averages(now.max(sim.warmup));
+            let by_reason: BTreeMap<&'static str, u64> = crate::qdisc::DropReason::ALL
+                .iter()
+                .filter(|r| p.stats.drops[r.index()] > 0)
+                .map(|r| (r.as_str(), p.stats.drops[r.index()]))
+                .collect();
+            let early = crate::qdisc::DropReason::ALL
+                .iter()
+                .filter(|r| r.is_early())
+                .map(|r| p.stats.drops[r.index()])
+                .sum();
+            queues.push(QueueReport {
+                link: link.clone(),
+                from: from.clone(),
+                to: to.clone(),
+                discipline: p.qdisc.kind(),
+                arrivals: p.stats.arrivals,
+                departures: p.stats.departures,
+                drops: p.stats.total_drops(),
+                early_drops: early,
+                drops_by_reason: by_reason,
+                marks: p.stats.marks,
+                avg_packets: avg_p,
+                avg_bytes: avg_b,
+                max_packets: p.stats.max_packets,
+                max_bytes: p.stats.max_bytes,
+                sojourn_mean_s: p.stats.sojourn_mean_s(),
+                sojourn_p99_s: p.stats.sojourn_quantile_s(0.99),
+                sojourn_max_s: p.stats.sojourn_max_s(),
+            });
+            let util = if measured > 0.0 {
+                p.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * measured)
+            } else {
+                0.0
+            };
+            links.push(LinkReport {
+                link,
+                from,
+                to,
+                rate_bps: p.rate.bps(),
+                delay_s: p.delay.as_secs_f64(),
+                tx_packets: p.tx_packets,
+                tx_bytes: p.tx_bytes,
+                utilisation: util,
+                lost_packets: p.lost_packets,
+            });
+        }
+        let chosen: Vec<&FlowReport> = match fairness_flows {
+            Some(names) => flows.iter().filter(|f| names.contains(&f.name)).collect(),
+            None => flows.iter().collect(),
+        };
+        let thr: Vec<f64> = chosen.iter().map(|f| f.throughput_bps).collect();
+        let ms = mean_std(&thr);
+        let fairness = Fairness {
+            flows: chosen.iter().map(|f| f.name.clone()).collect(),
+            jain: jain(&thr),
+            throughput_mean_bps: ms.map(|m| m.0),
+            throughput_std_bps: ms.map(|m| m.1),
+        };
+        let series = SeriesReport {
+            queues: sim
+                .series
+                .iter()
+                .map(|s| {
+                    let p = &sim.ports[s.port.idx()];
+                    QueueSeriesReport {
+                        link: sim.links[p.link.idx()].name.clone(),
+                        from: node(p.from),
+                        to: node(p.to),
+                        t_s: s.t_s.clone(),
+                        packets: s.packets.clone(),
+                        bytes: s.bytes.clone(),
+                        average: s.average.clone(),
+                    }
+                })
+                .collect(),
+        };
+        Report {
+            bufferlab_version: crate::VERSION,
+            scenario: sim.name.clone(),
+            seed: sim.seed,
+            sim_time_s: now.as_secs_f64(),
+            events: sim.events,
+            wall_s: 0.0,
+            partial: now < sim.end,
+            flows,
+            queues,
+            links,
+            fairness,
+            series,
+        }
+    }
+}
+
+/// Convenience for tests and benches: the simulated time as seconds.
+pub fn secs(t: SimTime) -> f64 {
+    t.as_secs_f64()
+}

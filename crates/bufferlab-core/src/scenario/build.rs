@@ -1,0 +1,403 @@
+//! From a parsed scenario to a runnable simulation, checking everything types cannot:
+//! names that must exist, paths that must connect, buffers that must hold one packet.
+
+use super::config::{AppConfig, Distribution, FlowConfig, LossConfig, QueueConfig, Scenario};
+use super::ScenarioError;
+use crate::ids::{FlowId, LinkId, NodeId, PortId};
+use crate::monitor::flow_stats::FlowStats;
+use crate::monitor::queue_series::QueueSeries;
+use crate::net::loss::LossModel;
+use crate::net::port::Port;
+use crate::net::routing;
+use crate::net::topology::{self, Topology};
+use crate::packet::Protocol;
+use crate::qdisc;
+use crate::qdisc::accounting::QueueStats;
+use crate::rng;
+use crate::sim::{Flow, Link, Node, Simulation};
+use crate::traffic;
+use crate::udp::{UdpSender, UdpSink};
+use crate::units::{Bytes, QueueLimit, SimTime};
+use std::collections::VecDeque;
+
+/// A flow after `count` expansion, with the index of the `[[flows]]` entry it came from.
+struct ExpandedFlow<'a> {
+    entry: usize,
+    name: String,
+    src: String,
+    dst: String,
+    cfg: &'a FlowConfig,
+}
+
+fn expand_flows(s: &Scenario) -> Result<Vec<ExpandedFlow<'_>>, ScenarioError> {
+    let mut out: Vec<ExpandedFlow> = Vec::new();
+    for (entry, f) in s.flows.iter().enumerate() {
+        let count = f.count.unwrap_or(1);
+        if count == 0 {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].count"),
+                "must be at least 1",
+            ));
+        }
+        for i in 0..count {
+            let sub = |t: &str| {
+                if f.count.is_some() {
+                    t.replace("{i}", &i.to_string())
+                } else {
+                    t.to_string()
+                }
+            };
+            let name = match &f.name {
+                Some(n) if f.count.is_some() && !n.contains("{i}") => format!("{n}{i}"),
+                Some(n) => sub(n),
+                None => format!("flow{}", out.len()),
+            };
+            if out.iter().any(|o| o.name == name) {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].name"),
+                    format!("flow name \"{name}\" is used twice; names must be unique"),
+                ));
+            }
+            out.push(ExpandedFlow {
+                entry,
+                name,
+                src: sub(&f.src),
+                dst: sub(&f.dst),
+                cfg: f,
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(ScenarioError::field(
+            "flows",
+            "no flows: add at least one [[flows]] entry with src, dst and app",
+        ));
+    }
+    Ok(out)
+}
+
+fn check_prob(path: String, p: f64) -> Result<(), ScenarioError> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(ScenarioError::field(
+            path,
+            format!("{p} is not a probability; use a value between 0 and 1"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_loss(path: String, l: &LossConfig) -> Result<(), ScenarioError> {
+    match l {
+        LossConfig::Bernoulli { rate, .. } => check_prob(format!("{path}.rate"), *rate),
+        LossConfig::GilbertElliott {
+            p_good_bad,
+            p_bad_good,
+            loss_good,
+            loss_bad,
+            ..
+        } => {
+            check_prob(format!("{path}.p_good_bad"), *p_good_bad)?;
+            check_prob(format!("{path}.p_bad_good"), *p_bad_good)?;
+            check_prob(format!("{path}.loss_good"), *loss_good)?;
+            check_prob(format!("{path}.loss_bad"), *loss_bad)
+        }
+    }
+}
+
+fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioError> {
+    match d {
+        Distribution::Uniform { min, max } if max < min => Err(ScenarioError::field(
+            path,
+            "uniform: max must not be below min",
+        )),
+        Distribution::Pareto { shape, .. } if !(*shape > 1.0) => Err(ScenarioError::field(
+            format!("{path}.shape"),
+            format!(
+                "{shape}: a Pareto shape must be above 1 for the mean to exist (1.5 is common)"
+            ),
+        )),
+        Distribution::Pareto { mean, .. } | Distribution::Exponential { mean }
+            if *mean == SimTime::ZERO =>
+        {
+            Err(ScenarioError::field(
+                format!("{path}.mean"),
+                "must be positive",
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
+    let app = &f.app;
+    if let Some(p) = f.protocol {
+        if p != app.protocol() {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].protocol"),
+                format!("the {} application runs over {}, not {}; remove `protocol` or pick another app", app.kind(), app.protocol().as_str(), p.as_str()),
+            ));
+        }
+    }
+    let header = f.header.unwrap_or(Bytes(28));
+    let size = app.packet_size();
+    if size.0 == 0 || size.0 > 65_535 {
+        return Err(ScenarioError::field(
+            format!("flows[{entry}].app.packet_size"),
+            format!("{}B: a packet must be 1 to 65535 bytes", size.0),
+        ));
+    }
+    if header.0 >= size.0 && !matches!(app, AppConfig::Poisson { .. }) {
+        return Err(ScenarioError::field(
+            format!("flows[{entry}].app.packet_size"),
+            format!(
+                "{}B leaves no payload after the {}B header; packet_size is the size on the wire",
+                size.0, header.0
+            ),
+        ));
+    }
+    if let AppConfig::Onoff {
+        on_time, off_time, ..
+    } = app
+    {
+        check_distribution(format!("flows[{entry}].app.on_time"), on_time)?;
+        check_distribution(format!("flows[{entry}].app.off_time"), off_time)?;
+    }
+    Ok(())
+}
+
+fn check_queue_fits(
+    q: &QueueConfig,
+    path: &str,
+    size: u64,
+    flow: &str,
+) -> Result<(), ScenarioError> {
+    match q.limit() {
+        QueueLimit::Packets(0) => Err(ScenarioError::field(format!("{path}.limit"), "0p holds no packet; give at least 1p (or 2p with the ns2 flavour)")),
+        QueueLimit::Bytes(b) if b < size => Err(ScenarioError::field(
+            format!("{path}.limit"),
+            format!("{b}B is smaller than one {size}-byte packet of flow \"{flow}\"; make the buffer at least {size}B or use a packet limit"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Builds the simulation for `s` with root seed `seed`.
+pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
+    if s.duration == SimTime::ZERO {
+        return Err(ScenarioError::field(
+            "duration",
+            "must be positive, e.g. duration = \"10s\"",
+        ));
+    }
+    if s.warmup >= s.duration {
+        return Err(ScenarioError::field(
+            "warmup",
+            format!(
+                "{} is not shorter than the duration {}; statistics would be empty",
+                s.warmup, s.duration
+            ),
+        ));
+    }
+    for (name, l) in &s.links {
+        if let Some(loss) = &l.loss {
+            check_loss(format!("links.{name}.loss"), loss)?;
+        }
+        if let Some(loss) = &l.reverse_loss {
+            check_loss(format!("links.{name}.reverse_loss"), loss)?;
+        }
+    }
+    let topo: Topology = topology::build(s)?;
+    let flows = expand_flows(s)?;
+    for f in &flows {
+        check_app(f.entry, f.cfg)?;
+    }
+
+    let mut sim = Simulation::new(s.name.clone(), seed, s.duration, s.warmup);
+    // Nodes and ports: link k has port 2k (a -> b) and 2k+1 (b -> a).
+    let mut adj: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); topo.nodes.len()];
+    for (k, l) in topo.links.iter().enumerate() {
+        let ids = [PortId(2 * k as u32), PortId(2 * k as u32 + 1)];
+        for (dir, (from, to, q, loss)) in [
+            (l.a, l.b, &l.queue_ab, &l.loss_ab),
+            (l.b, l.a, &l.queue_ba, &l.loss_ba),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let label = format!("port/{}/{}->{}", l.name, topo.nodes[from], topo.nodes[to]);
+            adj[from].push((ids[dir], NodeId(to as u32)));
+            sim.ports.push(Port {
+                id: ids[dir],
+                link: LinkId(k as u32),
+                from: NodeId(from as u32),
+                to: NodeId(to as u32),
+                rate: l.rate,
+                delay: l.delay,
+                qdisc: qdisc::build(q),
+                qdisc_rng: rng::stream(seed, &format!("{label}/queue")),
+                stats: QueueStats::new(s.warmup),
+                in_service: None,
+                pipeline: VecDeque::new(),
+                loss: LossModel::from_config(loss.as_ref()),
+                loss_rng: rng::stream(seed, &format!("{label}/loss")),
+                loss_position: loss.as_ref().map(|l| l.position()).unwrap_or_default(),
+                tx_packets: 0,
+                tx_bytes: 0,
+                lost_packets: 0,
+            });
+        }
+        sim.links.push(Link {
+            name: l.name.clone(),
+            ports: ids,
+        });
+    }
+    let routes = routing::compute(&adj);
+    let port_dst: Vec<NodeId> = sim.ports.iter().map(|p| p.to).collect();
+    let port_to = |p: PortId| port_dst[p.idx()];
+
+    for (fi, f) in flows.iter().enumerate() {
+        let path = format!("flows[{}]", f.entry);
+        let node = |n: &str, field: &str| {
+            topo.node(n).map(|i| NodeId(i as u32)).ok_or_else(|| {
+                let sample: Vec<&str> = topo.nodes.iter().take(8).map(String::as_str).collect();
+                ScenarioError::field(
+                    format!("{path}.{field}"),
+                    format!(
+                        "unknown node \"{n}\"; nodes are {}{}",
+                        sample.join(", "),
+                        if topo.nodes.len() > 8 { ", ..." } else { "" }
+                    ),
+                )
+            })
+        };
+        let (src, dst) = (node(&f.src, "src")?, node(&f.dst, "dst")?);
+        if src == dst {
+            return Err(ScenarioError::field(
+                format!("{path}.dst"),
+                format!(
+                    "is the same node as src (\"{}\"); a flow must cross the network",
+                    f.src
+                ),
+            ));
+        }
+        let size = f.cfg.app.packet_size().0;
+        for (a, b, dir) in [(src, dst, "forward"), (dst, src, "reverse")] {
+            let hops = routing::path(&routes, &port_to, a, b)
+                .ok_or_else(|| {
+                    ScenarioError::field(
+                        format!("{path}.dst"),
+                        format!("no {dir} path from \"{}\" to \"{}\": the nodes are not connected; add a link between them", topo.nodes[a.idx()], topo.nodes[b.idx()]),
+                    )
+                })?;
+            if dir == "forward" {
+                for p in hops {
+                    let port = &sim.ports[p.idx()];
+                    let l = &topo.links[port.link.idx()];
+                    let (q, field) = if port.id.0 % 2 == 0 {
+                        (&l.queue_ab, "queue")
+                    } else {
+                        (
+                            &l.queue_ba,
+                            if s.links
+                                .get(&l.config_key)
+                                .is_some_and(|c| c.reverse_queue.is_some())
+                            {
+                                "reverse_queue"
+                            } else {
+                                "queue"
+                            },
+                        )
+                    };
+                    check_queue_fits(q, &format!("links.{}.{field}", l.config_key), size, &f.name)?;
+                }
+            }
+        }
+        let stop = f.cfg.stop.unwrap_or(s.duration).min(s.duration);
+        if f.cfg.start >= stop {
+            return Err(ScenarioError::field(
+                format!("{path}.start"),
+                format!(
+                    "{} is not before the flow's stop time {}; the flow would send nothing",
+                    f.cfg.start, stop
+                ),
+            ));
+        }
+        let fid = FlowId(fi as u32);
+        let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
+        let gen = traffic::build(&f.cfg.app, f.cfg.start);
+        let sender = sim.add_agent(
+            Box::new(UdpSender::new(
+                gen,
+                rng::stream(seed, &format!("flow/{}/app", f.name)),
+                stop,
+                header,
+            )),
+            fid,
+            src,
+            false,
+        );
+        let receiver = sim.add_agent(Box::new(UdpSink), fid, dst, true);
+        sim.flows.push(Flow {
+            name: f.name.clone(),
+            src,
+            dst,
+            protocol: Protocol::Udp,
+            app: f.cfg.app.kind(),
+            class: f.cfg.class,
+            start: f.cfg.start,
+            stop,
+            sender,
+            receiver,
+            stats: FlowStats::default(),
+        });
+    }
+
+    for (name, r) in topo.nodes.iter().zip(routes) {
+        sim.nodes.push(Node {
+            name: name.clone(),
+            routes: r,
+        });
+    }
+
+    if let Some(names) = &s.fairness.flows {
+        for (i, n) in names.iter().enumerate() {
+            if !sim.flows.iter().any(|f| &f.name == n) {
+                return Err(ScenarioError::field(
+                    format!("fairness.flows[{i}]"),
+                    format!("no flow is named \"{n}\""),
+                ));
+            }
+        }
+    }
+
+    if let Some(dt) = s.monitor.queue_interval {
+        if dt == SimTime::ZERO {
+            return Err(ScenarioError::field(
+                "monitor.queue_interval",
+                "must be positive, e.g. \"10ms\"",
+            ));
+        }
+        sim.sample_interval = Some(dt);
+        let chosen: Vec<String> = match &s.monitor.queues {
+            Some(q) => q.clone(),
+            None if sim.links.iter().any(|l| l.name == "bottleneck") => vec!["bottleneck".into()],
+            None => sim.links.iter().map(|l| l.name.clone()).collect(),
+        };
+        for (i, name) in chosen.iter().enumerate() {
+            let l = sim.links.iter().find(|l| &l.name == name).ok_or_else(|| {
+                ScenarioError::field(
+                    format!("monitor.queues[{i}]"),
+                    format!("no link is named \"{name}\""),
+                )
+            })?;
+            for p in l.ports {
+                sim.series.push(QueueSeries {
+                    port: p,
+                    ..QueueSeries::default()
+                });
+            }
+        }
+    }
+    sim.start();
+    Ok(sim)
+}

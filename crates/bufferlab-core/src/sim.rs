@@ -1,0 +1,441 @@
+//! The simulation: arenas of nodes, ports, flows and endpoints, and the event loop.
+//!
+//! A packet's life: an endpoint sends it (`inject`), the source node routes it to an output
+//! port (`enqueue`), the queue discipline stores or drops it, the port serialises it
+//! (`TxDone` after size*8/rate), it propagates (`Arrive` after the delay) and the next node
+//! either delivers it to the flow's endpoint or routes it on. Every packet ends received,
+//! dropped (with a reason and a place) or still in the network when the run ends.
+
+use crate::endpoint::{Endpoint, EndpointCtx};
+use crate::ids::{AgentId, FlowId, LinkId, NodeId, PortId};
+use crate::monitor::flow_stats::FlowStats;
+use crate::monitor::queue_series::QueueSeries;
+use crate::net::port::Port;
+use crate::net::routing::Routes;
+use crate::packet::{Packet, Protocol};
+use crate::qdisc::{DropReason, QueueCtx};
+use crate::scenario::config::LossPosition;
+use crate::sched::Scheduler;
+use crate::units::SimTime;
+
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Event {
+    /// The port finished serialising its packet.
+    TxDone(PortId),
+    /// The head of the port's pipeline reaches the far node.
+    Arrive(PortId),
+    /// An endpoint's deadline.
+    Timer(AgentId),
+    /// Take one sample of the monitored queues.
+    Sample,
+}
+
+pub struct Node {
+    pub name: String,
+    pub routes: Routes,
+}
+
+pub struct Link {
+    pub name: String,
+    pub ports: [PortId; 2],
+}
+
+pub struct Flow {
+    pub name: String,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub protocol: Protocol,
+    pub app: &'static str,
+    pub class: u8,
+    pub start: SimTime,
+    pub stop: SimTime,
+    pub sender: AgentId,
+    pub receiver: AgentId,
+    pub stats: FlowStats,
+}
+
+pub struct Agent {
+    pub ep: Box<dyn Endpoint>,
+    pub flow: FlowId,
+    pub node: NodeId,
+    /// The receiving side of its flow (sends in the reverse direction).
+    pub is_receiver: bool,
+    /// The time of the Timer event currently in the queue for it, if any.
+    scheduled: Option<SimTime>,
+}
+
+pub struct Simulation {
+    pub now: SimTime,
+    pub end: SimTime,
+    pub warmup: SimTime,
+    pub seed: u64,
+    pub name: String,
+    pub nodes: Vec<Node>,
+    pub links: Vec<Link>,
+    pub ports: Vec<Port>,
+    pub flows: Vec<Flow>,
+    pub agents: Vec<Agent>,
+    pub events: u64,
+    pub(crate) sched: Scheduler<Event>,
+    pub(crate) sample_interval: Option<SimTime>,
+    pub series: Vec<QueueSeries>,
+    next_uid: u64,
+    drop_buf: Vec<(Packet, DropReason)>,
+    out_buf: Vec<Packet>,
+}
+
+impl Simulation {
+    pub(crate) fn new(name: String, seed: u64, end: SimTime, warmup: SimTime) -> Self {
+        Self {
+            now: SimTime::ZERO,
+            end,
+            warmup,
+            seed,
+            name,
+            nodes: Vec::new(),
+            links: Vec::new(),
+            ports: Vec::new(),
+            flows: Vec::new(),
+            agents: Vec::new(),
+            events: 0,
+            sched: Scheduler::default(),
+            sample_interval: None,
+            series: Vec::new(),
+            next_uid: 0,
+            drop_buf: Vec::with_capacity(16),
+            out_buf: Vec::with_capacity(64),
+        }
+    }
+
+    pub(crate) fn add_agent(
+        &mut self,
+        ep: Box<dyn Endpoint>,
+        flow: FlowId,
+        node: NodeId,
+        is_receiver: bool,
+    ) -> AgentId {
+        let id = AgentId(self.agents.len() as u32);
+        self.agents.push(Agent {
+            ep,
+            flow,
+            node,
+            is_receiver,
+            scheduled: None,
+        });
+        id
+    }
+
+    /// Schedules every endpoint's first deadline and the first queue sample. Called once by the builder.
+    pub(crate) fn start(&mut self) {
+        for a in 0..self.agents.len() {
+            self.update_timer(AgentId(a as u32));
+        }
+        if self.sample_interval.is_some() && !self.series.is_empty() {
+            self.sched.schedule(self.warmup, Event::Sample);
+        }
+    }
+
+    /// Runs to the end of the scenario.
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    /// Runs every event due at or before `t` (never past the end). Lets front ends run in
+    /// slices to show progress or stop early.
+    pub fn run_until(&mut self, t: SimTime) {
+        let until = t.min(self.end);
+        while let Some((time, ev)) = self.sched.pop_until(until) {
+            self.now = time;
+            self.events += 1;
+            match ev {
+                Event::TxDone(p) => self.tx_done(p),
+                Event::Arrive(p) => self.arrive(p),
+                Event::Timer(a) => self.timer(a),
+                Event::Sample => self.sample(),
+            }
+        }
+        self.now = until;
+    }
+
+    pub fn finished(&self) -> bool {
+        self.now >= self.end
+    }
+
+    // ---- endpoints ----
+
+    fn endpoint_call(&mut self, a: AgentId, pkt: Option<Packet>) {
+        let agent = &mut self.agents[a.idx()];
+        let flow = &mut self.flows[agent.flow.idx()];
+        let (from, to) = if agent.is_receiver {
+            (flow.dst, flow.src)
+        } else {
+            (flow.src, flow.dst)
+        };
+        let mut cx = EndpointCtx {
+            now: self.now,
+            stats: &mut flow.stats,
+            out: &mut self.out_buf,
+            warmup: self.warmup,
+            flow: agent.flow,
+            from,
+            to,
+            class: flow.class,
+            reverse: agent.is_receiver,
+        };
+        match pkt {
+            Some(p) => agent.ep.on_packet(p, &mut cx),
+            None => agent.ep.on_timeout(&mut cx),
+        }
+        let node = agent.node;
+        if !self.out_buf.is_empty() {
+            let mut out = std::mem::take(&mut self.out_buf);
+            for p in out.drain(..) {
+                self.inject(node, p);
+            }
+            self.out_buf = out;
+        }
+        self.update_timer(a);
+    }
+
+    /// Keeps at most one Timer event per endpoint in the queue, at or before its deadline.
+    fn update_timer(&mut self, a: AgentId) {
+        let agent = &mut self.agents[a.idx()];
+        if let Some(t) = agent.ep.next_timeout() {
+            if agent.scheduled.is_none_or(|s| t < s) {
+                let t = t.max(self.now);
+                agent.scheduled = Some(t);
+                self.sched.schedule(t, Event::Timer(a));
+            }
+        }
+    }
+
+    fn timer(&mut self, a: AgentId) {
+        let agent = &mut self.agents[a.idx()];
+        if agent.scheduled != Some(self.now) {
+            return; // superseded by an earlier deadline that already ran
+        }
+        agent.scheduled = None;
+        if agent.ep.next_timeout().is_some_and(|t| t <= self.now) {
+            self.endpoint_call(a, None);
+        } else {
+            self.update_timer(a);
+        }
+    }
+
+    // ---- packets through the network ----
+
+    fn inject(&mut self, node: NodeId, mut pkt: Packet) {
+        pkt.uid = self.next_uid;
+        self.next_uid += 1;
+        if !pkt.in_warmup {
+            let st = &mut self.flows[pkt.flow.idx()].stats;
+            if pkt.reverse {
+                st.reverse_tx_packets += 1;
+            } else {
+                st.on_sent(pkt.size);
+            }
+        }
+        self.forward(node, pkt);
+    }
+
+    #[inline]
+    fn forward(&mut self, node: NodeId, pkt: Packet) {
+        match self.nodes[node.idx()].routes.next_port(pkt.dst) {
+            Some(p) => self.enqueue(p, pkt),
+            // Unreachable destinations are rejected when the scenario is built.
+            None => unreachable!(
+                "no route from {} for flow {}",
+                self.nodes[node.idx()].name,
+                pkt.flow.0
+            ),
+        }
+    }
+
+    fn enqueue(&mut self, pid: PortId, mut pkt: Packet) {
+        let now = self.now;
+        let port = &mut self.ports[pid.idx()];
+        if port.loss_position == LossPosition::BeforeQueue && port.loss.lose(&mut port.loss_rng) {
+            if now >= self.warmup {
+                port.lost_packets += 1;
+            }
+            self.record_drop(pid, pkt, DropReason::LinkLoss);
+            return;
+        }
+        port.stats.on_arrival(now, pkt.size);
+        pkt.enqueued = now;
+        let busy = port.busy();
+        let mut cx = QueueCtx::new(
+            now,
+            &mut port.qdisc_rng,
+            port.rate,
+            busy,
+            &mut self.drop_buf,
+        );
+        port.qdisc.enqueue(pkt, &mut cx);
+        let marks = cx.marks();
+        if marks > 0 {
+            port.stats.on_marks(now, marks);
+        }
+        self.flush_drops(pid);
+        let port = &mut self.ports[pid.idx()];
+        port.stats
+            .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
+        if !port.busy() {
+            self.start_tx(pid);
+        }
+    }
+
+    fn start_tx(&mut self, pid: PortId) {
+        let now = self.now;
+        let port = &mut self.ports[pid.idx()];
+        let mut cx = QueueCtx::new(
+            now,
+            &mut port.qdisc_rng,
+            port.rate,
+            false,
+            &mut self.drop_buf,
+        );
+        let next = port.qdisc.dequeue(&mut cx);
+        let marks = cx.marks();
+        if marks > 0 {
+            port.stats.on_marks(now, marks);
+        }
+        if let Some(pkt) = next {
+            port.stats.on_departure(now, pkt.size, pkt.enqueued);
+            self.sched
+                .schedule(now + port.rate.tx_time(pkt.size as u64), Event::TxDone(pid));
+            port.in_service = Some(pkt);
+        }
+        port.stats
+            .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
+        self.flush_drops(pid);
+    }
+
+    fn tx_done(&mut self, pid: PortId) {
+        let now = self.now;
+        let port = &mut self.ports[pid.idx()];
+        let pkt = port
+            .in_service
+            .take()
+            .expect("TxDone only while a packet is in service");
+        if now >= self.warmup {
+            port.tx_packets += 1;
+            port.tx_bytes += pkt.size as u64;
+        }
+        if port.loss_position == LossPosition::AfterLink && port.loss.lose(&mut port.loss_rng) {
+            if now >= self.warmup {
+                port.lost_packets += 1;
+            }
+            self.record_drop(pid, pkt, DropReason::LinkLoss);
+        } else {
+            let at = now + port.delay;
+            if port.pipeline.is_empty() {
+                self.sched.schedule(at, Event::Arrive(pid));
+            }
+            port.pipeline.push_back((at, pkt));
+        }
+        self.start_tx(pid);
+    }
+
+    fn arrive(&mut self, pid: PortId) {
+        let port = &mut self.ports[pid.idx()];
+        let (_, pkt) = port
+            .pipeline
+            .pop_front()
+            .expect("Arrive only with a packet on the wire");
+        if let Some(&(next, _)) = port.pipeline.front() {
+            self.sched.schedule(next, Event::Arrive(pid));
+        }
+        let node = port.to;
+        if pkt.dst == node {
+            self.deliver(pkt);
+        } else {
+            self.forward(node, pkt);
+        }
+    }
+
+    fn deliver(&mut self, pkt: Packet) {
+        let flow = &mut self.flows[pkt.flow.idx()];
+        let agent = if pkt.reverse {
+            if !pkt.in_warmup {
+                flow.stats.reverse_rx_packets += 1;
+            }
+            flow.sender
+        } else {
+            if !pkt.in_warmup {
+                flow.stats.on_received(pkt.size, self.now - pkt.created);
+            }
+            flow.receiver
+        };
+        self.endpoint_call(agent, Some(pkt));
+    }
+
+    fn flush_drops(&mut self, pid: PortId) {
+        if self.drop_buf.is_empty() {
+            return;
+        }
+        let mut drops = std::mem::take(&mut self.drop_buf);
+        for (pkt, reason) in drops.drain(..) {
+            self.ports[pid.idx()]
+                .stats
+                .on_drop(self.now, pkt.size, reason);
+            self.record_drop(pid, pkt, reason);
+        }
+        self.drop_buf = drops;
+    }
+
+    /// Charges a drop to the packet's flow (queue statistics are the caller's business).
+    fn record_drop(&mut self, pid: PortId, pkt: Packet, reason: DropReason) {
+        if pkt.in_warmup {
+            return;
+        }
+        let st = &mut self.flows[pkt.flow.idx()].stats;
+        if pkt.reverse {
+            st.reverse_lost_packets += 1;
+        } else {
+            st.on_lost(pkt.size, pid, reason);
+        }
+    }
+
+    // ---- monitors ----
+
+    fn sample(&mut self) {
+        let t = self.now.as_secs_f64();
+        for s in &mut self.series {
+            let q = &self.ports[s.port.idx()].qdisc;
+            s.t_s.push(t);
+            s.packets.push(q.len_packets() as u32);
+            s.bytes.push(q.len_bytes());
+            s.average.push(q.average());
+        }
+        if let Some(dt) = self.sample_interval {
+            self.sched.schedule(self.now + dt, Event::Sample);
+        }
+    }
+
+    /// Packets inside the network right now: queued, being serialised or propagating.
+    pub fn packets_in_network(&self) -> u64 {
+        self.ports
+            .iter()
+            .map(|p| {
+                p.qdisc.len_packets() as u64
+                    + p.in_service.is_some() as u64
+                    + p.pipeline.len() as u64
+            })
+            .sum()
+    }
+
+    pub fn link_name(&self, pid: PortId) -> String {
+        let p = &self.ports[pid.idx()];
+        format!(
+            "{}:{}->{}",
+            self.links[p.link.idx()].name,
+            self.nodes[p.from.idx()].name,
+            self.nodes[p.to.idx()].name
+        )
+    }
+
+    pub fn link_of(&self, pid: PortId) -> LinkId {
+        self.ports[pid.idx()].link
+    }
+}

@@ -1,0 +1,86 @@
+//! Traffic generators: when the next packet leaves the application and how big it is.
+//! A generator is a pure sequence of (time, size) pairs driven by its own random stream;
+//! the transport endpoint that owns it (UDP today) turns them into packets.
+
+pub mod cbr;
+pub mod onoff;
+pub mod poisson;
+
+use crate::rng::Rng;
+use crate::scenario::config::{AppConfig, Distribution};
+use crate::units::SimTime;
+use rand::RngExt;
+use rand_distr::Distribution as _;
+
+/// A sequence of packet emissions.
+pub trait Generator {
+    /// The next emission (absolute time, size on the wire), or None when the source is done.
+    fn next(&mut self, rng: &mut Rng) -> Option<(SimTime, u32)>;
+}
+
+/// Builds the generator of a UDP application starting at `start`.
+pub fn build(app: &AppConfig, start: SimTime) -> Box<dyn Generator> {
+    match app {
+        AppConfig::Cbr {
+            rate,
+            packet_size,
+            random,
+        } => Box::new(cbr::Cbr::new(start, *rate, packet_size.0 as u32, *random)),
+        AppConfig::Poisson {
+            rate,
+            packet_size,
+            size_distribution,
+        } => Box::new(poisson::Poisson::new(
+            start,
+            *rate,
+            packet_size.0 as u32,
+            *size_distribution,
+        )),
+        AppConfig::Onoff {
+            rate,
+            packet_size,
+            on_time,
+            off_time,
+        } => Box::new(onoff::OnOff::new(
+            start,
+            *rate,
+            packet_size.0 as u32,
+            on_time.clone(),
+            off_time.clone(),
+        )),
+    }
+}
+
+/// Draws one duration from a distribution.
+pub fn sample(d: &Distribution, rng: &mut Rng) -> SimTime {
+    match d {
+        Distribution::Constant { value } => *value,
+        Distribution::Uniform { min, max } => {
+            if max <= min {
+                *min
+            } else {
+                SimTime(rng.random_range(min.0..=max.0))
+            }
+        }
+        Distribution::Exponential { mean } => {
+            SimTime::from_secs_f64(exp_sample(rng, mean.as_secs_f64()))
+        }
+        Distribution::Pareto { mean, shape } => {
+            // Pareto(scale x_m, shape a) has mean a*x_m/(a-1), so x_m = mean*(a-1)/a.
+            let scale = mean.as_secs_f64() * (shape - 1.0) / shape;
+            let p =
+                rand_distr::Pareto::new(scale, *shape).expect("validated: scale > 0, shape > 1");
+            SimTime::from_secs_f64(p.sample(rng))
+        }
+    }
+}
+
+/// An exponential variate with the given mean (mean 0 gives 0).
+pub fn exp_sample(rng: &mut Rng, mean: f64) -> f64 {
+    if mean <= 0.0 {
+        return 0.0;
+    }
+    rand_distr::Exp::new(1.0 / mean)
+        .expect("positive rate")
+        .sample(rng)
+}

@@ -1,0 +1,373 @@
+//! Physical units: simulated time, data rates, byte sizes and queue limits, with the
+//! string forms scenario files use ("10Mbps", "0.5MB/s", "20ms", "50KB", "25p").
+//!
+//! Conventions (written down because papers and simulators differ):
+//! * Decimal SI prefixes, as ns-2 and ns-3 read them: "10Mb" = 10^7 bit/s, "50KB" = 50 000 bytes.
+//!   Binary prefixes are spelled KiB/MiB/GiB.
+//! * A rate in bytes per second is written with "/s": "0.5MB/s" = 4 Mbit/s.
+//! * Time is an integer number of picoseconds, so a 1500-byte packet on a 10 Gbit/s link takes
+//!   exactly 1 200 000 ps and no rounding accumulates over long runs.
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
+use std::fmt;
+
+/// Picoseconds per second.
+pub const PS_PER_S: u64 = 1_000_000_000_000;
+
+/// Simulated time (or a duration) in integer picoseconds.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SimTime(pub u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    pub fn from_secs_f64(s: f64) -> SimTime {
+        SimTime((s * PS_PER_S as f64).round() as u64)
+    }
+    pub const fn from_millis(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000_000)
+    }
+    pub const fn from_micros(us: u64) -> SimTime {
+        SimTime(us * 1_000_000)
+    }
+    pub const fn from_secs(s: u64) -> SimTime {
+        SimTime(s * PS_PER_S)
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / PS_PER_S as f64
+    }
+    pub fn as_nanos(self) -> u64 {
+        self.0 / 1000
+    }
+    pub fn saturating_sub(self, o: SimTime) -> SimTime {
+        SimTime(self.0.saturating_sub(o.0))
+    }
+}
+
+impl std::ops::Add for SimTime {
+    type Output = SimTime;
+    fn add(self, o: SimTime) -> SimTime {
+        SimTime(self.0.saturating_add(o.0))
+    }
+}
+
+impl std::ops::Sub for SimTime {
+    type Output = SimTime;
+    fn sub(self, o: SimTime) -> SimTime {
+        SimTime(self.0 - o.0)
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}s", self.as_secs_f64())
+    }
+}
+
+/// A data rate in bits per second.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(pub u64);
+
+impl Rate {
+    pub fn bps(self) -> u64 {
+        self.0
+    }
+    /// Time to serialise `bytes` at this rate, rounded to the nearest picosecond.
+    pub fn tx_time(self, bytes: u64) -> SimTime {
+        let num = bytes as u128 * 8 * PS_PER_S as u128;
+        let d = self.0 as u128;
+        SimTime(((num + d / 2) / d) as u64)
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}bps", self.0)
+    }
+}
+
+/// A size in bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Bytes(pub u64);
+
+/// A queue limit: a number of packets ("25p") or of bytes ("50KB").
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u64),
+    Bytes(u64),
+}
+
+impl fmt::Display for QueueLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueLimit::Packets(p) => write!(f, "{p}p"),
+            QueueLimit::Bytes(b) => write!(f, "{b}B"),
+        }
+    }
+}
+
+/// Splits "12.5Mbps" into (12.5, "Mbps"); spaces between number and unit are allowed.
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(i, c)| {
+            !(c.is_ascii_digit()
+                || c == '.'
+                || ((c == 'e' || c == 'E')
+                    && i > 0
+                    && s[i + 1..]
+                        .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
+                || ((c == '-' || c == '+') && (i == 0 || s[..i].ends_with(['e', 'E']))))
+        })
+        .map(|(i, _)| i)
+        .unwrap_or(s.len());
+    let num: f64 = s[..end].parse().ok()?;
+    Some((num, s[end..].trim()))
+}
+
+fn si_prefix(p: &str) -> Option<f64> {
+    Some(match p {
+        "" => 1.0,
+        "k" | "K" => 1e3,
+        "M" => 1e6,
+        "G" => 1e9,
+        "T" => 1e12,
+        "Ki" => 1024.0,
+        "Mi" => 1024.0 * 1024.0,
+        "Gi" => 1024.0 * 1024.0 * 1024.0,
+        _ => return None,
+    })
+}
+
+pub const TIME_HELP: &str =
+    "a duration such as \"20ms\", \"1.5s\", \"100us\", \"10ns\" or a number of seconds";
+pub const RATE_HELP: &str =
+    "a rate such as \"10Mbps\", \"10Mb\", \"1.5Gbit/s\", \"0.5MB/s\" (bytes per second) or a number of bit/s";
+pub const SIZE_HELP: &str =
+    "a size such as \"1500B\", \"50KB\" (1000 bytes), \"64KiB\" or a number of bytes";
+pub const LIMIT_HELP: &str =
+    "a queue limit in packets (\"25p\", \"25 packets\") or in bytes (\"50KB\", \"1500B\")";
+
+pub fn parse_time(s: &str) -> Result<SimTime, String> {
+    let (v, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not {TIME_HELP}"))?;
+    let mult = match unit {
+        "" | "s" | "sec" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "ns" => 1e-9,
+        "ps" => 1e-12,
+        "min" => 60.0,
+        _ => {
+            return Err(format!(
+                "\"{s}\": unknown time unit \"{unit}\"; use {TIME_HELP}"
+            ))
+        }
+    };
+    if !(v.is_finite() && v >= 0.0) {
+        return Err(format!("\"{s}\": a duration must be zero or positive"));
+    }
+    Ok(SimTime::from_secs_f64(v * mult))
+}
+
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let (v, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not {RATE_HELP}"))?;
+    let bad = || format!("\"{s}\": unknown rate unit \"{unit}\"; use {RATE_HELP}");
+    let (prefix, per_byte) = if let Some(p) = unit
+        .strip_suffix("B/s")
+        .or_else(|| unit.strip_suffix("Bps"))
+    {
+        (p, true)
+    } else if let Some(p) = unit
+        .strip_suffix("bps")
+        .or_else(|| unit.strip_suffix("bit/s"))
+        .or_else(|| unit.strip_suffix("bit"))
+        .or_else(|| unit.strip_suffix("b/s"))
+        .or_else(|| unit.strip_suffix('b'))
+    {
+        (p, false)
+    } else if unit.is_empty() {
+        ("", false)
+    } else {
+        return Err(bad());
+    };
+    let m = si_prefix(prefix).ok_or_else(bad)?;
+    let bits = v * m * if per_byte { 8.0 } else { 1.0 };
+    if !(bits.is_finite() && bits >= 1.0) {
+        return Err(format!(
+            "\"{s}\": a rate must be positive (at least 1 bit/s)"
+        ));
+    }
+    Ok(Rate(bits.round() as u64))
+}
+
+pub fn parse_size(s: &str) -> Result<Bytes, String> {
+    let (v, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not {SIZE_HELP}"))?;
+    let bad = || format!("\"{s}\": unknown size unit \"{unit}\"; use {SIZE_HELP}");
+    let prefix = if unit.is_empty() {
+        ""
+    } else {
+        unit.strip_suffix('B')
+            .or_else(|| unit.strip_suffix("bytes"))
+            .ok_or_else(bad)?
+    };
+    let m = si_prefix(prefix).ok_or_else(bad)?;
+    let b = v * m;
+    if !(b.is_finite() && b >= 0.0) {
+        return Err(format!("\"{s}\": a size must be zero or positive"));
+    }
+    Ok(Bytes(b.round() as u64))
+}
+
+pub fn parse_limit(s: &str) -> Result<QueueLimit, String> {
+    let (v, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not {LIMIT_HELP}"))?;
+    if matches!(unit, "p" | "pkt" | "pkts" | "packet" | "packets") {
+        if v < 0.0 || v.fract() != 0.0 {
+            return Err(format!(
+                "\"{s}\": a limit in packets must be a whole number"
+            ));
+        }
+        return Ok(QueueLimit::Packets(v as u64));
+    }
+    if unit.is_empty() {
+        return Err(format!(
+            "\"{s}\": say whether the limit counts packets or bytes; use {LIMIT_HELP}"
+        ));
+    }
+    parse_size(s)
+        .map(|b| QueueLimit::Bytes(b.0))
+        .map_err(|_| format!("\"{s}\" is not {LIMIT_HELP}"))
+}
+
+/// Accepts a string (parsed with `parse`) or a plain number (converted with `from_num`).
+struct UnitVisitor<T> {
+    expecting: &'static str,
+    parse: fn(&str) -> Result<T, String>,
+    from_num: fn(f64) -> Result<T, String>,
+}
+
+impl<'de, T> de::Visitor<'de> for UnitVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        (self.parse)(v).map_err(E::custom)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<T, E> {
+        (self.from_num)(v).map_err(E::custom)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<T, E> {
+        (self.from_num)(v as f64).map_err(E::custom)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<T, E> {
+        (self.from_num)(v as f64).map_err(E::custom)
+    }
+}
+
+macro_rules! unit_serde {
+    ($ty:ty, $help:expr, $parse:expr, $from_num:expr, $to_string:expr, $pattern:expr) => {
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                d.deserialize_any(UnitVisitor { expecting: $help, parse: $parse, from_num: $from_num })
+            }
+        }
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let f: fn(&$ty) -> String = $to_string;
+                s.serialize_str(&f(self))
+            }
+        }
+        impl JsonSchema for $ty {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($ty).into()
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                json_schema!({
+                    "description": $help,
+                    "anyOf": [ { "type": "string", "pattern": $pattern }, { "type": "number", "minimum": 0 } ]
+                })
+            }
+        }
+    };
+}
+
+unit_serde!(
+    SimTime,
+    TIME_HELP,
+    parse_time,
+    |v| parse_time(&v.to_string()),
+    |t| format!("{}s", t.as_secs_f64()),
+    "^[0-9.eE+-]+\\s*(s|sec|ms|us|µs|ns|ps|min)?$"
+);
+unit_serde!(
+    Rate,
+    RATE_HELP,
+    parse_rate,
+    |v| parse_rate(&v.to_string()),
+    |r| format!("{}bps", r.0),
+    "^[0-9.eE+-]+\\s*([kKMGT]i?)?(bps|bit/s|bit|b/s|b|B/s|Bps)?$"
+);
+unit_serde!(
+    Bytes,
+    SIZE_HELP,
+    parse_size,
+    |v| parse_size(&v.to_string()),
+    |b| format!("{}B", b.0),
+    "^[0-9.eE+-]+\\s*([kKMGT]i?)?(B|bytes)?$"
+);
+unit_serde!(
+    QueueLimit,
+    LIMIT_HELP,
+    parse_limit,
+    |_| Err(format!("a bare number is ambiguous; use {LIMIT_HELP}")),
+    |l| l.to_string(),
+    "^[0-9.eE+-]+\\s*(p|pkt|pkts|packet|packets|([kKMGT]i?)?(B|bytes))$"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ---- parsing: the forms the docs promise ----
+    #[test]
+    fn parses_rates() {
+        assert_eq!(parse_rate("10Mbps").unwrap(), Rate(10_000_000));
+        assert_eq!(parse_rate("10Mb").unwrap(), Rate(10_000_000));
+        assert_eq!(parse_rate("1.5 Gbit/s").unwrap(), Rate(1_500_000_000));
+        assert_eq!(parse_rate("0.5MB/s").unwrap(), Rate(4_000_000));
+        assert_eq!(parse_rate("448Kb").unwrap(), Rate(448_000));
+        assert_eq!(parse_rate("1e6").unwrap(), Rate(1_000_000));
+        assert!(parse_rate("10Mbpz")
+            .unwrap_err()
+            .contains("unknown rate unit"));
+        assert!(parse_rate("-5Mbps").unwrap_err().contains("positive"));
+        assert!(parse_rate("0Mbps").unwrap_err().contains("positive"));
+    }
+
+    #[test]
+    fn parses_times_sizes_limits() {
+        assert_eq!(parse_time("20ms").unwrap(), SimTime::from_millis(20));
+        assert_eq!(parse_time("1.5s").unwrap(), SimTime(1_500_000_000_000));
+        assert_eq!(parse_time("100us").unwrap(), SimTime::from_micros(100));
+        assert_eq!(parse_time("3").unwrap(), SimTime::from_secs(3));
+        assert!(parse_time("-1s").is_err());
+        assert_eq!(parse_size("50KB").unwrap(), Bytes(50_000));
+        assert_eq!(parse_size("64KiB").unwrap(), Bytes(65_536));
+        assert_eq!(parse_size("1500").unwrap(), Bytes(1500));
+        assert_eq!(parse_limit("25p").unwrap(), QueueLimit::Packets(25));
+        assert_eq!(parse_limit("25 packets").unwrap(), QueueLimit::Packets(25));
+        assert_eq!(parse_limit("10KB").unwrap(), QueueLimit::Bytes(10_000));
+        assert!(parse_limit("25").unwrap_err().contains("packets or bytes"));
+    }
+
+    // ---- serialisation time is exact in picoseconds ----
+    #[test]
+    fn tx_time_is_exact() {
+        assert_eq!(Rate(10_000_000_000).tx_time(1500), SimTime(1_200_000));
+        assert_eq!(Rate(1_000_000).tx_time(1000), SimTime::from_millis(8));
+    }
+}
