@@ -110,7 +110,7 @@ fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioErro
             path,
             "uniform: max must not be below min",
         )),
-        Distribution::Pareto { shape, .. } if !(*shape > 1.0) => Err(ScenarioError::field(
+        Distribution::Pareto { shape, .. } if shape.is_nan() || *shape <= 1.0 => Err(ScenarioError::field(
             format!("{path}.shape"),
             format!(
                 "{shape}: a Pareto shape must be above 1 for the mean to exist (1.5 is common)"
@@ -293,7 +293,7 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
                 for p in hops {
                     let port = &sim.ports[p.idx()];
                     let l = &topo.links[port.link.idx()];
-                    let (q, field) = if port.id.0 % 2 == 0 {
+                    let (q, field) = if port.id.0.is_multiple_of(2) {
                         (&l.queue_ab, "queue")
                     } else {
                         (
