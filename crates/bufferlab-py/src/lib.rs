@@ -1,1 +1,120 @@
+//! Python bindings of bufferlab: the private module `bufferlab._core`.
+//!
+//! Thin by design: scenario text in, report JSON out. The typed façade lives in
+//! `python/bufferlab`. Every call into the core runs with the GIL released (so Python
+//! threads simulate in parallel) and inside `catch_unwind`, so a bug in the core surfaces
+//! as `SimulationPanic` instead of aborting the interpreter.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use bufferlab_core::api::{self, Error, RunRequest};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+pyo3::create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "The scenario (file, overrides or values) is invalid; the message names the field and the fix."
+);
+pyo3::create_exception!(
+    _core,
+    SimulationPanic,
+    PyRuntimeError,
+    "A bug inside the simulator core (a caught panic or internal error). Please report it."
+);
+
+/// Turns the payload of a caught panic into a readable message.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}
+
+/// Runs `f` on the core with the GIL released, mapping errors and panics to Python exceptions.
+fn call_core<F>(py: Python<'_>, f: F) -> PyResult<String>
+where
+    F: FnOnce() -> Result<String, Error> + Send,
+{
+    let outcome = py.detach(move || catch_unwind(AssertUnwindSafe(f)));
+    match outcome {
+        Ok(Ok(json)) => Ok(json),
+        Ok(Err(Error::Scenario(msg))) => Err(ScenarioError::new_err(msg)),
+        Ok(Err(e @ Error::Internal(_))) => Err(SimulationPanic::new_err(e.to_string())),
+        Err(payload) => Err(SimulationPanic::new_err(format!(
+            "the simulator panicked: {}",
+            panic_message(payload.as_ref())
+        ))),
+    }
+}
+
+/// Runs a scenario (TOML text) and returns the report as a JSON string.
+///
+/// `source` names the text in error messages (usually the file path); `seed` replaces the
+/// scenario's seed; `overrides` are `dotted.path=value` strings applied before validation.
+#[pyfunction]
+#[pyo3(signature = (text, source = "<string>", seed = None, overrides = None))]
+fn run(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    seed: Option<u64>,
+    overrides: Option<Vec<String>>,
+) -> PyResult<String> {
+    let text = text.to_owned();
+    let source = source.to_owned();
+    let overrides = overrides.unwrap_or_default();
+    call_core(py, move || {
+        api::run_json(&RunRequest {
+            text: &text,
+            source: &source,
+            seed,
+            overrides: &overrides,
+        })
+    })
+}
+
+/// Validates a scenario (TOML text, with overrides) and returns it normalised, as JSON.
+#[pyfunction]
+#[pyo3(signature = (text, source = "<string>", overrides = None))]
+fn validate(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    overrides: Option<Vec<String>>,
+) -> PyResult<String> {
+    let text = text.to_owned();
+    let source = source.to_owned();
+    let overrides = overrides.unwrap_or_default();
+    call_core(py, move || {
+        api::validate_json(&RunRequest {
+            text: &text,
+            source: &source,
+            seed: None,
+            overrides: &overrides,
+        })
+    })
+}
+
+/// The JSON Schema of the scenario file format, as a JSON string.
+#[pyfunction]
+fn schema(py: Python<'_>) -> PyResult<String> {
+    call_core(py, || Ok(api::scenario_schema_json()))
+}
+
+/// Native core of bufferlab (private; use the `bufferlab` package).
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("__version__", bufferlab_core::VERSION)?;
+    m.add("ScenarioError", py.get_type::<ScenarioError>())?;
+    m.add("SimulationPanic", py.get_type::<SimulationPanic>())?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(schema, m)?)?;
+    Ok(())
+}
