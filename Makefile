@@ -1,0 +1,70 @@
+# bufferlab — one Makefile for every task. `make help` lists the targets.
+#
+# Needs: python3 (>= 3.11) with pip and venv, and the Rust toolchain (rustup with rustfmt and
+# clippy). Everything else is installed into .venv by `make venv`.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+# Stamps: the venv is rebuilt when pyproject.toml changes; the extension module only when a
+# Rust source, a Cargo manifest or the lock file changed since the last build.
+VENV_STAMP  := $(VENV)/.stamp-venv
+BUILD_STAMP := $(VENV)/.stamp-build
+RUST_SRCS   := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml Cargo.lock
+EXAMPLE     ?= examples/dumbbell_udp.toml
+
+.PHONY: help venv build run test test-rust test-python fmt lint bench clean
+
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(VENV_STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else \
+		"error: bufferlab needs Python >= 3.11; found " + sys.version.split()[0] + \
+		" (set PYTHON=python3.11)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "maturin>=1.9.4,<2.0"
+	@rm -f $(BUILD_STAMP)
+	@touch $@
+
+venv: $(BUILD_STAMP) ## Create .venv and install bufferlab (editable, release build) with dev tools
+
+$(BUILD_STAMP): $(VENV_STAMP) $(RUST_SRCS) pyproject.toml
+	source $(BIN)/activate && maturin develop --release --extras dev --quiet
+	@touch $@
+
+build: $(BUILD_STAMP) ## Build the Rust extension into the venv (only if Rust sources changed)
+
+run: $(BUILD_STAMP) ## Install, build and run the first example scenario
+	$(BIN)/bufferlab run $(EXAMPLE)
+
+test: test-rust test-python ## Install, build and run every test (Rust and Python)
+
+test-rust: ## Run the Rust tests of the whole workspace
+	cargo test --workspace --release
+
+test-python: $(BUILD_STAMP) ## Run the Python tests (pytest)
+	$(BIN)/pytest -q tests
+
+fmt: $(VENV_STAMP) ## Format Rust and Python sources
+	cargo fmt --all
+	$(BIN)/ruff format python tests
+
+lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings, ruff)
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	$(BIN)/ruff check python tests
+	$(BIN)/ruff format --check python tests
+
+bench: ## Run the core benchmarks
+	cargo bench -p bufferlab-core
+
+clean: ## Remove build outputs, the venv and caches
+	cargo clean
+	rm -rf $(VENV) .pytest_cache .ruff_cache out
+	rm -f python/bufferlab/_core*.so
+	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
