@@ -1,0 +1,201 @@
+"""Results of one run: the report JSON of the core, as pandas DataFrames.
+
+The report format is documented in docs/results-json.md. Fields may be added over time but
+never renamed, so the frames below put the documented columns first and keep any new ones.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+FLOW_COLUMNS = [
+    "name", "src", "dst", "protocol", "app", "start_s", "stop_s",
+    "tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "lost_packets", "lost_bytes",
+    "in_flight_packets", "throughput_bps", "goodput_bps",
+    "delay_mean_s", "delay_p50_s", "delay_p95_s", "delay_p99_s", "delay_max_s", "jitter_s",
+]  # fmt: skip
+QUEUE_COLUMNS = [
+    "link", "from", "to", "discipline", "arrivals", "departures", "drops", "marks",
+    "avg_packets", "avg_bytes", "max_packets", "max_bytes",
+    "sojourn_mean_s", "sojourn_p99_s", "sojourn_max_s",
+]  # fmt: skip
+LINK_COLUMNS = [
+    "link", "from", "to", "rate_bps", "delay_s", "tx_packets", "tx_bytes", "utilisation",
+    "lost_packets",
+]  # fmt: skip
+SERIES_COLUMNS = ["link", "from", "to", "t_s", "packets", "bytes"]
+FLOW_DROP_COLUMNS = ["flow", "link", "reason", "packets"]
+QUEUE_DROP_COLUMNS = ["link", "reason", "packets"]
+
+#: Nested fields kept out of the flat frames (they have frames or columns of their own).
+_NESTED = {"drops_by_location", "drops_by_reason", "tcp"}
+
+
+def _frame(rows: list[Mapping[str, Any]], columns: list[str]) -> pd.DataFrame:
+    """One row per record, documented columns first, nested values flattened or left out."""
+    flat: list[dict[str, Any]] = []
+    for row in rows:
+        rec = {k: v for k, v in row.items() if k not in _NESTED}
+        tcp = row.get("tcp")
+        if isinstance(tcp, Mapping):
+            for k, v in tcp.items():
+                if not isinstance(v, Mapping | list):
+                    rec[f"tcp_{k}"] = v
+        flat.append(rec)
+    df = pd.DataFrame(flat)
+    extra = [c for c in df.columns if c not in columns]
+    df = df.reindex(columns=columns + extra)
+    # Undefined floats arrive as null; keep the numeric columns numeric (NaN, not None).
+    for c in df.columns:
+        if df[c].dtype == object and c.endswith(("_s", "_bps", "_bytes", "_packets")):
+            df[c] = pd.to_numeric(df[c], errors="coerce")
+    return df
+
+
+class Results:
+    """The results of one run.
+
+    ``raw`` is the report as a dict; ``flows``, ``queues`` and ``links`` are one row per flow,
+    queue and link; ``queue_series`` is the sampled queue lengths in long format (one row per
+    queue and sample time); ``fairness`` is Jain's index over the flows it names.
+    """
+
+    def __init__(self, raw: Mapping[str, Any], text: str | None = None) -> None:
+        self.raw: dict[str, Any] = dict(raw)
+        self._text = text
+
+    @classmethod
+    def from_json(cls, text: str) -> Results:
+        return cls(json.loads(text), text=text)
+
+    # -- scalars ---------------------------------------------------------------------------
+    @property
+    def scenario(self) -> str:
+        return self.raw.get("scenario", "")
+
+    @property
+    def seed(self) -> int:
+        return self.raw["seed"]
+
+    @property
+    def sim_time_s(self) -> float:
+        return self.raw["sim_time_s"]
+
+    @property
+    def events(self) -> int:
+        return self.raw["events"]
+
+    @property
+    def wall_s(self) -> float:
+        return self.raw["wall_s"]
+
+    @property
+    def partial(self) -> bool:
+        return bool(self.raw.get("partial", False))
+
+    @property
+    def fairness(self) -> dict[str, Any]:
+        return dict(self.raw.get("fairness") or {})
+
+    # -- frames ----------------------------------------------------------------------------
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        return _frame(self.raw.get("flows", []), FLOW_COLUMNS)
+
+    @cached_property
+    def queues(self) -> pd.DataFrame:
+        return _frame(self.raw.get("queues", []), QUEUE_COLUMNS)
+
+    @cached_property
+    def links(self) -> pd.DataFrame:
+        return _frame(self.raw.get("links", []), LINK_COLUMNS)
+
+    @cached_property
+    def flow_drops(self) -> pd.DataFrame:
+        """Drops per flow, link and reason (long format)."""
+        rows = [
+            {"flow": f.get("name"), "link": link, "reason": reason, "packets": n}
+            for f in self.raw.get("flows", [])
+            for link, reasons in (f.get("drops_by_location") or {}).items()
+            for reason, n in reasons.items()
+        ]
+        return pd.DataFrame(rows, columns=FLOW_DROP_COLUMNS)
+
+    @cached_property
+    def queue_drops(self) -> pd.DataFrame:
+        """Drops per queue and reason (long format)."""
+        rows = [
+            {"link": q.get("link"), "reason": reason, "packets": n}
+            for q in self.raw.get("queues", [])
+            for reason, n in (q.get("drops_by_reason") or {}).items()
+        ]
+        return pd.DataFrame(rows, columns=QUEUE_DROP_COLUMNS)
+
+    @cached_property
+    def queue_series(self) -> pd.DataFrame:
+        """Sampled queue occupancy: columns link, from, to, t_s, packets, bytes."""
+        parts = []
+        for s in (self.raw.get("series") or {}).get("queues", []):
+            t = s.get("t_s") or []
+            parts.append(
+                pd.DataFrame(
+                    {
+                        "link": pd.Series([s.get("link")] * len(t), dtype="string"),
+                        "from": pd.Series([s.get("from")] * len(t), dtype="string"),
+                        "to": pd.Series([s.get("to")] * len(t), dtype="string"),
+                        "t_s": pd.Series(t, dtype="float64"),
+                        "packets": pd.Series(s.get("packets") or [], dtype="int64"),
+                        "bytes": pd.Series(s.get("bytes") or [], dtype="int64"),
+                    }
+                )
+            )
+        if not parts:
+            return pd.DataFrame(
+                {
+                    "link": pd.Series(dtype="string"),
+                    "from": pd.Series(dtype="string"),
+                    "to": pd.Series(dtype="string"),
+                    "t_s": pd.Series(dtype="float64"),
+                    "packets": pd.Series(dtype="int64"),
+                    "bytes": pd.Series(dtype="int64"),
+                }
+            )
+        return pd.concat(parts, ignore_index=True)
+
+    # -- output ----------------------------------------------------------------------------
+    def to_json(self, indent: int | None = None) -> str:
+        """The report as JSON (exactly the core's text when ``indent`` is None)."""
+        if indent is None and self._text is not None:
+            return self._text
+        return json.dumps(self.raw, indent=indent)
+
+    def save(self, out_dir: str | Path) -> list[Path]:
+        """Writes report.json, flows.csv, queues.csv, links.csv and queue_series.parquet."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        written = [
+            out / "report.json",
+            out / "flows.csv",
+            out / "queues.csv",
+            out / "links.csv",
+            out / "queue_series.parquet",
+        ]
+        written[0].write_text(self.to_json(indent=2) + "\n", encoding="utf-8")
+        self.flows.to_csv(written[1], index=False)
+        self.queues.to_csv(written[2], index=False)
+        self.links.to_csv(written[3], index=False)
+        self.queue_series.to_parquet(written[4], index=False)
+        return written
+
+    def __repr__(self) -> str:
+        return (
+            f"<Results {self.scenario!r} seed={self.raw.get('seed')} "
+            f"flows={len(self.raw.get('flows', []))} queues={len(self.raw.get('queues', []))} "
+            f"sim_time_s={self.raw.get('sim_time_s')}>"
+        )

@@ -1,0 +1,144 @@
+"""Scenarios: the TOML text of a scenario file, where it came from, and pending overrides."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bufferlab import _core
+from bufferlab._core import ScenarioError
+
+if TYPE_CHECKING:
+    from bufferlab.results import Results
+
+#: What `overrides=` accepts: a mapping ``{"dotted.path": value}``, a list of
+#: ``"dotted.path=value"`` strings, or one such string.
+Overrides = Mapping[str, Any] | Iterable[str] | str | None
+
+
+def _format_value(value: Any) -> str:
+    """Writes a Python value the way the core reads an override value (TOML, or a bare string)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping | list | tuple):
+        # Inline tables and arrays: JSON is close enough to TOML for scalars, strings and lists;
+        # inline tables need `key = value`.
+        return _toml_inline(value)
+    return str(value)
+
+
+def _toml_inline(value: Any) -> str:
+    if isinstance(value, Mapping):
+        inner = ", ".join(f"{k} = {_toml_inline(v)}" for k, v in value.items())
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_inline(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    return json.dumps(str(value))
+
+
+def normalise_overrides(overrides: Overrides) -> list[str]:
+    """Turns any accepted form of overrides into ``["dotted.path=value", ...]``.
+
+    Raises ScenarioError for a string that is not of the form ``dotted.path=value``.
+    """
+    if overrides is None:
+        return []
+    if isinstance(overrides, str):
+        overrides = [overrides]
+    out: list[str] = []
+    if isinstance(overrides, Mapping):
+        for key, value in overrides.items():
+            key = str(key).strip()
+            if not key:
+                raise ScenarioError("override with an empty path: write it as dotted.path=value")
+            out.append(f"{key}={_format_value(value)}")
+        return out
+    for spec in overrides:
+        if not isinstance(spec, str):
+            raise ScenarioError(
+                f"override {spec!r}: write it as a string dotted.path=value, "
+                "e.g. links.bottleneck.queue.limit=10KB"
+            )
+        path, sep, _ = spec.partition("=")
+        if not sep or not path.strip():
+            raise ScenarioError(
+                f'override "{spec}": write it as dotted.path=value, '
+                "e.g. links.bottleneck.queue.limit=10KB"
+            )
+        out.append(spec)
+    return out
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A scenario: TOML text, the source it came from (for error messages) and overrides.
+
+    Immutable: :meth:`with_overrides` returns a new scenario.
+    """
+
+    text: str
+    source: str = "<string>"
+    overrides: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_text(cls, text: str, source: str = "<string>") -> Scenario:
+        return cls(text=text, source=source)
+
+    @property
+    def path(self) -> Path | None:
+        """The file the scenario was read from, if any."""
+        return None if self.source.startswith("<") else Path(self.source)
+
+    @property
+    def name(self) -> str | None:
+        """The scenario's ``name`` as written in the file (None if absent or unreadable)."""
+        try:
+            name = tomllib.loads(self.text).get("name")
+        except tomllib.TOMLDecodeError:
+            return None
+        return name if isinstance(name, str) else None
+
+    def with_overrides(self, overrides: Overrides = None, /, **more: Any) -> Scenario:
+        """Returns a copy with more overrides (applied after the existing ones).
+
+        ``overrides`` is a mapping ``{"links.bottleneck.queue.limit": "10KB"}``, a list of
+        ``"dotted.path=value"`` strings or one such string; keyword arguments add top-level
+        fields (``duration="5s"``).
+        """
+        extra = normalise_overrides(overrides) + normalise_overrides(more)
+        return replace(self, overrides=self.overrides + tuple(extra))
+
+    def validate(self) -> dict[str, Any]:
+        """Checks the scenario (with its overrides) and returns it normalised, as a dict.
+
+        Raises ScenarioError naming the field and the fix.
+        """
+        return json.loads(
+            _core.validate(self.text, source=self.source, overrides=list(self.overrides))
+        )
+
+    def run(self, seed: int | None = None, overrides: Overrides = None) -> Results:
+        """Runs the scenario; see :func:`bufferlab.run`."""
+        from bufferlab.run import run
+
+        return run(self, seed=seed, overrides=overrides)
+
+
+def load(path: str | os.PathLike[str]) -> Scenario:
+    """Reads a scenario file. Raises FileNotFoundError (an OSError) if it cannot be read."""
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    return Scenario(text=text, source=str(path))
