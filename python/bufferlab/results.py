@@ -10,9 +10,10 @@ import json
 from collections.abc import Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported on first use: the CLI starts faster without it
+    import pandas as pd
 
 FLOW_COLUMNS = [
     "name", "src", "dst", "protocol", "app", "start_s", "stop_s",
@@ -39,6 +40,8 @@ _NESTED = {"drops_by_location", "drops_by_reason", "tcp"}
 
 def _frame(rows: list[Mapping[str, Any]], columns: list[str]) -> pd.DataFrame:
     """One row per record, documented columns first, nested values flattened or left out."""
+    import pandas as pd
+
     flat: list[dict[str, Any]] = []
     for row in rows:
         rec = {k: v for k, v in row.items() if k not in _NESTED}
@@ -119,6 +122,8 @@ class Results:
     @cached_property
     def flow_drops(self) -> pd.DataFrame:
         """Drops per flow, link and reason (long format)."""
+        import pandas as pd
+
         rows = [
             {"flow": f.get("name"), "link": link, "reason": reason, "packets": n}
             for f in self.raw.get("flows", [])
@@ -130,6 +135,8 @@ class Results:
     @cached_property
     def queue_drops(self) -> pd.DataFrame:
         """Drops per queue and reason (long format)."""
+        import pandas as pd
+
         rows = [
             {"link": q.get("link"), "reason": reason, "packets": n}
             for q in self.raw.get("queues", [])
@@ -140,6 +147,8 @@ class Results:
     @cached_property
     def queue_series(self) -> pd.DataFrame:
         """Sampled queue occupancy: columns link, from, to, t_s, packets, bytes."""
+        import pandas as pd
+
         parts = []
         for s in (self.raw.get("series") or {}).get("queues", []):
             t = s.get("t_s") or []

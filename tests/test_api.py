@@ -1,0 +1,169 @@
+"""The Python API: load, Scenario, run and Results."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import bufferlab
+from bufferlab import Results, Scenario, ScenarioError, SimulationPanic
+from bufferlab.results import FLOW_COLUMNS, LINK_COLUMNS, QUEUE_COLUMNS
+from bufferlab.scenario import normalise_overrides
+from conftest import POISSON
+
+
+def test_public_names():
+    for name in ("load", "run", "Scenario", "Results", "ScenarioError", "__version__"):
+        assert hasattr(bufferlab, name), name
+    assert issubclass(ScenarioError, ValueError)
+    assert issubclass(SimulationPanic, RuntimeError)
+    assert isinstance(bufferlab.__version__, str) and bufferlab.__version__
+
+
+def test_load_keeps_text_and_source(example: Path):
+    sc = bufferlab.load(example)
+    assert sc.text == example.read_text()
+    assert sc.source == str(example)
+    assert sc.path == example
+    assert sc.overrides == ()
+
+
+def test_load_missing_file(tmp_path: Path):
+    with pytest.raises(FileNotFoundError):
+        bufferlab.load(tmp_path / "missing.toml")
+
+
+def test_with_overrides_is_immutable_and_accumulates(example: Path):
+    sc = bufferlab.load(example)
+    sc2 = sc.with_overrides({"links.bottleneck.queue.limit": "10KB"})
+    sc3 = sc2.with_overrides(["flows.0.app.rate=2Mbps"], duration="5s")
+    assert sc.overrides == ()
+    assert sc2.overrides == ("links.bottleneck.queue.limit=10KB",)
+    assert sc3.overrides == (
+        "links.bottleneck.queue.limit=10KB",
+        "flows.0.app.rate=2Mbps",
+        "duration=5s",
+    )
+
+
+def test_normalise_overrides_forms():
+    assert normalise_overrides(None) == []
+    assert normalise_overrides("a.b=1") == ["a.b=1"]
+    assert normalise_overrides({"seed": 3, "x.on": True, "r": "5Mbps"}) == [
+        "seed=3",
+        "x.on=true",
+        "r=5Mbps",
+    ]
+    assert normalise_overrides({"q": {"kind": "droptail", "limit": "5p"}}) == [
+        'q={ kind = "droptail", limit = "5p" }'
+    ]
+    with pytest.raises(ScenarioError):
+        normalise_overrides(["no-equals"])
+    with pytest.raises(ScenarioError):
+        normalise_overrides(["=1"])
+
+
+def test_validate_returns_normalised_dict(example: Path):
+    normalised = bufferlab.load(example).validate()
+    assert isinstance(normalised, dict)
+
+
+def test_validate_raises_scenario_error(example: Path):
+    sc = bufferlab.load(example).with_overrides({"links.bottleneck.rate": "10Mbpz"})
+    with pytest.raises(ScenarioError, match=r"links\.bottleneck\.rate"):
+        sc.validate()
+
+
+def test_run_accepts_path_scenario_and_text(example: Path):
+    by_path = bufferlab.run(example)
+    by_str = bufferlab.run(str(example))
+    by_scenario = bufferlab.run(bufferlab.load(example))
+    by_text = bufferlab.run(Scenario.from_text(example.read_text()))
+    raw_text = bufferlab.run(example.read_text())
+    for res in (by_path, by_str, by_scenario, by_text, raw_text):
+        assert isinstance(res, Results)
+        assert res.scenario == by_path.scenario
+        assert len(res.flows) == 3
+
+
+def test_dataframe_columns(example: Path):
+    res = bufferlab.run(example)
+    assert list(res.flows.columns[: len(FLOW_COLUMNS)]) == FLOW_COLUMNS
+    assert list(res.queues.columns[: len(QUEUE_COLUMNS)]) == QUEUE_COLUMNS
+    assert list(res.links.columns[: len(LINK_COLUMNS)]) == LINK_COLUMNS
+    assert list(res.flows["name"]) == ["cbr", "poisson", "onoff"]
+    # Nested records are not columns of the flat frames.
+    for nested in ("drops_by_location", "tcp"):
+        assert nested not in res.flows.columns
+    assert "drops_by_reason" not in res.queues.columns
+    assert pd.api.types.is_numeric_dtype(res.flows["goodput_bps"])
+    assert pd.api.types.is_numeric_dtype(res.flows["delay_p99_s"])
+
+    series = res.queue_series
+    assert list(series.columns) == ["link", "from", "to", "t_s", "packets", "bytes"]
+    assert len(series) == sum(len(s["t_s"]) for s in res.raw["series"]["queues"])
+    assert len(series) > 0
+
+    assert set(res.flow_drops.columns) == {"flow", "link", "reason", "packets"}
+    assert set(res.queue_drops.columns) == {"link", "reason", "packets"}
+    assert res.flow_drops["packets"].sum() <= res.flows["lost_packets"].sum()
+
+    fair = res.fairness
+    assert {"flows", "jain", "throughput_mean_bps", "throughput_std_bps"} <= fair.keys()
+    assert 0 < fair["jain"] <= 1
+
+
+def test_to_json_round_trips(example: Path):
+    res = bufferlab.run(example)
+    assert json.loads(res.to_json()) == res.raw
+    assert json.loads(res.to_json(indent=2)) == res.raw
+    assert Results.from_json(res.to_json()).raw == res.raw
+
+
+def test_overrides_dict_form(poisson_file: Path):
+    small = bufferlab.run(poisson_file, overrides={"links.bottleneck.queue.limit": "5p"})
+    big = bufferlab.run(poisson_file, overrides=["links.bottleneck.queue.limit=200p"])
+    q_small = small.queues.query("link == 'bottleneck'")["max_packets"].max()
+    q_big = big.queues.query("link == 'bottleneck'")["max_packets"].max()
+    assert q_small <= 5
+    assert q_big > q_small
+    assert small.queues["drops"].sum() > big.queues["drops"].sum()
+
+
+def test_overrides_on_scenario_and_run_combine(poisson_file: Path):
+    sc = bufferlab.load(poisson_file).with_overrides({"duration": "1s"})
+    res = sc.run(overrides={"flows.0.app.rate": "1Mbps"})
+    assert res.sim_time_s == pytest.approx(1.0)
+    assert res.flows.loc[0, "goodput_bps"] < 2e6
+
+
+def test_run_errors_are_scenario_errors(poisson_file: Path):
+    with pytest.raises(ScenarioError, match="bogus"):
+        bufferlab.run(poisson_file, overrides={"bogus": 1})
+    with pytest.raises(ScenarioError):
+        bufferlab.run(poisson_file, seed=-1)
+    with pytest.raises(ScenarioError):
+        bufferlab.run(POISSON + "\nnot toml at all [\n")
+
+
+def test_empty_series_frame_has_columns():
+    res = Results({"flows": [], "queues": [], "links": [], "series": {"queues": []}})
+    assert list(res.queue_series.columns) == ["link", "from", "to", "t_s", "packets", "bytes"]
+    assert list(res.flows.columns) == FLOW_COLUMNS
+    assert res.queue_series.empty and res.flows.empty
+
+
+def test_threads_give_the_same_results(poisson_file: Path):
+    """The GIL is released while simulating; runs in threads stay deterministic."""
+    seeds = [1, 2, 3, 4]
+    sequential = [bufferlab.run(poisson_file, seed=s).raw for s in seeds]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        threaded = list(pool.map(lambda s: bufferlab.run(poisson_file, seed=s).raw, seeds))
+    for a, b in zip(sequential, threaded, strict=True):
+        a.pop("wall_s")
+        b.pop("wall_s")
+        assert a == b

@@ -1,0 +1,224 @@
+"""The `bufferlab` command: output contracts and errors as answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import UNROUTABLE
+
+REPORT_KEYS = {
+    "bufferlab_version", "scenario", "seed", "sim_time_s", "events", "wall_s", "partial",
+    "flows", "queues", "links", "fairness", "series",
+}  # fmt: skip
+FLOW_KEYS = {
+    "name", "src", "dst", "protocol", "app", "start_s", "stop_s", "tx_packets", "tx_bytes",
+    "rx_packets", "rx_bytes", "lost_packets", "lost_bytes", "in_flight_packets",
+    "drops_by_location", "throughput_bps", "goodput_bps", "delay_mean_s", "delay_p50_s",
+    "delay_p95_s", "delay_p99_s", "delay_max_s", "jitter_s", "tcp",
+}  # fmt: skip
+QUEUE_KEYS = {
+    "link", "from", "to", "discipline", "arrivals", "departures", "drops", "drops_by_reason",
+    "marks", "avg_packets", "avg_bytes", "max_packets", "max_bytes", "sojourn_mean_s",
+    "sojourn_p99_s", "sojourn_max_s",
+}  # fmt: skip
+LINK_KEYS = {
+    "link", "from", "to", "rate_bps", "delay_s", "tx_packets", "tx_bytes", "utilisation",
+    "lost_packets",
+}  # fmt: skip
+
+
+def assert_one_error_line(res, *needles: str, code: int = 2) -> str:
+    """Exit code 2, nothing on stdout, exactly one `error:` line naming what is wrong."""
+    assert res.code == code, (res.code, res.stdout, res.stderr)
+    assert res.stdout == ""
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1, res.stderr
+    line = lines[0]
+    assert line.startswith("error: "), line
+    assert "Traceback" not in res.stderr
+    for needle in needles:
+        assert needle in line, (needle, line)
+    return line
+
+
+# -- success paths --------------------------------------------------------------------------
+
+
+def test_json_is_exactly_one_report_object(cli, example):
+    res = cli("run", str(example), "--json")
+    assert res.code == 0, res.stderr
+    report = json.loads(res.stdout)  # raises if anything else is on stdout
+    assert isinstance(report, dict)
+    assert report.keys() >= REPORT_KEYS
+    assert report["flows"], "the example has flows"
+    for f in report["flows"]:
+        assert f.keys() >= FLOW_KEYS
+        assert f["protocol"] in ("udp", "tcp")
+    for q in report["queues"]:
+        assert q.keys() >= QUEUE_KEYS
+    for link in report["links"]:
+        assert link.keys() >= LINK_KEYS
+    assert {"flows", "jain", "throughput_mean_bps", "throughput_std_bps"} <= report[
+        "fairness"
+    ].keys()
+    for s in report["series"]["queues"]:
+        assert {"link", "from", "to", "t_s", "packets", "bytes"} <= s.keys()
+        assert len(s["t_s"]) == len(s["packets"]) == len(s["bytes"])
+
+
+def test_seed_option_is_reported(cli, poisson_file):
+    res = cli("run", str(poisson_file), "--json", "--seed", "42")
+    assert res.code == 0, res.stderr
+    assert json.loads(res.stdout)["seed"] == 42
+
+
+def test_set_changes_the_run(cli, poisson_file):
+    res = cli("run", str(poisson_file), "--json", "--set", "links.bottleneck.queue.limit=5p")
+    assert res.code == 0, res.stderr
+    bottleneck = [
+        q for q in json.loads(res.stdout)["queues"] if q["link"] == "bottleneck" and q["arrivals"]
+    ]
+    assert bottleneck and max(q["max_packets"] for q in bottleneck) <= 5
+
+
+def test_tables_on_terminal(cli, example):
+    res = cli("run", str(example))
+    assert res.code == 0, res.stderr
+    out = res.stdout
+    for word in ("Flows", "Queues", "Busiest links", "Fairness", "cbr", "poisson", "onoff"):
+        assert word in out, word
+
+
+def test_out_dir_files(cli, poisson_file, tmp_path: Path):
+    out = tmp_path / "out"
+    res = cli("run", str(poisson_file), "--out", str(out), "--json")
+    assert res.code == 0, res.stderr
+    json.loads(res.stdout)
+    for name in ("report.json", "flows.csv", "queues.csv", "links.csv", "queue_series.parquet"):
+        assert (out / name).is_file(), name
+    report = json.loads((out / "report.json").read_text())
+    assert report.keys() >= REPORT_KEYS
+    flows = pd.read_csv(out / "flows.csv")
+    assert list(flows["name"]) == [f["name"] for f in report["flows"]]
+    series = pd.read_parquet(out / "queue_series.parquet")
+    assert list(series.columns[:6]) == ["link", "from", "to", "t_s", "packets", "bytes"]
+    assert len(series) == sum(len(s["t_s"]) for s in report["series"]["queues"])
+
+
+def test_validate_ok(cli, example):
+    res = cli("validate", str(example))
+    assert res.code == 0, res.stderr
+    assert res.stdout.startswith("ok:")
+
+
+def test_validate_json_is_normalised_scenario(cli, example):
+    res = cli("validate", str(example), "--json", "--set", "duration=5s")
+    assert res.code == 0, res.stderr
+    assert isinstance(json.loads(res.stdout), dict)
+
+
+def test_schema_is_json_schema(cli):
+    res = cli("schema")
+    assert res.code == 0, res.stderr
+    schema = json.loads(res.stdout)
+    assert schema.get("type") == "object"
+    assert "properties" in schema
+
+
+def test_version(cli):
+    import bufferlab
+
+    res = cli("version")
+    assert res.code == 0
+    assert bufferlab.__version__ in res.stdout
+
+
+def test_no_arguments_shows_help(cli):
+    res = cli()
+    assert res.code == 0
+    assert "run" in res.stdout and "validate" in res.stdout
+
+
+# -- errors are answers ---------------------------------------------------------------------
+
+
+def test_missing_file(cli, tmp_path: Path):
+    missing = tmp_path / "nope.toml"
+    assert_one_error_line(cli("run", str(missing)), "nope.toml")
+
+
+def test_missing_file_validate(cli, tmp_path: Path):
+    assert_one_error_line(cli("validate", str(tmp_path / "nope.toml")), "nope.toml")
+
+
+def test_directory_instead_of_file(cli, tmp_path: Path):
+    assert_one_error_line(cli("run", str(tmp_path)))
+
+
+def test_unknown_key(cli, poisson_file):
+    poisson_file.write_text(poisson_file.read_text() + "\nbogus_key = 1\n")
+    assert_one_error_line(cli("run", str(poisson_file)), "bogus_key")
+
+
+def test_unknown_key_in_table(cli, poisson_file):
+    text = poisson_file.read_text().replace('delay = "10ms"', 'delay = "10ms"\nspeed = "1Gbps"')
+    poisson_file.write_text(text)
+    assert_one_error_line(cli("validate", str(poisson_file)), "speed")
+
+
+def test_wrong_unit(cli, poisson_file):
+    text = poisson_file.read_text().replace('rate = "10Mbps"', 'rate = "10Mbpz"')
+    poisson_file.write_text(text)
+    assert_one_error_line(cli("run", str(poisson_file)), "links.bottleneck.rate", "Mbpz")
+
+
+def test_wrong_unit_via_set(cli, poisson_file):
+    res = cli("run", str(poisson_file), "--set", "links.bottleneck.rate=10Mbpz")
+    assert_one_error_line(res, "links.bottleneck.rate", "Mbpz")
+
+
+def test_negative_rate(cli, poisson_file):
+    res = cli("run", str(poisson_file), "--set", "flows.0.app.rate=-2Mbps")
+    line = assert_one_error_line(res, "rate")
+    assert "flows" in line
+
+
+def test_unroutable_flow(cli, tmp_path: Path):
+    p = tmp_path / "unroutable.toml"
+    p.write_text(UNROUTABLE)
+    assert_one_error_line(cli("run", str(p)), "dst")
+
+
+def test_unknown_node(cli, poisson_file):
+    res = cli("run", str(poisson_file), "--set", "flows.0.dst=nowhere")
+    assert_one_error_line(res, "dst", "nowhere")
+
+
+def test_buffer_smaller_than_a_packet(cli, poisson_file):
+    res = cli("run", str(poisson_file), "--set", "links.bottleneck.queue.limit=100B")
+    assert_one_error_line(res, "limit")
+
+
+@pytest.mark.parametrize("spec", ["no-equals-sign", "=5", ".x=1"])
+def test_bad_set_syntax(cli, poisson_file, spec):
+    assert_one_error_line(cli("run", str(poisson_file), "--set", spec))
+
+
+def test_set_on_missing_index(cli, poisson_file):
+    assert_one_error_line(cli("run", str(poisson_file), "--set", "flows.9.app.rate=1Mbps"), "9")
+
+
+def test_toml_syntax_error_is_one_line(cli, poisson_file):
+    poisson_file.write_text('name = "broken\nduration = \n')
+    assert_one_error_line(cli("run", str(poisson_file)))
+
+
+def test_usage_errors_are_one_line(cli, example):
+    assert_one_error_line(cli("run"), "FILE")
+    assert_one_error_line(cli("run", str(example), "--no-such-option"), "--no-such-option")
+    assert_one_error_line(cli("run", str(example), "--seed", "minus-one"), "--seed")
+    assert_one_error_line(cli("frobnicate"), "frobnicate")
