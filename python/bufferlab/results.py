@@ -146,24 +146,29 @@ class Results:
 
     @cached_property
     def queue_series(self) -> pd.DataFrame:
-        """Sampled queue occupancy: columns link, from, to, t_s, packets, bytes."""
+        """Sampled queue occupancy, one row per queue and sample time.
+
+        Columns link, from, to, t_s, packets, bytes, then any further per-sample series of the
+        report (such as ``average``, the discipline's averaged length; NaN where undefined).
+        """
         import pandas as pd
 
         parts = []
         for s in (self.raw.get("series") or {}).get("queues", []):
             t = s.get("t_s") or []
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "link": pd.Series([s.get("link")] * len(t), dtype="string"),
-                        "from": pd.Series([s.get("from")] * len(t), dtype="string"),
-                        "to": pd.Series([s.get("to")] * len(t), dtype="string"),
-                        "t_s": pd.Series(t, dtype="float64"),
-                        "packets": pd.Series(s.get("packets") or [], dtype="int64"),
-                        "bytes": pd.Series(s.get("bytes") or [], dtype="int64"),
-                    }
-                )
-            )
+            cols = {
+                "link": pd.Series([s.get("link")] * len(t), dtype="string"),
+                "from": pd.Series([s.get("from")] * len(t), dtype="string"),
+                "to": pd.Series([s.get("to")] * len(t), dtype="string"),
+                "t_s": pd.Series(t, dtype="float64"),
+                "packets": pd.Series(s.get("packets") or [], dtype="int64"),
+                "bytes": pd.Series(s.get("bytes") or [], dtype="int64"),
+            }
+            # Further per-sample arrays (e.g. `average`, a discipline's averaged length).
+            for key, values in s.items():
+                if key not in cols and isinstance(values, list) and len(values) == len(t):
+                    cols[key] = pd.Series(values, dtype="float64")
+            parts.append(pd.DataFrame(cols))
         if not parts:
             return pd.DataFrame(
                 {
