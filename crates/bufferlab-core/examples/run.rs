@@ -21,6 +21,7 @@ fn main() {
         source: path,
         seed: None,
         overrides,
+        ..Default::default()
     }) {
         Ok(j) => println!("{j}"),
         Err(e) => {

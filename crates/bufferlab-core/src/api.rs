@@ -2,6 +2,7 @@
 //! scenario text in, a serialisable report out. Nothing here panics on bad input;
 //! every problem comes back as an [`Error`] whose message names the field and the fix.
 
+use crate::monitor::ns2_trace::TraceFilter;
 use crate::report::Report;
 use crate::scenario::{self, build, config::Scenario};
 use std::time::Instant;
@@ -28,6 +29,10 @@ pub struct RunRequest<'a> {
     pub seed: Option<u64>,
     /// `dotted.path=value` overrides applied before validation.
     pub overrides: &'a [String],
+    /// Write an ns-2 trace file of the run here.
+    pub ns2_trace: Option<&'a std::path::Path>,
+    /// Which links, flows and events the trace records (default all).
+    pub trace_filter: TraceFilter,
 }
 
 /// Parses and validates the scenario of a request, returning it with the seed to use.
@@ -53,7 +58,22 @@ pub fn run(req: &RunRequest) -> Result<Report, Error> {
     let (s, seed) = load(req)?;
     let t0 = Instant::now();
     let mut sim = build::build(&s, seed).map_err(|e| Error::Scenario(e.render(source)))?;
+    if let Some(path) = req.ns2_trace {
+        let file = std::fs::File::create(path).map_err(|e| {
+            Error::Scenario(format!(
+                "{}: cannot write the trace file: {e}",
+                path.display()
+            ))
+        })?;
+        sim.open_ns2_trace(
+            Box::new(std::io::BufWriter::with_capacity(1 << 16, file)),
+            &req.trace_filter,
+        )
+        .map_err(Error::Scenario)?;
+    }
     sim.run();
+    sim.close_traces()
+        .map_err(|e| Error::Scenario(format!("writing trace files: {e}")))?;
     let mut report = Report::from_sim(&mut sim, s.fairness.flows.as_deref());
     report.wall_s = t0.elapsed().as_secs_f64();
     Ok(report)

@@ -9,6 +9,7 @@
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::ids::{AgentId, FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_stats::FlowStats;
+use crate::monitor::ns2_trace::{Ns2Trace, TraceEvent, TraceFilter, TraceFlow};
 use crate::monitor::queue_series::QueueSeries;
 use crate::net::port::Port;
 use crate::net::routing::Routes;
@@ -46,6 +47,10 @@ pub struct Flow {
     pub dst: NodeId,
     pub protocol: Protocol,
     pub app: &'static str,
+    /// ns-2 packet type name for traces ("cbr", "exp", "tcp", ...).
+    pub trace_type: &'static str,
+    /// Segment size in bytes for TCP (traces number segments); 1 for UDP.
+    pub mss: u32,
     pub class: u8,
     pub start: SimTime,
     pub stop: SimTime,
@@ -79,6 +84,8 @@ pub struct Simulation {
     pub(crate) sched: Scheduler<Event>,
     pub(crate) sample_interval: Option<SimTime>,
     pub series: Vec<QueueSeries>,
+    /// An ns-2 trace file being written, if asked for.
+    pub ns2_trace: Option<Ns2Trace>,
     next_uid: u64,
     drop_buf: Vec<(Packet, DropReason)>,
     out_buf: Vec<Packet>,
@@ -101,6 +108,7 @@ impl Simulation {
             sched: Scheduler::default(),
             sample_interval: None,
             series: Vec::new(),
+            ns2_trace: None,
             next_uid: 0,
             drop_buf: Vec::with_capacity(16),
             out_buf: Vec::with_capacity(64),
@@ -224,6 +232,16 @@ impl Simulation {
 
     // ---- packets through the network ----
 
+    /// Writes one trace line if a trace is open and wants this event (one branch when off).
+    #[inline]
+    fn trace(tr: &mut Option<Ns2Trace>, ev: TraceEvent, now: SimTime, port: &Port, pkt: &Packet) {
+        if let Some(t) = tr {
+            if t.wants(ev, port.id.idx(), pkt) {
+                t.record(ev, now, port.from.0, port.to.0, pkt);
+            }
+        }
+    }
+
     fn inject(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.next_uid;
         self.next_uid += 1;
@@ -258,9 +276,11 @@ impl Simulation {
             if now >= self.warmup {
                 port.lost_packets += 1;
             }
+            Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
             self.record_drop(pid, pkt, DropReason::LinkLoss);
             return;
         }
+        Self::trace(&mut self.ns2_trace, TraceEvent::Enqueue, now, port, &pkt);
         port.stats.on_arrival(now, pkt.size);
         pkt.enqueued = now;
         let busy = port.busy();
@@ -301,6 +321,7 @@ impl Simulation {
             port.stats.on_marks(now, marks);
         }
         if let Some(pkt) = next {
+            Self::trace(&mut self.ns2_trace, TraceEvent::Dequeue, now, port, &pkt);
             port.stats.on_departure(now, pkt.size, pkt.enqueued);
             self.sched
                 .schedule(now + port.rate.tx_time(pkt.size as u64), Event::TxDone(pid));
@@ -326,6 +347,7 @@ impl Simulation {
             if now >= self.warmup {
                 port.lost_packets += 1;
             }
+            Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
             self.record_drop(pid, pkt, DropReason::LinkLoss);
         } else {
             let at = now + port.delay;
@@ -346,6 +368,13 @@ impl Simulation {
         if let Some(&(next, _)) = port.pipeline.front() {
             self.sched.schedule(next, Event::Arrive(pid));
         }
+        Self::trace(
+            &mut self.ns2_trace,
+            TraceEvent::Receive,
+            self.now,
+            port,
+            &pkt,
+        );
         let node = port.to;
         if pkt.dst == node {
             self.deliver(pkt);
@@ -376,9 +405,9 @@ impl Simulation {
         }
         let mut drops = std::mem::take(&mut self.drop_buf);
         for (pkt, reason) in drops.drain(..) {
-            self.ports[pid.idx()]
-                .stats
-                .on_drop(self.now, pkt.size, reason);
+            let port = &mut self.ports[pid.idx()];
+            port.stats.on_drop(self.now, pkt.size, reason);
+            Self::trace(&mut self.ns2_trace, TraceEvent::Drop, self.now, port, &pkt);
             self.record_drop(pid, pkt, reason);
         }
         self.drop_buf = drops;
@@ -423,6 +452,65 @@ impl Simulation {
                     + p.pipeline.len() as u64
             })
             .sum()
+    }
+
+    /// Starts writing an ns-2 trace of the events `filter` selects to `out`.
+    pub fn open_ns2_trace(
+        &mut self,
+        out: Box<dyn std::io::Write>,
+        filter: &TraceFilter,
+    ) -> Result<(), String> {
+        for l in &filter.links {
+            if !self.links.iter().any(|k| &k.name == l) {
+                return Err(format!("trace filter: no link is named \"{l}\""));
+            }
+        }
+        for f in &filter.flows {
+            if !self.flows.iter().any(|k| &k.name == f) {
+                return Err(format!("trace filter: no flow is named \"{f}\""));
+            }
+        }
+        if let Some(c) = filter.events.chars().find(|c| !"+-rd, ".contains(*c)) {
+            return Err(format!(
+                "trace filter: unknown event '{c}'; events are + - r d"
+            ));
+        }
+        // ns-2 numbers the agents attached to a node 0, 1, ... in the order they are attached.
+        let mut next_port = vec![0u32; self.nodes.len()];
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| {
+                let src_port = next_port[f.src.idx()];
+                next_port[f.src.idx()] += 1;
+                let dst_port = next_port[f.dst.idx()];
+                next_port[f.dst.idx()] += 1;
+                TraceFlow {
+                    src_port,
+                    dst_port,
+                    type_name: f.trace_type,
+                    mss: f.mss,
+                    traced: filter.flows.is_empty() || filter.flows.contains(&f.name),
+                }
+            })
+            .collect();
+        let ports = self
+            .ports
+            .iter()
+            .map(|p| {
+                filter.links.is_empty() || filter.links.contains(&self.links[p.link.idx()].name)
+            })
+            .collect();
+        self.ns2_trace = Some(Ns2Trace::new(out, flows, ports, &filter.events));
+        Ok(())
+    }
+
+    /// Flushes and closes the trace files.
+    pub fn close_traces(&mut self) -> std::io::Result<()> {
+        if let Some(mut t) = self.ns2_trace.take() {
+            t.finish()?;
+        }
+        Ok(())
     }
 
     pub fn link_name(&self, pid: PortId) -> String {

@@ -2,6 +2,7 @@
 
 pub mod fairness;
 pub mod flow_stats;
+pub mod ns2_trace;
 pub mod queue_series;
 
 /// A histogram of durations in nanoseconds for percentiles: HdrHistogram (Tene) with 2

@@ -110,12 +110,14 @@ fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioErro
             path,
             "uniform: max must not be below min",
         )),
-        Distribution::Pareto { shape, .. } if shape.is_nan() || *shape <= 1.0 => Err(ScenarioError::field(
-            format!("{path}.shape"),
-            format!(
-                "{shape}: a Pareto shape must be above 1 for the mean to exist (1.5 is common)"
-            ),
-        )),
+        Distribution::Pareto { shape, .. } if shape.is_nan() || *shape <= 1.0 => {
+            Err(ScenarioError::field(
+                format!("{path}.shape"),
+                format!(
+                    "{shape}: a Pareto shape must be above 1 for the mean to exist (1.5 is common)"
+                ),
+            ))
+        }
         Distribution::Pareto { mean, .. } | Distribution::Exponential { mean }
             if *mean == SimTime::ZERO =>
         {
@@ -178,6 +180,19 @@ fn check_queue_fits(
             format!("{b}B is smaller than one {size}-byte packet of flow \"{flow}\"; make the buffer at least {size}B or use a packet limit"),
         )),
         _ => Ok(()),
+    }
+}
+
+/// The ns-2 packet type of an application's packets (ns-2 common/packet.h names).
+fn trace_type(app: &AppConfig) -> &'static str {
+    match app {
+        AppConfig::Cbr { .. } => "cbr",
+        AppConfig::Poisson { .. } => "udp",
+        AppConfig::Onoff {
+            on_time: Distribution::Pareto { .. },
+            ..
+        } => "pareto",
+        AppConfig::Onoff { .. } => "exp",
     }
 }
 
@@ -343,6 +358,8 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
             dst,
             protocol: Protocol::Udp,
             app: f.cfg.app.kind(),
+            trace_type: trace_type(&f.cfg.app),
+            mss: 1,
             class: f.cfg.class,
             start: f.cfg.start,
             stop,

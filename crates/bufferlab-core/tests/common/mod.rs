@@ -12,6 +12,7 @@ pub fn run_text(text: &str, seed: u64) -> Report {
         source: "test.toml",
         seed: Some(seed),
         overrides: &[],
+        ..Default::default()
     })
     .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -23,6 +24,7 @@ pub fn run_err(text: &str, overrides: &[&str]) -> String {
         source: "bad.toml",
         seed: None,
         overrides: &o,
+        ..Default::default()
     }) {
         Ok(_) => panic!("expected an error"),
         Err(e) => e.to_string(),

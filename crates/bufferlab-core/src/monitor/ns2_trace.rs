@@ -1,0 +1,204 @@
+//! ns-2 wired trace files (`$ns trace-all`), so that AWK scripts written for ns-2 work on
+//! bufferlab runs. Format as ns-2.35 `Trace::format` (trace/trace.cc) writes it:
+//!
+//! ```text
+//! event time from to type size flags fid src.port dst.port seq uid
+//! +     0.1  0    2  tcp  1040 ------- 1   0.0      3.0      0   0
+//! ```
+//!
+//! * events: `+` enqueue, `-` dequeue (start of transmission), `r` arrival at the link's far
+//!   node, `d` drop (queue drops, and random link losses, which ns-2's `$ns lossmodel` also
+//!   sends to the link's drop trace);
+//! * time: rounded to the microsecond and printed with `%.15g` (ns-2's `TIME_FORMAT` and
+//!   `PRECISION` in trace/basetrace.h);
+//! * from/to: node numbers (the scenario's node order); type: `tcp`, `ack`, `cbr`, `exp`,
+//!   `pareto` or `udp` (ns-2 packet type names); size: bytes on the wire;
+//! * flags: 7 characters `C P - A E F N` (ECN echo, priority, -, congestion action,
+//!   congestion experienced, fast start, ECN-capable transport);
+//! * fid: the flow's index; addresses: node.port, ports numbered per node in flow order as
+//!   ns-2 numbers agents attached to a node;
+//! * seq: the datagram number (UDP), the segment number (TCP data: byte sequence / MSS), or for
+//!   a pure ACK the last segment received in order (ns-2 TCPSink's `seqno_` in the ACK);
+//! * uid: the packet's unique id.
+
+use crate::packet::{tcp_flags, Ecn, Packet, PacketKind};
+use crate::units::SimTime;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+/// Which events a trace records.
+#[derive(Debug, Clone, Default)]
+pub struct TraceFilter {
+    /// Link names (empty: all).
+    pub links: Vec<String>,
+    /// Flow names (empty: all).
+    pub flows: Vec<String>,
+    /// Event characters among `+ - r d` (empty: all).
+    pub events: String,
+}
+
+/// The trace event kinds of ns-2.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TraceEvent {
+    Enqueue,
+    Dequeue,
+    Receive,
+    Drop,
+}
+
+impl TraceEvent {
+    pub fn as_char(self) -> char {
+        match self {
+            TraceEvent::Enqueue => '+',
+            TraceEvent::Dequeue => '-',
+            TraceEvent::Receive => 'r',
+            TraceEvent::Drop => 'd',
+        }
+    }
+}
+
+/// Per-flow facts the trace needs, fixed when the trace is opened.
+#[derive(Debug, Clone)]
+pub struct TraceFlow {
+    pub src_port: u32,
+    pub dst_port: u32,
+    pub type_name: &'static str,
+    /// Segment size for TCP sequence numbers in segments (1 for UDP).
+    pub mss: u32,
+    pub traced: bool,
+}
+
+pub struct Ns2Trace {
+    out: Box<dyn Write>,
+    flows: Vec<TraceFlow>,
+    /// Per port: traced or not.
+    ports: Vec<bool>,
+    events: [bool; 4],
+    line: String,
+    error: Option<io::Error>,
+}
+
+/// Formats seconds as ns-2 does: rounded to 1 us, then `%.15g`.
+pub fn ns2_time(t: SimTime) -> String {
+    let us = (t.0 + 500_000) / 1_000_000; // round to microseconds
+    let secs = us as f64 / 1e6;
+    if us == 0 {
+        return "0".into();
+    }
+    if secs < 1e-4 {
+        // %g switches to exponent form below 1e-4: two-digit exponent as C prints it.
+        let s = format!("{secs:e}");
+        let (m, e) = s.split_once('e').expect("exponent form");
+        let e: i32 = e.parse().expect("exponent");
+        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+    }
+    let mut s = format!("{}.{:06}", us / 1_000_000, us % 1_000_000);
+    while s.ends_with('0') {
+        s.pop();
+    }
+    if s.ends_with('.') {
+        s.pop();
+    }
+    s
+}
+
+impl Ns2Trace {
+    pub fn new(out: Box<dyn Write>, flows: Vec<TraceFlow>, ports: Vec<bool>, events: &str) -> Self {
+        let all = events.is_empty();
+        let ev = |c| all || events.contains(c);
+        Self {
+            out,
+            flows,
+            ports,
+            events: [ev('+'), ev('-'), ev('r'), ev('d')],
+            line: String::with_capacity(128),
+            error: None,
+        }
+    }
+
+    #[inline]
+    pub fn wants(&self, ev: TraceEvent, port: usize, pkt: &Packet) -> bool {
+        self.events[ev as usize] && self.ports[port] && self.flows[pkt.flow.idx()].traced
+    }
+
+    pub fn record(&mut self, ev: TraceEvent, now: SimTime, from: u32, to: u32, pkt: &Packet) {
+        let f = &self.flows[pkt.flow.idx()];
+        let (type_name, seq) = match pkt.kind {
+            PacketKind::UdpData => (f.type_name, pkt.seq as i64),
+            PacketKind::TcpData => ("tcp", (pkt.tcp.seq / f.mss.max(1) as u64) as i64),
+            PacketKind::TcpAck => ("ack", (pkt.tcp.ack / f.mss.max(1) as u64) as i64 - 1),
+        };
+        let flags = [
+            if pkt.tcp.flags & tcp_flags::ECE != 0 {
+                'C'
+            } else {
+                '-'
+            },
+            '-',
+            '-',
+            if pkt.tcp.flags & tcp_flags::CWR != 0 {
+                'A'
+            } else {
+                '-'
+            },
+            if pkt.ecn == Ecn::Ce { 'E' } else { '-' },
+            '-',
+            if pkt.ecn.is_capable() { 'N' } else { '-' },
+        ];
+        let (sport, dport) = if pkt.reverse {
+            (f.dst_port, f.src_port)
+        } else {
+            (f.src_port, f.dst_port)
+        };
+        self.line.clear();
+        let flags: String = flags.iter().collect();
+        let _ = writeln!(
+            self.line,
+            "{} {} {} {} {} {} {} {} {}.{} {}.{} {} {}",
+            ev.as_char(),
+            ns2_time(now),
+            from,
+            to,
+            type_name,
+            pkt.size,
+            flags,
+            pkt.flow.0,
+            pkt.src.0,
+            sport,
+            pkt.dst.0,
+            dport,
+            seq,
+            pkt.uid
+        );
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(self.line.as_bytes()) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    /// Flushes the file; reports the first write error, if any.
+    pub fn finish(&mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ---- ns-2's time format ----
+    #[test]
+    fn times_print_like_percent_g() {
+        assert_eq!(ns2_time(SimTime::ZERO), "0");
+        assert_eq!(ns2_time(SimTime::from_millis(100)), "0.1");
+        assert_eq!(ns2_time(SimTime::from_secs(12)), "12");
+        assert_eq!(ns2_time(SimTime(1_234_567_400_000)), "1.234567");
+        assert_eq!(ns2_time(SimTime(1_234_567_600_000)), "1.234568");
+        assert_eq!(ns2_time(SimTime::from_micros(10)), "1e-05");
+        assert_eq!(ns2_time(SimTime::from_micros(250)), "0.00025");
+    }
+}
