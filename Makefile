@@ -42,7 +42,9 @@ build: $(BUILD_STAMP) ## Build the Rust extension into the venv (only if Rust so
 run: $(BUILD_STAMP) ## Install, build and run the first example scenario
 	$(BIN)/bufferlab run $(EXAMPLE)
 
-test: test-rust test-python ## Install, build and run every test (Rust and Python)
+test: $(BUILD_STAMP) ## Install, build and run every test (Rust and Python)
+	cargo test --workspace --release
+	$(BIN)/pytest -q tests
 
 test-rust: ## Run the Rust tests of the whole workspace
 	cargo test --workspace --release

@@ -74,6 +74,8 @@ fn run(
             source: &source,
             seed,
             overrides: &overrides,
+            // Fields the core adds later (e.g. traces) keep their defaults until exposed here.
+            ..Default::default()
         })
     })
 }
@@ -96,6 +98,7 @@ fn validate(
             source: &source,
             seed: None,
             overrides: &overrides,
+            ..Default::default()
         })
     })
 }
