@@ -33,6 +33,10 @@ pub struct RunRequest<'a> {
     pub ns2_trace: Option<&'a std::path::Path>,
     /// Which links, flows and events the trace records (default all).
     pub trace_filter: TraceFilter,
+    /// Write pcap files (one per link direction) into this directory.
+    pub pcap_dir: Option<&'a std::path::Path>,
+    /// Links to capture (default: all).
+    pub pcap_links: Vec<String>,
 }
 
 /// Parses and validates the scenario of a request, returning it with the seed to use.
@@ -70,6 +74,10 @@ pub fn run(req: &RunRequest) -> Result<Report, Error> {
             &req.trace_filter,
         )
         .map_err(Error::Scenario)?;
+    }
+    if let Some(dir) = req.pcap_dir {
+        sim.open_pcap(dir, &req.pcap_links)
+            .map_err(Error::Scenario)?;
     }
     sim.run();
     sim.close_traces()

@@ -10,6 +10,7 @@ use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::ids::{AgentId, FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::ns2_trace::{Ns2Trace, TraceEvent, TraceFilter, TraceFlow};
+use crate::monitor::pcap::PcapSet;
 use crate::monitor::queue_series::QueueSeries;
 use crate::net::port::Port;
 use crate::net::routing::Routes;
@@ -86,6 +87,8 @@ pub struct Simulation {
     pub series: Vec<QueueSeries>,
     /// An ns-2 trace file being written, if asked for.
     pub ns2_trace: Option<Ns2Trace>,
+    /// pcap files being written, if asked for.
+    pub pcap: Option<PcapSet>,
     next_uid: u64,
     drop_buf: Vec<(Packet, DropReason)>,
     out_buf: Vec<Packet>,
@@ -109,6 +112,7 @@ impl Simulation {
             sample_interval: None,
             series: Vec::new(),
             ns2_trace: None,
+            pcap: None,
             next_uid: 0,
             drop_buf: Vec::with_capacity(16),
             out_buf: Vec::with_capacity(64),
@@ -298,9 +302,12 @@ impl Simulation {
         }
         self.flush_drops(pid);
         let port = &mut self.ports[pid.idx()];
-        port.stats
-            .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
-        if !port.busy() {
+        if port.busy() {
+            port.stats
+                .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
+        } else {
+            // An idle link takes the packet straight into service: it never waits, so it
+            // must not show up in the maximum (start_tx records the length).
             self.start_tx(pid);
         }
     }
@@ -322,6 +329,7 @@ impl Simulation {
         }
         if let Some(pkt) = next {
             Self::trace(&mut self.ns2_trace, TraceEvent::Dequeue, now, port, &pkt);
+
             port.stats.on_departure(now, pkt.size, pkt.enqueued);
             self.sched
                 .schedule(now + port.rate.tx_time(pkt.size as u64), Event::TxDone(pid));
@@ -339,6 +347,13 @@ impl Simulation {
             .in_service
             .take()
             .expect("TxDone only while a packet is in service");
+        // Captured once completely sent, stamped with the start of its transmission (the
+        // order of completions is the order of starts, so timestamps never go back).
+        if let Some(pc) = &mut self.pcap {
+            if pc.wants(pid.idx()) {
+                pc.record(pid.idx(), now - port.rate.tx_time(pkt.size as u64), &pkt);
+            }
+        }
         if now >= self.warmup {
             port.tx_packets += 1;
             port.tx_bytes += pkt.size as u64;
@@ -505,10 +520,38 @@ impl Simulation {
         Ok(())
     }
 
-    /// Flushes and closes the trace files.
-    pub fn close_traces(&mut self) -> std::io::Result<()> {
+    /// Starts pcap capture of both directions of the named links (all links when empty) into `dir`.
+    pub fn open_pcap(&mut self, dir: &std::path::Path, links: &[String]) -> Result<(), String> {
+        for l in links {
+            if !self.links.iter().any(|k| &k.name == l) {
+                return Err(format!("pcap: no link is named \"{l}\""));
+            }
+        }
+        let names = self
+            .ports
+            .iter()
+            .map(|p| {
+                let link = &self.links[p.link.idx()].name;
+                (links.is_empty() || links.contains(link)).then(|| {
+                    format!(
+                        "{link}_{}-{}.pcap",
+                        self.nodes[p.from.idx()].name,
+                        self.nodes[p.to.idx()].name
+                    )
+                })
+            })
+            .collect();
+        self.pcap = Some(PcapSet::create(dir, names)?);
+        Ok(())
+    }
+
+    /// Flushes and closes the trace and capture files.
+    pub fn close_traces(&mut self) -> Result<(), String> {
         if let Some(mut t) = self.ns2_trace.take() {
-            t.finish()?;
+            t.finish().map_err(|e| format!("ns-2 trace: {e}"))?;
+        }
+        if let Some(mut p) = self.pcap.take() {
+            p.finish().map_err(|e| format!("pcap: {e}"))?;
         }
         Ok(())
     }

@@ -60,6 +60,7 @@ fn traced(filter: TraceFilter) -> (bufferlab_core::report::Report, std::path::Pa
         overrides: &[],
         ns2_trace: Some(&path),
         trace_filter: filter,
+        ..Default::default()
     })
     .unwrap();
     (r, path)

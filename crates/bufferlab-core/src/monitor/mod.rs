@@ -3,6 +3,7 @@
 pub mod fairness;
 pub mod flow_stats;
 pub mod ns2_trace;
+pub mod pcap;
 pub mod queue_series;
 
 /// A histogram of durations in nanoseconds for percentiles: HdrHistogram (Tene) with 2

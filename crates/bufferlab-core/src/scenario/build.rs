@@ -339,7 +339,7 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
         }
         let fid = FlowId(fi as u32);
         let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
-        let gen = traffic::build(&f.cfg.app, f.cfg.start);
+        let gen = traffic::build(&f.cfg.app, f.cfg.start, header);
         let sender = sim.add_agent(
             Box::new(UdpSender::new(
                 gen,

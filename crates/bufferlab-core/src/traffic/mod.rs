@@ -18,8 +18,9 @@ pub trait Generator {
     fn next(&mut self, rng: &mut Rng) -> Option<(SimTime, u32)>;
 }
 
-/// Builds the generator of a UDP application starting at `start`.
-pub fn build(app: &AppConfig, start: SimTime) -> Box<dyn Generator> {
+/// Builds the generator of a UDP application starting at `start`; `header` is the smallest
+/// possible packet (random sizes never go below it).
+pub fn build(app: &AppConfig, start: SimTime, header: u32) -> Box<dyn Generator> {
     match app {
         AppConfig::Cbr {
             rate,
@@ -35,6 +36,7 @@ pub fn build(app: &AppConfig, start: SimTime) -> Box<dyn Generator> {
             *rate,
             packet_size.0 as u32,
             *size_distribution,
+            header,
         )),
         AppConfig::Onoff {
             rate,

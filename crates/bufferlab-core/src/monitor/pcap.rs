@@ -1,0 +1,201 @@
+//! pcap capture of chosen link directions, for Wireshark and tshark. One file per direction,
+//! `<link>_<from>-<to>.pcap`, nanosecond timestamps (simulated time), a record per packet
+//! when it starts transmission on the link (what a capture on the sending interface sees).
+//!
+//! Headers are synthesised with etherparse: Ethernet II, IPv4 (ECN codepoint as simulated),
+//! TCP (sequence and acknowledgement numbers folded to 32 bits, flags, window, SACK blocks) or
+//! UDP. Addresses: node n is 10.(n>>16).(n>>8).(n & 255); a flow's ports are 1024 + its
+//! index (sender) and 5001 (receiver). Only the headers are stored (the payload is zeros and
+//! left out, as with a short snap length); each record's original length is the packet's full
+//! size on the wire plus the 14-byte Ethernet header, and the IPv4 total length is the
+//! simulated size, so byte counts (`ip.len`, `frame.len`) and TCP analysis are exact.
+//! Windows above 65 535 bytes are capped (no window-scale option is synthesised).
+
+use crate::packet::{tcp_flags, Ecn, Packet, PacketKind};
+use crate::units::SimTime;
+use etherparse::{
+    EtherType, Ethernet2Header, IpEcn, IpNumber, Ipv4Header, TcpHeader, TcpOptionElement, UdpHeader,
+};
+use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
+use pcap_file::{DataLink, TsResolution};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+use std::time::Duration;
+
+/// Receiver-side port of every flow.
+pub const DST_PORT: u16 = 5001;
+
+pub fn node_ip(n: u32) -> [u8; 4] {
+    [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+}
+
+fn node_mac(n: u32) -> [u8; 6] {
+    let b = n.to_be_bytes();
+    [0x02, 0, b[0], b[1], b[2], b[3]]
+}
+
+pub fn flow_port(flow: u32) -> u16 {
+    (1024 + flow % 64_000) as u16
+}
+
+pub struct PcapSet {
+    /// Per port: its writer if captured.
+    writers: Vec<Option<PcapWriter<BufWriter<File>>>>,
+    buf: Vec<u8>,
+    error: Option<String>,
+}
+
+impl PcapSet {
+    /// Opens one file per chosen port; `ports[i]` is Some(file name) when port i is captured.
+    pub fn create(dir: &Path, ports: Vec<Option<String>>) -> Result<Self, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("{}: cannot create the pcap directory: {e}", dir.display()))?;
+        let mut writers = Vec::with_capacity(ports.len());
+        for name in ports {
+            writers.push(match name {
+                None => None,
+                Some(n) => {
+                    let path = dir.join(n);
+                    let f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                    let header = PcapHeader {
+                        datalink: DataLink::ETHERNET,
+                        ts_resolution: TsResolution::NanoSecond,
+                        snaplen: 65535,
+                        ..PcapHeader::default()
+                    };
+                    Some(
+                        PcapWriter::with_header(BufWriter::new(f), header)
+                            .map_err(|e| format!("{}: {e}", path.display()))?,
+                    )
+                }
+            });
+        }
+        Ok(Self {
+            writers,
+            buf: Vec::with_capacity(128),
+            error: None,
+        })
+    }
+
+    #[inline]
+    pub fn wants(&self, port: usize) -> bool {
+        self.writers[port].is_some()
+    }
+
+    pub fn record(&mut self, port: usize, now: SimTime, pkt: &Packet) {
+        if self.error.is_some() {
+            return;
+        }
+        self.buf.clear();
+        let (src_port, dst_port) = if pkt.reverse {
+            (DST_PORT, flow_port(pkt.flow.0))
+        } else {
+            (flow_port(pkt.flow.0), DST_PORT)
+        };
+        let eth = Ethernet2Header {
+            source: node_mac(pkt.src.0),
+            destination: node_mac(pkt.dst.0),
+            ether_type: EtherType::IPV4,
+        };
+        let proto = if pkt.kind == PacketKind::UdpData {
+            IpNumber::UDP
+        } else {
+            IpNumber::TCP
+        };
+        let ip_payload = (pkt.size as usize)
+            .saturating_sub(Ipv4Header::MIN_LEN)
+            .min(u16::MAX as usize - 60) as u16;
+        let Ok(mut ip) = Ipv4Header::new(
+            ip_payload,
+            64,
+            proto,
+            node_ip(pkt.src.0),
+            node_ip(pkt.dst.0),
+        ) else {
+            return;
+        };
+        ip.ecn = match pkt.ecn {
+            Ecn::NotEct => IpEcn::NotEct,
+            Ecn::Ect0 => IpEcn::Ect0,
+            Ecn::Ect1 => IpEcn::Ect1,
+            Ecn::Ce => IpEcn::CongestionExperienced,
+        };
+        ip.identification = pkt.uid as u16;
+        ip.header_checksum = ip.calc_header_checksum();
+        let res = eth
+            .write(&mut self.buf)
+            .and_then(|_| ip.write(&mut self.buf));
+        let res = res.and_then(|_| {
+            if proto == IpNumber::UDP {
+                let mut udp = UdpHeader {
+                    source_port: src_port,
+                    destination_port: dst_port,
+                    length: ip_payload,
+                    checksum: 0,
+                };
+                udp.length = ip_payload;
+                udp.write(&mut self.buf)
+            } else {
+                let t = &pkt.tcp;
+                let mut tcp = TcpHeader::new(
+                    src_port,
+                    dst_port,
+                    t.seq as u32,
+                    t.window.min(65_535) as u16,
+                );
+                tcp.acknowledgment_number = t.ack as u32;
+                tcp.ack = t.flags & tcp_flags::ACK != 0;
+                tcp.syn = t.flags & tcp_flags::SYN != 0;
+                tcp.fin = t.flags & tcp_flags::FIN != 0;
+                tcp.psh = t.flags & tcp_flags::PSH != 0;
+                tcp.rst = t.flags & tcp_flags::RST != 0;
+                tcp.ece = t.flags & tcp_flags::ECE != 0;
+                tcp.cwr = t.flags & tcp_flags::CWR != 0;
+                let n = t.nsack as usize;
+                if n > 0 {
+                    let b = |i: usize| (t.sack[i].0 as u32, t.sack[i].1 as u32);
+                    let rest = [(n > 1).then(|| b(1)), (n > 2).then(|| b(2)), None];
+                    let _ = tcp.set_options(&[
+                        TcpOptionElement::Noop,
+                        TcpOptionElement::Noop,
+                        TcpOptionElement::SelectiveAcknowledgement(b(0), rest),
+                    ]);
+                } else if tcp.syn {
+                    let _ = tcp.set_options(&[
+                        TcpOptionElement::MaximumSegmentSize(pkt.payload.max(536) as u16),
+                        TcpOptionElement::SelectiveAcknowledgementPermitted,
+                        TcpOptionElement::Noop,
+                        TcpOptionElement::Noop,
+                    ]);
+                }
+                tcp.write(&mut self.buf)
+            }
+        });
+        if let Err(e) = res {
+            self.error = Some(e.to_string());
+            return;
+        }
+        let orig_len = (pkt.size + 14).max(self.buf.len() as u32);
+        let rec = PcapPacket::new(Duration::from_nanos(now.as_nanos()), orig_len, &self.buf);
+        if let Some(w) = self.writers[port].as_mut() {
+            if let Err(e) = w.write_packet(&rec) {
+                self.error = Some(e.to_string());
+            }
+        }
+    }
+
+    /// Flushes every file; reports the first error.
+    pub fn finish(&mut self) -> Result<(), String> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        for w in self.writers.iter_mut() {
+            if let Some(w) = w.take() {
+                use std::io::Write;
+                w.into_writer().flush().map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,105 @@
+//! pcap files read by tshark (Debian's package; `make test` installs it): the frames and bytes
+//! tshark counts on a link direction are the packets and bytes bufferlab says it sent there,
+//! and `tshark -z io,stat` throughput equals bufferlab's link throughput.
+
+mod common;
+use bufferlab_core::api::{run, RunRequest};
+use std::process::Command;
+
+const SCENARIO: &str = r#"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+[links.bottleneck]
+rate = "2Mbps"
+delay = "20ms"
+queue = { kind = "droptail", limit = "20p" }
+[[flows]]
+name = "cbr"
+src = "s0"
+dst = "d0"
+app = { kind = "cbr", rate = "1.5Mbps", packet_size = "1000B" }
+[[flows]]
+name = "poisson"
+src = "s1"
+dst = "d1"
+app = { kind = "poisson", rate = "1Mbps", packet_size = "700B", size_distribution = "exponential" }
+"#;
+
+fn tshark(args: &[&str]) -> String {
+    let out = Command::new("tshark")
+        .args(args)
+        .output()
+        .expect("tshark is needed for this test: `make system-deps` (or apt-get install tshark) installs it");
+    assert!(
+        out.status.success(),
+        "tshark failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+// ---- tshark reads the capture and counts what bufferlab sent ----
+#[test]
+fn tshark_counts_match_the_link() {
+    let dir = std::env::temp_dir().join(format!("bufferlab-pcap-{}", std::process::id()));
+    let r = run(&RunRequest {
+        text: SCENARIO,
+        source: "t.toml",
+        seed: Some(1),
+        pcap_dir: Some(&dir),
+        pcap_links: vec!["bottleneck".into()],
+        ..Default::default()
+    })
+    .unwrap();
+    let file = dir.join("bottleneck_r0-r1.pcap");
+    assert!(file.exists());
+    assert!(
+        !dir.join("access_s0_s0-r0.pcap").exists(),
+        "only the chosen link is captured"
+    );
+    let link = r
+        .links
+        .iter()
+        .find(|l| l.link == "bottleneck" && l.from == "r0")
+        .unwrap();
+    let f = file.to_str().unwrap();
+    // one line per frame: IP total length, protocol, ECN
+    let lines = tshark(&["-r", f, "-T", "fields", "-e", "ip.len", "-e", "udp.dstport"]);
+    let (frames, bytes) = lines.lines().fold((0u64, 0u64), |(n, b), l| {
+        (
+            n + 1,
+            b + l.split('\t').next().unwrap().parse::<u64>().unwrap(),
+        )
+    });
+    assert_eq!(frames, link.tx_packets);
+    assert_eq!(bytes, link.tx_bytes);
+    assert!(
+        lines.lines().all(|l| l.ends_with("5001")),
+        "UDP headers decode with the receiver port"
+    );
+    // io,stat over the whole run: SUM(ip.len) bits / 5 s is the link's throughput
+    let stat = tshark(&["-q", "-r", f, "-z", "io,stat,0,SUM(ip.len)ip.len"]);
+    let sum_line = stat
+        .lines()
+        .find(|l| l.contains("<>"))
+        .expect("an io,stat row");
+    let cols: Vec<&str> = sum_line
+        .split('|')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    let sum: u64 = cols.last().unwrap().parse().unwrap();
+    assert_eq!(sum, link.tx_bytes);
+    let thr = sum as f64 * 8.0 / 5.0;
+    assert!(
+        (thr - link.utilisation * 2e6).abs() < 1.0,
+        "io,stat {thr} vs {}",
+        link.utilisation * 2e6
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
