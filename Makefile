@@ -15,8 +15,10 @@ VENV_STAMP  := $(VENV)/.stamp-venv
 BUILD_STAMP := $(VENV)/.stamp-build
 RUST_SRCS   := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml Cargo.lock
 EXAMPLE     ?= examples/dumbbell_udp.toml
+# apt-get needs root; use sudo when not root.
+SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help venv build run test test-rust test-python fmt lint bench clean
+.PHONY: help venv build run test test-rust test-python system-deps fmt lint bench clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -42,11 +44,17 @@ build: $(BUILD_STAMP) ## Build the Rust extension into the venv (only if Rust so
 run: $(BUILD_STAMP) ## Install, build and run the first example scenario
 	$(BIN)/bufferlab run $(EXAMPLE)
 
-test: $(BUILD_STAMP) ## Install, build and run every test (Rust and Python)
+system-deps: ## Install the real components some tests drive (tshark) from Debian's packages if missing
+	@command -v tshark >/dev/null || { \
+		echo "installing tshark (Debian package) for the pcap tests"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tshark >/dev/null; }
+
+test: $(BUILD_STAMP) system-deps ## Install, build and run every test (Rust and Python)
 	cargo test --workspace --release
 	$(BIN)/pytest -q tests
 
-test-rust: ## Run the Rust tests of the whole workspace
+test-rust: system-deps ## Run the Rust tests of the whole workspace
 	cargo test --workspace --release
 
 test-python: $(BUILD_STAMP) ## Run the Python tests (pytest)
