@@ -253,6 +253,42 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
     )
 
 
+@contextmanager
+def _progress_bar(delay_s: float = 2.0) -> Iterator[Any]:
+    """A progress callback that shows a rich bar on a terminal once a run has taken `delay_s`."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated"),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    state: dict[str, Any] = {"task": None}
+
+    def on_progress(sim_s: float, end_s: float, events: int, wall_s: float) -> bool:
+        if wall_s < delay_s:
+            return True
+        if state["task"] is None:
+            bar.start()
+            state["task"] = bar.add_task("run", total=end_s, rate="")
+        rate = f"{events / wall_s / 1e6:.1f} M events/s" if wall_s > 0 else ""
+        bar.update(state["task"], completed=sim_s, rate=rate)
+        return True
+
+    try:
+        yield on_progress
+    finally:
+        if state["task"] is not None:
+            bar.stop()
+
+
 # -- commands -------------------------------------------------------------------------------
 
 
@@ -283,11 +319,64 @@ def run(
             show_default=False,
         ),
     ] = None,
+    trace_ns2: Annotated[
+        Path | None,
+        typer.Option("--trace-ns2", help="Write an ns-2 wired trace file.", show_default=False),
+    ] = None,
+    trace_links: Annotated[
+        list[str] | None,
+        typer.Option("--trace-link", help="Trace only this link (repeatable).", show_default=False),
+    ] = None,
+    trace_flows: Annotated[
+        list[str] | None,
+        typer.Option("--trace-flow", help="Trace only this flow (repeatable).", show_default=False),
+    ] = None,
+    trace_events: Annotated[
+        str | None,
+        typer.Option(
+            "--trace-events",
+            help="Trace only these events, e.g. 'rd' (of + - r d).",
+            show_default=False,
+        ),
+    ] = None,
+    pcap: Annotated[
+        Path | None,
+        typer.Option(
+            "--pcap", help="Write pcap files (one per link direction) into DIR.", show_default=False
+        ),
+    ] = None,
+    pcap_links: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pcap-link", help="Capture only this link (repeatable).", show_default=False
+        ),
+    ] = None,
 ) -> None:
-    """Run a scenario and show (or write) its results."""
+    """Run a scenario and show (or write) its results.
+
+    A run longer than a couple of seconds shows a progress bar on a terminal; Ctrl-C stops it
+    and prints the results measured so far, marked partial.
+    """
     with _errors():
         scenario = _load(file, set_)
-        res = run_scenario(scenario, seed=seed)
+        with _progress_bar() as on_progress:
+            res = run_scenario(
+                scenario,
+                seed=seed,
+                ns2_trace=trace_ns2,
+                trace_links=trace_links,
+                trace_flows=trace_flows,
+                trace_events=trace_events,
+                pcap_dir=pcap,
+                pcap_links=pcap_links,
+                progress=on_progress,
+            )
+        if res.raw.get("partial"):
+            print(
+                f"warning: stopped at {res.raw.get('sim_time_s', 0):.3f} s of simulated time; "
+                "these are PARTIAL results",
+                file=sys.stderr,
+            )
         if out is not None:
             written = res.save(out)
             print(f"wrote {len(written)} files to {out}", file=sys.stderr)

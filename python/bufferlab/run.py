@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from bufferlab import _core
@@ -31,12 +32,26 @@ def run(
     scenario: Scenario | str | os.PathLike[str],
     seed: int | None = None,
     overrides: Overrides = None,
+    *,
+    ns2_trace: str | os.PathLike[str] | None = None,
+    trace_links: list[str] | None = None,
+    trace_flows: list[str] | None = None,
+    trace_events: str | None = None,
+    pcap_dir: str | os.PathLike[str] | None = None,
+    pcap_links: list[str] | None = None,
+    progress: Callable[[float, float, int, float], bool | None] | None = None,
 ) -> Results:
     """Runs a scenario to its end and returns its :class:`Results`.
 
     ``scenario`` is a :class:`Scenario`, a path to a TOML file or TOML text. ``seed`` replaces
     the scenario's seed. ``overrides`` (a dict ``{"dotted.path": value}`` or a list of
     ``"dotted.path=value"`` strings) are applied after the scenario's own overrides.
+
+    ``ns2_trace`` writes an ns-2 wired trace file, limited to ``trace_links``, ``trace_flows``
+    and ``trace_events`` (a string of ``+-rd``) when given. ``pcap_dir`` writes one pcap file per
+    direction of ``pcap_links`` (all links when None). ``progress(sim_time_s, end_s, events,
+    wall_s)`` is called after each thousandth of the simulated time; returning False stops the
+    run. Ctrl-C stops it too. A stopped run returns partial results: ``results.partial`` is True.
 
     The simulation runs with the GIL released, so threads run scenarios in parallel.
     Raises ScenarioError for an invalid scenario, SimulationPanic for a bug in the core.
@@ -47,5 +62,17 @@ def run(
     ):
         raise _core.ScenarioError(f"seed: expected an integer in 0..2^64, got {seed!r}")
     specs = list(sc.overrides) + normalise_overrides(overrides)
-    text = _core.run(sc.text, source=sc.source, seed=seed, overrides=specs)
+    text = _core.run(
+        sc.text,
+        source=sc.source,
+        seed=seed,
+        overrides=specs,
+        ns2_trace=None if ns2_trace is None else os.fspath(ns2_trace),
+        trace_links=trace_links,
+        trace_flows=trace_flows,
+        trace_events=trace_events,
+        pcap_dir=None if pcap_dir is None else os.fspath(pcap_dir),
+        pcap_links=pcap_links,
+        progress=progress,
+    )
     return Results.from_json(text)

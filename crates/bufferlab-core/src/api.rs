@@ -52,8 +52,30 @@ pub fn load(req: &RunRequest) -> Result<(Scenario, u64), Error> {
     Ok((s, seed))
 }
 
+/// Where a running simulation is, for progress displays.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub sim_time_s: f64,
+    pub end_s: f64,
+    pub events: u64,
+    pub wall_s: f64,
+}
+
+/// Number of slices a run is cut into between progress calls (cheap: one call per slice).
+const PROGRESS_SLICES: u64 = 1000;
+
 /// Runs a scenario to its end and returns the report.
 pub fn run(req: &RunRequest) -> Result<Report, Error> {
+    run_with_progress(req, &mut |_| true)
+}
+
+/// Runs a scenario, calling `progress` after each thousandth of the simulated time; when it
+/// returns false the run stops there and the report (of what was measured so far) is marked
+/// `partial`.
+pub fn run_with_progress(
+    req: &RunRequest,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<Report, Error> {
     let source = if req.source.is_empty() {
         "<scenario>"
     } else {
@@ -79,7 +101,20 @@ pub fn run(req: &RunRequest) -> Result<Report, Error> {
         sim.open_pcap(dir, &req.pcap_links)
             .map_err(Error::Scenario)?;
     }
-    sim.run();
+    let step = crate::units::SimTime((sim.end.0 / PROGRESS_SLICES).max(1));
+    while !sim.finished() {
+        let next = sim.now + step;
+        sim.run_until(next);
+        let p = Progress {
+            sim_time_s: sim.now.as_secs_f64(),
+            end_s: sim.end.as_secs_f64(),
+            events: sim.events,
+            wall_s: t0.elapsed().as_secs_f64(),
+        };
+        if !progress(p) {
+            break;
+        }
+    }
     sim.close_traces()
         .map_err(|e| Error::Scenario(format!("writing trace files: {e}")))?;
     let mut report = Report::from_sim(&mut sim, s.fairness.flows.as_deref());

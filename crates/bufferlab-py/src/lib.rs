@@ -7,7 +7,8 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use bufferlab_core::api::{self, Error, RunRequest};
+use bufferlab_core::api::{self, Error, Progress, RunRequest};
+use bufferlab_core::monitor::ns2_trace::TraceFilter;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
@@ -56,28 +57,78 @@ where
 ///
 /// `source` names the text in error messages (usually the file path); `seed` replaces the
 /// scenario's seed; `overrides` are `dotted.path=value` strings applied before validation.
+/// `ns2_trace` writes an ns-2 trace file (filtered by `trace_links`, `trace_flows`,
+/// `trace_events`); `pcap_dir` writes one pcap file per direction of `pcap_links` (all when
+/// empty). `progress(sim_time_s, end_s, events, wall_s)` is called after each thousandth of
+/// the simulated time; returning False stops the run. Ctrl-C (SIGINT) stops it too. A stopped
+/// run returns the partial results, marked `"partial": true`.
 #[pyfunction]
-#[pyo3(signature = (text, source = "<string>", seed = None, overrides = None))]
+#[pyo3(signature = (text, source = "<string>", seed = None, overrides = None, *, ns2_trace = None,
+    trace_links = None, trace_flows = None, trace_events = None, pcap_dir = None, pcap_links = None,
+    progress = None))]
+#[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
     text: &str,
     source: &str,
     seed: Option<u64>,
     overrides: Option<Vec<String>>,
+    ns2_trace: Option<std::path::PathBuf>,
+    trace_links: Option<Vec<String>>,
+    trace_flows: Option<Vec<String>>,
+    trace_events: Option<String>,
+    pcap_dir: Option<std::path::PathBuf>,
+    pcap_links: Option<Vec<String>>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let text = text.to_owned();
     let source = source.to_owned();
     let overrides = overrides.unwrap_or_default();
-    call_core(py, move || {
-        api::run_json(&RunRequest {
+    let trace_filter = TraceFilter {
+        links: trace_links.unwrap_or_default(),
+        flows: trace_flows.unwrap_or_default(),
+        events: trace_events.unwrap_or_default(),
+    };
+    let mut callback_error: Option<PyErr> = None;
+    let result = call_core(py, || {
+        let req = RunRequest {
             text: &text,
             source: &source,
             seed,
             overrides: &overrides,
-            // Fields the core adds later (e.g. traces) keep their defaults until exposed here.
-            ..Default::default()
-        })
-    })
+            ns2_trace: ns2_trace.as_deref(),
+            trace_filter,
+            pcap_dir: pcap_dir.as_deref(),
+            pcap_links: pcap_links.unwrap_or_default(),
+        };
+        let mut on_progress = |p: Progress| -> bool {
+            Python::attach(|py| {
+                if py.check_signals().is_err() {
+                    return false; // Ctrl-C: stop and return what was measured
+                }
+                let Some(cb) = progress.as_ref() else {
+                    return true;
+                };
+                match cb.call1(py, (p.sim_time_s, p.end_s, p.events, p.wall_s)) {
+                    Ok(v) => !v.bind(py).is(&*pyo3::types::PyBool::new(py, false)),
+                    Err(e) if e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) => {
+                        false
+                    }
+                    Err(e) => {
+                        callback_error = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        let report = api::run_with_progress(&req, &mut on_progress)?;
+        serde_json::to_string(&report)
+            .map_err(|e| Error::Internal(format!("serialising the report: {e}")))
+    });
+    if let Some(e) = callback_error {
+        return Err(e);
+    }
+    result
 }
 
 /// Validates a scenario (TOML text, with overrides) and returns it normalised, as JSON.
