@@ -1,0 +1,420 @@
+"""The results database: one DuckDB file (default ``results.duckdb``) plus Parquet time series.
+
+Tables (schema in docs/experiments.md):
+
+* ``sweeps`` - one row per sweep (by name): file, grid, points, replications, metrics, base
+  scenario text, bufferlab version.
+* ``runs`` - one row per run key (hash of sweep name, point parameters, replication): status
+  ``ok``/``failed``, error text, seed, wall time, events, the report (without its series).
+* ``flows``, ``queues``, ``links`` - the report's rows for each ok run, keyed by ``run_key``.
+* ``series`` - where each run's time series are: Parquet files under ``<db stem>.series/``
+  next to the database (paths relative to the database's directory).
+
+Only one process writes (the sweep's main thread); each run is one transaction, so a sweep
+killed at any moment leaves every finished run exactly once and nothing half-written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+    from bufferlab.sweep import RunSpec, Sweep
+
+METRIC_TABLES = ("flows", "queues", "links")
+
+
+class StoreError(ValueError):
+    """The database cannot be used as asked (no such sweep, locked, not a bufferlab store)."""
+
+
+_SCHEMA = [
+    "CREATE SEQUENCE IF NOT EXISTS sweep_ids START 1",
+    """CREATE TABLE IF NOT EXISTS sweeps (
+        id INTEGER PRIMARY KEY DEFAULT nextval('sweep_ids'),
+        name VARCHAR NOT NULL UNIQUE,
+        file VARCHAR,
+        description VARCHAR,
+        created TIMESTAMP,
+        updated TIMESTAMP,
+        grid JSON,
+        axes JSON,
+        points JSON,
+        replications INTEGER,
+        root_seed UBIGINT,
+        metrics JSON,
+        base_source VARCHAR,
+        base_scenario VARCHAR,
+        bufferlab_version VARCHAR
+    )""",
+    # No PRIMARY KEY on run_key: a failed run is replaced (delete + insert) in one transaction,
+    # which DuckDB's index constraints do not allow; uniqueness is kept by the writer.
+    """CREATE TABLE IF NOT EXISTS runs (
+        run_key VARCHAR NOT NULL,
+        sweep_id INTEGER NOT NULL,
+        point_index INTEGER,
+        params JSON,
+        replication INTEGER,
+        seed UBIGINT,
+        status VARCHAR,
+        error VARCHAR,
+        error_kind VARCHAR,
+        wall_s DOUBLE,
+        events BIGINT,
+        sim_time_s DOUBLE,
+        partial BOOLEAN,
+        fairness_jain DOUBLE,
+        fairness_throughput_mean_bps DOUBLE,
+        fairness_throughput_std_bps DOUBLE,
+        bufferlab_version VARCHAR,
+        scenario_hash VARCHAR,
+        finished TIMESTAMP,
+        report JSON
+    )""",
+    """CREATE TABLE IF NOT EXISTS series (
+        run_key VARCHAR NOT NULL,
+        sweep_id INTEGER NOT NULL,
+        kind VARCHAR,
+        path VARCHAR,
+        rows BIGINT
+    )""",
+]
+
+
+class Store:
+    """A results database. ``Store(":memory:")`` keeps everything in memory (no series files)."""
+
+    def __init__(self, path: str | os.PathLike[str] = "results.duckdb", read_only: bool = False):
+        import duckdb
+
+        self.path = str(path)
+        self.memory = self.path == ":memory:"
+        if read_only and not self.memory and not Path(self.path).exists():
+            raise StoreError(f"{self.path}: no such results database (run a sweep first)")
+        try:
+            self.con: duckdb.DuckDBPyConnection = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.IOException as e:
+            msg = " ".join(str(e).split())
+            if "lock" in msg.lower():
+                raise StoreError(
+                    f"{self.path}: the database is in use by another process (a running sweep?)"
+                ) from None
+            raise StoreError(f"{self.path}: cannot open the results database: {msg}") from None
+        if not read_only:
+            for stmt in _SCHEMA:
+                self.con.execute(stmt)
+        elif "sweeps" not in self.tables():
+            raise StoreError(f"{self.path}: not a bufferlab results database (no sweeps table)")
+
+    # -- housekeeping ------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def tables(self) -> set[str]:
+        rows = self.con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def columns(self, table: str) -> list[str]:
+        rows = self.con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = ? "
+            "AND table_schema = 'main' ORDER BY ordinal_position",
+            [table],
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    @property
+    def series_dir(self) -> Path | None:
+        if self.memory:
+            return None
+        p = Path(self.path)
+        return p.with_name(p.stem + ".series")
+
+    # -- sweeps ------------------------------------------------------------------------------
+
+    def register_sweep(self, sweep: Sweep) -> int:
+        """Adds the sweep (or updates its description) and returns its id."""
+        from bufferlab import __version__
+
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        points = [{"index": p.index, "params": p.params} for p in sweep.points()]
+        values = [
+            sweep.file,
+            sweep.description,
+            now,
+            json.dumps(sweep.grid_json()),
+            json.dumps(sweep.axes),
+            json.dumps(points),
+            sweep.replications,
+            sweep.root_seed,
+            json.dumps(sweep.metrics),
+            sweep.base.source,
+            sweep.base.text,
+            __version__,
+        ]
+        row = self.con.execute("SELECT id FROM sweeps WHERE name = ?", [sweep.name]).fetchone()
+        if row:
+            self.con.execute(
+                "UPDATE sweeps SET file = ?, description = ?, updated = ?, grid = ?, axes = ?, "
+                "points = ?, replications = ?, root_seed = ?, metrics = ?, base_source = ?, "
+                "base_scenario = ?, bufferlab_version = ? WHERE id = ?",
+                [*values, row[0]],
+            )
+            return int(row[0])
+        self.con.execute(
+            "INSERT INTO sweeps (name, file, description, created, updated, grid, axes, points, "
+            "replications, root_seed, metrics, base_source, base_scenario, bufferlab_version) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [sweep.name, *values[:2], now, *values[2:]],
+        )
+        got = self.con.execute("SELECT id FROM sweeps WHERE name = ?", [sweep.name]).fetchone()
+        assert got is not None
+        return int(got[0])
+
+    def list_sweeps(self) -> pd.DataFrame:
+        return self.con.execute(
+            """SELECT s.id, s.name, s.file, s.created, s.replications,
+                      json_array_length(s.points) AS points,
+                      json_array_length(s.points) * s.replications AS planned,
+                      count(r.run_key) FILTER (WHERE r.status = 'ok') AS ok,
+                      count(r.run_key) FILTER (WHERE r.status = 'failed') AS failed,
+                      s.bufferlab_version
+               FROM sweeps s LEFT JOIN runs r ON r.sweep_id = s.id
+               GROUP BY ALL ORDER BY s.id"""
+        ).df()
+
+    def sweep_info(self, sweep: str | int) -> dict[str, Any]:
+        """The sweep's row with JSON fields decoded; by name or id. Raises StoreError."""
+        cond = "id = ?" if isinstance(sweep, int) else "name = ?"
+        cur = self.con.execute(f"SELECT * FROM sweeps WHERE {cond}", [sweep])
+        row = cur.fetchone()
+        if row is None:
+            names = [r[0] for r in self.con.execute("SELECT name FROM sweeps").fetchall()]
+            known = ", ".join(names) if names else "none yet"
+            raise StoreError(f"no sweep named {sweep!r} in {self.path} (sweeps: {known})")
+        cols = [d[0] for d in cur.description]
+        info = dict(zip(cols, row, strict=True))
+        for k in ("grid", "axes", "points", "metrics"):
+            info[k] = json.loads(info[k]) if info[k] is not None else None
+        return info
+
+    def ok_keys(self, sweep_id: int) -> set[str]:
+        rows = self.con.execute(
+            "SELECT run_key FROM runs WHERE sweep_id = ? AND status = 'ok'", [sweep_id]
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    # -- runs --------------------------------------------------------------------------------
+
+    def record_run(
+        self, sweep_id: int, sweep: Sweep, spec: RunSpec, result: Mapping[str, Any]
+    ) -> None:
+        """Writes one finished run (ok or failed) in one transaction, replacing an earlier
+        attempt with the same key."""
+        from bufferlab import __version__
+        from bufferlab.results import Results
+
+        sc = sweep.scenario_for(spec.point)
+        scenario_hash = hashlib.sha256(
+            json.dumps([sc.text, list(sc.overrides), spec.seed]).encode()
+        ).hexdigest()[:16]
+        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
+        frames: dict[str, pd.DataFrame] = {}
+        series_files: list[tuple[str, str, int]] = []
+        report: dict[str, Any] | None = None
+        if result.get("ok"):
+            res = Results.from_json(result["report"])
+            report = res.raw
+            flows = res.flows
+            tx = flows["tx_packets"].astype(float)
+            flows["loss_ratio"] = (flows["lost_packets"].astype(float) / tx).where(tx > 0)
+            frames = {"flows": flows, "queues": res.queues, "links": res.links}
+            series_files = self._write_series(sweep_id, spec.key, report.get("series") or {})
+        fair = (report or {}).get("fairness") or {}
+        slim = None
+        if report is not None:
+            slim = json.dumps({k: v for k, v in report.items() if k != "series"})
+        row = [
+            spec.key,
+            sweep_id,
+            spec.point.index,
+            json.dumps(spec.point.params),
+            spec.replication,
+            spec.seed,
+            "ok" if result.get("ok") else "failed",
+            result.get("error"),
+            result.get("error_kind"),
+            (report or {}).get("wall_s", result.get("wall_s")),
+            (report or {}).get("events"),
+            (report or {}).get("sim_time_s"),
+            (report or {}).get("partial"),
+            fair.get("jain"),
+            fair.get("throughput_mean_bps"),
+            fair.get("throughput_std_bps"),
+            (report or {}).get("bufferlab_version", __version__),
+            scenario_hash,
+            now,
+            slim,
+        ]
+        con = self.con
+        con.begin()
+        try:
+            for t in ("runs", "series", *METRIC_TABLES):
+                if t in ("runs", "series") or t in self.tables():
+                    con.execute(f"DELETE FROM {t} WHERE run_key = ?", [spec.key])
+            con.execute(f"INSERT INTO runs VALUES ({', '.join('?' * len(row))})", row)
+            for table, df in frames.items():
+                self._insert_frame(table, spec.key, sweep_id, df)
+            for kind, path, n in series_files:
+                con.execute(
+                    "INSERT INTO series VALUES (?, ?, ?, ?, ?)", [spec.key, sweep_id, kind, path, n]
+                )
+            con.commit()
+        except BaseException:
+            con.rollback()
+            raise
+
+    def _insert_frame(self, table: str, key: str, sweep_id: int, df: pd.DataFrame) -> None:
+        df = df.copy()
+        df.insert(0, "sweep_id", sweep_id)
+        df.insert(0, "run_key", key)
+        con = self.con
+        con.register("_bufferlab_frame", df)
+        try:
+            types = dict(
+                (r[0], r[1])
+                for r in con.execute("DESCRIBE SELECT * FROM _bufferlab_frame").fetchall()
+            )
+            # Columns that are null in every row come in typed NULL: store them as DOUBLE
+            # (undefined numbers) so later runs with values fit.
+            select = ", ".join(
+                f'CAST("{c}" AS DOUBLE) AS "{c}"' if t == '"NULL"' or t == "NULL" else f'"{c}"'
+                for c, t in types.items()
+            )
+            if table not in self.tables():
+                con.execute(f"CREATE TABLE {table} AS SELECT {select} FROM _bufferlab_frame")
+                return
+            have = set(self.columns(table))
+            for c, t in types.items():  # new report fields become new columns
+                if c not in have:
+                    t = "DOUBLE" if t in ('"NULL"', "NULL") else t
+                    con.execute(f'ALTER TABLE {table} ADD COLUMN "{c}" {t}')
+            con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _bufferlab_frame")
+        finally:
+            con.unregister("_bufferlab_frame")
+
+    def _write_series(
+        self, sweep_id: int, key: str, series: Mapping[str, Any]
+    ) -> list[tuple[str, str, int]]:
+        """Writes each kind of series (``queues``, ``tcp``, ...) of a run as one Parquet file
+        in long format; returns (kind, path relative to the database's directory, rows)."""
+        base = self.series_dir
+        if base is None:
+            return []
+        out = []
+        for kind, records in series.items():
+            df = series_frame(records)
+            if df is None or df.empty:
+                continue
+            d = base / str(sweep_id)
+            d.mkdir(parents=True, exist_ok=True)
+            final = d / f"{key}-{kind}.parquet"
+            tmp = final.with_suffix(".parquet.tmp")
+            df.to_parquet(tmp, index=False)
+            os.replace(tmp, final)
+            rel = os.path.relpath(final, Path(self.path).resolve().parent)
+            out.append((kind, rel, len(df)))
+        return out
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def runs(self, sweep: str | int, table: str = "runs") -> pd.DataFrame:
+        """Rows of ``runs`` (or of ``flows``/``queues``/``links`` joined with their run) of a
+        sweep, with one column per axis."""
+        info = self.sweep_info(sweep)
+        run_cols = "r.run_key, r.point_index, r.replication, r.seed, r.status, r.params"
+        if table == "runs":
+            df = self.con.execute(
+                "SELECT * EXCLUDE (report) FROM runs r WHERE sweep_id = ? "
+                "ORDER BY point_index, replication",
+                [info["id"]],
+            ).df()
+        elif table in METRIC_TABLES:
+            if table not in self.tables():
+                return self._with_axes(self.con.execute("SELECT 1 WHERE false").df(), info)
+            df = self.con.execute(
+                f"SELECT {run_cols}, t.* EXCLUDE (run_key, sweep_id) FROM runs r "
+                f"JOIN {table} t ON t.run_key = r.run_key WHERE r.sweep_id = ? "
+                "ORDER BY r.point_index, r.replication",
+                [info["id"]],
+            ).df()
+        else:
+            raise StoreError(f"table: expected runs, flows, queues or links, got {table!r}")
+        return self._with_axes(df, info)
+
+    @staticmethod
+    def _with_axes(df: pd.DataFrame, info: Mapping[str, Any]) -> pd.DataFrame:
+        if "params" not in df.columns:
+            return df
+        params = [json.loads(p) if isinstance(p, str) else (p or {}) for p in df["params"]]
+        pos = list(df.columns).index("params")
+        for i, axis in enumerate(info["axes"]):
+            vals = [p.get(axis) for p in params]
+            vals = [json.dumps(v) if isinstance(v, dict | list) else v for v in vals]
+            df.insert(pos + 1 + i, axis, vals)
+        return df.drop(columns=["params"])
+
+    def series(self, run_key: str, kind: str = "queues") -> pd.DataFrame | None:
+        import pandas as pd
+
+        row = self.con.execute(
+            "SELECT path FROM series WHERE run_key = ? AND kind = ?", [run_key, kind]
+        ).fetchone()
+        if row is None:
+            return None
+        return pd.read_parquet(Path(self.path).resolve().parent / row[0])
+
+    def report(self, run_key: str) -> dict[str, Any] | None:
+        row = self.con.execute("SELECT report FROM runs WHERE run_key = ?", [run_key]).fetchone()
+        return json.loads(row[0]) if row and row[0] else None
+
+
+def series_frame(records: Any) -> pd.DataFrame | None:
+    """A list of series records (scalars naming the thing, lists of samples) in long format:
+    one row per sample, the scalar fields repeated."""
+    import pandas as pd
+
+    if not isinstance(records, list):
+        return None
+    parts = []
+    for rec in records:
+        if not isinstance(rec, Mapping):
+            continue
+        lists = {k: v for k, v in rec.items() if isinstance(v, list)}
+        scalars = {k: v for k, v in rec.items() if not isinstance(v, list | Mapping)}
+        n = max((len(v) for v in lists.values()), default=0)
+        cols = {k: v for k, v in lists.items() if len(v) == n}
+        df = pd.DataFrame(cols)
+        for i, (k, v) in enumerate(scalars.items()):
+            df.insert(i, k, [v] * n)
+        parts.append(df)
+    if not parts:
+        return None
+    return pd.concat(parts, ignore_index=True)

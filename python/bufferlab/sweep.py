@@ -1,0 +1,541 @@
+"""Parameter sweeps with replications: the sweep file, its expansion into runs, and execution.
+
+A sweep file (TOML) names a base scenario, the axes to vary and how many replications to run::
+
+    [sweep]
+    name = "buffer-vs-rate"
+    base = "../examples/dumbbell_udp.toml"   # relative to this file (or an inline [base] table)
+    replications = 5
+    root_seed = 1
+    metrics = ["flows.goodput_bps", "flows.delay_mean_s"]
+
+    [grid]                                    # cartesian product of the axes
+    "links.bottleneck.queue.limit" = ["5KB", "10KB", "20KB"]
+
+    [[zip]]                                   # axes that vary together (one more grid axis)
+    "links.bottleneck.rate" = ["1Mbps", "10Mbps"]
+    duration = ["20s", "5s"]
+
+Runs are points of the grid times replications. Replication ``r`` of every point uses the seed
+``replication_seed(root_seed, r)`` (independent of the grid point, so points are compared under
+the same random streams: common random numbers). Results go to a DuckDB store
+(:mod:`bufferlab.store`); each finished run is committed as it finishes, and running the same
+sweep again only runs what is missing or failed. See docs/experiments.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import time
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bufferlab.scenario import Scenario, normalise_overrides
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from bufferlab.store import Store
+
+MASK64 = (1 << 64) - 1
+
+
+class SweepError(ValueError):
+    """A sweep file is wrong; the message names the file and the field."""
+
+
+# -- seeds ------------------------------------------------------------------------------------
+
+
+def splitmix64(x: int) -> int:
+    """One SplitMix64 step (Steele, Lea and Flood 2014): a 64-bit mixing function."""
+    x = (x + 0x9E3779B97F4A7C15) & MASK64
+    z = x
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def replication_seed(root_seed: int, replication: int) -> int:
+    """Seed of replication ``replication`` (0-based): ``splitmix64(root ^ splitmix64(r + 1))``.
+
+    64-bit wrapping arithmetic. Depends only on the root seed and the replication index, never
+    on the grid point or the order runs are executed in.
+    """
+    return splitmix64((root_seed & MASK64) ^ splitmix64(replication + 1))
+
+
+# -- the sweep file ---------------------------------------------------------------------------
+
+_SWEEP_KEYS = {"name", "base", "replications", "root_seed", "metrics", "description"}
+_TOP_KEYS = {"sweep", "base", "grid", "zip"}
+DEFAULT_METRICS = ["flows.goodput_bps", "flows.delay_mean_s", "flows.loss_ratio"]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of the grid: its index and the value of every axis (axis order of the file)."""
+
+    index: int
+    params: dict[str, Any]
+
+    def label(self) -> str:
+        return ", ".join(f"{_short(k)}={_fmt(v)}" for k, v in self.params.items())
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run: a grid point, a replication, its seed and its key in the store."""
+
+    point: Point
+    replication: int
+    seed: int
+    key: str
+
+
+@dataclass
+class Sweep:
+    """A parsed sweep file."""
+
+    name: str
+    base: Scenario
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    zips: list[dict[str, list[Any]]] = field(default_factory=list)
+    replications: int = 1
+    root_seed: int = 1
+    metrics: list[str] = field(default_factory=lambda: list(DEFAULT_METRICS))
+    file: str = "<string>"
+    description: str = ""
+
+    @property
+    def axes(self) -> list[str]:
+        """Every varied path: the grid axes, then the zipped ones, in file order."""
+        out = list(self.grid)
+        for z in self.zips:
+            out.extend(z)
+        return out
+
+    def grid_json(self) -> dict[str, Any]:
+        return {"grid": self.grid, "zip": self.zips}
+
+    def points(self) -> list[Point]:
+        """The grid points: the cartesian product of the grid axes and the zip groups."""
+        factors: list[list[dict[str, Any]]] = []
+        for path, values in self.grid.items():
+            factors.append([{path: v} for v in values])
+        for group in self.zips:
+            n = len(next(iter(group.values())))
+            factors.append([{p: vals[i] for p, vals in group.items()} for i in range(n)])
+        out = []
+        for i, combo in enumerate(itertools.product(*factors)):
+            params: dict[str, Any] = {}
+            for part in combo:
+                params.update(part)
+            out.append(Point(i, params))
+        return out
+
+    def runs(self, replications: int | None = None) -> list[RunSpec]:
+        """Every run, point-major: all replications of point 0, then point 1, ..."""
+        reps = self.replications if replications is None else replications
+        return [
+            RunSpec(p, r, replication_seed(self.root_seed, r), run_key(self.name, p.params, r))
+            for p in self.points()
+            for r in range(reps)
+        ]
+
+    def scenario_for(self, point: Point) -> Scenario:
+        return self.base.with_overrides(point.params)
+
+
+def run_key(sweep_name: str, params: Mapping[str, Any], replication: int) -> str:
+    """Key of a run: a hash of (sweep name, the point's parameters, replication)."""
+    blob = json.dumps([sweep_name, sorted(params.items()), replication], sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def _short(path: str) -> str:
+    parts = path.split(".")
+    return ".".join(parts[-2:]) if len(parts) > 2 else path
+
+
+def _fmt(v: Any) -> str:
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def _err(source: str, field_: str, message: str) -> SweepError:
+    return SweepError(f"{source}: {field_}: {message}")
+
+
+def _check_values(source: str, where: str, values: Any) -> list[Any]:
+    if not isinstance(values, list) or not values:
+        raise _err(source, where, 'expected a non-empty list of values, e.g. ["5KB", "10KB"]')
+    return values
+
+
+def _flatten_axes(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Axes may be written quoted (``"a.b.c" = [...]``) or as TOML dotted keys (``a.b.c = [...]``,
+    which TOML turns into nested tables): both give the path ``a.b.c``."""
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        path = f"{prefix}{k}"
+        if isinstance(v, Mapping):
+            out.update(_flatten_axes(v, path + "."))
+        else:
+            out[path] = v
+    return out
+
+
+def parse_sweep(text: str, source: str = "<string>", base_dir: Path | None = None) -> Sweep:
+    """Parses the text of a sweep file. Raises SweepError naming the field that is wrong."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{source}: not valid TOML: {e}") from None
+    for k in doc:
+        if k not in _TOP_KEYS:
+            raise _err(
+                source, k, "unknown table; a sweep file has [sweep], [base], [grid], [[zip]]"
+            )
+    sw = doc.get("sweep")
+    if not isinstance(sw, dict):
+        raise _err(source, "sweep", "missing [sweep] table (with name, base, replications)")
+    for k in sw:
+        if k not in _SWEEP_KEYS:
+            raise _err(source, f"sweep.{k}", f"unknown key; expected one of {sorted(_SWEEP_KEYS)}")
+    name = sw.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise _err(source, "sweep.name", "required: a non-empty string naming the sweep")
+
+    # The base scenario: a file relative to the sweep file, or an inline [base] table.
+    base_ref = sw.get("base")
+    inline = doc.get("base")
+    if base_ref is not None and inline is not None:
+        raise _err(source, "sweep.base", 'give either sweep.base = "file" or a [base] table')
+    if isinstance(base_ref, str):
+        p = Path(base_ref)
+        if not p.is_absolute() and base_dir is not None:
+            p = base_dir / p
+        try:
+            base = Scenario(text=p.read_text(encoding="utf-8"), source=str(p))
+        except OSError:
+            raise _err(source, "sweep.base", f"cannot read the base scenario {str(p)!r}") from None
+    elif base_ref is not None:
+        raise _err(source, "sweep.base", "expected the path of a scenario file (a string)")
+    elif isinstance(inline, dict):
+        base = Scenario(text=_dump_toml(inline), source=f"{source} [base]")
+    else:
+        raise _err(source, "sweep.base", "required: a scenario file or an inline [base] table")
+
+    reps = sw.get("replications", 1)
+    if not isinstance(reps, int) or isinstance(reps, bool) or reps < 1:
+        raise _err(source, "sweep.replications", f"expected an integer >= 1, got {reps!r}")
+    root = sw.get("root_seed", 1)
+    if not isinstance(root, int) or isinstance(root, bool) or not 0 <= root < 2**64:
+        raise _err(source, "sweep.root_seed", f"expected an integer in 0..2^64, got {root!r}")
+    metrics = sw.get("metrics", list(DEFAULT_METRICS))
+    if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
+        raise _err(source, "sweep.metrics", 'expected a list of strings like "flows.goodput_bps"')
+    from bufferlab.stats import MetricError, parse_metric
+
+    for i, m in enumerate(metrics):
+        try:
+            parse_metric(m)
+        except MetricError as e:
+            raise _err(source, f"sweep.metrics[{i}]", str(e)) from None
+
+    grid_t = doc.get("grid", {})
+    if not isinstance(grid_t, dict):
+        raise _err(source, "grid", 'expected a table of "dotted.path" = [values]')
+    grid = {p: _check_values(source, f"grid.{p}", v) for p, v in _flatten_axes(grid_t).items()}
+    zips_t = doc.get("zip", [])
+    if not isinstance(zips_t, list):
+        raise _err(source, "zip", 'expected [[zip]] tables of "dotted.path" = [values]')
+    zips: list[dict[str, list[Any]]] = []
+    seen = set(grid)
+    for i, z in enumerate(zips_t):
+        group = {p: _check_values(source, f"zip[{i}].{p}", v) for p, v in _flatten_axes(z).items()}
+        if not group:
+            raise _err(source, f"zip[{i}]", "empty group; give at least one axis")
+        lengths = {p: len(v) for p, v in group.items()}
+        if len(set(lengths.values())) > 1:
+            raise _err(
+                source,
+                f"zip[{i}]",
+                f"axes that vary together need lists of the same length, got {lengths}",
+            )
+        zips.append(group)
+    for z_i, group in enumerate(zips):
+        for p in group:
+            if p in seen:
+                raise _err(source, f"zip[{z_i}].{p}", "axis given twice (in [grid] or another zip)")
+            seen.add(p)
+    sweep = Sweep(
+        name=name.strip(),
+        base=base,
+        grid=grid,
+        zips=zips,
+        replications=reps,
+        root_seed=root,
+        metrics=metrics,
+        file=source,
+        description=str(sw.get("description", "")),
+    )
+    for path in sweep.axes:
+        try:
+            normalise_overrides({path: 0})
+        except Exception as e:
+            raise _err(source, f"grid.{path}", str(e)) from None
+    return sweep
+
+
+def load_sweep(path: str | os.PathLike[str]) -> Sweep:
+    """Reads a sweep file. Raises SweepError (bad content) or OSError (unreadable file)."""
+    p = Path(path)
+    text = p.read_text(encoding="utf-8")
+    return parse_sweep(text, source=str(path), base_dir=p.parent)
+
+
+def _dump_toml(table: Mapping[str, Any]) -> str:
+    """Writes a parsed TOML table back as TOML text (for an inline [base] scenario)."""
+    from bufferlab.scenario import _toml_inline
+
+    scalars: list[str] = []
+    tables: list[str] = []
+
+    def key(k: str) -> str:
+        return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+
+    def emit(prefix: str, t: Mapping[str, Any]) -> None:
+        lines = []
+        subs = []
+        arrays = []
+        for k, v in t.items():
+            if isinstance(v, Mapping):
+                subs.append((k, v))
+            elif isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v):
+                arrays.append((k, v))
+            else:
+                lines.append(f"{key(k)} = {_toml_inline(v)}")
+        if prefix:
+            tables.append(f"[{prefix}]\n" + "\n".join(lines))
+        else:
+            scalars.extend(lines)
+        for k, v in subs:
+            emit(f"{prefix}.{key(k)}" if prefix else key(k), v)
+        for k, items in arrays:
+            for item in items:
+                name = f"{prefix}.{key(k)}" if prefix else key(k)
+                body = "\n".join(f"{key(a)} = {_toml_inline(b)}" for a, b in item.items())
+                tables.append(f"[[{name}]]\n{body}")
+
+    emit("", table)
+    return "\n".join(scalars) + "\n\n" + "\n\n".join(tables) + "\n"
+
+
+# -- execution --------------------------------------------------------------------------------
+
+
+def execute_run(
+    scenario_text: str, source: str, overrides: Sequence[str], seed: int
+) -> dict[str, Any]:
+    """Runs one scenario and returns ``{"ok": True, "report": <JSON text>}`` or
+    ``{"ok": False, "error": "...", "error_kind": "ScenarioError"}``.
+
+    A top-level function of plain arguments and results, so it pickles: the same function runs
+    in a thread, a process or on a Dask worker.
+    """
+    from bufferlab import _core
+
+    t0 = time.perf_counter()
+    try:
+        text = _core.run(scenario_text, source=source, seed=seed, overrides=list(overrides))
+    except Exception as e:  # recorded in the store; the sweep goes on
+        return {
+            "ok": False,
+            "error": " ".join(str(e).split()),
+            "error_kind": type(e).__name__,
+            "wall_s": time.perf_counter() - t0,
+        }
+    return {"ok": True, "report": text, "wall_s": time.perf_counter() - t0}
+
+
+@dataclass
+class SweepOutcome:
+    """What :func:`run_sweep` did."""
+
+    sweep: str
+    total: int
+    skipped: int
+    done: int
+    failed: int
+    wall_s: float
+
+    @property
+    def ran(self) -> int:
+        return self.done + self.failed
+
+
+ProgressFn = Callable[[int, int, int], None]
+
+
+def default_jobs() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+
+
+def run_sweep(
+    sweep: Sweep | str | os.PathLike[str],
+    db: str | os.PathLike[str] | Store = "results.duckdb",
+    jobs: int | None = None,
+    cluster: str | Any | None = None,
+    executor: str = "thread",
+    replications: int | None = None,
+    progress: Callable[[str, int, int, int, int], None] | None = None,
+    limit: int | None = None,
+) -> SweepOutcome:
+    """Runs every run of a sweep that is not yet in the store with status ok.
+
+    ``jobs`` workers (default: all cores) in threads (the core releases the GIL) or, with
+    ``executor="process"``, in processes. ``cluster`` is a Dask scheduler address
+    (``"tcp://host:8786"``) or a ``distributed.Client``; the runs then execute on its workers.
+    Each finished run is written to the store by this (the calling) thread as it finishes.
+    ``progress(event, done, failed, total_to_run, skipped)`` is called after each run.
+    ``limit`` stops after that many runs were submitted (for tests and quick looks).
+    """
+    from bufferlab.store import Store
+
+    sw = sweep if isinstance(sweep, Sweep) else load_sweep(sweep)
+    store = db if isinstance(db, Store) else Store(db)
+    own_store = not isinstance(db, Store)
+    t0 = time.perf_counter()
+    try:
+        sweep_id = store.register_sweep(sw)
+        runs = sw.runs(replications)
+        ok = store.ok_keys(sweep_id)
+        todo = [r for r in runs if r.key not in ok]
+        if limit is not None:
+            todo = todo[:limit]
+        skipped = len(runs) - len(todo)
+        done = failed = 0
+        if progress:
+            progress("start", 0, 0, len(todo), skipped)
+
+        def record(spec: RunSpec, result: Mapping[str, Any]) -> None:
+            nonlocal done, failed
+            store.record_run(sweep_id, sw, spec, result)
+            if result.get("ok"):
+                done += 1
+            else:
+                failed += 1
+            if progress:
+                progress("run", done, failed, len(todo), skipped)
+
+        args = [_args_for(sw, spec) for spec in todo]
+        if todo:
+            if cluster is not None:
+                _run_dask(cluster, todo, args, record)
+            else:
+                _run_local(todo, args, record, jobs or default_jobs(), executor)
+        return SweepOutcome(sw.name, len(runs), skipped, done, failed, time.perf_counter() - t0)
+    finally:
+        if own_store:
+            store.close()
+
+
+def _args_for(sw: Sweep, spec: RunSpec) -> tuple[str, str, list[str], int]:
+    sc = sw.scenario_for(spec.point)
+    return (sc.text, sc.source, list(sc.overrides), spec.seed)
+
+
+def _run_local(
+    todo: list[RunSpec],
+    args: list[tuple[str, str, list[str], int]],
+    record: Callable[[RunSpec, Mapping[str, Any]], None],
+    jobs: int,
+    executor: str,
+) -> None:
+    from concurrent.futures import (
+        FIRST_COMPLETED,
+        Future,
+        ProcessPoolExecutor,
+        ThreadPoolExecutor,
+        wait,
+    )
+
+    if executor not in ("thread", "process"):
+        raise ValueError(f"executor: expected 'thread' or 'process', got {executor!r}")
+    pool_cls = ThreadPoolExecutor if executor == "thread" else ProcessPoolExecutor
+    # Keep at most 2 x jobs runs in flight, so an interrupted sweep has not started everything.
+    window = 2 * jobs
+    with pool_cls(max_workers=jobs) as pool:
+        pending: dict[Future[dict[str, Any]], RunSpec] = {}
+        it = iter(zip(todo, args, strict=True))
+        try:
+            for spec, a in itertools.islice(it, window):
+                pending[pool.submit(execute_run, *a)] = spec
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    spec = pending.pop(fut)
+                    record(spec, fut.result())
+                    nxt = next(it, None)
+                    if nxt is not None:
+                        pending[pool.submit(execute_run, *nxt[1])] = nxt[0]
+        except BaseException:
+            for fut in pending:
+                fut.cancel()
+            raise
+
+
+def _run_dask(
+    cluster: str | Any,
+    todo: list[RunSpec],
+    args: list[tuple[str, str, list[str], int]],
+    record: Callable[[RunSpec, Mapping[str, Any]], None],
+) -> None:
+    try:
+        from distributed import Client, as_completed
+    except ImportError as e:  # pragma: no cover - a regular dependency
+        raise SweepError(f"--cluster needs dask.distributed: {e}") from None
+    client = cluster if not isinstance(cluster, str) else Client(cluster, timeout="20s")
+    try:
+        futures = {}
+        for spec, a in zip(todo, args, strict=True):
+            fut = client.submit(execute_run, *a, key=f"bufferlab-{spec.key}", pure=False)
+            futures[fut] = spec
+        for fut in as_completed(futures):
+            spec = futures[fut]
+            try:
+                result = fut.result()
+            except Exception as e:  # the worker died or the task could not run
+                result = {"ok": False, "error": f"{type(e).__name__}: {e}", "error_kind": "Dask"}
+            record(spec, result)
+    finally:
+        if isinstance(cluster, str):
+            client.close()
+
+
+# -- aggregation (see bufferlab.stats) --------------------------------------------------------
+
+
+def aggregate(
+    db: str | os.PathLike[str] | Store,
+    sweep: str,
+    metric: str | Iterable[str] | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Mean, standard deviation and Student-t confidence interval per grid point.
+
+    ``metric`` is one metric (``"flows.goodput_bps"``, ``"flows[p].delay_mean_s"``,
+    ``"queues[bottleneck].avg_packets"``, ``"links[bottleneck].utilisation"``,
+    ``"fairness.jain"``, ``"runs.wall_s"``), a list of them, or None for the sweep's own
+    ``metrics``. One row per grid point and metric; see docs/experiments.md.
+    """
+    from bufferlab.stats import aggregate_store
+
+    return aggregate_store(db, sweep, metric, confidence)
