@@ -26,6 +26,7 @@ from bufferlab._core import ScenarioError, SimulationPanic
 from bufferlab.results import Results
 from bufferlab.run import run as run_scenario
 from bufferlab.scenario import Scenario, load, normalise_overrides
+from bufferlab.study import study_app
 
 EXIT_USER = 2
 EXIT_BUG = 3
@@ -421,6 +422,9 @@ def schema() -> None:
 def version() -> None:
     """Print the bufferlab version."""
     print(f"bufferlab {_core.__version__}")
+
+
+app.add_typer(study_app, name="study")
 
 
 def main(argv: list[str] | None = None) -> None:
