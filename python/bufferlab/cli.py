@@ -455,3 +455,7 @@ def main(argv: list[str] | None = None) -> None:
 
 if __name__ == "__main__":
     main()
+
+
+# The experiment commands (sweep, results, plot, report, advise) live in their own module.
+from bufferlab import cli_experiments as _cli_experiments  # noqa: E402, F401

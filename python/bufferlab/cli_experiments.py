@@ -1,0 +1,402 @@
+"""The experiment commands of `bufferlab`: sweep, results, plot, report, advise.
+
+Registered on the main typer app by :mod:`bufferlab.cli`. Same contract as the other commands:
+errors are one `error:` line on stderr and exit code 2 (3 for a bug). Heavy libraries (duckdb,
+matplotlib, dask) are imported inside the commands, so `bufferlab run` starts as fast as before.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from bufferlab.cli import _errors, _fail, app
+
+DbOpt = Annotated[
+    Path,
+    typer.Option("--db", help="Results database (DuckDB file).", show_default=True),
+]
+
+
+@contextmanager
+def _exp_errors() -> Iterator[None]:
+    """The experiment modules' own errors are user errors (exit 2), like ScenarioError."""
+    from bufferlab.stats import MetricError
+    from bufferlab.store import StoreError
+    from bufferlab.sweep import SweepError
+
+    with _errors():
+        try:
+            yield
+        except (SweepError, StoreError, MetricError) as e:
+            _fail(str(e))
+
+
+def _console() -> Console:
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+# -- sweep ------------------------------------------------------------------------------------
+
+
+@app.command()
+def sweep(
+    file: Annotated[Path, typer.Argument(help="Sweep file (TOML).", metavar="FILE")],
+    db: DbOpt = Path("results.duckdb"),
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", min=1, help="Parallel runs (default: all cores).", show_default=False
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Run on a Dask cluster: scheduler address tcp://host:8786.",
+            show_default=False,
+        ),
+    ] = None,
+    executor: Annotated[
+        str, typer.Option("--executor", help="Local workers: thread (default) or process.")
+    ] = "thread",
+    quick: Annotated[
+        bool, typer.Option("--quick", help="One replication per grid point (a first look).")
+    ] = False,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            "--limit", min=0, help="Stop after this many runs (resume later).", show_default=False
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a parameter sweep; results go to the database. Rerunning resumes: only runs not
+    yet recorded as ok are run."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from bufferlab.sweep import load_sweep, run_sweep
+
+    with _exp_errors():
+        if executor not in ("thread", "process"):
+            _fail(f"--executor: expected thread or process, got {executor!r}")
+        sw = load_sweep(file)
+        n_runs = len(sw.points()) * (1 if quick else sw.replications)
+        progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("[red]{task.fields[failed]} failed"),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            disable=quiet,
+            transient=False,
+        )
+        state: dict[str, Any] = {"t0": time.perf_counter(), "task": None}
+
+        def on_progress(event: str, done: int, failed: int, total: int, skipped: int) -> None:
+            if event == "start":
+                if skipped:
+                    print(f"resuming: {skipped} of {total + skipped} runs already in {db}",
+                          file=sys.stderr)  # fmt: skip
+                state["task"] = progress.add_task(sw.name, total=total, failed=0, rate="")
+                state["t0"] = time.perf_counter()
+                return
+            el = max(time.perf_counter() - state["t0"], 1e-9)
+            progress.update(state["task"], completed=done + failed, failed=failed,
+                            rate=f"{(done + failed) / el:.2f} runs/s")  # fmt: skip
+
+        where = f"on {cluster}" if cluster else f"{jobs or 'all'} {executor} workers"
+        print(
+            f"sweep {sw.name}: {len(sw.points())} points, {n_runs} runs, {where}", file=sys.stderr
+        )
+        with progress:
+            out = run_sweep(
+                sw,
+                db=db,
+                jobs=jobs,
+                cluster=cluster,
+                executor=executor,
+                replications=1 if quick else None,
+                progress=on_progress,
+                limit=limit,
+            )
+        rate = out.ran / out.wall_s if out.wall_s > 0 else 0.0
+        print(
+            f"{out.sweep}: {out.done} ok, {out.failed} failed, {out.skipped} already done, "
+            f"{out.total} in all ({rate:.2f} runs/s); results in {db}",
+            file=sys.stderr,
+        )
+
+
+# -- results ----------------------------------------------------------------------------------
+
+
+def _df_table(df: Any, title: str = "", max_rows: int = 200) -> Table:
+    import math
+
+    t = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for c in df.columns:
+        t.add_column(str(c), justify="left" if df[c].dtype == object else "right")
+    for row in df.head(max_rows).itertuples(index=False):
+        cells = []
+        for v in row:
+            if isinstance(v, float):
+                cells.append("-" if math.isnan(v) else f"{v:.4g}")
+            else:
+                cells.append("-" if v is None else str(v))
+        t.add_row(*cells)
+    return t
+
+
+@app.command()
+def results(
+    sweep_name: Annotated[
+        str | None,
+        typer.Argument(
+            help="Sweep name (omit to list the sweeps).", metavar="SWEEP", show_default=False
+        ),
+    ] = None,
+    db: DbOpt = Path("results.duckdb"),
+    table: Annotated[
+        str, typer.Option("--table", help="What to show or export: runs, flows, queues, links.")
+    ] = "runs",
+    aggregate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--aggregate",
+            "-a",
+            help="Aggregate a metric over replications "
+            "(e.g. flows.goodput_bps; repeatable; 'all' = the sweep's metrics).",
+            show_default=False,
+        ),
+    ] = None,
+    csv: Annotated[
+        Path | None, typer.Option("--csv", help="Export to CSV.", show_default=False)
+    ] = None,
+    parquet: Annotated[
+        Path | None, typer.Option("--parquet", help="Export to Parquet.", show_default=False)
+    ] = None,
+) -> None:
+    """List the sweeps in the database, show a sweep's runs, aggregate or export them."""
+    from bufferlab.store import Store
+    from bufferlab.sweep import aggregate as agg_fn
+
+    with _exp_errors():
+        store = Store(db, read_only=True)
+        try:
+            console = _console()
+            if sweep_name is None:
+                df = store.list_sweeps()
+                console.print(_df_table(df, f"Sweeps in {db}"))
+                return
+            if aggregate:
+                metrics = None if aggregate == ["all"] else aggregate
+                df = agg_fn(store, sweep_name, metrics)
+            else:
+                df = store.runs(sweep_name, table)
+            if csv is not None:
+                df.to_csv(csv, index=False)
+                print(f"wrote {len(df)} rows to {csv}", file=sys.stderr)
+            if parquet is not None:
+                df.to_parquet(parquet, index=False)
+                print(f"wrote {len(df)} rows to {parquet}", file=sys.stderr)
+            if csv is None and parquet is None:
+                if not aggregate and table == "runs":
+                    drop = ["sweep_id", "scenario_hash", "bufferlab_version"]
+                    df = df.drop(columns=drop, errors="ignore")
+                title = f"{sweep_name}: " + (
+                    "mean, std and 95% CI over replications" if aggregate else table
+                )
+                console.print(_df_table(df, title))
+        finally:
+            store.close()
+
+
+# -- plot -------------------------------------------------------------------------------------
+
+
+@app.command()
+def plot(
+    sweep_name: Annotated[str, typer.Argument(help="Sweep name.", metavar="SWEEP")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Figure file: .png, .svg or .pdf.")],
+    db: DbOpt = Path("results.duckdb"),
+    kind: Annotated[
+        str, typer.Option("--kind", "-k", help="metric, queue, flows or cwnd.")
+    ] = "metric",
+    metric: Annotated[
+        str | None,
+        typer.Option(
+            "--metric",
+            "-m",
+            help="Metric for --kind metric (default: the sweep's first).",
+            show_default=False,
+        ),
+    ] = None,
+    x: Annotated[
+        str | None,
+        typer.Option(
+            "--x", help="Axis for the x axis (default: the buffer size axis).", show_default=False
+        ),
+    ] = None,
+    run_key: Annotated[
+        str | None,
+        typer.Option(
+            "--run",
+            help="Run key for queue/flows/cwnd (default: the first ok run).",
+            show_default=False,
+        ),
+    ] = None,
+    point: Annotated[
+        int | None,
+        typer.Option("--point", help="Grid point index for queue/flows/cwnd.", show_default=False),
+    ] = None,
+) -> None:
+    """Draw a figure from a sweep's results."""
+    from bufferlab import plot as pl
+    from bufferlab.store import Store
+    from bufferlab.sweep import aggregate as agg_fn
+
+    with _exp_errors():
+        if out.suffix.lower() not in pl.FORMATS:
+            _fail(f"--out {out}: unknown figure format; use .png, .svg or .pdf")
+        store = Store(db, read_only=True)
+        try:
+            info = store.sweep_info(sweep_name)
+            if kind == "metric":
+                m = metric or info["metrics"][0]
+                agg = agg_fn(store, sweep_name, m)
+                try:
+                    fig = pl.metric_figure(agg, m, x=x, axes=info["axes"])
+                except ValueError as e:
+                    _fail(f"--x: {e}")
+            elif kind in ("queue", "flows", "cwnd"):
+                key = run_key or pl.first_ok_run(store, sweep_name, point)
+                if key is None:
+                    _fail(f"sweep {sweep_name!r} has no ok run to plot")
+                what = pl.describe_run(store, key)
+                if kind == "queue":
+                    s = store.series(key, "queues")
+                    if s is None:
+                        _fail(f"run {key}: no queue series (set [monitor] queue_interval)")
+                    fig = pl.queue_figure(s, title=f"queue length: {what}")
+                elif kind == "flows":
+                    fl = pl.run_flows(store, key)
+                    if fl.empty:
+                        _fail(f"run {key}: no flows recorded")
+                    fig = pl.flows_figure(fl, title=f"flows: {what}")
+                else:
+                    cw = pl.cwnd_figure(store.series(key, "tcp"), title=f"cwnd: {what}")
+                    if cw is None:
+                        _fail(f"run {key}: the report has no TCP series (no TCP flows?)")
+                    fig = cw
+            else:
+                _fail(f"--kind: expected metric, queue, flows or cwnd, got {kind!r}")
+            pl.save(fig, out)
+            print(f"wrote {out}", file=sys.stderr)
+        finally:
+            store.close()
+
+
+# -- report -----------------------------------------------------------------------------------
+
+
+@app.command()
+def report(
+    sweep_name: Annotated[str, typer.Argument(help="Sweep name.", metavar="SWEEP")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="HTML file to write.")] = Path(
+        "report.html"
+    ),
+    db: DbOpt = Path("results.duckdb"),
+) -> None:
+    """Write one self-contained HTML page: scenario, grid, aggregated tables, figures."""
+    from bufferlab.report import write_report
+
+    with _exp_errors():
+        p = write_report(db, sweep_name, out)
+        print(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)", file=sys.stderr)
+
+
+# -- advise -----------------------------------------------------------------------------------
+
+
+@app.command()
+def advise(
+    file: Annotated[Path, typer.Argument(help="Scenario file (TOML).", metavar="SCENARIO")],
+    link: Annotated[str, typer.Option("--link", help="The bottleneck link.")] = "bottleneck",
+    objective: Annotated[
+        str, typer.Option("--objective", help="throughput, delay or power.")
+    ] = "throughput",
+    delay_bound: Annotated[
+        str, typer.Option("--delay-bound", help="For --objective delay: bound on mean delay.")
+    ] = "50ms",
+    share: Annotated[
+        float,
+        typer.Option(
+            "--share",
+            min=0.0,
+            max=1.0,
+            help="For --objective throughput: smallest buffer reaching this share "
+            "of the best throughput.",
+        ),
+    ] = 0.9,
+    replications: Annotated[int, typer.Option("--replications", "-r", min=1)] = 3,
+    sizes: Annotated[
+        str | None,
+        typer.Option(
+            "--sizes",
+            help="Candidate sizes, comma-separated (e.g. 5KB,10KB,20p); default: from the rules.",
+            show_default=False,
+        ),
+    ] = None,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, show_default=False)] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Also draw the figure (.png/.svg/.pdf).", show_default=False
+        ),
+    ] = None,
+    no_sim: Annotated[bool, typer.Option("--rules-only", help="Only print the rules.")] = False,
+) -> None:
+    """Recommend a buffer size for a scenario's bottleneck: the classic rules, then simulation
+    of candidate sizes with replications."""
+    from bufferlab import advise as adv
+
+    with _exp_errors():
+        if objective not in adv.OBJECTIVES:
+            _fail(f"--objective: expected one of {', '.join(adv.OBJECTIVES)}, got {objective!r}")
+        bound = adv.parse_time(delay_bound, "--delay-bound")
+        size_list = [s.strip() for s in sizes.split(",") if s.strip()] if sizes else None
+        console = _console()
+        rules = adv.bottleneck_rules(file, link)
+        console.print(adv.rules_table(rules))
+        if no_sim:
+            return
+        res = adv.simulate(rules, sizes=size_list, replications=replications, jobs=jobs)
+        best = adv.recommend(res, objective, share=share, delay_bound_s=bound)
+        console.print(adv.results_table(res, best, objective))
+        console.print(adv.explain(best, objective, share, bound, rules))
+        if out is not None:
+            from bufferlab import plot as pl
+
+            pl.save(adv.figure(res, best, rules), out)
+            print(f"wrote {out}", file=sys.stderr)

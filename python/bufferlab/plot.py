@@ -1,0 +1,270 @@
+"""Figures (matplotlib, Agg backend): what the buffer-sizing papers plot.
+
+* :func:`metric_figure` - a metric against one axis (buffer size by default), one line per value
+  of the other axes, error bars = confidence intervals over replications;
+* :func:`queue_figure` - queue length (instantaneous and the discipline's average) against time;
+* :func:`flows_figure` - per-flow bars: sent / received / lost packets and goodput (fairness);
+* :func:`cwnd_figure` - congestion window against time when the report has TCP series.
+
+Each returns a matplotlib Figure; :func:`save` writes it as PNG, SVG or PDF by the extension.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+FORMATS = (".png", ".svg", ".pdf")
+
+_NUM_UNIT = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/]*)\s*$")
+_SCALE = {
+    "": 1, "b": 1, "B": 1, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024,
+    "MiB": 1024**2, "p": 1, "packets": 1, "s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9,
+    "bps": 1, "kbps": 1e3, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "kb": 1e3, "Mb": 1e6,
+    "Gb": 1e9, "B/s": 8, "KB/s": 8e3, "MB/s": 8e6, "GB/s": 8e9,
+}  # fmt: skip
+_UNIT_KIND = {
+    "B": "bytes", "KB": "bytes", "kB": "bytes", "MB": "bytes", "GB": "bytes", "KiB": "bytes",
+    "MiB": "bytes", "p": "packets", "packets": "packets", "s": "s", "ms": "s", "us": "s",
+    "ns": "s", "bps": "bit/s", "kbps": "bit/s", "Kbps": "bit/s", "Mbps": "bit/s",
+    "Gbps": "bit/s", "kb": "bit/s", "Mb": "bit/s", "Gb": "bit/s", "B/s": "bit/s",
+    "KB/s": "bit/s", "MB/s": "bit/s", "GB/s": "bit/s",
+}  # fmt: skip
+
+
+def numeric_value(v: Any) -> tuple[float, str] | None:
+    """``"50KB"`` -> (50000.0, "bytes"), ``"25p"`` -> (25.0, "packets"), ``3`` -> (3.0, "");
+    None when the value is not a number with a known unit."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int | float):
+        return float(v), ""
+    if not isinstance(v, str):
+        return None
+    m = _NUM_UNIT.match(v)
+    if not m or m[2] not in _SCALE:
+        return None
+    return float(m[1]) * _SCALE[m[2]], _UNIT_KIND.get(m[2], "")
+
+
+def axis_positions(values: Sequence[Any]) -> tuple[list[float], str | None]:
+    """Numeric x positions for axis values when they are all numbers of one kind, else the
+    positions 0..n-1 (categorical) and None."""
+    parsed = [numeric_value(v) for v in values]
+    if all(p is not None for p in parsed) and len({p[1] for p in parsed if p}) == 1:
+        return [p[0] for p in parsed if p], parsed[0][1] if parsed[0] else ""
+    return list(range(len(values))), None
+
+
+def _scaled_unit(kind: str, xs: Sequence[float]) -> tuple[float, str]:
+    big = max((abs(x) for x in xs), default=0)
+    if kind == "bytes":
+        return (1e3, "KB") if big >= 1e3 else (1, "B")
+    if kind == "bit/s":
+        for s, u in ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s")):
+            if big >= s:
+                return s, u
+        return 1, "bit/s"
+    if kind == "s":
+        return (1e-3, "ms") if big < 1 else (1, "s")
+    return 1, kind
+
+
+def _metric_label(metric: str) -> tuple[str, float]:
+    """A y label and the scale to divide values by."""
+    col = metric.split(".")[-1].split(":")[0]
+    if col.endswith("_bps"):
+        return f"{metric} (Mbit/s)", 1e6
+    if col.endswith("_s"):
+        return f"{metric} (ms)", 1e-3
+    if col in ("utilisation", "loss_ratio"):
+        return f"{metric} (%)", 0.01
+    return metric, 1.0
+
+
+def default_x_axis(axes: Sequence[str]) -> str:
+    for a in axes:
+        if a.endswith("queue.limit") or "limit" in a.split(".")[-1]:
+            return a
+    return axes[0]
+
+
+def _key(v: Any) -> str:
+    return json.dumps(v, sort_keys=True) if not isinstance(v, str) else v
+
+
+def metric_figure(
+    agg: pd.DataFrame,
+    metric: str,
+    x: str | None = None,
+    axes: Sequence[str] | None = None,
+    title: str | None = None,
+) -> Figure:
+    """``agg`` is :func:`bufferlab.sweep.aggregate`'s frame. One line per combination of the
+    axes other than ``x``; error bars are the confidence intervals."""
+    df = agg[agg["metric"] == metric]
+    if axes is None:
+        skip = {"point", "metric", "n", "mean", "std", "sem", "ci_low", "ci_high", "ci_half"}
+        axes = [c for c in agg.columns if c not in skip]
+    if not axes:
+        raise ValueError("the sweep has no axes to plot against")
+    x = x or default_x_axis(axes)
+    if x not in axes:
+        raise ValueError(f"x axis {x!r} is not an axis of the sweep; axes are {list(axes)}")
+    others = [a for a in axes if a != x]
+    xvals = list(dict.fromkeys(df[x].tolist()))
+    pos, kind = axis_positions(xvals)
+    scale, unit = _scaled_unit(kind or "", pos) if kind is not None else (1, "")
+    xpos = {_key(v): p / scale for v, p in zip(xvals, pos, strict=True)}
+    ylabel, yscale = _metric_label(metric)
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=100)
+    groups = df.groupby(others, sort=False, dropna=False) if others else [((), df)]
+    for gkey, g in groups:
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        label = ", ".join(f"{o.split('.')[-1]}={v}" for o, v in zip(others, gkey, strict=True))
+        xs = [xpos[_key(v)] for v in g[x]]
+        ys = g["mean"] / yscale
+        err = g["ci_half"].fillna(0) / yscale
+        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label or None)
+    if kind is None:
+        ax.set_xticks(list(xpos.values()), [str(v) for v in xvals])
+    ax.set_xlabel(f"{x} ({unit})" if unit else x)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    if others:
+        ax.legend(fontsize=8)
+    ax.set_title(title or f"{metric} (mean, 95% CI)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def queue_figure(series: pd.DataFrame, title: str = "", link: str | None = None) -> Figure:
+    """Queue length against time for each queue of a run's ``queues`` series (long format)."""
+    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
+    df = series if link is None else series[series["link"] == link]
+    for (ln, fr, to), g in df.groupby(["link", "from", "to"], sort=False):
+        if not (g["packets"] > 0).any():
+            continue
+        (line,) = ax.plot(g["t_s"], g["packets"], lw=0.8, label=f"{ln} {fr}→{to}")
+        if "average" in g and g["average"].notna().any():
+            ax.plot(g["t_s"], g["average"], lw=1.5, color=line.get_color(), ls="--",
+                    label=f"{ln} {fr}→{to} (average)")  # fmt: skip
+        else:
+            # The running time-average of the samples, for disciplines without their own.
+            avg = g["packets"].expanding().mean()
+            ax.plot(g["t_s"], avg, lw=1.5, color=line.get_color(), ls="--",
+                    label=f"{ln} {fr}→{to} (running mean)")  # fmt: skip
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue length (packets)")
+    ax.grid(True, alpha=0.3)
+    if ax.lines:
+        ax.legend(fontsize=8)
+    ax.set_title(title or "queue length", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def flows_figure(flows: pd.DataFrame, title: str = "") -> Figure:
+    """Per-flow bars: packets sent, received and lost, and goodput (one run or a mean)."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6), dpi=100)
+    names = [str(n) for n in flows["name"]]
+    idx = list(range(len(names)))
+    w = 0.27
+    for off, col, label in ((-w, "tx_packets", "sent"), (0, "rx_packets", "received"),
+                            (w, "lost_packets", "lost")):  # fmt: skip
+        a1.bar([i + off for i in idx], flows[col], width=w, label=label)
+    a1.set_xticks(idx, names, rotation=30 if len(names) > 6 else 0)
+    a1.set_ylabel("packets")
+    a1.legend(fontsize=8)
+    a2.bar(idx, flows["goodput_bps"] / 1e6, color="tab:green")
+    a2.set_xticks(idx, names, rotation=30 if len(names) > 6 else 0)
+    a2.set_ylabel("goodput (Mbit/s)")
+    for a in (a1, a2):
+        a.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(title or "flows", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def cwnd_figure(tcp_series: pd.DataFrame | None, title: str = "") -> Figure | None:
+    """Congestion window against time per TCP flow, from a ``tcp`` series in long format
+    (columns ``flow`` or ``name``, ``t_s``, ``cwnd`` in bytes or packets). None without one."""
+    if tcp_series is None or tcp_series.empty or "t_s" not in tcp_series:
+        return None
+    ycol = next((c for c in ("cwnd", "cwnd_bytes", "cwnd_packets") if c in tcp_series), None)
+    if ycol is None:
+        return None
+    who = next((c for c in ("flow", "name") if c in tcp_series), None)
+    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
+    groups = tcp_series.groupby(who, sort=False) if who else [("", tcp_series)]
+    for name, g in groups:
+        ax.step(g["t_s"], g[ycol], where="post", lw=0.9, label=str(name))
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ycol)
+    ax.grid(True, alpha=0.3)
+    if who:
+        ax.legend(fontsize=8)
+    ax.set_title(title or "congestion window", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def save(fig: Figure, out: str | Path) -> Path:
+    """Writes the figure; the format follows the extension (.png, .svg, .pdf)."""
+    p = Path(out)
+    if p.suffix.lower() not in FORMATS:
+        raise ValueError(f"{p}: unknown figure format; use one of {', '.join(FORMATS)}")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, bbox_inches="tight")
+    plt.close(fig)
+    return p
+
+
+def to_png_bytes(fig: Figure) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+# -- from the store ---------------------------------------------------------------------------
+
+
+def first_ok_run(store: Any, sweep: str, point: int | None = None) -> str | None:
+    info = store.sweep_info(sweep)
+    q = "SELECT run_key FROM runs WHERE sweep_id = ? AND status = 'ok'"
+    args: list[Any] = [info["id"]]
+    if point is not None:
+        q += " AND point_index = ?"
+        args.append(point)
+    row = store.con.execute(q + " ORDER BY point_index, replication LIMIT 1", args).fetchone()
+    return row[0] if row else None
+
+
+def run_flows(store: Any, run_key: str) -> pd.DataFrame:
+    return store.con.execute("SELECT * FROM flows WHERE run_key = ? ORDER BY rowid", [run_key]).df()
+
+
+def describe_run(store: Any, run_key: str) -> str:
+    row = store.con.execute(
+        "SELECT params, replication, seed FROM runs WHERE run_key = ?", [run_key]
+    ).fetchone()
+    if row is None:
+        return run_key
+    params: Mapping[str, Any] = json.loads(row[0])
+    p = ", ".join(f"{k.split('.')[-1]}={v}" for k, v in params.items())
+    return f"{p} (replication {row[1]}, seed {row[2]})"
