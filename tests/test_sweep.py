@@ -1,0 +1,390 @@
+"""Sweeps: expansion and seeds, the DuckDB store, failures, resume after SIGKILL, Dask, and the
+confidence intervals."""
+
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from bufferlab.stats import summarize, t_quantile
+from bufferlab.store import Store
+from bufferlab.sweep import (
+    SweepError,
+    aggregate,
+    load_sweep,
+    parse_sweep,
+    replication_seed,
+    run_key,
+    run_sweep,
+    splitmix64,
+)
+from conftest import ROOT
+
+# Two Poisson flows over a 1-pair dumbbell: 1 simulated second, a few ms of wall time per run.
+BASE = """\
+name = "tiny"
+duration = "1s"
+seed = 1
+
+[topology]
+kind = "dumbbell"
+pairs = 2
+
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+
+[links.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+queue = { kind = "droptail", limit = "20p" }
+
+[[flows]]
+name = "a"
+src = "s0"
+dst = "d0"
+app = { kind = "poisson", rate = "6Mbps", packet_size = "1000B" }
+
+[[flows]]
+name = "b"
+src = "s1"
+dst = "d1"
+app = { kind = "poisson", rate = "5Mbps", packet_size = "1000B" }
+
+[monitor]
+queue_interval = "10ms"
+"""
+
+
+def write_sweep(tmp: Path, body: str, base: str = BASE) -> Path:
+    (tmp / "base.toml").write_text(base)
+    p = tmp / "sweep.toml"
+    p.write_text(body)
+    return p
+
+
+SWEEP = """\
+[sweep]
+name = "tiny"
+base = "base.toml"
+replications = 3
+root_seed = 11
+metrics = ["flows.goodput_bps", "queues[bottleneck].avg_packets"]
+
+[grid]
+"links.bottleneck.queue.limit" = ["5KB", "20KB"]
+
+[[zip]]
+"links.bottleneck.rate" = ["5Mbps", "10Mbps"]
+"links.bottleneck.delay" = ["5ms", "20ms"]
+"""
+
+
+# -- seeds and expansion ----------------------------------------------------------------------
+
+
+def test_splitmix64_reference_values():
+    # First outputs of SplitMix64 seeded with 0 (the generator adds the golden gamma first).
+    assert splitmix64(0) == 0xE220A8397B1DCDAF
+    assert splitmix64(0x9E3779B97F4A7C15) == 0x6E789E6AA1B965F4
+
+
+def test_replication_seed_formula_and_independence(tmp_path):
+    assert replication_seed(11, 0) == splitmix64(11 ^ splitmix64(1))
+    assert replication_seed(11, 4) == splitmix64(11 ^ splitmix64(5))
+    assert all(0 <= replication_seed(2**64 - 1, r) < 2**64 for r in range(10))
+    sw = load_sweep(write_sweep(tmp_path, SWEEP))
+    runs = sw.runs()
+    assert len(runs) == 2 * 2 * 3
+    # The seed depends on the replication only, never on the grid point.
+    for r in runs:
+        assert r.seed == replication_seed(11, r.replication)
+    assert len({r.key for r in runs}) == len(runs)
+    # Keys do not depend on the order the axes are written in.
+    assert run_key("s", {"a": 1, "b": 2}, 0) == run_key("s", {"b": 2, "a": 1}, 0)
+
+
+def test_grid_times_zip_points(tmp_path):
+    sw = load_sweep(write_sweep(tmp_path, SWEEP))
+    pts = [p.params for p in sw.points()]
+    assert pts == [
+        {"links.bottleneck.queue.limit": "5KB", "links.bottleneck.rate": "5Mbps",
+         "links.bottleneck.delay": "5ms"},
+        {"links.bottleneck.queue.limit": "5KB", "links.bottleneck.rate": "10Mbps",
+         "links.bottleneck.delay": "20ms"},
+        {"links.bottleneck.queue.limit": "20KB", "links.bottleneck.rate": "5Mbps",
+         "links.bottleneck.delay": "5ms"},
+        {"links.bottleneck.queue.limit": "20KB", "links.bottleneck.rate": "10Mbps",
+         "links.bottleneck.delay": "20ms"},
+    ]  # fmt: skip
+
+
+def test_inline_base_table_and_dotted_keys():
+    text = """
+[sweep]
+name = "inline"
+replications = 1
+
+[base]
+name = "inline-base"
+duration = "1s"
+[base.topology]
+kind = "dumbbell"
+pairs = 1
+[base.links.access]
+rate = "100Mbps"
+delay = "1ms"
+[base.links.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+[[base.flows]]
+name = "c"
+src = "s0"
+dst = "d0"
+app = { kind = "cbr", rate = "1Mbps" }
+
+[grid]
+links.bottleneck.rate = ["5Mbps", "10Mbps"]
+"""
+    sw = parse_sweep(text, "inline.toml")
+    assert sw.axes == ["links.bottleneck.rate"]
+    store = Store(":memory:")
+    out = run_sweep(sw, db=store, jobs=1)
+    assert (out.done, out.failed) == (2, 0)
+    store.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ("[sweep]\nbase='base.toml'\n", "sweep.name"),
+        ("[sweep]\nname='x'\n", "sweep.base"),
+        ("[sweep]\nname='x'\nbase='nope.toml'\n", "sweep.base"),
+        ("[sweep]\nname='x'\nbase='base.toml'\nreplications=0\n", "sweep.replications"),
+        ("[sweep]\nname='x'\nbase='base.toml'\nreplicates=3\n", "sweep.replicates"),
+        ("[sweep]\nname='x'\nbase='base.toml'\nmetrics=['goodput']\n", "sweep.metrics[0]"),
+        ("[sweep]\nname='x'\nbase='base.toml'\n[grid]\na = []\n", "grid.a"),
+        ("[sweep]\nname='x'\nbase='base.toml'\n[[zip]]\na = [1, 2]\nb = [1]\n", "zip[0]"),
+        ("[sweep]\nname='x'\nbase='base.toml'\n[grids]\n", "grids"),
+    ],
+)
+def test_bad_sweep_file_names_the_field(tmp_path, body, field):
+    p = write_sweep(tmp_path, body)
+    with pytest.raises(SweepError) as e:
+        load_sweep(p)
+    assert f": {field}: " in str(e.value)
+
+
+# -- the store, failures ----------------------------------------------------------------------
+
+
+def test_failing_point_is_recorded_and_the_others_finish(tmp_path):
+    # A 10-byte buffer is smaller than a packet: the core refuses that grid point.
+    body = SWEEP.replace('["5KB", "20KB"]', '["5KB", "10B", "20KB"]')
+    db = tmp_path / "r.duckdb"
+    out = run_sweep(write_sweep(tmp_path, body), db=db, jobs=2)
+    assert (out.total, out.done, out.failed) == (18, 12, 6)
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute(
+        "SELECT json_extract_string(params, '$.\"links.bottleneck.queue.limit\"'), status, "
+        "error, error_kind FROM runs ORDER BY point_index, replication"
+    ).fetchall()
+    failed = [r for r in rows if r[1] == "failed"]
+    assert len(failed) == 6 and {r[0] for r in failed} == {"10B"}
+    assert all("queue.limit" in r[2] and r[3] == "ScenarioError" for r in failed)
+    assert all(r[1] == "ok" for r in rows if r[0] != "10B")
+    # Metric rows exist for the ok runs only; every ok run has its queue series.
+    assert con.execute("SELECT count(DISTINCT run_key) FROM flows").fetchone()[0] == 12
+    paths = con.execute("SELECT path FROM series WHERE kind = 'queues'").fetchall()
+    assert len(paths) == 12 and all((tmp_path / p[0]).is_file() for p in paths)
+    con.close()
+    # A rerun retries the failed runs only (they fail again) and keeps one row per key.
+    out2 = run_sweep(write_sweep(tmp_path, body), db=db, jobs=2)
+    assert (out2.skipped, out2.done, out2.failed) == (12, 0, 6)
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*), count(DISTINCT run_key) FROM runs").fetchone() == (18, 18)
+    con.close()
+
+
+def test_results_frames_and_series(tmp_path):
+    db = tmp_path / "r.duckdb"
+    run_sweep(write_sweep(tmp_path, SWEEP), db=db, jobs=2)
+    with Store(db, read_only=True) as s:
+        runs = s.runs("tiny")
+        assert list(runs.columns[:5]) == [
+            "run_key",
+            "sweep_id",
+            "point_index",
+            "links.bottleneck.queue.limit",
+            "links.bottleneck.rate",
+        ]
+        flows = s.runs("tiny", "flows")
+        assert len(flows) == 12 * 2 and set(flows["name"]) == {"a", "b"}
+        assert "loss_ratio" in flows.columns
+        series = s.series(runs["run_key"][0])
+        assert {"t_s", "packets", "link"} <= set(series.columns)
+        assert len(series) > 50
+        with pytest.raises(Exception, match="no sweep named 'nope'"):
+            s.sweep_info("nope")
+
+
+# -- resume after SIGKILL ---------------------------------------------------------------------
+
+
+def test_sigkill_half_way_then_rerun_gives_every_run_exactly_once(tmp_path):
+    body = SWEEP.replace("replications = 3", "replications = 8").replace(
+        'duration = "1s"', 'duration = "1s"'
+    )
+    sweep = write_sweep(tmp_path, body, base=BASE.replace('duration = "1s"', 'duration = "3s"'))
+    db = tmp_path / "r.duckdb"
+    series_dir = tmp_path / "r.series"
+    env = dict(os.environ, COLUMNS="200")
+    cmd = [sys.executable, "-m", "bufferlab", "sweep", str(sweep), "--db", str(db), "-j", "1",
+           "-q"]  # fmt: skip
+    p = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Each run writes its series file just before its transaction commits: wait for a few.
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        if len(list(series_dir.glob("*/*.parquet"))) >= 5:
+            break
+        time.sleep(0.02)
+    assert p.poll() is None, "the sweep finished before it could be killed; make it longer"
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    assert p.returncode == -signal.SIGKILL
+
+    con = duckdb.connect(str(db), read_only=True)
+    before = con.execute("SELECT count(*) FROM runs WHERE status = 'ok'").fetchone()[0]
+    con.close()
+    assert 1 <= before < 32
+
+    again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert f"resuming: {before} of 32 runs already in" in again.stderr
+    assert f"{32 - before} ok, 0 failed, {before} already done" in again.stderr
+
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute(
+        "SELECT count(*), count(DISTINCT run_key), count(*) FILTER (WHERE status = 'ok') FROM runs"
+    ).fetchone() == (32, 32, 32)
+    # Metric rows: exactly one set per run (2 flows each), none left over from the killed run.
+    assert con.execute("SELECT count(*), count(DISTINCT run_key) FROM flows").fetchone() == (64, 32)
+    assert con.execute("SELECT count(*), count(DISTINCT run_key) FROM series").fetchone() == (
+        32,
+        32,
+    )
+    con.close()
+
+    # And the numbers are those of an uninterrupted sweep.
+    ref = tmp_path / "ref.duckdb"
+    run_sweep(sweep, db=ref, jobs=2)
+    assert _numbers(db) == _numbers(ref)
+
+
+def _numbers(db: Path) -> list[tuple]:
+    con = duckdb.connect(str(db), read_only=True)
+    rows = con.execute(
+        "SELECT f.run_key, f.name, f.tx_packets, f.rx_packets, f.lost_packets, f.goodput_bps, "
+        "f.delay_mean_s, r.seed, r.events FROM flows f JOIN runs r USING (run_key) "
+        "ORDER BY f.run_key, f.name"
+    ).fetchall()
+    con.close()
+    return rows
+
+
+# -- threads, processes and Dask give the same numbers ---------------------------------------
+
+
+def test_executors_agree(tmp_path):
+    sweep = write_sweep(tmp_path, SWEEP)
+    run_sweep(sweep, db=tmp_path / "t1.duckdb", jobs=1)
+    run_sweep(sweep, db=tmp_path / "t2.duckdb", jobs=2)
+    run_sweep(sweep, db=tmp_path / "p2.duckdb", jobs=2, executor="process")
+    ref = _numbers(tmp_path / "t1.duckdb")
+    assert len(ref) == 24
+    assert _numbers(tmp_path / "t2.duckdb") == ref
+    assert _numbers(tmp_path / "p2.duckdb") == ref
+
+
+def test_dask_local_cluster_gives_the_same_numbers(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    sweep = write_sweep(tmp_path, SWEEP)
+    run_sweep(sweep, db=tmp_path / "local.duckdb", jobs=2)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        out = run_sweep(sweep, db=tmp_path / "dask.duckdb", cluster=client)
+        assert (out.done, out.failed) == (12, 0)
+        # The same through the scheduler's address, as `--cluster tcp://...` does.
+        out = run_sweep(sweep, db=tmp_path / "dask2.duckdb", cluster=cluster.scheduler_address)
+        assert out.done == 12
+    ref = _numbers(tmp_path / "local.duckdb")
+    assert _numbers(tmp_path / "dask.duckdb") == ref
+    assert _numbers(tmp_path / "dask2.duckdb") == ref
+
+
+# -- aggregation ------------------------------------------------------------------------------
+
+
+def test_t_quantiles_match_the_tables():
+    # Two-sided 95% critical values of Student's t (any statistics table).
+    table = {1: 12.7062047, 2: 4.3026527, 3: 3.1824463, 4: 2.7764451, 9: 2.2621572,
+             29: 2.0452296, 120: 1.9799304}  # fmt: skip
+    for df, t in table.items():
+        assert t_quantile(0.975, df) == pytest.approx(t, abs=2e-7)
+    assert t_quantile(0.995, 5) == pytest.approx(4.0321430, abs=2e-7)
+    assert t_quantile(0.025, 3) == pytest.approx(-3.1824463, abs=2e-7)
+
+
+def test_confidence_intervals_match_a_hand_computation(tmp_path):
+    db = tmp_path / "r.duckdb"
+    run_sweep(write_sweep(tmp_path, SWEEP), db=db, jobs=2)
+    agg = aggregate(db, "tiny", "flows[a].goodput_bps")
+    assert list(agg["n"]) == [3, 3, 3, 3]
+    con = duckdb.connect(str(db), read_only=True)
+    for _, row in agg.iterrows():
+        xs = [v for (v,) in con.execute(
+            "SELECT f.goodput_bps FROM flows f JOIN runs r USING (run_key) "
+            "WHERE r.point_index = ? AND f.name = 'a' ORDER BY r.replication",
+            [int(row["point"])],
+        ).fetchall()]  # fmt: skip
+        assert len(xs) == 3
+        mean = (xs[0] + xs[1] + xs[2]) / 3
+        std = math.sqrt(sum((x - mean) ** 2 for x in xs) / 2)
+        half = 4.302652729911275 * std / math.sqrt(3)  # t(0.975, 2 degrees of freedom)
+        assert row["mean"] == pytest.approx(mean, rel=1e-12)
+        assert row["std"] == pytest.approx(std, rel=1e-9)
+        assert row["ci_low"] == pytest.approx(mean - half, rel=1e-9)
+        assert row["ci_high"] == pytest.approx(mean + half, rel=1e-9)
+    con.close()
+    # Default reducer of flows is the mean over the run's flows; :sum adds them.
+    both = aggregate(db, "tiny", ["flows.goodput_bps", "flows.goodput_bps:sum"])
+    m = both.pivot(index="point", columns="metric", values="mean")
+    assert list(m["flows.goodput_bps:sum"]) == pytest.approx(list(2 * m["flows.goodput_bps"]))
+
+
+def test_summarize_edge_cases():
+    s = summarize([5.0])
+    assert s["n"] == 1 and s["mean"] == 5.0 and math.isnan(s["ci_half"])
+    assert summarize([])["n"] == 0
+    s = summarize([1.0, 2.0, 3.0, 4.0], confidence=0.99)
+    assert s["ci_half"] == pytest.approx(5.8409093 * math.sqrt(5 / 3) / 2, rel=1e-6)
+
+
+def test_example_sweep_expands_and_every_point_validates():
+    sw = load_sweep(ROOT / "examples" / "sweep_red_table3.toml")
+    pts = sw.points()
+    assert len(pts) == 9 * 3
+    for p in pts[:3] + pts[-3:]:
+        sw.scenario_for(p).validate()
