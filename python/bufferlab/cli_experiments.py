@@ -151,19 +151,32 @@ def sweep(
 # -- results ----------------------------------------------------------------------------------
 
 
+def _short_axis(path: str) -> str:
+    parts = path.split(".")
+    return ".".join(parts[-2:]) if len(parts) > 2 else path
+
+
 def _df_table(df: Any, title: str = "", max_rows: int = 200) -> Table:
     import math
 
-    t = Table(title=title or None, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    from rich.markup import escape
+
+    t = Table(
+        title=escape(title) if title else None,
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     for c in df.columns:
-        t.add_column(str(c), justify="left" if df[c].dtype == object else "right")
+        left = df[c].dtype == object
+        t.add_column(escape(str(c)), justify="left" if left else "right", overflow="fold")
     for row in df.head(max_rows).itertuples(index=False):
         cells = []
         for v in row:
             if isinstance(v, float):
                 cells.append("-" if math.isnan(v) else f"{v:.4g}")
             else:
-                cells.append("-" if v is None else str(v))
+                cells.append("-" if v is None else escape(str(v)))
         t.add_row(*cells)
     return t
 
@@ -224,10 +237,15 @@ def results(
                 if not aggregate and table == "runs":
                     drop = ["sweep_id", "scenario_hash", "bufferlab_version"]
                     df = df.drop(columns=drop, errors="ignore")
-                title = f"{sweep_name}: " + (
-                    "mean, std and 95% CI over replications" if aggregate else table
-                )
-                console.print(_df_table(df, title))
+                if aggregate:
+                    # One table per metric; axes by their last two path segments.
+                    for m, g in df.groupby("metric", sort=False):
+                        g = g.drop(columns=["metric", "sem", "ci_half"])
+                        g = g.rename(columns={a: _short_axis(a) for a in g.columns if "." in a})
+                        title = f"{sweep_name}: {m} (mean, std and 95% CI over replications)"
+                        console.print(_df_table(g, title))
+                else:
+                    console.print(_df_table(df, f"{sweep_name}: {table}"))
         finally:
             store.close()
 

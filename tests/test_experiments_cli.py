@@ -1,0 +1,241 @@
+"""The experiment commands at the command line: sweep, results, plot, report (rendered by a
+headless Chromium), advise; errors as one line with exit code 2."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from test_sweep import BASE, SWEEP, write_sweep
+
+
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory) -> Path:
+    """A finished tiny sweep (4 points x 3 replications, one failing point added) in r.duckdb."""
+    from conftest import run_cli
+
+    d = tmp_path_factory.mktemp("swept")
+    body = SWEEP.replace('["5KB", "20KB"]', '["5KB", "20KB", "10B"]')
+    write_sweep(d, body)
+    r = run_cli("sweep", "sweep.toml", "--db", "r.duckdb", "-j", "2", cwd=d)
+    assert r.code == 0, r.stderr
+    assert "tiny: 12 ok, 6 failed, 0 already done, 18 in all" in r.stderr
+    return d
+
+
+def test_sweep_prints_a_summary_and_resumes(swept, cli):
+    r = cli("sweep", "sweep.toml", "--db", "r.duckdb", "--quiet", cwd=swept)
+    assert r.code == 0
+    assert "resuming: 12 of 18 runs already in r.duckdb" in r.stderr
+    assert "0 ok, 6 failed, 12 already done" in r.stderr
+
+
+def test_results_lists_sweeps_and_aggregates(swept, cli):
+    r = cli("results", "--db", "r.duckdb", cwd=swept)
+    assert r.code == 0, r.stderr
+    assert re.search(r"\btiny\b.*\b18\b.*\b12\b.*\b6\b", r.stdout)
+    r = cli("results", "tiny", "--db", "r.duckdb", "-a", "flows.goodput_bps", cwd=swept)
+    assert r.code == 0, r.stderr
+    assert "95% CI" in r.stdout and "queue.limit" in r.stdout and r.stdout.count("5KB") == 2
+
+
+def test_results_export_csv_and_parquet(swept, cli, tmp_path):
+    r = cli("results", "tiny", "--db", "r.duckdb", "--csv", str(tmp_path / "runs.csv"), cwd=swept)
+    assert r.code == 0, r.stderr
+    runs = pd.read_csv(tmp_path / "runs.csv")
+    assert len(runs) == 18 and set(runs["status"]) == {"ok", "failed"}
+    assert "links.bottleneck.queue.limit" in runs.columns
+    out = tmp_path / "flows.parquet"
+    r = cli("results", "tiny", "--db", "r.duckdb", "--table", "flows", "--parquet", str(out),
+            cwd=swept)  # fmt: skip
+    assert r.code == 0, r.stderr
+    flows = pd.read_parquet(out)
+    assert len(flows) == 12 * 2 and {"goodput_bps", "replication", "seed"} <= set(flows.columns)
+    out = tmp_path / "agg.csv"
+    r = cli("results", "tiny", "--db", "r.duckdb", "-a", "all", "--csv", str(out), cwd=swept)
+    agg = pd.read_csv(out)
+    assert set(agg["metric"]) == {"flows.goodput_bps", "queues[bottleneck].avg_packets"}
+
+
+def test_the_database_is_plain_sql(swept):
+    con = duckdb.connect(str(swept / "r.duckdb"), read_only=True)
+    rows = con.execute(
+        """SELECT json_extract_string(r.params, '$."links.bottleneck.queue.limit"') AS buffer,
+                  avg(f.goodput_bps) FROM runs r JOIN flows f USING (run_key)
+           WHERE r.status = 'ok' GROUP BY buffer ORDER BY buffer"""
+    ).fetchall()
+    con.close()
+    assert [r[0] for r in rows] == ["20KB", "5KB"]
+
+
+@pytest.mark.parametrize(
+    ("args", "name"),
+    [
+        (["--kind", "metric"], "m.png"),
+        (["--kind", "metric", "--metric", "queues[bottleneck].avg_packets"], "m.svg"),
+        (["--kind", "queue"], "q.pdf"),
+        (["--kind", "flows"], "f.png"),
+    ],
+)
+def test_plot_writes_figures(swept, cli, tmp_path, args, name):
+    out = tmp_path / name
+    r = cli("plot", "tiny", "--db", "r.duckdb", *args, "-o", str(out), cwd=swept)
+    assert r.code == 0, r.stderr
+    head = out.read_bytes()[:8]
+    assert head.startswith({"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}[name[-3:]])
+
+
+def test_plot_cwnd_without_tcp_series_is_an_answer(swept, cli, tmp_path):
+    r = cli("plot", "tiny", "--db", "r.duckdb", "-k", "cwnd", "-o", str(tmp_path / "c.png"),
+            cwd=swept)  # fmt: skip
+    assert r.code == 2 and r.stderr.count("\n") == 1 and "no TCP series" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["sweep", "bad.toml"], "bad.toml: sweep.replications: expected an integer >= 1"),
+        (["sweep", "nope.toml"], "nope.toml: no such file"),
+        (["results", "nope", "--db", "r.duckdb"], "no sweep named 'nope'"),
+        (["results", "--db", "missing.duckdb"], "missing.duckdb: no such results database"),
+        (["results", "tiny", "--db", "r.duckdb", "-a", "flows.nope"], "no column 'nope' in flows"),
+        (["plot", "tiny", "--db", "r.duckdb", "-o", "x.gif"], "unknown figure format"),
+        (["plot", "tiny", "--db", "r.duckdb", "-o", "x.png", "--x", "zz"], "--x: x axis 'zz'"),
+        (["advise", "base.toml", "--link", "nope"], "--link: no link named 'nope'"),
+        (["advise", "base.toml", "--objective", "speed"], "--objective: expected one of"),
+        (["advise", "base.toml", "--sizes", "5 apples"], '--sizes: "5 apples" is not a buffer'),
+    ],
+)
+def test_errors_are_one_line_and_exit_2(swept, cli, args, needle):
+    (swept / "bad.toml").write_text("[sweep]\nname = 'x'\nbase = 'base.toml'\nreplications = 0\n")
+    r = cli(*args, cwd=swept)
+    assert r.code == 2, (r.stdout, r.stderr)
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert needle in r.stderr
+
+
+# -- advisor ----------------------------------------------------------------------------------
+
+
+def test_advise_rules_follow_the_formulas(tmp_path, cli):
+    import math
+
+    from bufferlab.advise import bottleneck_rules
+
+    p = tmp_path / "base.toml"
+    p.write_text(BASE)
+    r = bottleneck_rules(p)
+    # RTT = 2 x (1 ms access + 10 ms bottleneck + 1 ms access); 10 Mbit/s; 1000-byte packets.
+    assert r.rtt_s == pytest.approx(0.024)
+    assert r.bdp_bytes == pytest.approx(10e6 * 0.024 / 8)
+    assert r.n_flows == 2
+    assert r.rules["BDP/sqrt(N) (Appenzeller et al. 2004)"] == pytest.approx(30000 / math.sqrt(2))
+    w = 2 * 30 / 2
+    logw = math.ceil(math.log(w * w / 0.5) / math.log(1 / 0.8))
+    assert r.rules["O(log W) (Enachescu et al. 2006)"] == pytest.approx(logw * 1000)
+    res = cli("advise", str(p), "--rules-only")
+    assert res.code == 0 and "BDP/sqrt(N)" in res.stdout and "30,000" in res.stdout
+
+
+def test_advise_simulates_and_recommends(tmp_path, cli):
+    p = tmp_path / "base.toml"
+    p.write_text(BASE)
+    fig = tmp_path / "advise.png"
+    r = cli("advise", str(p), "--sizes", "3p,10p,40p", "-r", "2", "--objective", "delay",
+            "--delay-bound", "14ms", "-o", str(fig))  # fmt: skip
+    assert r.code == 0, r.stderr
+    assert "Simulated (2 replications" in r.stdout and "objective delay" in r.stdout
+    marked = [ln for ln in r.stdout.splitlines() if "→" in ln and "p " in ln]
+    assert len(marked) == 1
+    assert fig.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_recommend_objectives():
+    from bufferlab.advise import Simulated, recommend
+
+    t = pd.DataFrame(
+        {
+            "size": ["a", "b", "c"],
+            "bytes": [1e3, 1e4, 1e5],
+            "goodput_bps_mean": [5e6, 9.5e6, 10e6],
+            "delay_s_mean": [0.01, 0.03, 0.2],
+            "power_mean": [5e8, 9.5e6 / 0.03, 10e6 / 0.2],
+        }
+    )
+    sim = Simulated(["a", "b", "c"], t, 3)
+    assert recommend(sim, "throughput", share=0.9) == 1
+    assert recommend(sim, "throughput", share=0.99) == 2
+    assert recommend(sim, "delay", delay_bound_s=0.05) == 1
+    assert recommend(sim, "delay", delay_bound_s=0.001) == 0
+    assert recommend(sim, "power") == 0
+
+
+# -- the HTML report in a real browser --------------------------------------------------------
+
+
+def _find_chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Debian's chromium, installed with apt-get when missing (needs root, as in CI)."""
+    path = _find_chromium()
+    if path is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], env=env, check=False, timeout=600)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], env=env, check=False,
+                       timeout=1200, capture_output=True)  # fmt: skip
+        path = _find_chromium()
+    if path is None:
+        pytest.skip("chromium is not installed and cannot be installed here (not root?)")
+    return path
+
+
+def _headless(chromium: str, tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+         "--no-first-run", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--disable-dev-shm-usage", f"--user-data-dir={tmp / 'profile'}",
+         *args],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_report_renders_in_headless_chromium(swept, cli, chromium, tmp_path):
+    out = tmp_path / "report.html"
+    r = cli("report", "tiny", "--db", "r.duckdb", "-o", str(out), cwd=swept)
+    assert r.code == 0, r.stderr
+    page = out.read_text()
+    # Self-contained: no external resources.
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    n_img = page.count("<img ")
+    assert n_img >= 4  # two metric figures, the queue and the flows of one run
+
+    p = _headless(chromium, tmp_path, "--virtual-time-budget=10000", "--dump-dom",
+                  out.as_uri())  # fmt: skip
+    dom = p.stdout
+    assert p.returncode == 0, p.stderr[-2000:]
+    m = re.search(r'id="render-check"[^>]*', dom)
+    assert m, dom[-2000:]
+    attrs = dict(re.findall(r'(data-[a-z-]+)="([^"]*)"', m.group(0)))
+    assert attrs["data-images"] == str(n_img)
+    assert attrs["data-images-ok"] == str(n_img)  # every <img> decoded: naturalWidth > 0
+    assert int(attrs["data-tables"]) >= 4
+    assert "Sweep tiny" in dom and "flows.goodput_bps" in dom and "Failed runs" in dom
+
+    shot = tmp_path / "shot.png"
+    p = _headless(chromium, tmp_path, f"--screenshot={shot}", "--window-size=1200,3000",
+                  out.as_uri())  # fmt: skip
+    assert shot.is_file() and shot.stat().st_size > 20_000, p.stderr[-2000:]
