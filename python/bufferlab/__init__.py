@@ -17,11 +17,14 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
         "`maturin develop --release`) in the repository"
     ) from exc
 
+from bufferlab.extend import CongestionControl, QueueDisc
 from bufferlab.results import Results
 from bufferlab.run import run
 from bufferlab.scenario import Scenario, load
 
 __all__ = [
+    "CongestionControl",
+    "QueueDisc",
     "Results",
     "Scenario",
     "ScenarioError",

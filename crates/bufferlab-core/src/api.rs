@@ -19,7 +19,7 @@ pub enum Error {
 }
 
 /// A request to run one scenario.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RunRequest<'a> {
     /// TOML text of the scenario.
     pub text: &'a str,
@@ -37,6 +37,8 @@ pub struct RunRequest<'a> {
     pub pcap_dir: Option<&'a std::path::Path>,
     /// Links to capture (default: all).
     pub pcap_links: Vec<String>,
+    /// Builders of user-defined components (Python queue disciplines), if any.
+    pub extensions: Option<&'a dyn crate::ext::Extensions>,
 }
 
 /// Parses and validates the scenario of a request, returning it with the seed to use.
@@ -83,7 +85,8 @@ pub fn run_with_progress(
     };
     let (s, seed) = load(req)?;
     let t0 = Instant::now();
-    let mut sim = build::build(&s, seed).map_err(|e| Error::Scenario(e.render(source)))?;
+    let mut sim = build::build_with(&s, seed, req.extensions)
+        .map_err(|e| Error::Scenario(e.render(source)))?;
     if let Some(path) = req.ns2_trace {
         let file = std::fs::File::create(path).map_err(|e| {
             Error::Scenario(format!(
@@ -138,7 +141,7 @@ pub fn validate_json(req: &RunRequest) -> Result<String, Error> {
         req.source
     };
     let (s, seed) = load(req)?;
-    build::build(&s, seed).map_err(|e| Error::Scenario(e.render(source)))?;
+    build::build_with(&s, seed, req.extensions).map_err(|e| Error::Scenario(e.render(source)))?;
     serde_json::to_string(&s).map_err(|e| Error::Internal(format!("serialising the scenario: {e}")))
 }
 

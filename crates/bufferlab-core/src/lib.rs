@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod endpoint;
+pub mod ext;
 pub mod ids;
 pub mod monitor;
 pub mod net;

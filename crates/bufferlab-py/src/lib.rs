@@ -5,6 +5,10 @@
 //! threads simulate in parallel) and inside `catch_unwind`, so a bug in the core surfaces
 //! as `SimulationPanic` instead of aborting the interpreter.
 
+mod extensions;
+mod pyqdisc;
+mod python_error;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use bufferlab_core::api::{self, Error, Progress, RunRequest};
@@ -42,6 +46,10 @@ where
     F: FnOnce() -> Result<String, Error> + Send,
 {
     let outcome = py.detach(move || catch_unwind(AssertUnwindSafe(f)));
+    // An exception raised by a user's Python extension aborted the run: raise it as it was.
+    if let Some(e) = python_error::take() {
+        return Err(e);
+    }
     match outcome {
         Ok(Ok(json)) => Ok(json),
         Ok(Err(Error::Scenario(msg))) => Err(ScenarioError::new_err(msg)),
@@ -51,6 +59,22 @@ where
             panic_message(payload.as_ref())
         ))),
     }
+}
+
+/// The folder of the scenario file, where Python extensions named in it are looked up.
+fn base_dir(source: &str) -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(source);
+    p.exists()
+        .then(|| {
+            p.parent().map(|d| {
+                if d.as_os_str().is_empty() {
+                    std::path::PathBuf::from(".")
+                } else {
+                    d.to_path_buf()
+                }
+            })
+        })
+        .flatten()
 }
 
 /// Runs a scenario (TOML text) and returns the report as a JSON string.
@@ -90,6 +114,9 @@ fn run(
         events: trace_events.unwrap_or_default(),
     };
     let mut callback_error: Option<PyErr> = None;
+    let ext = extensions::PyExtensions {
+        base_dir: base_dir(&source),
+    };
     let result = call_core(py, || {
         let req = RunRequest {
             text: &text,
@@ -100,6 +127,7 @@ fn run(
             trace_filter,
             pcap_dir: pcap_dir.as_deref(),
             pcap_links: pcap_links.unwrap_or_default(),
+            extensions: Some(&ext),
         };
         let mut on_progress = |p: Progress| -> bool {
             Python::attach(|py| {
@@ -143,12 +171,16 @@ fn validate(
     let text = text.to_owned();
     let source = source.to_owned();
     let overrides = overrides.unwrap_or_default();
-    call_core(py, move || {
+    let ext = extensions::PyExtensions {
+        base_dir: base_dir(&source),
+    };
+    call_core(py, || {
         api::validate_json(&RunRequest {
             text: &text,
             source: &source,
             seed: None,
             overrides: &overrides,
+            extensions: Some(&ext),
             ..Default::default()
         })
     })
@@ -164,7 +196,21 @@ fn schema(py: Python<'_>) -> PyResult<String> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // Runs aborted by an exception in a user's extension unwind quietly (the exception itself
+    // is raised); any other panic keeps the default report on stderr.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info
+            .payload()
+            .downcast_ref::<python_error::ExtensionRaised>()
+            .is_none()
+        {
+            default_hook(info);
+        }
+    }));
     m.add("__version__", bufferlab_core::VERSION)?;
+    m.add_class::<pyqdisc::PacketView>()?;
+    m.add_class::<pyqdisc::QueueContext>()?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationPanic", py.get_type::<SimulationPanic>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -154,6 +154,7 @@ pub trait QueueDisc {
 pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
     match cfg {
         QueueConfig::Droptail(c) => Box::new(droptail::DropTail::new(c)),
+        QueueConfig::Python(_) => unreachable!("built by the scenario builder through Extensions"),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::config::{AppConfig, Distribution, FlowConfig, LossConfig, QueueConfig, Scenario};
 use super::ScenarioError;
+use crate::ext::Extensions;
 use crate::ids::{FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::queue_series::QueueSeries;
@@ -198,6 +199,33 @@ fn trace_type(app: &AppConfig) -> &'static str {
 
 /// Builds the simulation for `s` with root seed `seed`.
 pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
+    build_with(s, seed, None)
+}
+
+/// A port's discipline: built in, or user-defined through `ext`.
+fn build_queue(
+    q: &QueueConfig,
+    ext: Option<&dyn Extensions>,
+    path: &str,
+) -> Result<Box<dyn qdisc::QueueDisc>, ScenarioError> {
+    match q {
+        QueueConfig::Python(p) => {
+            let ext = ext.ok_or_else(|| {
+                ScenarioError::field(format!("{path}.class"), "Python queue disciplines run only from the Python package (bufferlab.run or the bufferlab command)")
+            })?;
+            ext.queue_disc(&p.class, &serde_json::Value::Object(p.params.clone()))
+                .map_err(|e| ScenarioError::field(format!("{path}.class"), e))
+        }
+        other => Ok(qdisc::build(other)),
+    }
+}
+
+/// Builds the simulation for `s` with root seed `seed`, with user-defined components from `ext`.
+pub fn build_with(
+    s: &Scenario,
+    seed: u64,
+    ext: Option<&dyn Extensions>,
+) -> Result<Simulation, ScenarioError> {
     if s.duration == SimTime::ZERO {
         return Err(ScenarioError::field(
             "duration",
@@ -248,7 +276,15 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
                 to: NodeId(to as u32),
                 rate: l.rate,
                 delay: l.delay,
-                qdisc: qdisc::build(q),
+                qdisc: build_queue(
+                    q,
+                    ext,
+                    &format!(
+                        "links.{}.{}",
+                        l.config_key,
+                        if dir == 0 { "queue" } else { "reverse_queue" }
+                    ),
+                )?,
                 qdisc_rng: rng::stream(seed, &format!("{label}/queue")),
                 stats: QueueStats::new(s.warmup),
                 in_service: None,

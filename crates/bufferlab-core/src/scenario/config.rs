@@ -130,6 +130,19 @@ impl LinkConfig {
 pub enum QueueConfig {
     /// FIFO with tail drop.
     Droptail(DropTailConfig),
+    /// A discipline written in Python (a `bufferlab.QueueDisc` subclass), see docs/extending.md.
+    Python(PythonQueueConfig),
+}
+
+/// A queue discipline implemented in Python.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PythonQueueConfig {
+    /// `module:Class` (a module importable from the scenario's folder) or `file.py:Class`.
+    pub class: String,
+    /// Keyword arguments for the class.
+    #[serde(default)]
+    pub params: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Default for QueueConfig {
@@ -143,6 +156,8 @@ impl QueueConfig {
     pub fn limit(&self) -> QueueLimit {
         match self {
             QueueConfig::Droptail(c) => c.limit,
+            // The Python class decides; nothing to check before it runs.
+            QueueConfig::Python(_) => QueueLimit::Packets(u64::MAX),
         }
     }
 }
