@@ -86,6 +86,9 @@ pub struct QueueContext {
     stored: *mut Stored,
     #[pyo3(get)]
     now: f64,
+    /// The exact simulated time in integer picoseconds.
+    #[pyo3(get)]
+    now_ps: u64,
     #[pyo3(get)]
     link_rate_bps: u64,
     #[pyo3(get)]
@@ -199,6 +202,7 @@ impl PyQueueDisc {
                 cx: (cx as *mut QueueCtx).cast::<QueueCtx<'static>>(),
                 stored: &mut self.stored as *mut Stored,
                 now: cx.now.as_secs_f64(),
+                now_ps: cx.now.0,
                 link_rate_bps: cx.link_rate.bps(),
                 link_busy: cx.link_busy,
             },
