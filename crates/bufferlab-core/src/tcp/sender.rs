@@ -89,6 +89,8 @@ pub struct TcpSender {
     high_rxt: u64,
     ecn_recover: u64,
     cwr_pending: bool,
+    /// The last window reduction was a timeout (ns-2 `last_cwnd_action_`).
+    last_action_timeout: bool,
     rwnd: u64,
     // timers
     rto_at: Option<SimTime>,
@@ -147,6 +149,7 @@ impl TcpSender {
             high_rxt: 0,
             ecn_recover: 0,
             cwr_pending: false,
+            last_action_timeout: false,
             rwnd: u64::MAX,
             rto_at: None,
             app_at: None,
@@ -327,6 +330,10 @@ impl TcpSender {
         let len = self.mss().min(self.data_end.saturating_sub(seq));
         self.emit(cx, seq, len, F::ACK);
         self.high_rxt = self.high_rxt.max(seq + len.max(1));
+        // Restart the timer for the retransmitted head, as ns-2 (`reset_rtx_timer` in
+        // `dupack_action`) and Linux (`tcp_retransmit_skb` rearms for the queue head) do;
+        // RFC 6298 alone would let it run from the last new ACK.
+        self.rto_at = Some(cx.now + self.rtt.rto());
     }
 
     /// Whether one new segment [snd_nxt, +len) may go out now; returns its length.
@@ -558,10 +565,16 @@ impl TcpSender {
                     self.w.cwnd += self.w.mss;
                 }
             } else {
-                let lost =
-                    self.p.sack && self.sb.is_lost(self.snd_una, self.p.dupack_threshold, mss);
-                // RFC 6582 section 3.2 step 1 / ns-2 bugFix_: one fast retransmit per window.
-                if (self.dupacks >= self.p.dupack_threshold || lost) && self.snd_una > self.recover
+                let lost = self.p.sack && self.sb.is_lost(self.snd_una, self.p.dupack_threshold, mss);
+                // RFC 6582 section 3.2 step 1: no second fast retransmit for the same window.
+                // ns-2 Reno/Tahoe (`bug_fix_`) apply that guard only after a timeout, so a
+                // second loss in one window halves again (classic Reno).
+                let guard = match self.cc.recovery() {
+                    Recovery::NewReno => true,
+                    _ => self.p.sack || self.last_action_timeout,
+                };
+                if (self.dupacks >= self.p.dupack_threshold || lost)
+                    && (self.snd_una > self.recover || !guard)
                 {
                     self.enter_recovery(cx);
                 }
@@ -581,6 +594,7 @@ impl TcpSender {
     fn enter_recovery(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
         self.stats.fast_retransmits += 1;
+        self.last_action_timeout = false;
         let flight = self.flight();
         self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, flight, now);
         self.recover = self.snd_max;
@@ -625,6 +639,7 @@ impl TcpSender {
         }
         // RFC 6298 section 5.4-5.6, RFC 5681 section 3.1 (equation 4, loss window).
         self.stats.timeouts += 1;
+        self.last_action_timeout = true;
         let flight = self.flight();
         self.cc.on_timeout(&mut self.w, flight, now);
         self.in_recovery = false;
