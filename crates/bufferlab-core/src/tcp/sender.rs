@@ -150,7 +150,9 @@ impl TcpSender {
             ecn_recover: 0,
             cwr_pending: false,
             last_action_timeout: false,
-            rwnd: u64::MAX,
+            // The peer's buffer as its SYN-ACK would announce it (both ends share the
+            // settings); one-way ns-2 agents have none.
+            rwnd: p.recv_buffer.min(p.max_adv_window),
             rto_at: None,
             app_at: None,
             syn_sent_at: SimTime::ZERO,
@@ -573,7 +575,10 @@ impl TcpSender {
                     Recovery::NewReno => true,
                     _ => self.p.sack || self.last_action_timeout,
                 };
-                if (self.dupacks >= self.p.dupack_threshold || lost)
+                // Exactly the DupThresh-th duplicate (ns-2 `dupacks_ == numdupacks_`), or
+                // RFC 6675 IsLost(HighACK) before that.
+                let thresh = self.p.dupack_threshold;
+                if (self.dupacks == thresh || (lost && self.dupacks < thresh))
                     && (self.snd_una > self.recover || !guard)
                 {
                     self.enter_recovery(cx);
@@ -747,7 +752,8 @@ impl Endpoint for TcpSender {
             return (!self.stopped).then_some(self.start);
         }
         let mut t = self.rto_at;
-        for x in [self.app_at, (!self.stopped).then_some(self.stop)] {
+        let stop = (!self.stopped && self.stop < SimTime::MAX).then_some(self.stop);
+        for x in [self.app_at, stop] {
             t = match (t, x) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
