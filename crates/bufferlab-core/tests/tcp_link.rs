@@ -64,7 +64,10 @@ fn bdp_buffer_keeps_the_bottleneck_busy() {
             "{cc}: bottleneck busy {:.4} of the time",
             l.utilisation
         );
-        assert!(r.flows[0].lost_packets > 0, "{cc}: the buffer does overflow");
+        assert!(
+            r.flows[0].lost_packets > 0,
+            "{cc}: the buffer does overflow"
+        );
     }
 }
 

@@ -42,7 +42,12 @@ fn ratio(p: f64, cc: &str) -> f64 {
     })
     .expect("scenario runs");
     let f = &r.flows[0];
-    assert_eq!(f.drops_by_location.len(), 1, "only random loss: {:?}", f.drops_by_location);
+    assert_eq!(
+        f.drops_by_location.len(),
+        1,
+        "only random loss: {:?}",
+        f.drops_by_location
+    );
     let mss = 1000.0 * 8.0;
     let rtt = 0.1;
     let predicted = mss / rtt * (3.0 / (2.0 * p)).sqrt();

@@ -114,7 +114,9 @@ fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioErro
             path,
             "uniform: max must not be below min",
         )),
-        Distribution::Pareto { shape, .. } if shape.is_nan() || *shape <= 1.0 => {
+        Distribution::Pareto { shape, .. }
+            if shape.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) =>
+        {
             Err(ScenarioError::field(
                 format!("{path}.shape"),
                 format!(
@@ -171,7 +173,7 @@ fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, Scenari
         } => {
             check_distribution(format!("flows[{entry}].app.think_time"), think_time)?;
             if let ObjectSize::Pareto { shape, .. } = object_size {
-                if !(*shape > 1.0) {
+                if shape.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) {
                     return Err(ScenarioError::field(
                         format!("flows[{entry}].app.object_size.shape"),
                         format!("{shape}: a Pareto shape must be above 1 for the mean to exist (1.2 is common for web objects)"),
@@ -248,21 +250,6 @@ fn check_queue_fits(
             format!("{b}B is smaller than one {size}-byte packet of flow \"{flow}\"; make the buffer at least {size}B or use a packet limit"),
         )),
         _ => Ok(()),
-    }
-}
-
-/// The ns-2 packet type of an application's packets (ns-2 common/packet.h names).
-fn trace_type(app: &AppConfig) -> &'static str {
-    match app {
-        AppConfig::Cbr { .. } => "cbr",
-        AppConfig::Poisson { .. } => "udp",
-        AppConfig::Onoff {
-            on_time: Distribution::Pareto { .. },
-            ..
-        } => "pareto",
-        AppConfig::Onoff { .. } => "exp",
-        // ns-2 FTP over Agent/TCP: data "tcp", ACKs "ack" (the trace writer picks by packet kind).
-        AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => "tcp",
     }
 }
 
@@ -412,7 +399,6 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
             ));
         }
         let fid = FlowId(fi as u32);
-        let mss = tcp.as_ref().map_or(1, |p| p.mss);
         let (sender, receiver) = if let Some(p) = tcp {
             let app = match &f.cfg.app {
                 AppConfig::Transfer { size } => TcpApp::Transfer { bytes: size.0 },
@@ -445,7 +431,7 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
             )
         } else {
             let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
-            let gen = traffic::build(&f.cfg.app, f.cfg.start, header);
+            let gen = traffic::build(&f.cfg.app, f.cfg.start);
             (
                 sim.add_agent(
                     Box::new(UdpSender::new(
@@ -467,8 +453,6 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
             dst,
             protocol: f.cfg.app.protocol(),
             app: f.cfg.app.kind(),
-            trace_type: trace_type(&f.cfg.app),
-            mss,
             class: f.cfg.class,
             start: f.cfg.start,
             stop,

@@ -431,7 +431,7 @@ impl TcpParams {
                 "must be between 0 and 1 (0.7 is RFC 9438's)".into(),
             ));
         }
-        if !(self.cubic_c > 0.0) {
+        if self.cubic_c.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             return Err(("cubic_c", "must be positive (0.4 is RFC 9438's)".into()));
         }
         Ok(())

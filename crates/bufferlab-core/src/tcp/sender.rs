@@ -567,7 +567,8 @@ impl TcpSender {
                     self.w.cwnd += self.w.mss;
                 }
             } else {
-                let lost = self.p.sack && self.sb.is_lost(self.snd_una, self.p.dupack_threshold, mss);
+                let lost =
+                    self.p.sack && self.sb.is_lost(self.snd_una, self.p.dupack_threshold, mss);
                 // RFC 6582 section 3.2 step 1: no second fast retransmit for the same window.
                 // ns-2 Reno/Tahoe (`bug_fix_`) apply that guard only after a timeout, so a
                 // second loss in one window halves again (classic Reno).

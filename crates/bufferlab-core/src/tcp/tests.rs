@@ -13,6 +13,9 @@ use crate::units::{Bytes, QueueLimit, Rate, SimTime};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+type DropRule = Box<dyn FnMut(u64, &Packet, SimTime) -> bool>;
+type MarkRule = Box<dyn FnMut(u64, &Packet) -> bool>;
+
 fn ms(v: u64) -> SimTime {
     SimTime::from_millis(v)
 }
@@ -33,9 +36,9 @@ struct Pipe {
     seq: u64,
     out: Vec<Packet>,
     /// Decides whether the n-th data packet (0-based) is lost.
-    drop: Box<dyn FnMut(u64, &Packet, SimTime) -> bool>,
+    drop: DropRule,
     /// Marks CE on the n-th data packet.
-    mark: Box<dyn FnMut(u64, &Packet) -> bool>,
+    mark: MarkRule,
     data_sent: u64,
     /// (time, seq, is retransmission) of every data packet sent.
     sent_log: Vec<(SimTime, u64, u32)>,
@@ -72,7 +75,8 @@ impl Pipe {
     fn push(&mut self, at: SimTime, to_rcv: bool, p: Packet) {
         self.slots.push(Some((to_rcv, p)));
         self.seq += 1;
-        self.heap.push(Reverse((at, self.seq, self.slots.len() - 1)));
+        self.heap
+            .push(Reverse((at, self.seq, self.slots.len() - 1)));
     }
 
     fn call(&mut self, sender: bool, pkt: Option<Packet>) {
@@ -193,7 +197,7 @@ fn params(f: impl FnOnce(&mut TcpOptions)) -> TcpParams {
 }
 
 /// The n-th data packet whose seq is `seq` (first transmission only) is dropped.
-fn drop_seqs(seqs: Vec<u64>) -> Box<dyn FnMut(u64, &Packet, SimTime) -> bool> {
+fn drop_seqs(seqs: Vec<u64>) -> DropRule {
     let mut done: Vec<u64> = Vec::new();
     Box::new(move |_, p, _| {
         if p.payload > 0 && seqs.contains(&p.tcp.seq) && !done.contains(&p.tcp.seq) {
@@ -217,7 +221,11 @@ fn slow_start_doubles_every_rtt() {
     for k in 1..=6u32 {
         // All ACKs of round k arrive at k*RTT (no serialisation); sample just after.
         pipe.run_until(ms(100 * k as u64) + SimTime(1));
-        assert_eq!(pipe.cwnd_segs(), 2.0 * 2f64.powi(k as i32), "after {k} RTTs");
+        assert_eq!(
+            pipe.cwnd_segs(),
+            2.0 * 2f64.powi(k as i32),
+            "after {k} RTTs"
+        );
     }
     assert_eq!(pipe.snd.stats.retransmitted_segments, 0);
 }
@@ -240,7 +248,10 @@ fn congestion_avoidance_adds_one_segment_per_rtt() {
         assert!((0.8..=1.0).contains(&grew), "RTT {k}: +{grew:.3} segments");
         prev = c;
     }
-    assert!((prev - 30.0).abs() < 2.0, "20 RTTs: 10 -> {prev:.2} segments");
+    assert!(
+        (prev - 30.0).abs() < 2.0,
+        "20 RTTs: 10 -> {prev:.2} segments"
+    );
 }
 
 // ---- three duplicate ACKs trigger fast retransmit ----
@@ -259,7 +270,11 @@ fn three_dupacks_trigger_fast_retransmit() {
     let rx: Vec<_> = pipe.sent_log.iter().filter(|e| e.2 > 0).collect();
     assert_eq!(rx.len(), 1);
     assert_eq!(rx[0].1, seg(3));
-    assert_eq!(rx[0].0, ms(100), "retransmitted when the third duplicate arrived");
+    assert_eq!(
+        rx[0].0,
+        ms(100),
+        "retransmitted when the third duplicate arrived"
+    );
     pipe.run_until(ms(3000));
     assert_eq!(pipe.snd.stats.timeouts, 0);
     assert_eq!(pipe.retransmissions(), 1);
@@ -299,9 +314,17 @@ fn reno_halves_once_per_loss_window() {
     let ss = values[1] / 1000.0;
     assert!((10.0..=11.0).contains(&ss), "ssthresh {ss}");
     // After recovery cwnd = ssthresh, then grows again linearly.
-    let after: Vec<f64> = pipe.trace.iter().filter(|t| t.2 == values[1]).map(|t| t.1 / 1000.0).collect();
+    let after: Vec<f64> = pipe
+        .trace
+        .iter()
+        .filter(|t| t.2 == values[1])
+        .map(|t| t.1 / 1000.0)
+        .collect();
     let min_after = after.iter().cloned().fold(f64::INFINITY, f64::min);
-    assert!(min_after >= ss - 1e-9, "cwnd never below ssthresh outside recovery: {min_after}");
+    assert!(
+        min_after >= ss - 1e-9,
+        "cwnd never below ssthresh outside recovery: {min_after}"
+    );
 }
 
 // ---- NewReno recovers several losses of one window without timeout ----
@@ -319,7 +342,11 @@ fn newreno_recovers_several_losses_without_timeout() {
         pipe.run_until(ms(3000));
         assert_eq!(pipe.snd.stats.timeouts, 0, "sack={sack}");
         assert_eq!(pipe.snd.stats.fast_retransmits, 1, "sack={sack}");
-        assert_eq!(pipe.retransmissions(), 3, "sack={sack}: only the lost segments");
+        assert_eq!(
+            pipe.retransmissions(),
+            3,
+            "sack={sack}: only the lost segments"
+        );
     }
 }
 
@@ -354,7 +381,10 @@ fn tahoe_restarts_from_one_segment() {
         .position(|t| t.1 == 1000.0)
         .expect("cwnd falls to one segment");
     let ss = pipe.trace[i].2;
-    assert!((8000.0..=9000.0).contains(&ss), "ssthresh half the flight: {ss}");
+    assert!(
+        (8000.0..=9000.0).contains(&ss),
+        "ssthresh half the flight: {ss}"
+    );
     // Then slow start: cwnd reaches ssthresh growing by one segment per ACK.
     let later: Vec<f64> = pipe.trace[i..].iter().map(|t| t.1).collect();
     assert!(later.windows(2).any(|w| w[1] - w[0] == 1000.0));
@@ -377,21 +407,45 @@ fn rto_backs_off_and_karn_ignores_retransmissions() {
     let rto0 = pipe.snd.rto();
     let samples0 = pipe.snd.rtt_estimator().samples;
     pipe.run_until(ms(5000));
-    let retx: Vec<SimTime> = pipe.sent_log.iter().filter(|e| e.2 > 0).map(|e| e.0).collect();
+    let retx: Vec<SimTime> = pipe
+        .sent_log
+        .iter()
+        .filter(|e| e.2 > 0)
+        .map(|e| e.0)
+        .collect();
     assert!(retx.len() >= 3, "{retx:?}");
-    let gaps: Vec<f64> = retx.windows(2).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
+    let gaps: Vec<f64> = retx
+        .windows(2)
+        .map(|w| (w[1] - w[0]).as_secs_f64())
+        .collect();
     for g in gaps.windows(2).take(2) {
-        assert!((g[1] / g[0] - 2.0).abs() < 1e-6, "backoff doubles: {gaps:?}");
+        assert!(
+            (g[1] / g[0] - 2.0).abs() < 1e-6,
+            "backoff doubles: {gaps:?}"
+        );
     }
     assert!(pipe.snd.stats.timeouts >= 3);
     // Karn: the ACK of the retransmitted segment gave no RTT sample (before new data was timed).
     let last_retx = *retx.last().unwrap();
     let e = pipe.snd.rtt_estimator();
-    assert!(e.max_sample < 0.2, "no sample spans a retransmission: max {}", e.max_sample);
+    assert!(
+        e.max_sample < 0.2,
+        "no sample spans a retransmission: max {}",
+        e.max_sample
+    );
     assert!(e.samples > samples0, "fresh segments are timed again");
     assert!(last_retx >= ms(4000));
-    assert_eq!(pipe.snd.rtt_estimator().backoff(), 0, "the backoff ends with a new sample");
-    assert!(pipe.snd.rto() <= rto0 * 2, "{:?} vs {:?}", pipe.snd.rto(), rto0);
+    assert_eq!(
+        pipe.snd.rtt_estimator().backoff(),
+        0,
+        "the backoff ends with a new sample"
+    );
+    assert!(
+        pipe.snd.rto() <= rto0 * 2,
+        "{:?} vs {:?}",
+        pipe.snd.rto(),
+        rto0
+    );
 }
 
 impl std::ops::Mul<u64> for SimTime {
@@ -445,7 +499,10 @@ fn vegas_keeps_alpha_to_beta_segments_queued() {
         q >= alpha - 0.5 && q <= beta + 0.5,
         "mean queue {q:.2} segments, alpha {alpha} beta {beta}"
     );
-    assert_eq!(pipe.snd.stats.retransmitted_segments, 0, "Vegas fills no buffer");
+    assert_eq!(
+        pipe.snd.stats.retransmitted_segments, 0,
+        "Vegas fills no buffer"
+    );
 }
 
 // ---- receive-buffer blocking stalls the sender ----
@@ -466,7 +523,10 @@ fn a_full_receive_buffer_stalls_the_sender() {
         pipe.trace.iter().any(|t| t.4 <= 1000 && t.1 >= 10_000.0),
         "the receive window, not cwnd, holds the sender"
     );
-    assert!(pipe.trace.iter().all(|t| t.3 <= 8000), "outstanding bounded by the buffer");
+    assert!(
+        pipe.trace.iter().all(|t| t.3 <= 8000),
+        "outstanding bounded by the buffer"
+    );
     // Window-limited: at most 8 segments per RTT.
     let acked = pipe.snd.snd_una() - 1;
     let rate = acked as f64 / 5.0 / 1000.0; // segments per second
