@@ -207,7 +207,7 @@ impl TcpParams {
                 header: 40,       // tcpip_base_hdr_size_ 40 (ns-2 adds it to packetSize_)
                 iw: 2,            // windowInit_ 2
                 iw_after_syn_loss: 1,
-                initial_ssthresh: UNLIMITED, // no slow-start bound other than window_ (see docs)
+                initial_ssthresh: 20 * 1000, // tcp.cc TcpAgent::reset(): ssthresh_ = int(wnd_)
                 ssthresh_after_syn_loss: None,
                 max_window: 20 * 1000,  // window_ 20 (packets)
                 send_buffer: UNLIMITED, // one-way agents: FTP always has data
@@ -357,14 +357,18 @@ impl TcpParams {
         set!(cubic_c);
         set!(cubic_beta);
         set!(cubic_fast_convergence);
-        if let Some(v) = o.initial_ssthresh {
-            p.initial_ssthresh = bytes(v);
-        }
         if let Some(v) = o.ssthresh_after_syn_loss {
             p.ssthresh_after_syn_loss = Some(bytes(v));
         }
         if let Some(v) = o.window {
             p.max_window = bytes(v);
+        }
+        // ns-2 starts with ssthresh_ = window_ (tcp.cc TcpAgent::reset), so it follows window_.
+        if p.preset == Preset::Ns2 && p.initial_ssthresh != UNLIMITED {
+            p.initial_ssthresh = p.max_window;
+        }
+        if let Some(v) = o.initial_ssthresh {
+            p.initial_ssthresh = bytes(v);
         }
         if let Some(v) = o.send_buffer {
             p.send_buffer = bytes(v);
