@@ -18,6 +18,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sched;
 pub mod sim;
+pub mod tcp;
 pub mod traffic;
 pub mod udp;
 pub mod units;

@@ -86,6 +86,10 @@ pub struct QueueSeriesReport {
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct SeriesReport {
     pub queues: Vec<QueueSeriesReport>,
+    /// TCP senders' series (`monitor.cwnd_interval`): `flow`, `t_s`, `cwnd_bytes`,
+    /// `ssthresh_bytes`, `rwnd_bytes`, `srtt_s`, `rtt_s`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tcp: Vec<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -250,6 +254,17 @@ impl Report {
                         bytes: s.bytes.clone(),
                         average: s.average.clone(),
                     }
+                })
+                .collect(),
+            tcp: sim
+                .flows
+                .iter()
+                .filter_map(|f| {
+                    let mut v = sim.agents[f.sender.idx()].ep.series(now)?;
+                    if let Some(o) = v.as_object_mut() {
+                        o.insert("flow".into(), serde_json::Value::from(f.name.clone()));
+                    }
+                    Some(v)
                 })
                 .collect(),
         };

@@ -1,7 +1,9 @@
 //! From a parsed scenario to a runnable simulation, checking everything types cannot:
 //! names that must exist, paths that must connect, buffers that must hold one packet.
 
-use super::config::{AppConfig, Distribution, FlowConfig, LossConfig, QueueConfig, Scenario};
+use super::config::{
+    AppConfig, Distribution, FlowConfig, LossConfig, ObjectSize, QueueConfig, Scenario,
+};
 use super::ScenarioError;
 use crate::ext::Extensions;
 use crate::ids::{FlowId, LinkId, NodeId, PortId};
@@ -16,6 +18,8 @@ use crate::qdisc;
 use crate::qdisc::accounting::QueueStats;
 use crate::rng;
 use crate::sim::{Flow, Link, Node, Simulation};
+use crate::tcp::app::TcpApp;
+use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::traffic;
 use crate::udp::{UdpSender, UdpSink};
 use crate::units::{Bytes, QueueLimit, SimTime};
@@ -111,7 +115,9 @@ fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioErro
             path,
             "uniform: max must not be below min",
         )),
-        Distribution::Pareto { shape, .. } if shape.is_nan() || *shape <= 1.0 => {
+        Distribution::Pareto { shape, .. }
+            if shape.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) =>
+        {
             Err(ScenarioError::field(
                 format!("{path}.shape"),
                 format!(
@@ -131,8 +137,72 @@ fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioErro
     }
 }
 
+/// The resolved TCP settings of a flow (TCP applications only), checked.
+fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, ScenarioError> {
+    if f.app.protocol() != Protocol::Tcp {
+        if f.tcp.is_some() {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].tcp"),
+                format!("the {} application runs over UDP; remove the `tcp` table or use a TCP application (bulk, transfer, web)", f.app.kind()),
+            ));
+        }
+        return Ok(None);
+    }
+    let p = TcpParams::resolve(&f.tcp.clone().unwrap_or_default(), f.header);
+    p.validate().map_err(|(field, msg)| {
+        let path = if field == "mss"
+            && f.header.is_some()
+            && f.tcp.as_ref().is_none_or(|t| t.mss.is_none())
+        {
+            format!("flows[{entry}].header")
+        } else {
+            format!("flows[{entry}].tcp.{field}")
+        };
+        ScenarioError::field(path, msg)
+    })?;
+    match &f.app {
+        AppConfig::Transfer { size } if size.0 == 0 => {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].app.size"),
+                "must be at least 1 byte",
+            ))
+        }
+        AppConfig::Web {
+            object_size,
+            think_time,
+            ..
+        } => {
+            check_distribution(format!("flows[{entry}].app.think_time"), think_time)?;
+            if let ObjectSize::Pareto { shape, .. } = object_size {
+                if shape.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) {
+                    return Err(ScenarioError::field(
+                        format!("flows[{entry}].app.object_size.shape"),
+                        format!("{shape}: a Pareto shape must be above 1 for the mean to exist (1.2 is common for web objects)"),
+                    ));
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(Some(p))
+}
+
 fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
     let app = &f.app;
+    if app.protocol() == Protocol::Tcp {
+        if let Some(p) = f.protocol {
+            if p != Protocol::Tcp {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].protocol"),
+                    format!("the {} application runs over tcp, not {}; remove `protocol` or pick another app", app.kind(), p.as_str()),
+                ));
+            }
+        }
+        return tcp_params(entry, f).map(|_| ());
+    }
+    if f.tcp.is_some() {
+        tcp_params(entry, f)?;
+    }
     if let Some(p) = f.protocol {
         if p != app.protocol() {
             return Err(ScenarioError::field(
@@ -181,19 +251,6 @@ fn check_queue_fits(
             format!("{b}B is smaller than one {size}-byte packet of flow \"{flow}\"; make the buffer at least {size}B or use a packet limit"),
         )),
         _ => Ok(()),
-    }
-}
-
-/// The ns-2 packet type of an application's packets (ns-2 common/packet.h names).
-fn trace_type(app: &AppConfig) -> &'static str {
-    match app {
-        AppConfig::Cbr { .. } => "cbr",
-        AppConfig::Poisson { .. } => "udp",
-        AppConfig::Onoff {
-            on_time: Distribution::Pareto { .. },
-            ..
-        } => "pareto",
-        AppConfig::Onoff { .. } => "exp",
     }
 }
 
@@ -331,7 +388,11 @@ pub fn build_with(
                 ),
             ));
         }
-        let size = f.cfg.app.packet_size().0;
+        let tcp = tcp_params(f.entry, f.cfg)?;
+        let size = match &tcp {
+            Some(p) => p.wire_size() as u64,
+            None => f.cfg.app.packet_size().0,
+        };
         for (a, b, dir) in [(src, dst, "forward"), (dst, src, "reverse")] {
             let hops = routing::path(&routes, &port_to, a, b)
                 .ok_or_else(|| {
@@ -374,28 +435,60 @@ pub fn build_with(
             ));
         }
         let fid = FlowId(fi as u32);
-        let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
-        let gen = traffic::build(&f.cfg.app, f.cfg.start, header);
-        let sender = sim.add_agent(
-            Box::new(UdpSender::new(
-                gen,
-                rng::stream(seed, &format!("flow/{}/app", f.name)),
-                stop,
-                header,
-            )),
-            fid,
-            src,
-            false,
-        );
-        let receiver = sim.add_agent(Box::new(UdpSink), fid, dst, true);
+        let (sender, receiver) = if let Some(p) = tcp {
+            let app = match &f.cfg.app {
+                AppConfig::Transfer { size } => TcpApp::Transfer { bytes: size.0 },
+                AppConfig::Web {
+                    object_size,
+                    think_time,
+                    objects,
+                } => TcpApp::Web {
+                    size: object_size.clone(),
+                    think: think_time.clone(),
+                    objects: *objects,
+                    rng: rng::stream(seed, &format!("flow/{}/web", f.name)),
+                },
+                _ => TcpApp::Bulk,
+            };
+            let mut snd = TcpSender::new(p.clone(), app, f.cfg.start, stop);
+            if let Some(dt) = s.monitor.cwnd_interval {
+                let chosen = s
+                    .monitor
+                    .cwnd_flows
+                    .as_ref()
+                    .is_none_or(|names| names.contains(&f.name));
+                if chosen && dt > SimTime::ZERO {
+                    snd = snd.with_series(dt, s.warmup.max(f.cfg.start));
+                }
+            }
+            (
+                sim.add_agent(Box::new(snd), fid, src, false),
+                sim.add_agent(Box::new(TcpReceiver::new(p)), fid, dst, true),
+            )
+        } else {
+            let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
+            let gen = traffic::build(&f.cfg.app, f.cfg.start);
+            (
+                sim.add_agent(
+                    Box::new(UdpSender::new(
+                        gen,
+                        rng::stream(seed, &format!("flow/{}/app", f.name)),
+                        stop,
+                        header,
+                    )),
+                    fid,
+                    src,
+                    false,
+                ),
+                sim.add_agent(Box::new(UdpSink), fid, dst, true),
+            )
+        };
         sim.flows.push(Flow {
             name: f.name.clone(),
             src,
             dst,
-            protocol: Protocol::Udp,
+            protocol: f.cfg.app.protocol(),
             app: f.cfg.app.kind(),
-            trace_type: trace_type(&f.cfg.app),
-            mss: 1,
             class: f.cfg.class,
             start: f.cfg.start,
             stop,
@@ -419,6 +512,34 @@ pub fn build_with(
                     format!("fairness.flows[{i}]"),
                     format!("no flow is named \"{n}\""),
                 ));
+            }
+        }
+    }
+
+    if let Some(dt) = s.monitor.cwnd_interval {
+        if dt == SimTime::ZERO {
+            return Err(ScenarioError::field(
+                "monitor.cwnd_interval",
+                "must be positive, e.g. \"100ms\"",
+            ));
+        }
+    }
+    if let Some(names) = &s.monitor.cwnd_flows {
+        for (i, n) in names.iter().enumerate() {
+            match sim.flows.iter().find(|f| &f.name == n) {
+                None => {
+                    return Err(ScenarioError::field(
+                        format!("monitor.cwnd_flows[{i}]"),
+                        format!("no flow is named \"{n}\""),
+                    ))
+                }
+                Some(f) if f.protocol != Protocol::Tcp => {
+                    return Err(ScenarioError::field(
+                        format!("monitor.cwnd_flows[{i}]"),
+                        format!("flow \"{n}\" is not a TCP flow; it has no cwnd"),
+                    ))
+                }
+                _ => {}
             }
         }
     }

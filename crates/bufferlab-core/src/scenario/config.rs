@@ -270,11 +270,15 @@ pub struct FlowConfig {
     /// Class for class-based queues (default 0).
     #[serde(default)]
     pub class: u8,
-    /// IP + transport header bytes included in each packet's size (default 28: IPv4 20 + UDP 8).
+    /// IP + transport header bytes included in each packet's size (default 28 for UDP: IPv4 20 + UDP 8;
+    /// for TCP the preset's, 40 with `ns2`: ns-2 adds 40 to `packetSize_`).
     #[serde(default)]
     pub header: Option<Bytes>,
     /// The application and its traffic.
     pub app: AppConfig,
+    /// TCP settings of a TCP flow (preset and overrides; see docs/models/tcp.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::tcp::TcpOptions>,
 }
 
 /// What the application sends.
@@ -310,6 +314,41 @@ pub enum AppConfig {
         on_time: Distribution,
         off_time: Distribution,
     },
+    /// TCP bulk transfer: always has data (ns-2 FTP, ns-3 BulkSend).
+    Bulk {},
+    /// TCP transfer of one file of `size` bytes, then FIN; the completion time is reported.
+    Transfer { size: Bytes },
+    /// TCP request/response objects over one connection: each object's size is drawn from
+    /// `object_size`; after it is delivered the client thinks for `think_time` and asks for
+    /// the next. Response times per object are reported.
+    Web {
+        object_size: ObjectSize,
+        think_time: Distribution,
+        /// Number of objects (default: until the flow stops).
+        #[serde(default)]
+        objects: Option<u32>,
+    },
+}
+
+/// A random size in bytes (web objects).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ObjectSize {
+    Constant {
+        value: Bytes,
+    },
+    Uniform {
+        min: Bytes,
+        max: Bytes,
+    },
+    Exponential {
+        mean: Bytes,
+    },
+    /// Pareto with the given mean and shape (> 1), the classic web object model (Crovella 1997).
+    Pareto {
+        mean: Bytes,
+        shape: f64,
+    },
 }
 
 fn default_packet_size() -> Bytes {
@@ -322,16 +361,29 @@ impl AppConfig {
             AppConfig::Cbr { .. } => "cbr",
             AppConfig::Poisson { .. } => "poisson",
             AppConfig::Onoff { .. } => "onoff",
+            AppConfig::Bulk { .. } => "bulk",
+            AppConfig::Transfer { .. } => "transfer",
+            AppConfig::Web { .. } => "web",
         }
     }
     pub fn protocol(&self) -> Protocol {
-        Protocol::Udp
+        match self {
+            AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => {
+                Protocol::Tcp
+            }
+            _ => Protocol::Udp,
+        }
     }
+    /// Size on the wire. For TCP applications: a full segment with the default (`ns2`) TCP
+    /// settings, 1000 + 40 bytes; the builder uses the flow's resolved TCP settings instead.
     pub fn packet_size(&self) -> Bytes {
         match self {
             AppConfig::Cbr { packet_size, .. }
             | AppConfig::Poisson { packet_size, .. }
             | AppConfig::Onoff { packet_size, .. } => *packet_size,
+            AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => {
+                Bytes(crate::tcp::TcpParams::default().wire_size() as u64)
+            }
         }
     }
 }
@@ -375,6 +427,12 @@ pub struct MonitorConfig {
     /// Links whose queues are sampled (default: `bottleneck` if there is one, else every link).
     #[serde(default)]
     pub queues: Option<Vec<String>>,
+    /// Sampling interval of TCP senders' cwnd, ssthresh, advertised window and RTT (default: no series).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_interval: Option<SimTime>,
+    /// TCP flows whose series are recorded (default: every TCP flow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_flows: Option<Vec<String>>,
 }
 
 /// Which flows Jain's index and the throughput spread are computed over.

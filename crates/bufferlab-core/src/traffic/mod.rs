@@ -50,6 +50,19 @@ pub fn build(app: &AppConfig, start: SimTime, header: u32) -> Box<dyn Generator>
             on_time.clone(),
             off_time.clone(),
         )),
+        // TCP applications are driven by the TCP sender (tcp/app.rs), not by a generator.
+        AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => {
+            Box::new(Silent)
+        }
+    }
+}
+
+/// A generator that never emits (what a TCP application looks like to UDP code).
+struct Silent;
+
+impl Generator for Silent {
+    fn next(&mut self, _rng: &mut Rng) -> Option<(SimTime, u32)> {
+        None
     }
 }
 

@@ -1,0 +1,66 @@
+//! Applications over TCP: what the sender has to send and when.
+//!
+//! * `bulk`: always has data (ns-2 `Application/FTP`, ns-3 `BulkSendApplication`).
+//! * `transfer`: one file of N bytes, then FIN; the completion time is when the FIN is acknowledged.
+//! * `web`: a persistent connection carrying objects one after another (HTTP/1.1 without
+//!   pipelining): an object of a random size is written; once it is fully acknowledged the
+//!   client "thinks" for a random time and the next object is written. The response time of
+//!   an object is from its write to its last byte acknowledged. The request itself is not
+//!   sent as a packet (it would add one one-way delay to each response time).
+
+use crate::rng::Rng;
+use crate::scenario::config::{Distribution, ObjectSize};
+use crate::units::SimTime;
+use rand::RngExt;
+use rand_distr::Distribution as _;
+
+pub enum TcpApp {
+    Bulk,
+    Transfer {
+        bytes: u64,
+    },
+    Web {
+        size: ObjectSize,
+        think: Distribution,
+        /// Objects to fetch (None: until the flow stops).
+        objects: Option<u32>,
+        rng: Rng,
+    },
+}
+
+impl TcpApp {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TcpApp::Bulk => "bulk",
+            TcpApp::Transfer { .. } => "transfer",
+            TcpApp::Web { .. } => "web",
+        }
+    }
+}
+
+/// Draws an object size in bytes (at least 1).
+pub fn sample_size(d: &ObjectSize, rng: &mut Rng) -> u64 {
+    let v = match d {
+        ObjectSize::Constant { value } => value.0 as f64,
+        ObjectSize::Uniform { min, max } => {
+            if max.0 <= min.0 {
+                min.0 as f64
+            } else {
+                rng.random_range(min.0..=max.0) as f64
+            }
+        }
+        ObjectSize::Exponential { mean } => crate::traffic::exp_sample(rng, mean.0 as f64),
+        ObjectSize::Pareto { mean, shape } => {
+            let scale = mean.0 as f64 * (shape - 1.0) / shape;
+            rand_distr::Pareto::new(scale, *shape)
+                .map(|p| p.sample(rng))
+                .unwrap_or(mean.0 as f64)
+        }
+    };
+    (v.round() as u64).max(1)
+}
+
+/// Draws a think time.
+pub fn sample_think(d: &Distribution, rng: &mut Rng) -> SimTime {
+    crate::traffic::sample(d, rng)
+}

@@ -1,0 +1,99 @@
+//! Congestion control behind one trait. The sender owns loss detection and recovery
+//! (fast retransmit, fast recovery, the RFC 6675 pipe); an algorithm decides how the window
+//! grows on new ACKs, how far it falls on a congestion signal and which recovery style it uses.
+//! Windows are in bytes (f64), like ns-2's `cwnd_` in packets scaled by the MSS.
+
+pub mod cubic;
+pub mod newreno;
+pub mod reno;
+pub mod tahoe;
+pub mod vegas;
+
+use super::config::{CcKind, TcpParams};
+use crate::units::SimTime;
+
+/// How losses signalled by duplicate ACKs are recovered (without SACK).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from one segment (Tahoe).
+    None,
+    /// RFC 5681 section 3.2 fast recovery, left at the first new ACK.
+    Reno,
+    /// RFC 6582: stay in fast recovery until the whole window is acknowledged.
+    NewReno,
+}
+
+/// The window variables an algorithm changes.
+#[derive(Debug, Clone, Copy)]
+pub struct Window {
+    /// Congestion window in bytes.
+    pub cwnd: f64,
+    /// Slow-start threshold in bytes.
+    pub ssthresh: f64,
+    /// Sender maximum segment size in bytes.
+    pub mss: f64,
+}
+
+impl Window {
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// What the sender knows when a cumulative ACK acknowledges new data.
+#[derive(Debug, Clone, Copy)]
+pub struct Ack {
+    pub now: SimTime,
+    /// Newly acknowledged bytes.
+    pub acked: u64,
+    /// Bytes outstanding before this ACK.
+    pub flight_before: u64,
+    /// snd_una after the ACK and snd_nxt (next new byte to send).
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// Fine-grained RTT of the acknowledged data (timestamp echo), if valid.
+    pub rtt: Option<SimTime>,
+}
+
+pub trait CongestionControl {
+    fn name(&self) -> &'static str;
+    /// The recovery style used when SACK is off.
+    fn recovery(&self) -> Recovery;
+    /// New data acknowledged outside loss recovery: grow (or shrink) the window.
+    fn on_ack(&mut self, w: &mut Window, a: &Ack);
+    /// Congestion signalled by duplicate ACKs or ECN: the new ssthresh in bytes. The sender
+    /// then sets cwnd for its recovery style.
+    fn ssthresh_on_loss(&mut self, w: &Window, flight: u64, now: SimTime) -> f64;
+    /// Leaving fast recovery (RFC 5681 section 3.2 step 6: deflate to ssthresh).
+    fn on_recovery_exit(&mut self, w: &mut Window, _now: SimTime) {
+        w.cwnd = w.ssthresh;
+    }
+    /// Retransmission timeout (RFC 5681 section 3.1 equation 4; cwnd to the loss window).
+    fn on_timeout(&mut self, w: &mut Window, flight: u64, _now: SimTime) {
+        w.ssthresh = (flight as f64 / 2.0).max(2.0 * w.mss);
+        w.cwnd = w.mss;
+    }
+    /// Algorithm-specific state for the report.
+    fn report(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+/// The algorithm chosen by `p.cc`.
+pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
+    match p.cc {
+        CcKind::Tahoe => Box::new(tahoe::Tahoe),
+        CcKind::Reno => Box::new(reno::Reno),
+        CcKind::Newreno => Box::new(newreno::NewReno),
+        CcKind::Vegas => Box::new(vegas::Vegas::new(
+            p.vegas_alpha,
+            p.vegas_beta,
+            p.vegas_gamma,
+        )),
+        CcKind::Cubic => Box::new(cubic::Cubic::new(
+            p.cubic_c,
+            p.cubic_beta,
+            p.cubic_fast_convergence,
+        )),
+    }
+}

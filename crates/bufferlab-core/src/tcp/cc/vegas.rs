@@ -1,0 +1,162 @@
+//! TCP Vegas: L. Brakmo and L. Peterson, "TCP Vegas: End to End Congestion Avoidance on a
+//! Global Internet", IEEE JSAC 13(8), 1995; rules as ns-2.35 `tcp/tcp-vegas.cc`
+//! (`VegasTcpAgent::recv`), which the seed paper 004 ran.
+//!
+//! Once per RTT (when the ACK passes the first byte sent in the previous round):
+//! * RTT = mean of the round's fine-grained samples (ns-2 `v_sumRTT_/v_cntRTT_`); BaseRTT is the
+//!   smallest RTT seen (Brakmo section 3.2).
+//! * Expected = (bytes outstanding)/BaseRTT, Actual = (bytes sent in the last round)/RTT,
+//!   Diff = round((Expected - Actual) * BaseRTT) in segments (section 3.2; ns-2 rounds with +0.5).
+//! * Congestion avoidance: Diff < alpha: +1 segment over the next RTT; Diff > beta: -1 segment
+//!   at once; otherwise unchanged (section 3.2).
+//! * Slow start: the window grows every other RTT only (section 3.3); when Diff > gamma the
+//!   connection leaves slow start with cwnd -= cwnd/8 and ssthresh = 2 segments (ns-2).
+//! * The window only grows while cwnd - outstanding <= 2 segments (ns-2).
+//! * Loss by duplicate ACKs: the window falls to 3/4 (2 segments if it was <= 3; ns-2
+//!   `win -= win>>2`); leaving recovery sets ssthresh to 2 segments ("vegas ssthresh is used
+//!   only during slow-start", ns-2). Timeout: ssthresh = half the flight, cwnd = 2 segments
+//!   (ns-2 `v_slowstart_` 2).
+//!
+//! Not modelled: Vegas's fine-grained retransmission check on the first duplicate ACKs
+//! (ns-2 `vegas_expire`, Brakmo section 3.1); recovery otherwise follows Reno.
+
+use super::reno::half_flight;
+use super::{Ack, CongestionControl, Recovery, Window};
+use crate::units::SimTime;
+
+pub struct Vegas {
+    alpha: f64,
+    beta: f64,
+    gamma: f64,
+    base_rtt: f64,
+    sum_rtt: f64,
+    cnt_rtt: u32,
+    beg_seq: u64,
+    beg_time: SimTime,
+    inc_flag: bool,
+    /// Bytes added per ACK until the next round decision.
+    incr: f64,
+    started: bool,
+    /// Last Diff computed (segments), for tests and reports.
+    pub last_diff: Option<f64>,
+}
+
+impl Vegas {
+    pub fn new(alpha: f64, beta: f64, gamma: f64) -> Self {
+        Self {
+            alpha,
+            beta,
+            gamma,
+            base_rtt: f64::INFINITY,
+            sum_rtt: 0.0,
+            cnt_rtt: 0,
+            beg_seq: 0,
+            beg_time: SimTime::ZERO,
+            inc_flag: true,
+            incr: 0.0,
+            started: false,
+            last_diff: None,
+        }
+    }
+    pub fn base_rtt(&self) -> Option<f64> {
+        self.base_rtt.is_finite().then_some(self.base_rtt)
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+    fn recovery(&self) -> Recovery {
+        Recovery::Reno
+    }
+    fn on_ack(&mut self, w: &mut Window, a: &Ack) {
+        let mss = w.mss;
+        if !self.started {
+            self.started = true;
+            self.beg_seq = a.snd_nxt;
+            self.beg_time = a.now;
+            self.incr = mss; // slow start until the first decision
+        }
+        if let Some(r) = a.rtt {
+            let r = r.as_secs_f64();
+            if r > 0.0 {
+                self.sum_rtt += r;
+                self.cnt_rtt += 1;
+                self.base_rtt = self.base_rtt.min(r);
+            }
+        }
+        if a.snd_una >= self.beg_seq {
+            // ---- once per RTT ----
+            let rtt = if self.cnt_rtt > 0 {
+                self.sum_rtt / self.cnt_rtt as f64
+            } else {
+                (a.now.saturating_sub(self.beg_time)).as_secs_f64()
+            };
+            self.sum_rtt = 0.0;
+            self.cnt_rtt = 0;
+            let rtt_len = a.snd_nxt.saturating_sub(self.beg_seq) as f64 / mss;
+            if rtt > 0.0 {
+                if rtt < self.base_rtt || rtt_len <= 1.0 {
+                    self.base_rtt = rtt;
+                }
+                let actual = rtt_len / rtt;
+                let expect = (a.snd_nxt.saturating_sub(a.snd_una)) as f64 / mss / self.base_rtt;
+                let diff = ((expect - actual) * self.base_rtt + 0.5).floor();
+                self.last_diff = Some(diff);
+                if w.in_slow_start() {
+                    self.inc_flag = !self.inc_flag;
+                    if !self.inc_flag {
+                        self.incr = 0.0;
+                    } else if diff > self.gamma {
+                        w.ssthresh = 2.0 * mss;
+                        w.cwnd = (w.cwnd - w.cwnd / 8.0).max(2.0 * mss);
+                        self.incr = 0.0;
+                    } else {
+                        self.incr = mss;
+                    }
+                } else if diff > self.beta {
+                    w.cwnd = (w.cwnd - mss).max(2.0 * mss);
+                    self.incr = 0.0;
+                } else if diff < self.alpha {
+                    self.incr = mss * mss / w.cwnd;
+                } else {
+                    self.incr = 0.0;
+                }
+            }
+            self.beg_seq = a.snd_nxt;
+            self.beg_time = a.now;
+        }
+        if self.incr >= mss && w.cwnd >= w.ssthresh {
+            self.incr = 0.0;
+        }
+        let outstanding = a.snd_nxt.saturating_sub(a.snd_una) as f64;
+        if self.incr > 0.0 && w.cwnd - outstanding <= 2.0 * mss {
+            w.cwnd += self.incr;
+        }
+    }
+    fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
+        let win = (w.cwnd / w.mss).floor();
+        let new = if win <= 3.0 {
+            2.0
+        } else {
+            win - (win / 4.0).floor()
+        };
+        new * w.mss
+    }
+    fn on_recovery_exit(&mut self, w: &mut Window, _now: SimTime) {
+        w.cwnd = w.ssthresh;
+        w.ssthresh = 2.0 * w.mss;
+    }
+    fn on_timeout(&mut self, w: &mut Window, flight: u64, _now: SimTime) {
+        w.ssthresh = half_flight(w, flight);
+        w.cwnd = 2.0 * w.mss;
+        self.started = false;
+    }
+    fn report(&self) -> Option<serde_json::Value> {
+        Some(serde_json::json!({
+            "base_rtt_s": self.base_rtt(),
+            "last_diff_segments": self.last_diff,
+        }))
+    }
+}

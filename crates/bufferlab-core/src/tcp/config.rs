@@ -1,0 +1,454 @@
+//! TCP settings: the per-flow `tcp = { ... }` table of a scenario (every field optional),
+//! the named presets it starts from, and the resolved parameters the endpoints run with.
+//!
+//! A flow's settings are `preset` (default `ns2`) with the table's fields laid over it.
+//! Every preset value is written next to its source; docs/models/tcp.md has the same table.
+//!
+//! Sources:
+//! * ns-2.35 `tcl/lib/ns-default.tcl` (Agent/TCP, Agent/TCPSink, Agent/TCP/Vegas) and
+//!   `tcp.cc` (TcpAgent), read through the search tool.
+//! * ns-3.44 attribute defaults (`TcpSocket`, `TcpSocketBase`, `TcpL4Protocol`), as listed in
+//!   /work/shared/peers/ns3/README.md and ns-3's documentation.
+//! * Linux (6.x) defaults: `include/net/tcp.h` (TCP_RTO_MIN 200 ms, TCP_RTO_MAX 120 s,
+//!   TCP_TIMEOUT_INIT 1 s, TCP_INIT_CWND 10, TCP_DELACK_MIN 40 ms), `net.ipv4.tcp_rmem/wmem`.
+
+use crate::units::{Bytes, QueueLimit, SimTime};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A congestion control / recovery algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CcKind {
+    /// Jacobson 1988 / ns-2 `Agent/TCP`: fast retransmit, then slow start (no fast recovery).
+    Tahoe,
+    /// RFC 5681: fast retransmit and fast recovery (ns-2 `Agent/TCP/Reno`).
+    Reno,
+    /// RFC 6582: Reno with partial-ACK handling (ns-2 `Agent/TCP/Newreno`, ns-3 `TcpNewReno`).
+    Newreno,
+    /// Brakmo & Peterson 1995 (ns-2 `Agent/TCP/Vegas`).
+    Vegas,
+    /// RFC 9438 (Linux default, ns-3 `TcpCubic`).
+    Cubic,
+}
+
+impl CcKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CcKind::Tahoe => "tahoe",
+            CcKind::Reno => "reno",
+            CcKind::Newreno => "newreno",
+            CcKind::Vegas => "vegas",
+            CcKind::Cubic => "cubic",
+        }
+    }
+}
+
+/// Named starting points for a flow's TCP settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// ns-2.35 one-way `Agent/TCP/Reno` + `Agent/TCPSink` (the seed papers' simulator).
+    #[default]
+    Ns2,
+    /// ns-3.44 `TcpSocketBase` defaults (NewReno, SACK, delayed ACK, min RTO 1 s).
+    Ns3,
+    /// A Linux host: CUBIC, IW 10, SACK, timestamps, min RTO 200 ms.
+    Linux,
+}
+
+/// The `tcp = { ... }` table of a flow. Every field is optional and overrides the preset.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpOptions {
+    /// Starting point: `ns2` (default), `ns3` or `linux`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
+    /// Congestion control: tahoe, reno, newreno, vegas, cubic.
+    #[serde(default, alias = "variant", skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcKind>,
+    /// Segment payload size in bytes (MSS; ns-2 `packetSize_`, ns-3 `SegmentSize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Bytes>,
+    /// Initial congestion window in segments (ns-2 `windowInit_`, ns-3 `InitialCwnd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iw: Option<u32>,
+    /// Initial window after a lost SYN or SYN-ACK, in segments (RFC 5681 section 3.1: 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iw_after_syn_loss: Option<u32>,
+    /// Initial slow-start threshold ("20p" or bytes; default unlimited, RFC 5681 section 3.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<QueueLimit>,
+    /// Slow-start threshold after a lost SYN or SYN-ACK (default: unchanged).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ssthresh_after_syn_loss: Option<QueueLimit>,
+    /// Upper bound of the sender's window (ns-2 `window_`), "20p" or bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<QueueLimit>,
+    /// Send buffer: bounds unsent + unacknowledged data ("100p" or bytes; ns-3 `SndBufSize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_buffer: Option<QueueLimit>,
+    /// Receive buffer: its free space is the advertised window; out-of-order data occupies it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recv_buffer: Option<QueueLimit>,
+    /// Largest window the receiver advertises, whatever its free space (65535 B without window scaling).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_adv_window: Option<QueueLimit>,
+    /// Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// Delayed ACKs (RFC 5681 section 4.2, RFC 1122 4.2.3.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    /// With delayed ACKs, ACK at latest every this many full segments (ns-3 `DelAckCount` 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_count: Option<u32>,
+    /// With delayed ACKs, the longest an ACK waits (ns-3 `DelAckTimeout` 200 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_timeout: Option<SimTime>,
+    /// Nagle's algorithm (RFC 896; RFC 1122 4.2.3.4): hold a small segment while data is unacknowledged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nagle: Option<bool>,
+    /// ECN (RFC 3168): ECT on data, ECE echo, one reduction per window, CWR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// Three-way handshake before data (false: start like an ns-2 one-way agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<bool>,
+    /// RTT samples from every ACK through timestamps (RFC 7323) instead of one timed segment per RTT (Karn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamps: Option<bool>,
+    /// RTO before the first RTT sample (RFC 6298 section 2.1: 1 s; ns-2 `rtxcur_init_` 3 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<SimTime>,
+    /// Lower bound of the RTO (RFC 6298 section 2.4: 1 s; ns-2 `minrto_` 0.2 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<SimTime>,
+    /// Upper bound of the RTO, also of its backoff (ns-2 `maxrto_` 60 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<SimTime>,
+    /// Clock granularity G of RFC 6298; RTT samples are rounded to it (ns-2 `tcpTick_` 0.01 s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_granularity: Option<SimTime>,
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_threshold: Option<u32>,
+    /// Restart from the initial window after an idle period longer than the RTO (RFC 5681 section 4.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_start_restart: Option<bool>,
+    /// Vegas alpha, beta, gamma in segments (ns-2 `v_alpha_` 1, `v_beta_` 3, `v_gamma_` 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vegas_alpha: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vegas_beta: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vegas_gamma: Option<f64>,
+    /// CUBIC C (RFC 9438 section 5: 0.4) and beta_cubic (section 4.6: 0.7).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cubic_c: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cubic_beta: Option<f64>,
+    /// CUBIC fast convergence (RFC 9438 section 4.7, default on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cubic_fast_convergence: Option<bool>,
+}
+
+/// Resolved settings of one TCP connection (both ends), all in bytes and simulated time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TcpParams {
+    pub preset: Preset,
+    pub cc: CcKind,
+    /// Segment payload.
+    pub mss: u32,
+    /// IP + TCP header bytes on the wire of each segment and ACK.
+    pub header: u32,
+    pub iw: u32,
+    pub iw_after_syn_loss: u32,
+    /// Bytes; u64::MAX means unlimited.
+    pub initial_ssthresh: u64,
+    pub ssthresh_after_syn_loss: Option<u64>,
+    pub max_window: u64,
+    pub send_buffer: u64,
+    pub recv_buffer: u64,
+    pub max_adv_window: u64,
+    pub sack: bool,
+    pub delayed_ack: bool,
+    pub delack_count: u32,
+    pub delack_timeout: SimTime,
+    pub nagle: bool,
+    pub ecn: bool,
+    pub handshake: bool,
+    pub timestamps: bool,
+    pub initial_rto: SimTime,
+    pub min_rto: SimTime,
+    pub max_rto: SimTime,
+    pub clock_granularity: SimTime,
+    pub dupack_threshold: u32,
+    pub slow_start_restart: bool,
+    pub vegas_alpha: f64,
+    pub vegas_beta: f64,
+    pub vegas_gamma: f64,
+    pub cubic_c: f64,
+    pub cubic_beta: f64,
+    pub cubic_fast_convergence: bool,
+}
+
+pub const UNLIMITED: u64 = u64::MAX;
+
+impl TcpParams {
+    /// The values of a preset.
+    pub fn preset(p: Preset) -> TcpParams {
+        match p {
+            // ns-2.35 tcl/lib/ns-default.tcl (Agent/TCP, Agent/TCPSink) and paper scripts' agents.
+            Preset::Ns2 => TcpParams {
+                preset: p,
+                cc: CcKind::Reno, // Agent/TCP/Reno, the seed papers' TCP (paper D, B, C)
+                mss: 1000,        // packetSize_ 1000
+                header: 40,       // tcpip_base_hdr_size_ 40 (ns-2 adds it to packetSize_)
+                iw: 2,            // windowInit_ 2
+                iw_after_syn_loss: 1,
+                initial_ssthresh: 20 * 1000, // tcp.cc TcpAgent::reset(): ssthresh_ = int(wnd_)
+                ssthresh_after_syn_loss: None,
+                max_window: 20 * 1000,  // window_ 20 (packets)
+                send_buffer: UNLIMITED, // one-way agents: FTP always has data
+                recv_buffer: UNLIMITED, // TCPSink has no receive buffer
+                max_adv_window: UNLIMITED,
+                sack: false, // Agent/TCP/Reno + TCPSink (Sack1 is a separate agent)
+                delayed_ack: false, // TCPSink ACKs every packet (TCPSink/DelAck is separate)
+                delack_count: 2,
+                delack_timeout: SimTime::from_millis(100), // TCPSink/DelAck interval_ 100ms
+                nagle: false,                              // one-way agents send whole packets
+                ecn: false,                                // ecn_ 0
+                handshake: false,                          // one-way agents start sending at once
+                timestamps: false, // timestamps_ false: one timed packet per RTT (rtt_seq_)
+                initial_rto: SimTime::from_secs(3), // rtxcur_init_ 3.0
+                min_rto: SimTime::from_millis(200), // minrto_ 0.2
+                max_rto: SimTime::from_secs(60), // maxrto_ 60
+                clock_granularity: SimTime::from_millis(10), // tcpTick_ 0.01
+                dupack_threshold: 3, // numdupacks_ 3
+                slow_start_restart: true, // slow_start_restart_ true
+                vegas_alpha: 1.0,  // Agent/TCP/Vegas v_alpha_ 1
+                vegas_beta: 3.0,   // v_beta_ 3
+                vegas_gamma: 1.0,  // v_gamma_ 1
+                cubic_c: 0.4,
+                cubic_beta: 0.7,
+                cubic_fast_convergence: true,
+            },
+            // ns-3.44 TcpSocket / TcpSocketBase attribute defaults.
+            Preset::Ns3 => TcpParams {
+                preset: p,
+                cc: CcKind::Newreno, // TcpL4Protocol SocketType = TcpNewReno
+                mss: 536,            // TcpSocket SegmentSize 536
+                header: 52,          // IPv4 20 + TCP 20 + timestamp option 12 (Timestamp true)
+                iw: 10,              // TcpSocket InitialCwnd 10
+                iw_after_syn_loss: 1,
+                initial_ssthresh: UNLIMITED, // InitialSlowStartThreshold UINT32_MAX
+                ssthresh_after_syn_loss: None,
+                max_window: UNLIMITED,
+                send_buffer: 131_072,      // SndBufSize 131072
+                recv_buffer: 131_072,      // RcvBufSize 131072
+                max_adv_window: UNLIMITED, // WindowScaling true
+                sack: true,                // Sack true
+                delayed_ack: true,
+                delack_count: 2,                           // DelAckCount 2
+                delack_timeout: SimTime::from_millis(200), // DelAckTimeout 200ms
+                nagle: false,                              // TcpNoDelay true
+                ecn: false,                                // UseEcn Off
+                handshake: true,
+                timestamps: true,                           // Timestamp true
+                initial_rto: SimTime::from_secs(1),         // RttEstimator InitialEstimation 1s
+                min_rto: SimTime::from_secs(1),             // MinRto 1s
+                max_rto: SimTime::from_secs(60),            // backoff capped at 60 s (ReTxTimeout)
+                clock_granularity: SimTime::from_millis(1), // ClockGranularity 1ms
+                dupack_threshold: 3,                        // ReTxThreshold 3
+                slow_start_restart: false,
+                vegas_alpha: 2.0, // TcpVegas Alpha 2
+                vegas_beta: 4.0,  // Beta 4
+                vegas_gamma: 1.0, // Gamma 1
+                cubic_c: 0.4,     // TcpCubic C 0.4
+                cubic_beta: 0.7,  // Beta 0.7
+                cubic_fast_convergence: true,
+            },
+            // Linux 6.x host defaults.
+            Preset::Linux => TcpParams {
+                preset: p,
+                cc: CcKind::Cubic, // net.ipv4.tcp_congestion_control = cubic
+                mss: 1448,         // 1500-byte MTU minus 52 bytes of headers
+                header: 52,        // IPv4 20 + TCP 20 + timestamps 12
+                iw: 10,            // TCP_INIT_CWND 10 (RFC 6928)
+                iw_after_syn_loss: 1,
+                initial_ssthresh: UNLIMITED, // TCP_INFINITE_SSTHRESH
+                ssthresh_after_syn_loss: None,
+                max_window: UNLIMITED,
+                send_buffer: 4_194_304, // tcp_wmem max (autotuning upper bound)
+                recv_buffer: 6_291_456, // tcp_rmem max (autotuning upper bound)
+                max_adv_window: UNLIMITED, // window scaling on
+                sack: true,             // tcp_sack 1
+                delayed_ack: true,
+                delack_count: 2, // ACK every second full segment (__tcp_ack_snd_check)
+                delack_timeout: SimTime::from_millis(40), // TCP_DELACK_MIN
+                nagle: true,     // TCP_NODELAY off
+                ecn: false,      // tcp_ecn 2: only when asked
+                handshake: true,
+                timestamps: true,                           // tcp_timestamps 1
+                initial_rto: SimTime::from_secs(1),         // TCP_TIMEOUT_INIT (RFC 6298)
+                min_rto: SimTime::from_millis(200),         // TCP_RTO_MIN
+                max_rto: SimTime::from_secs(120),           // TCP_RTO_MAX
+                clock_granularity: SimTime::from_millis(1), // jiffies at HZ=1000
+                dupack_threshold: 3,                        // tcp_reordering 3
+                slow_start_restart: true,                   // tcp_slow_start_after_idle 1
+                vegas_alpha: 2.0,                           // tcp_vegas alpha 2
+                vegas_beta: 4.0,                            // beta 4
+                vegas_gamma: 1.0,                           // gamma 1
+                cubic_c: 0.4,                               // RFC 9438 C
+                cubic_beta: 0.7,                            // beta 717/1024
+                cubic_fast_convergence: true,
+            },
+        }
+    }
+
+    /// The preset of `o` with `o`'s fields laid over it. `header` is the flow's `header` field.
+    pub fn resolve(o: &TcpOptions, header: Option<Bytes>) -> TcpParams {
+        let mut p = TcpParams::preset(o.preset.unwrap_or_default());
+        if let Some(v) = o.cc {
+            p.cc = v;
+        }
+        if let Some(v) = o.mss {
+            p.mss = v.0.min(u32::MAX as u64) as u32;
+        }
+        if let Some(v) = header {
+            p.header = v.0.min(u32::MAX as u64) as u32;
+        }
+        let mss = p.mss as u64;
+        let bytes = |l: QueueLimit| match l {
+            QueueLimit::Packets(n) => n.saturating_mul(mss),
+            QueueLimit::Bytes(b) => b,
+        };
+        // ns-2's window_ is in packets; a preset window is kept in packets when the MSS changes.
+        if p.preset == Preset::Ns2 && o.mss.is_some() && p.max_window != UNLIMITED {
+            p.max_window = 20 * mss;
+        }
+        macro_rules! set {
+            ($f:ident) => {
+                if let Some(v) = o.$f {
+                    p.$f = v;
+                }
+            };
+        }
+        set!(iw);
+        set!(iw_after_syn_loss);
+        set!(sack);
+        set!(delayed_ack);
+        set!(delack_count);
+        set!(delack_timeout);
+        set!(nagle);
+        set!(ecn);
+        set!(handshake);
+        set!(timestamps);
+        set!(initial_rto);
+        set!(min_rto);
+        set!(max_rto);
+        set!(clock_granularity);
+        set!(dupack_threshold);
+        set!(slow_start_restart);
+        set!(vegas_alpha);
+        set!(vegas_beta);
+        set!(vegas_gamma);
+        set!(cubic_c);
+        set!(cubic_beta);
+        set!(cubic_fast_convergence);
+        if let Some(v) = o.ssthresh_after_syn_loss {
+            p.ssthresh_after_syn_loss = Some(bytes(v));
+        }
+        if let Some(v) = o.window {
+            p.max_window = bytes(v);
+        }
+        // ns-2 starts with ssthresh_ = window_ (tcp.cc TcpAgent::reset), so it follows window_.
+        if p.preset == Preset::Ns2 && p.initial_ssthresh != UNLIMITED {
+            p.initial_ssthresh = p.max_window;
+        }
+        if let Some(v) = o.initial_ssthresh {
+            p.initial_ssthresh = bytes(v);
+        }
+        if let Some(v) = o.send_buffer {
+            p.send_buffer = bytes(v);
+        }
+        if let Some(v) = o.recv_buffer {
+            p.recv_buffer = bytes(v);
+        }
+        if let Some(v) = o.max_adv_window {
+            p.max_adv_window = bytes(v);
+        }
+        p
+    }
+
+    /// Checks values types cannot; the error names the field (relative to the `tcp` table).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.mss == 0 || self.mss as u64 + self.header as u64 > 65_535 {
+            return Err((
+                "mss",
+                format!(
+                    "{}B + {}B header: a segment must carry 1 byte and fit 65535 bytes on the wire",
+                    self.mss, self.header
+                ),
+            ));
+        }
+        if self.iw == 0 {
+            return Err(("iw", "must be at least 1 segment".into()));
+        }
+        if self.iw_after_syn_loss == 0 {
+            return Err(("iw_after_syn_loss", "must be at least 1 segment".into()));
+        }
+        if self.max_window < self.mss as u64 {
+            return Err(("window", "must hold at least one segment".into()));
+        }
+        if self.send_buffer < self.mss as u64 {
+            return Err(("send_buffer", "must hold at least one segment".into()));
+        }
+        if self.recv_buffer < self.mss as u64 {
+            return Err(("recv_buffer", "must hold at least one segment".into()));
+        }
+        if self.max_adv_window < self.mss as u64 {
+            return Err(("max_adv_window", "must allow at least one segment".into()));
+        }
+        if self.delayed_ack && self.delack_count == 0 {
+            return Err(("delack_count", "must be at least 1".into()));
+        }
+        if self.dupack_threshold == 0 {
+            return Err(("dupack_threshold", "must be at least 1".into()));
+        }
+        if self.initial_rto == SimTime::ZERO {
+            return Err(("initial_rto", "must be positive".into()));
+        }
+        if self.max_rto < self.min_rto {
+            return Err(("max_rto", "must not be below min_rto".into()));
+        }
+        if !(self.vegas_alpha >= 0.0 && self.vegas_beta >= self.vegas_alpha) {
+            return Err((
+                "vegas_beta",
+                "Vegas needs 0 <= alpha <= beta (in segments)".into(),
+            ));
+        }
+        if !(self.cubic_beta > 0.0 && self.cubic_beta < 1.0) {
+            return Err((
+                "cubic_beta",
+                "must be between 0 and 1 (0.7 is RFC 9438's)".into(),
+            ));
+        }
+        if self.cubic_c.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return Err(("cubic_c", "must be positive (0.4 is RFC 9438's)".into()));
+        }
+        Ok(())
+    }
+
+    /// Bytes on the wire of a full segment.
+    pub fn wire_size(&self) -> u32 {
+        self.mss + self.header
+    }
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams::preset(Preset::Ns2)
+    }
+}

@@ -1,0 +1,24 @@
+//! TCP as sans-IO endpoints: a sender ([`sender::TcpSender`]) and a receiver
+//! ([`receiver::TcpReceiver`]) driven by the simulation through [`crate::endpoint::Endpoint`].
+//!
+//! * [`config`]: the per-flow `tcp = { ... }` table, presets `ns2` / `ns3` / `linux`.
+//! * [`rtt`]: RFC 6298 retransmission timer. [`sack`]: RFC 6675 scoreboard.
+//! * [`cc`]: congestion control, one file per algorithm (Tahoe, Reno, NewReno, Vegas, CUBIC).
+//! * [`app`]: bulk, finite transfer and web (request/response) applications.
+//!
+//! docs/models/tcp.md describes the model, its defaults and their sources.
+
+pub mod app;
+pub mod cc;
+pub mod config;
+pub mod receiver;
+pub mod rtt;
+pub mod sack;
+pub mod sender;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{CcKind, Preset, TcpOptions, TcpParams};
+pub use receiver::TcpReceiver;
+pub use sender::TcpSender;

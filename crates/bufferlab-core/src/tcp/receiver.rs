@@ -1,0 +1,230 @@
+//! The TCP receiver: cumulative ACKs, delayed ACKs, SACK blocks, a finite receive buffer and
+//! the ECN echo, as a sans-IO endpoint.
+//!
+//! * RFC 9293 section 3.10.7.4: in-order data advances RCV.NXT; the application reads it at
+//!   once (goodput), so the buffer holds only out-of-order data, whose size reduces the
+//!   advertised window (free space), bounded by `max_adv_window`. Out-of-order data that does
+//!   not fit in the buffer is dropped (and ACKed).
+//! * RFC 5681 section 4.2 / RFC 1122 4.2.3.2: with delayed ACKs, an ACK for at least every
+//!   `delack_count` full segments and within `delack_timeout`; an immediate ACK for
+//!   out-of-order data (a duplicate ACK), for a segment that fills a hole, and for a FIN.
+//!   Without delayed ACKs every segment is ACKed (ns-2 `TCPSink`).
+//! * RFC 2018 section 4: up to 3 SACK blocks; the first holds the most recently received
+//!   segment, the others follow from the highest down (a simplification of "most recently
+//!   reported first").
+//! * RFC 3168 section 6.1.3: after a CE-marked segment every ACK carries ECE until a segment
+//!   with CWR arrives.
+//! * RFC 7323 section 4.3: the timestamp echoed is that of the segment at the left edge
+//!   (TS.Recent is updated only when the segment arrives with no ACK pending).
+
+use super::config::TcpParams;
+use crate::endpoint::{Endpoint, EndpointCtx};
+use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader, MAX_SACK_BLOCKS};
+use crate::units::SimTime;
+
+pub struct TcpReceiver {
+    p: TcpParams,
+    rcv_nxt: u64,
+    /// Out-of-order [start, end) ranges above rcv_nxt, sorted and disjoint (capacity reused).
+    ooo: Vec<(u64, u64)>,
+    ooo_bytes: u64,
+    fin_seq: Option<u64>,
+    unacked: u32,
+    delack_at: Option<SimTime>,
+    ts_recent: SimTime,
+    ece: bool,
+    last_block: Option<(u64, u64)>,
+    pub acks_sent: u64,
+    pub delack_timeouts: u64,
+    pub ooo_dropped: u64,
+    pub delivered: u64,
+}
+
+impl TcpReceiver {
+    pub fn new(p: TcpParams) -> Self {
+        Self {
+            p,
+            rcv_nxt: 1,
+            ooo: Vec::with_capacity(16),
+            ooo_bytes: 0,
+            fin_seq: None,
+            unacked: 0,
+            delack_at: None,
+            ts_recent: SimTime::ZERO,
+            ece: false,
+            last_block: None,
+            acks_sent: 0,
+            delack_timeouts: 0,
+            ooo_dropped: 0,
+            delivered: 0,
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// Free receive buffer, bounded by the largest advertisement.
+    pub fn window(&self) -> u64 {
+        self.p
+            .recv_buffer
+            .saturating_sub(self.ooo_bytes)
+            .min(self.p.max_adv_window)
+    }
+
+    fn send_ack(&mut self, cx: &mut EndpointCtx, flags: u8) {
+        let mut h = TcpHeader {
+            seq: 1,
+            ack: self.rcv_nxt,
+            flags: F::ACK | flags | if self.ece { F::ECE } else { 0 },
+            window: self.window().min(u32::MAX as u64) as u32,
+            ts_echo: self.ts_recent,
+            ts_val: cx.now,
+            ..TcpHeader::default()
+        };
+        if self.p.sack && !self.ooo.is_empty() {
+            let mut n = 0;
+            let first = self
+                .last_block
+                .and_then(|(s, _)| self.ooo.iter().copied().find(|r| r.0 <= s && s < r.1));
+            if let Some(b) = first {
+                h.sack[0] = b;
+                n = 1;
+            }
+            for &r in self.ooo.iter().rev() {
+                if n >= MAX_SACK_BLOCKS {
+                    break;
+                }
+                if Some(r) != first {
+                    h.sack[n] = r;
+                    n += 1;
+                }
+            }
+            h.nsack = n as u8;
+        }
+        cx.send(Packet {
+            kind: PacketKind::TcpAck,
+            size: self.p.header,
+            tcp: h,
+            ..Packet::default()
+        });
+        self.acks_sent += 1;
+        self.unacked = 0;
+        self.delack_at = None;
+    }
+
+    /// Inserts [s, e) into the out-of-order list; returns false when it does not fit.
+    fn store(&mut self, s: u64, e: u64) -> bool {
+        let i = self.ooo.partition_point(|r| r.1 < s);
+        let mut j = i;
+        let (mut a, mut b) = (s, e);
+        let mut covered = 0;
+        while j < self.ooo.len() && self.ooo[j].0 <= b {
+            a = a.min(self.ooo[j].0);
+            b = b.max(self.ooo[j].1);
+            covered += self.ooo[j].1 - self.ooo[j].0;
+            j += 1;
+        }
+        let added = (b - a) - covered;
+        if self.ooo_bytes + added > self.p.recv_buffer {
+            return false;
+        }
+        if j > i {
+            self.ooo[i] = (a, b);
+            self.ooo.drain(i + 1..j);
+        } else {
+            self.ooo.insert(i, (a, b));
+        }
+        self.ooo_bytes += added;
+        true
+    }
+}
+
+impl Endpoint for TcpReceiver {
+    fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
+        let h = pkt.tcp;
+        if h.flags & F::SYN != 0 {
+            // RFC 9293 section 3.5: answer every SYN (a retransmitted one too) with a SYN-ACK.
+            self.ts_recent = h.ts_val;
+            self.send_ack(cx, F::SYN);
+            return;
+        }
+        let len = pkt.payload as u64;
+        let fin = h.flags & F::FIN != 0;
+        if len == 0 && !fin {
+            return; // the handshake's final ACK
+        }
+        // RFC 3168 section 6.1.3.
+        if h.flags & F::CWR != 0 {
+            self.ece = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            self.ece = true;
+        }
+        let s = h.seq;
+        let e = s + len + fin as u64;
+        if fin {
+            self.fin_seq = Some(s + len);
+        }
+        if e <= self.rcv_nxt {
+            // Entirely old: a spurious retransmission; ACK at once.
+            self.send_ack(cx, 0);
+            return;
+        }
+        if s <= self.rcv_nxt {
+            if self.unacked == 0 {
+                self.ts_recent = h.ts_val;
+            }
+            let old = self.rcv_nxt;
+            self.rcv_nxt = e;
+            let filled = !self.ooo.is_empty();
+            // Pull in out-of-order data that is now contiguous.
+            while let Some(&(a, b)) = self.ooo.first() {
+                if a > self.rcv_nxt {
+                    break;
+                }
+                self.rcv_nxt = self.rcv_nxt.max(b);
+                self.ooo_bytes -= b - a;
+                self.ooo.remove(0);
+            }
+            let mut delivered = self.rcv_nxt - old;
+            if self.fin_seq.is_some_and(|f| f >= old && f < self.rcv_nxt) {
+                delivered -= 1;
+            }
+            self.delivered += delivered;
+            if cx.measuring() {
+                cx.stats.goodput_bytes += delivered;
+            }
+            self.unacked += 1;
+            let fin_in = self.fin_seq.is_some_and(|f| f < self.rcv_nxt);
+            if !self.p.delayed_ack
+                || self.unacked >= self.p.delack_count
+                || filled
+                || fin_in
+                || self.ece
+            {
+                self.send_ack(cx, 0);
+            } else if self.delack_at.is_none() {
+                self.delack_at = Some(cx.now + self.p.delack_timeout);
+            }
+        } else {
+            // Out of order: keep it if it fits, send a duplicate ACK at once.
+            if !self.store(s, e) {
+                self.ooo_dropped += 1;
+            }
+            self.last_block = Some((s, e));
+            self.send_ack(cx, 0);
+        }
+    }
+
+    fn on_timeout(&mut self, cx: &mut EndpointCtx) {
+        if self.delack_at.is_some_and(|t| t <= cx.now) {
+            self.delack_timeouts += 1;
+            self.send_ack(cx, 0);
+        }
+    }
+
+    fn next_timeout(&self) -> Option<SimTime> {
+        self.delack_at
+    }
+}

@@ -1,0 +1,166 @@
+//! Retransmission timer arithmetic, RFC 6298 "Computing TCP's Retransmission Timer".
+//!
+//! * Section 2.1: before any sample, RTO = initial RTO (1 s in the RFC; ns-2 `rtxcur_init_` 3 s).
+//! * Section 2.2: first sample R: SRTT = R, RTTVAR = R/2.
+//! * Section 2.3: later samples: RTTVAR = 3/4 RTTVAR + 1/4 |SRTT - R|, SRTT = 7/8 SRTT + 1/8 R
+//!   (ns-2 `T_SRTT_BITS` 3, `T_RTTVAR_BITS` 2 are the same gains).
+//! * Section 2.3: RTO = SRTT + max(G, K*RTTVAR), K = 4, G the clock granularity.
+//! * Section 2.4: RTO is rounded up to the minimum (RFC: 1 s); 2.5: a maximum may be placed.
+//! * Section 5.5: on expiry the RTO doubles ("back off the timer"), up to the maximum.
+//! * Section 5.7 / Karn & Partridge 1987: a backed-off RTO is kept until a new sample arrives;
+//!   the caller never samples retransmitted segments (see the sender's timed segment).
+//!
+//! Samples are first rounded to the clock granularity, as ns-2's `rtt_update` counts RTTs in
+//! `tcpTick_` units (rounded to nearest, at least one tick) and Linux in jiffies.
+
+use crate::units::SimTime;
+
+#[derive(Debug, Clone)]
+pub struct RttEstimator {
+    srtt: f64,
+    rttvar: f64,
+    has_sample: bool,
+    backoff: u32,
+    initial: f64,
+    min: f64,
+    max: f64,
+    g: f64,
+    /// Statistics of the raw samples.
+    pub samples: u64,
+    pub sum: f64,
+    pub min_sample: f64,
+    pub max_sample: f64,
+    pub last_sample: f64,
+}
+
+impl RttEstimator {
+    pub fn new(initial: SimTime, min: SimTime, max: SimTime, granularity: SimTime) -> Self {
+        Self {
+            srtt: 0.0,
+            rttvar: 0.0,
+            has_sample: false,
+            backoff: 0,
+            initial: initial.as_secs_f64(),
+            min: min.as_secs_f64(),
+            max: max.as_secs_f64(),
+            g: granularity.as_secs_f64(),
+            samples: 0,
+            sum: 0.0,
+            min_sample: f64::INFINITY,
+            max_sample: 0.0,
+            last_sample: 0.0,
+        }
+    }
+
+    /// Feeds one RTT measurement (section 2.2 / 2.3). Clears the backoff (Karn: a valid
+    /// sample from a segment that was not retransmitted).
+    pub fn sample(&mut self, rtt: SimTime) {
+        let raw = rtt.as_secs_f64();
+        self.samples += 1;
+        self.sum += raw;
+        self.min_sample = self.min_sample.min(raw);
+        self.max_sample = self.max_sample.max(raw);
+        self.last_sample = raw;
+        let r = if self.g > 0.0 {
+            ((raw / self.g).round().max(1.0)) * self.g
+        } else {
+            raw
+        };
+        if !self.has_sample {
+            self.srtt = r;
+            self.rttvar = r / 2.0;
+            self.has_sample = true;
+        } else {
+            self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
+            self.srtt = 0.875 * self.srtt + 0.125 * r;
+        }
+        self.backoff = 0;
+    }
+
+    /// Section 5.5: double the timer (bounded by the maximum).
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(30);
+    }
+
+    /// Forgets the samples (section 5.7: after SYN loss the RTO restarts from its initial value
+    /// once data transmission begins, unless a sample was taken).
+    pub fn reset_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
+    /// The RTO without backoff (sections 2.1-2.4).
+    pub fn base_rto(&self) -> f64 {
+        let r = if self.has_sample {
+            self.srtt + self.g.max(4.0 * self.rttvar)
+        } else {
+            self.initial
+        };
+        r.max(self.min).min(self.max)
+    }
+
+    /// The current RTO with backoff (section 5.5), bounded by the maximum.
+    pub fn rto(&self) -> SimTime {
+        let r = (self.base_rto() * (1u64 << self.backoff.min(30)) as f64).min(self.max);
+        SimTime::from_secs_f64(r.max(self.min.min(self.max)))
+    }
+
+    pub fn srtt(&self) -> Option<f64> {
+        self.has_sample.then_some(self.srtt)
+    }
+    pub fn rttvar(&self) -> Option<f64> {
+        self.has_sample.then_some(self.rttvar)
+    }
+    pub fn mean_sample(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.sum / self.samples as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::from_millis(v)
+    }
+
+    // ---- RFC 6298 arithmetic ----
+    #[test]
+    fn first_sample_and_smoothing_follow_rfc6298() {
+        let mut e = RttEstimator::new(ms(1000), ms(0), ms(60_000), SimTime::ZERO);
+        assert!(
+            (e.rto().as_secs_f64() - 1.0).abs() < 1e-12,
+            "2.1 initial RTO"
+        );
+        e.sample(ms(100));
+        // 2.2: SRTT 0.1, RTTVAR 0.05, RTO = 0.1 + 4*0.05 = 0.3
+        assert!((e.rto().as_secs_f64() - 0.3).abs() < 1e-9);
+        e.sample(ms(200));
+        // 2.3: RTTVAR = 0.75*0.05 + 0.25*0.1 = 0.0625; SRTT = 0.875*0.1 + 0.125*0.2 = 0.1125
+        assert!((e.srtt().unwrap() - 0.1125).abs() < 1e-12);
+        assert!((e.rttvar().unwrap() - 0.0625).abs() < 1e-12);
+        assert!((e.rto().as_secs_f64() - (0.1125 + 0.25)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn min_max_granularity_and_backoff() {
+        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10));
+        e.sample(ms(10));
+        // SRTT 0.01, RTTVAR 0.005, RTO = 0.01 + max(0.01, 0.02) = 0.03 -> min 0.2
+        assert!((e.rto().as_secs_f64() - 0.2).abs() < 1e-12);
+        e.back_off();
+        assert!((e.rto().as_secs_f64() - 0.4).abs() < 1e-12);
+        for _ in 0..20 {
+            e.back_off();
+        }
+        assert!(
+            (e.rto().as_secs_f64() - 60.0).abs() < 1e-9,
+            "bounded by max"
+        );
+        e.sample(ms(12)); // rounded to one tick
+        assert_eq!(e.backoff(), 0);
+    }
+}

@@ -1,0 +1,793 @@
+//! The TCP sender: a sans-IO state machine (see [`crate::endpoint`]).
+//!
+//! References, cited at each rule below:
+//! * RFC 9293 (TCP): sequence space, SYN/FIN, the three-way handshake (section 3.5).
+//! * RFC 5681: slow start, congestion avoidance, fast retransmit / fast recovery (section 3.2),
+//!   restart after idle (section 4.1).
+//! * RFC 6582: NewReno partial ACKs. RFC 6675: SACK-based recovery (with [`super::sack`]).
+//! * RFC 6298: retransmission timer (with [`super::rtt`]); Karn & Partridge 1987.
+//! * RFC 3168 section 6.1: ECN at the sender. RFC 896 / RFC 1122 4.2.3.4: Nagle.
+//! * ns-2.35 `tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`: the one-way agent it mirrors with the
+//!   `ns2` preset (full-sized packets, `window_`, `bugFix_` guard against repeated fast
+//!   retransmits, one timed segment per RTT).
+//!
+//! Sequence numbers are bytes; the SYN takes number 0, data starts at 1 and a FIN takes the
+//! number after the last data byte (it rides on the last data segment).
+
+use super::app::{sample_size, sample_think, TcpApp};
+use super::cc::{self, Ack, CongestionControl, Recovery, Window};
+use super::config::{TcpParams, UNLIMITED};
+use super::rtt::RttEstimator;
+use super::sack::Scoreboard;
+use crate::endpoint::{Endpoint, EndpointCtx};
+use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader};
+use crate::units::SimTime;
+use serde_json::json;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Before the flow's start time.
+    Idle,
+    SynSent,
+    Established,
+}
+
+/// Counters for the flow's `tcp` report.
+#[derive(Debug, Clone, Default)]
+pub struct SenderStats {
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmitted_segments: u64,
+    pub retransmitted_bytes: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub ecn_reductions: u64,
+    pub syn_retransmits: u64,
+    pub acks_received: u64,
+    pub dupacks_received: u64,
+}
+
+/// Time series of one sender, sampled every `interval` (sample-and-hold: the state only
+/// changes inside the endpoint's calls, so a sample at t is the state before the first call
+/// after t).
+#[derive(Debug, Clone, Default)]
+pub struct TcpSeries {
+    pub interval: SimTime,
+    next: SimTime,
+    pub t_s: Vec<f64>,
+    pub cwnd_bytes: Vec<f64>,
+    pub ssthresh_bytes: Vec<Option<f64>>,
+    pub rwnd_bytes: Vec<u64>,
+    pub srtt_s: Vec<Option<f64>>,
+    pub rtt_s: Vec<Option<f64>>,
+}
+
+pub struct TcpSender {
+    p: TcpParams,
+    cc: Box<dyn CongestionControl>,
+    w: Window,
+    rtt: RttEstimator,
+    sb: Scoreboard,
+    app: TcpApp,
+    state: State,
+    start: SimTime,
+    stop: SimTime,
+    stopped: bool,
+    // sequence space
+    snd_una: u64,
+    snd_nxt: u64,
+    snd_max: u64,
+    /// One past the last data byte the application has written.
+    data_end: u64,
+    /// The application has no more data: a FIN follows `data_end`.
+    closing: bool,
+    fin_acked: bool,
+    // recovery
+    dupacks: u32,
+    in_recovery: bool,
+    recover: u64,
+    high_rxt: u64,
+    ecn_recover: u64,
+    cwr_pending: bool,
+    /// The last window reduction was a timeout (ns-2 `last_cwnd_action_`).
+    last_action_timeout: bool,
+    rwnd: u64,
+    // timers
+    rto_at: Option<SimTime>,
+    app_at: Option<SimTime>,
+    syn_sent_at: SimTime,
+    syn_retx: bool,
+    timed: Option<(u64, SimTime)>,
+    last_send: SimTime,
+    // web
+    object: Option<(u64, SimTime)>,
+    objects_started: u32,
+    pub response_times: Vec<f64>,
+    pub completion: Option<SimTime>,
+    pub stats: SenderStats,
+    series: Option<TcpSeries>,
+}
+
+impl TcpSender {
+    pub fn new(p: TcpParams, app: TcpApp, start: SimTime, stop: SimTime) -> Self {
+        let mss = p.mss as f64;
+        let w = Window {
+            cwnd: p.iw as f64 * mss,
+            ssthresh: if p.initial_ssthresh == UNLIMITED {
+                f64::INFINITY
+            } else {
+                p.initial_ssthresh as f64
+            },
+            mss,
+        };
+        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
+        let data_end = match &app {
+            TcpApp::Bulk => u64::MAX / 4,
+            TcpApp::Transfer { bytes } => 1 + bytes,
+            TcpApp::Web { .. } => 1,
+        };
+        let closing = matches!(app, TcpApp::Transfer { .. });
+        Self {
+            cc: cc::build(&p),
+            w,
+            rtt,
+            sb: Scoreboard::new(),
+            app,
+            state: State::Idle,
+            start,
+            stop,
+            stopped: false,
+            snd_una: 1,
+            snd_nxt: 1,
+            snd_max: 1,
+            data_end,
+            closing,
+            fin_acked: false,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            high_rxt: 0,
+            ecn_recover: 0,
+            cwr_pending: false,
+            last_action_timeout: false,
+            // The peer's buffer as its SYN-ACK would announce it (both ends share the
+            // settings); one-way ns-2 agents have none.
+            rwnd: p.recv_buffer.min(p.max_adv_window),
+            rto_at: None,
+            app_at: None,
+            syn_sent_at: SimTime::ZERO,
+            syn_retx: false,
+            timed: None,
+            last_send: SimTime::ZERO,
+            object: None,
+            objects_started: 0,
+            response_times: Vec::new(),
+            completion: None,
+            stats: SenderStats::default(),
+            series: None,
+            p,
+        }
+    }
+
+    /// Records cwnd, ssthresh, the advertised window and RTT every `interval` from `from`.
+    pub fn with_series(mut self, interval: SimTime, from: SimTime) -> Self {
+        self.series = Some(TcpSeries {
+            interval,
+            next: from,
+            ..TcpSeries::default()
+        });
+        self
+    }
+
+    pub fn cwnd(&self) -> f64 {
+        self.w.cwnd
+    }
+    pub fn ssthresh(&self) -> f64 {
+        self.w.ssthresh
+    }
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    pub fn rto(&self) -> SimTime {
+        self.rtt.rto()
+    }
+    pub fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    pub fn rwnd(&self) -> u64 {
+        self.rwnd
+    }
+    pub fn params(&self) -> &TcpParams {
+        &self.p
+    }
+    pub fn cc(&self) -> &dyn CongestionControl {
+        self.cc.as_ref()
+    }
+
+    fn mss(&self) -> u64 {
+        self.p.mss as u64
+    }
+
+    fn flight(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    fn record_series(&mut self, now: SimTime) {
+        let Some(s) = self.series.as_mut() else {
+            return;
+        };
+        while s.next <= now {
+            s.t_s.push(s.next.as_secs_f64());
+            s.cwnd_bytes.push(self.w.cwnd);
+            s.ssthresh_bytes
+                .push(self.w.ssthresh.is_finite().then_some(self.w.ssthresh));
+            s.rwnd_bytes.push(self.rwnd.min(self.p.max_window));
+            s.srtt_s.push(self.rtt.srtt());
+            s.rtt_s
+                .push((self.rtt.samples > 0).then_some(self.rtt.last_sample));
+            s.next = s.next + s.interval;
+        }
+    }
+
+    // ---- application ----
+
+    /// End of the data the sender may send: what the application wrote, bounded by the send
+    /// buffer (unsent + unacknowledged data fit in `send_buffer`).
+    fn avail_end(&self) -> u64 {
+        let buf = self.snd_una.saturating_add(self.p.send_buffer);
+        self.data_end.min(buf)
+    }
+
+    fn start_object(&mut self, now: SimTime) {
+        if let TcpApp::Web {
+            size, objects, rng, ..
+        } = &mut self.app
+        {
+            if objects.is_some_and(|n| self.objects_started >= n) || now >= self.stop {
+                return;
+            }
+            let n = sample_size(size, rng);
+            self.objects_started += 1;
+            self.data_end += n;
+            self.object = Some((self.data_end, now));
+        }
+    }
+
+    fn check_app_progress(&mut self, now: SimTime) {
+        if let Some((end, t0)) = self.object {
+            if self.snd_una >= end {
+                self.response_times.push((now - t0).as_secs_f64());
+                self.object = None;
+                if let TcpApp::Web { think, rng, .. } = &mut self.app {
+                    self.app_at = Some(now + sample_think(think, rng));
+                }
+            }
+        }
+        if self.closing && !self.fin_acked && self.snd_una > self.data_end {
+            self.fin_acked = true;
+            self.completion = Some(now);
+        }
+    }
+
+    // ---- output ----
+
+    fn emit(&mut self, cx: &mut EndpointCtx, seq: u64, len: u64, flags: u8) {
+        let now = cx.now;
+        let fin = self.closing && seq + len == self.data_end && flags & F::SYN == 0;
+        let mut fl = flags | if fin { F::FIN } else { 0 };
+        let retx = seq < self.snd_max;
+        if !retx && self.cwr_pending && len > 0 {
+            fl |= F::CWR; // RFC 3168 section 6.1.2: CWR on the first new data after a reduction
+            self.cwr_pending = false;
+        }
+        cx.send(Packet {
+            kind: PacketKind::TcpData,
+            size: self.p.header + len as u32,
+            payload: len as u32,
+            ecn: if self.p.ecn && len > 0 {
+                Ecn::Ect0 // RFC 3168 section 6.1.1: data segments are ECT; SYN and pure ACKs are not
+            } else {
+                Ecn::NotEct
+            },
+            tcp: TcpHeader {
+                seq,
+                ack: 1,
+                flags: fl,
+                window: 0,
+                ts_val: now,
+                ..TcpHeader::default()
+            },
+            ..Packet::default()
+        });
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len;
+        let end = seq + len + fin as u64;
+        if retx {
+            self.stats.retransmitted_segments += 1;
+            self.stats.retransmitted_bytes += len;
+            // Karn: a retransmission invalidates the timed segment (RFC 6298 section 3).
+            if self.timed.is_some_and(|(e, _)| e > seq) {
+                self.timed = None;
+            }
+        } else if self.timed.is_none() && len > 0 {
+            self.timed = Some((end, now)); // ns-2 rtt_seq_: one timed segment per RTT
+        }
+        self.snd_max = self.snd_max.max(end);
+        self.last_send = now;
+        // RFC 6298 section 5.1: start the timer if it is not running.
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// Retransmits the segment starting at snd_una (fast retransmit, partial ACK).
+    fn retransmit_head(&mut self, cx: &mut EndpointCtx) {
+        let seq = self.snd_una;
+        let len = self.mss().min(self.data_end.saturating_sub(seq));
+        self.emit(cx, seq, len, F::ACK);
+        self.high_rxt = self.high_rxt.max(seq + len.max(1));
+        // Restart the timer for the retransmitted head, as ns-2 (`reset_rtx_timer` in
+        // `dupack_action`) and Linux (`tcp_retransmit_skb` rearms for the queue head) do;
+        // RFC 6298 alone would let it run from the last new ACK.
+        self.rto_at = Some(cx.now + self.rtt.rto());
+    }
+
+    /// Whether one new segment [snd_nxt, +len) may go out now; returns its length.
+    fn next_new_segment(&mut self, now: SimTime, use_cwnd: bool) -> Option<u64> {
+        // After a timeout (go-back-N) skip what the receiver SACKed.
+        if self.p.sack {
+            while let Some(e) = self.sb.sacked_until(self.snd_nxt) {
+                self.snd_nxt = e;
+            }
+        }
+        let avail = self.avail_end();
+        if self.snd_nxt >= avail {
+            return None;
+        }
+        let len = self.mss().min(avail - self.snd_nxt);
+        let mut win = self.rwnd.min(self.p.max_window);
+        if use_cwnd {
+            win = win.min(self.w.cwnd as u64);
+        }
+        if self.snd_nxt + len > self.snd_una + win {
+            return None;
+        }
+        // Nagle (RFC 1122 4.2.3.4): no small segment while data is unacknowledged.
+        if self.p.nagle && len < self.mss() && self.snd_max > self.snd_una {
+            return None;
+        }
+        // RFC 5681 section 4.1: restart window after an idle period longer than the RTO.
+        if self.p.slow_start_restart
+            && self.snd_max == self.snd_una
+            && self.snd_max > 1
+            && now.saturating_sub(self.last_send) > self.rtt.rto()
+        {
+            self.w.cwnd = self.w.cwnd.min(self.p.iw as f64 * self.w.mss);
+            if self.snd_nxt + len > self.snd_una + self.w.cwnd as u64 {
+                return None;
+            }
+        }
+        Some(len)
+    }
+
+    fn send_data(&mut self, cx: &mut EndpointCtx) {
+        if self.state != State::Established {
+            return;
+        }
+        let mss = self.mss();
+        let dt = self.p.dupack_threshold;
+        loop {
+            if self.in_recovery && self.p.sack {
+                // RFC 6675 section 5 step (C): send while cwnd - pipe >= 1 SMSS.
+                let pipe = self
+                    .sb
+                    .pipe(self.snd_una, self.snd_max, self.high_rxt, dt, mss);
+                if self.w.cwnd - (pipe as f64) < mss as f64 {
+                    break;
+                }
+                if let Some((s, l)) =
+                    self.sb
+                        .next_seg(self.snd_una, self.snd_max, self.high_rxt, dt, mss, false)
+                {
+                    self.emit(cx, s, l, F::ACK);
+                    self.high_rxt = s + l;
+                    continue;
+                }
+                self.snd_nxt = self.snd_nxt.max(self.snd_max);
+                if let Some(len) = self.next_new_segment(cx.now, false) {
+                    let s = self.snd_nxt;
+                    self.emit(cx, s, len, F::ACK);
+                    self.snd_nxt = self.snd_max;
+                    continue;
+                }
+                if let Some((s, l)) =
+                    self.sb
+                        .next_seg(self.snd_una, self.snd_max, self.high_rxt, dt, mss, true)
+                {
+                    self.emit(cx, s, l, F::ACK);
+                    self.high_rxt = s + l;
+                    continue;
+                }
+                break;
+            }
+            match self.next_new_segment(cx.now, true) {
+                Some(len) => {
+                    let s = self.snd_nxt;
+                    self.emit(cx, s, len, F::ACK);
+                    let fin = (self.closing && s + len == self.data_end) as u64;
+                    self.snd_nxt = s + len + fin;
+                }
+                None => break,
+            }
+        }
+    }
+
+    fn send_syn(&mut self, cx: &mut EndpointCtx) {
+        cx.send(Packet {
+            kind: PacketKind::TcpData,
+            size: self.p.header,
+            payload: 0,
+            tcp: TcpHeader {
+                seq: 0,
+                flags: F::SYN | if self.p.ecn { F::ECE | F::CWR } else { 0 },
+                ts_val: cx.now,
+                ..TcpHeader::default()
+            },
+            ..Packet::default()
+        });
+        self.syn_sent_at = cx.now;
+        self.rto_at = Some(cx.now + self.rtt.rto());
+    }
+
+    fn establish(&mut self, cx: &mut EndpointCtx) {
+        self.state = State::Established;
+        if self.p.handshake {
+            // Third segment of the handshake (RFC 9293 section 3.5).
+            cx.send(Packet {
+                kind: PacketKind::TcpAck,
+                size: self.p.header,
+                tcp: TcpHeader {
+                    seq: 1,
+                    ack: 1,
+                    flags: F::ACK,
+                    ts_val: cx.now,
+                    ..TcpHeader::default()
+                },
+                ..Packet::default()
+            });
+        }
+        self.rto_at = None;
+        self.start_object(cx.now);
+        self.send_data(cx);
+    }
+
+    // ---- input ----
+
+    fn on_ack(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
+        let h = &pkt.tcp;
+        let now = cx.now;
+        self.stats.acks_received += 1;
+        if self.state == State::SynSent {
+            if h.flags & F::SYN != 0 && h.flags & F::ACK != 0 {
+                self.rwnd = h.window as u64;
+                if self.syn_retx {
+                    // RFC 5681 section 3.1 / RFC 6298 section 5.7: after a lost SYN or SYN-ACK
+                    // the initial window is one segment and the RTO restarts from its initial value.
+                    self.w.cwnd = self.p.iw_after_syn_loss as f64 * self.w.mss;
+                    if let Some(s) = self.p.ssthresh_after_syn_loss {
+                        self.w.ssthresh = s as f64;
+                    }
+                    self.rtt.reset_backoff();
+                } else {
+                    self.rtt.sample(now - self.syn_sent_at);
+                }
+                self.establish(cx);
+            }
+            return;
+        }
+        if self.state != State::Established {
+            return;
+        }
+        self.rwnd = h.window as u64;
+        let ack = h.ack;
+        let mss = self.mss();
+        if self.p.sack {
+            for &(s, e) in &h.sack[..h.nsack as usize] {
+                self.sb.add(self.snd_una.max(ack), s, e);
+            }
+        }
+        let ece = self.p.ecn && h.flags & F::ECE != 0;
+        if ack > self.snd_una && ack <= self.snd_max {
+            let acked = ack - self.snd_una;
+            let flight_before = self.flight();
+            let fine_rtt = now.saturating_sub(h.ts_echo);
+            // RTT for the retransmission timer: every ACK with timestamps (RFC 7323 section 4),
+            // else the timed segment (Karn's rule: never a retransmitted one).
+            if self.p.timestamps {
+                self.rtt.sample(fine_rtt);
+            } else if let Some((end, t0)) = self.timed {
+                if ack >= end {
+                    self.rtt.sample(now - t0);
+                    self.timed = None;
+                }
+            }
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.sb.advance(ack);
+            self.dupacks = 0;
+            let info = Ack {
+                now,
+                acked,
+                flight_before,
+                snd_una: ack,
+                snd_nxt: self.snd_nxt.max(self.snd_max),
+                rtt: Some(fine_rtt),
+            };
+            if self.in_recovery {
+                if ack >= self.recover {
+                    // Full ACK: RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3,
+                    // RFC 6675 section 5 (leave when RecoveryPoint is acknowledged).
+                    self.in_recovery = false;
+                    self.cc.on_recovery_exit(&mut self.w, now);
+                } else if self.p.sack {
+                    // RFC 6675: partial ACKs keep recovery going; the pipe decides.
+                } else if self.cc.recovery() == Recovery::NewReno {
+                    // RFC 6582 section 3.2 step 4: retransmit the next hole, deflate by the
+                    // amount acknowledged, add back one SMSS if at least one was acknowledged.
+                    self.retransmit_head(cx);
+                    self.w.cwnd = (self.w.cwnd - acked as f64).max(self.w.mss);
+                    if acked >= mss {
+                        self.w.cwnd += self.w.mss;
+                    }
+                } else {
+                    // Reno: the first new ACK ends recovery (RFC 5681 section 3.2 step 6).
+                    self.in_recovery = false;
+                    self.cc.on_recovery_exit(&mut self.w, now);
+                }
+            } else if !ece {
+                self.cc.on_ack(&mut self.w, &info);
+            }
+            // RFC 6298 sections 5.2 and 5.3.
+            self.rto_at = (self.snd_max > self.snd_una).then(|| now + self.rtt.rto());
+            self.check_app_progress(now);
+        } else if ack == self.snd_una && self.snd_max > self.snd_una && pkt.payload == 0 {
+            // A duplicate ACK (RFC 5681 section 2; the window field is not compared, as
+            // out-of-order data shrinks a finite receive buffer's window).
+            self.dupacks += 1;
+            self.stats.dupacks_received += 1;
+            if self.in_recovery {
+                if !self.p.sack {
+                    // RFC 5681 section 3.2 step 4: inflate by one SMSS per duplicate.
+                    self.w.cwnd += self.w.mss;
+                }
+            } else {
+                let lost =
+                    self.p.sack && self.sb.is_lost(self.snd_una, self.p.dupack_threshold, mss);
+                // RFC 6582 section 3.2 step 1: no second fast retransmit for the same window.
+                // ns-2 Reno/Tahoe (`bug_fix_`) apply that guard only after a timeout, so a
+                // second loss in one window halves again (classic Reno).
+                let guard = match self.cc.recovery() {
+                    Recovery::NewReno => true,
+                    _ => self.p.sack || self.last_action_timeout,
+                };
+                // Exactly the DupThresh-th duplicate (ns-2 `dupacks_ == numdupacks_`), or
+                // RFC 6675 IsLost(HighACK) before that.
+                let thresh = self.p.dupack_threshold;
+                if (self.dupacks == thresh || (lost && self.dupacks < thresh))
+                    && (self.snd_una > self.recover || !guard)
+                {
+                    self.enter_recovery(cx);
+                }
+            }
+        }
+        if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
+            // RFC 3168 section 6.1.2: react once per window, as to a loss, without retransmitting.
+            self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, self.flight(), now);
+            self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+            self.ecn_recover = self.snd_max;
+            self.cwr_pending = true;
+            self.stats.ecn_reductions += 1;
+        }
+        self.send_data(cx);
+    }
+
+    fn enter_recovery(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        self.stats.fast_retransmits += 1;
+        self.last_action_timeout = false;
+        let flight = self.flight();
+        self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, flight, now);
+        self.recover = self.snd_max;
+        self.ecn_recover = self.ecn_recover.max(self.snd_max);
+        self.high_rxt = self.snd_una;
+        if self.p.sack && self.cc.recovery() != Recovery::None {
+            // RFC 6675 section 5 steps (4.1)-(4.3): RecoveryPoint = HighData, cwnd = ssthresh,
+            // retransmit the first segment presumed lost.
+            self.in_recovery = true;
+            self.w.cwnd = self.w.ssthresh;
+            self.retransmit_head(cx);
+            return;
+        }
+        match self.cc.recovery() {
+            Recovery::None => {
+                // Tahoe: retransmit and slow-start from one segment.
+                self.w.cwnd = self.w.mss;
+                self.retransmit_head(cx);
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                // RFC 5681 section 3.2 steps 2-3.
+                self.in_recovery = true;
+                self.retransmit_head(cx);
+                self.w.cwnd = self.w.ssthresh + self.p.dupack_threshold as f64 * self.w.mss;
+            }
+        }
+    }
+
+    fn on_rto(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        self.rto_at = None;
+        if self.state == State::SynSent {
+            // RFC 6298 section 5.5 applies to the SYN too; RFC 9293 section 3.8.1.
+            self.stats.syn_retransmits += 1;
+            self.syn_retx = true;
+            self.rtt.back_off();
+            self.send_syn(cx);
+            return;
+        }
+        if self.snd_max <= self.snd_una {
+            return;
+        }
+        // RFC 6298 section 5.4-5.6, RFC 5681 section 3.1 (equation 4, loss window).
+        self.stats.timeouts += 1;
+        self.last_action_timeout = true;
+        let flight = self.flight();
+        self.cc.on_timeout(&mut self.w, flight, now);
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.recover = self.snd_max; // RFC 6582 section 3.2 step 1 after a timeout
+        self.high_rxt = self.snd_una;
+        self.rtt.back_off();
+        self.timed = None;
+        // RFC 2018 section 8: after a timeout the SACK information is not trusted.
+        self.sb.clear();
+        self.snd_nxt = self.snd_una; // go back N (ns-2 t_seqno_ = highest_ack_ + 1)
+        self.send_data(cx);
+        if self.rto_at.is_none() {
+            self.rto_at = Some(now + self.rtt.rto());
+        }
+    }
+
+    fn json_report(&self) -> serde_json::Value {
+        let rts = &self.response_times;
+        let mut sorted = rts.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let q = |f: f64| -> Option<f64> {
+            (!sorted.is_empty()).then(|| {
+                let i = ((sorted.len() as f64 * f).ceil() as usize).clamp(1, sorted.len()) - 1;
+                sorted[i]
+            })
+        };
+        let st = &self.stats;
+        json!({
+            "cc": self.cc.name(),
+            "preset": format!("{:?}", self.p.preset).to_lowercase(),
+            "app": self.app.kind(),
+            "mss": self.p.mss,
+            "sack": self.p.sack,
+            "bytes_acked": self.snd_una.saturating_sub(1).min(self.data_end.saturating_sub(1)),
+            "segments_sent": st.segments_sent,
+            "bytes_sent": st.bytes_sent,
+            "retransmitted_segments": st.retransmitted_segments,
+            "retransmitted_bytes": st.retransmitted_bytes,
+            "timeouts": st.timeouts,
+            "fast_retransmits": st.fast_retransmits,
+            "ecn_reductions": st.ecn_reductions,
+            "syn_retransmits": st.syn_retransmits,
+            "acks_received": st.acks_received,
+            "dupacks_received": st.dupacks_received,
+            "rtt_samples": self.rtt.samples,
+            "rtt_mean_s": self.rtt.mean_sample(),
+            "rtt_min_s": (self.rtt.samples > 0).then_some(self.rtt.min_sample),
+            "rtt_max_s": (self.rtt.samples > 0).then_some(self.rtt.max_sample),
+            "srtt_s": self.rtt.srtt(),
+            "rttvar_s": self.rtt.rttvar(),
+            "rto_s": self.rtt.rto().as_secs_f64(),
+            "cwnd_bytes": self.w.cwnd,
+            "cwnd_segments": self.w.cwnd / self.w.mss,
+            "ssthresh_bytes": self.w.ssthresh.is_finite().then_some(self.w.ssthresh),
+            "completion_time_s": self.completion.map(|t| (t.saturating_sub(self.start)).as_secs_f64()),
+            "objects_completed": rts.len(),
+            "response_time_mean_s": (!rts.is_empty()).then(|| rts.iter().sum::<f64>() / rts.len() as f64),
+            "response_time_p50_s": q(0.5),
+            "response_time_p95_s": q(0.95),
+            "response_time_max_s": sorted.last(),
+            "cc_state": self.cc.report(),
+        })
+    }
+}
+
+impl Endpoint for TcpSender {
+    fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
+        self.record_series(cx.now);
+        self.on_ack(&pkt, cx);
+    }
+
+    fn on_timeout(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        self.record_series(now);
+        if !self.stopped && now >= self.stop {
+            // The application stops writing (ns-2 `$ftp stop`); what was sent is still delivered.
+            self.stopped = true;
+            self.data_end = self.data_end.min(self.snd_max.max(self.snd_una));
+            self.app_at = None;
+        }
+        if self.state == State::Idle && now >= self.start && !self.stopped {
+            if self.p.handshake {
+                self.state = State::SynSent;
+                self.send_syn(cx);
+            } else {
+                self.state = State::Established;
+                self.start_object(now);
+                self.send_data(cx);
+            }
+            return;
+        }
+        if self.app_at.is_some_and(|t| t <= now) {
+            self.app_at = None;
+            self.start_object(now);
+            self.send_data(cx);
+        }
+        if self.rto_at.is_some_and(|t| t <= now) {
+            self.on_rto(cx);
+        }
+    }
+
+    fn next_timeout(&self) -> Option<SimTime> {
+        if self.state == State::Idle {
+            return (!self.stopped).then_some(self.start);
+        }
+        let mut t = self.rto_at;
+        let stop = (!self.stopped && self.stop < SimTime::MAX).then_some(self.stop);
+        for x in [self.app_at, stop] {
+            t = match (t, x) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+        }
+        t
+    }
+
+    fn report(&self) -> Option<serde_json::Value> {
+        Some(self.json_report())
+    }
+
+    fn series(&self, end: SimTime) -> Option<serde_json::Value> {
+        let mut me = TcpSeries::clone(self.series.as_ref()?);
+        // Fill to the end with the current state (sample-and-hold).
+        while me.next <= end {
+            me.t_s.push(me.next.as_secs_f64());
+            me.cwnd_bytes.push(self.w.cwnd);
+            me.ssthresh_bytes
+                .push(self.w.ssthresh.is_finite().then_some(self.w.ssthresh));
+            me.rwnd_bytes.push(self.rwnd.min(self.p.max_window));
+            me.srtt_s.push(self.rtt.srtt());
+            me.rtt_s
+                .push((self.rtt.samples > 0).then_some(self.rtt.last_sample));
+            me.next = me.next + me.interval;
+        }
+        Some(json!({
+            "t_s": me.t_s,
+            "cwnd_bytes": me.cwnd_bytes,
+            "ssthresh_bytes": me.ssthresh_bytes,
+            "rwnd_bytes": me.rwnd_bytes,
+            "srtt_s": me.srtt_s,
+            "rtt_s": me.rtt_s,
+        }))
+    }
+}

@@ -1,0 +1,600 @@
+//! Sans-IO tests: a sender and a receiver joined by a tiny two-way pipe (propagation delay,
+//! an optional rate-limited FIFO in the data direction, a drop rule), with no simulation.
+//! One banner per regime.
+
+use super::app::TcpApp;
+use super::config::{CcKind, Preset, TcpOptions, TcpParams};
+use super::{TcpReceiver, TcpSender};
+use crate::endpoint::{Endpoint, EndpointCtx};
+use crate::ids::{FlowId, NodeId};
+use crate::monitor::flow_stats::FlowStats;
+use crate::packet::{tcp_flags, Ecn, Packet};
+use crate::units::{Bytes, QueueLimit, Rate, SimTime};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+type DropRule = Box<dyn FnMut(u64, &Packet, SimTime) -> bool>;
+type MarkRule = Box<dyn FnMut(u64, &Packet) -> bool>;
+
+fn ms(v: u64) -> SimTime {
+    SimTime::from_millis(v)
+}
+
+/// Sender at one end, receiver at the other.
+struct Pipe {
+    snd: TcpSender,
+    rcv: TcpReceiver,
+    stats: FlowStats,
+    now: SimTime,
+    delay: SimTime,
+    rate: Option<Rate>,
+    free_at: SimTime,
+    /// Departure times of data packets still in the bottleneck FIFO (or being sent).
+    fifo: VecDeque<SimTime>,
+    heap: BinaryHeap<Reverse<(SimTime, u64, usize)>>,
+    slots: Vec<Option<(bool, Packet)>>,
+    seq: u64,
+    out: Vec<Packet>,
+    /// Decides whether the n-th data packet (0-based) is lost.
+    drop: DropRule,
+    /// Marks CE on the n-th data packet.
+    mark: MarkRule,
+    data_sent: u64,
+    /// (time, seq, is retransmission) of every data packet sent.
+    sent_log: Vec<(SimTime, u64, u32)>,
+    /// Receiver -> sender ACK arrival times.
+    ack_log: Vec<SimTime>,
+    /// After every sender call: (time, cwnd, ssthresh, outstanding, rwnd).
+    trace: Vec<(SimTime, f64, f64, u64, u64)>,
+}
+
+impl Pipe {
+    fn new(p: TcpParams, app: TcpApp, delay: SimTime) -> Self {
+        Self {
+            snd: TcpSender::new(p.clone(), app, SimTime::ZERO, SimTime::MAX),
+            rcv: TcpReceiver::new(p),
+            stats: FlowStats::default(),
+            now: SimTime::ZERO,
+            delay,
+            rate: None,
+            free_at: SimTime::ZERO,
+            fifo: VecDeque::new(),
+            heap: BinaryHeap::new(),
+            slots: Vec::new(),
+            seq: 0,
+            out: Vec::new(),
+            drop: Box::new(|_, _, _| false),
+            mark: Box::new(|_, _| false),
+            data_sent: 0,
+            sent_log: Vec::new(),
+            ack_log: Vec::new(),
+            trace: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, at: SimTime, to_rcv: bool, p: Packet) {
+        self.slots.push(Some((to_rcv, p)));
+        self.seq += 1;
+        self.heap
+            .push(Reverse((at, self.seq, self.slots.len() - 1)));
+    }
+
+    fn call(&mut self, sender: bool, pkt: Option<Packet>) {
+        let mut out = std::mem::take(&mut self.out);
+        {
+            let mut cx = EndpointCtx {
+                now: self.now,
+                stats: &mut self.stats,
+                out: &mut out,
+                warmup: SimTime::ZERO,
+                flow: FlowId(0),
+                from: NodeId(if sender { 0 } else { 1 }),
+                to: NodeId(if sender { 1 } else { 0 }),
+                class: 0,
+                reverse: !sender,
+            };
+            let ep: &mut dyn Endpoint = if sender { &mut self.snd } else { &mut self.rcv };
+            match pkt {
+                Some(p) => ep.on_packet(p, &mut cx),
+                None => ep.on_timeout(&mut cx),
+            }
+        }
+        for mut p in out.drain(..) {
+            if sender {
+                let n = self.data_sent;
+                self.data_sent += 1;
+                if p.payload > 0 {
+                    let retx = self.sent_log.iter().filter(|e| e.1 == p.tcp.seq).count() as u32;
+                    self.sent_log.push((self.now, p.tcp.seq, retx));
+                }
+                if (self.drop)(n, &p, self.now) {
+                    continue;
+                }
+                if (self.mark)(n, &p) && p.ecn.is_capable() {
+                    p.ecn = Ecn::Ce;
+                }
+                let at = match self.rate {
+                    Some(r) => {
+                        let start = self.free_at.max(self.now);
+                        self.free_at = start + r.tx_time(p.size as u64);
+                        self.fifo.push_back(self.free_at);
+                        self.free_at + self.delay
+                    }
+                    None => self.now + self.delay,
+                };
+                self.push(at, true, p);
+            } else {
+                let at = self.now + self.delay;
+                self.push(at, false, p);
+            }
+        }
+        self.out = out;
+        if sender {
+            self.trace.push((
+                self.now,
+                self.snd.cwnd(),
+                self.snd.ssthresh(),
+                self.snd.snd_max() - self.snd.snd_una(),
+                self.snd.rwnd(),
+            ));
+        }
+    }
+
+    /// Data packets waiting in (or being sent by) the bottleneck now.
+    fn queued(&mut self) -> usize {
+        while self.fifo.front().is_some_and(|&t| t <= self.now) {
+            self.fifo.pop_front();
+        }
+        self.fifo.len()
+    }
+
+    fn run_until(&mut self, end: SimTime) {
+        loop {
+            let pkt_t = self.heap.peek().map(|r| r.0 .0);
+            let st = self.snd.next_timeout();
+            let rt = self.rcv.next_timeout();
+            let t = [pkt_t, st, rt].into_iter().flatten().min();
+            let Some(t) = t else { break };
+            if t > end {
+                break;
+            }
+            self.now = t.max(self.now);
+            if pkt_t == Some(t) {
+                let Reverse((_, _, i)) = self.heap.pop().unwrap();
+                let (to_rcv, p) = self.slots[i].take().unwrap();
+                if to_rcv {
+                    self.call(false, Some(p));
+                } else {
+                    self.ack_log.push(self.now);
+                    self.call(true, Some(p));
+                }
+            } else if st == Some(t) {
+                self.call(true, None);
+            } else {
+                self.call(false, None);
+            }
+        }
+        self.now = end;
+    }
+
+    fn cwnd_segs(&self) -> f64 {
+        self.snd.cwnd() / self.snd.params().mss as f64
+    }
+
+    fn retransmissions(&self) -> usize {
+        self.sent_log.iter().filter(|e| e.2 > 0).count()
+    }
+}
+
+fn params(f: impl FnOnce(&mut TcpOptions)) -> TcpParams {
+    let mut o = TcpOptions {
+        preset: Some(Preset::Ns2),
+        window: Some(QueueLimit::Packets(10_000)),
+        ..TcpOptions::default()
+    };
+    f(&mut o);
+    TcpParams::resolve(&o, None)
+}
+
+/// The n-th data packet whose seq is `seq` (first transmission only) is dropped.
+fn drop_seqs(seqs: Vec<u64>) -> DropRule {
+    let mut done: Vec<u64> = Vec::new();
+    Box::new(move |_, p, _| {
+        if p.payload > 0 && seqs.contains(&p.tcp.seq) && !done.contains(&p.tcp.seq) {
+            done.push(p.tcp.seq);
+            true
+        } else {
+            false
+        }
+    })
+}
+
+fn seg(i: u64) -> u64 {
+    1 + i * 1000
+}
+
+// ---- slow start doubles per RTT ----
+#[test]
+fn slow_start_doubles_every_rtt() {
+    let p = params(|o| o.iw = Some(2));
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    for k in 1..=6u32 {
+        // All ACKs of round k arrive at k*RTT (no serialisation); sample just after.
+        pipe.run_until(ms(100 * k as u64) + SimTime(1));
+        assert_eq!(
+            pipe.cwnd_segs(),
+            2.0 * 2f64.powi(k as i32),
+            "after {k} RTTs"
+        );
+    }
+    assert_eq!(pipe.snd.stats.retransmitted_segments, 0);
+}
+
+// ---- congestion avoidance adds one segment per RTT ----
+#[test]
+fn congestion_avoidance_adds_one_segment_per_rtt() {
+    let p = params(|o| {
+        o.iw = Some(10);
+        o.initial_ssthresh = Some(QueueLimit::Packets(10));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    let mut prev = 10.0;
+    for k in 1..=20u64 {
+        pipe.run_until(ms(100 * k) + SimTime(1));
+        let c = pipe.cwnd_segs();
+        let grew = c - prev;
+        // W ACKs of MSS*MSS/cwnd each: a little under one segment per RTT.
+        // floor(cwnd) segments per RTT, each ACK adding MSS*MSS/cwnd: 0.8-1 segment.
+        assert!((0.8..=1.0).contains(&grew), "RTT {k}: +{grew:.3} segments");
+        prev = c;
+    }
+    assert!(
+        (prev - 30.0).abs() < 2.0,
+        "20 RTTs: 10 -> {prev:.2} segments"
+    );
+}
+
+// ---- three duplicate ACKs trigger fast retransmit ----
+#[test]
+fn three_dupacks_trigger_fast_retransmit() {
+    let p = params(|o| {
+        o.iw = Some(10);
+        o.initial_ssthresh = Some(QueueLimit::Packets(10));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = drop_seqs(vec![seg(3)]);
+    // Segments 0..9 leave at t=0; 4..9 produce 6 duplicate ACKs at t=100 ms.
+    pipe.run_until(ms(100) + SimTime(1));
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    assert_eq!(pipe.snd.stats.timeouts, 0);
+    let rx: Vec<_> = pipe.sent_log.iter().filter(|e| e.2 > 0).collect();
+    assert_eq!(rx.len(), 1);
+    assert_eq!(rx[0].1, seg(3));
+    assert_eq!(
+        rx[0].0,
+        ms(100),
+        "retransmitted when the third duplicate arrived"
+    );
+    pipe.run_until(ms(3000));
+    assert_eq!(pipe.snd.stats.timeouts, 0);
+    assert_eq!(pipe.retransmissions(), 1);
+}
+
+#[test]
+fn two_dupacks_are_not_enough() {
+    // Only 3 segments in flight: losing the first leaves 2 duplicates -> a timeout.
+    let p = params(|o| {
+        o.iw = Some(3);
+        o.initial_ssthresh = Some(QueueLimit::Packets(3));
+        o.window = Some(QueueLimit::Packets(3));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = drop_seqs(vec![seg(0)]);
+    pipe.run_until(ms(5000));
+    assert_eq!(pipe.snd.stats.fast_retransmits, 0);
+    assert_eq!(pipe.snd.stats.timeouts, 1);
+}
+
+// ---- Reno halves once per window ----
+#[test]
+fn reno_halves_once_per_loss_window() {
+    let p = params(|o| {
+        o.iw = Some(20);
+        o.initial_ssthresh = Some(QueueLimit::Packets(20));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = drop_seqs(vec![seg(25)]);
+    pipe.run_until(ms(1000));
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    assert_eq!(pipe.snd.stats.timeouts, 0);
+    // ssthresh changed exactly once, to half the flight (about 21 segments -> 10.5).
+    let mut values: Vec<f64> = pipe.trace.iter().map(|t| t.2).collect();
+    values.dedup();
+    assert_eq!(values.len(), 2, "one reduction: {values:?}");
+    let ss = values[1] / 1000.0;
+    assert!((10.0..=11.0).contains(&ss), "ssthresh {ss}");
+    // After recovery cwnd = ssthresh, then grows again linearly.
+    let after: Vec<f64> = pipe
+        .trace
+        .iter()
+        .filter(|t| t.2 == values[1])
+        .map(|t| t.1 / 1000.0)
+        .collect();
+    let min_after = after.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(
+        min_after >= ss - 1e-9,
+        "cwnd never below ssthresh outside recovery: {min_after}"
+    );
+}
+
+// ---- NewReno recovers several losses of one window without timeout ----
+#[test]
+fn newreno_recovers_several_losses_without_timeout() {
+    for sack in [false, true] {
+        let p = params(|o| {
+            o.cc = Some(CcKind::Newreno);
+            o.sack = Some(sack);
+            o.iw = Some(20);
+            o.initial_ssthresh = Some(QueueLimit::Packets(20));
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.drop = drop_seqs(vec![seg(22), seg(25), seg(31)]);
+        pipe.run_until(ms(3000));
+        assert_eq!(pipe.snd.stats.timeouts, 0, "sack={sack}");
+        assert_eq!(pipe.snd.stats.fast_retransmits, 1, "sack={sack}");
+        assert_eq!(
+            pipe.retransmissions(),
+            3,
+            "sack={sack}: only the lost segments"
+        );
+    }
+}
+
+#[test]
+fn reno_without_sack_needs_more_for_several_losses() {
+    let p = params(|o| {
+        o.iw = Some(20);
+        o.initial_ssthresh = Some(QueueLimit::Packets(20));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = drop_seqs(vec![seg(22), seg(25), seg(31)]);
+    pipe.run_until(ms(3000));
+    // Classic Reno: each loss of the window halves again or waits for a timeout.
+    assert!(pipe.snd.stats.fast_retransmits + pipe.snd.stats.timeouts >= 2);
+}
+
+// ---- Tahoe returns to slow start ----
+#[test]
+fn tahoe_restarts_from_one_segment() {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Tahoe);
+        o.iw = Some(16);
+        o.initial_ssthresh = Some(QueueLimit::Packets(16));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = drop_seqs(vec![seg(20)]);
+    pipe.run_until(ms(3000));
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    let i = pipe
+        .trace
+        .iter()
+        .position(|t| t.1 == 1000.0)
+        .expect("cwnd falls to one segment");
+    let ss = pipe.trace[i].2;
+    assert!(
+        (8000.0..=9000.0).contains(&ss),
+        "ssthresh half the flight: {ss}"
+    );
+    // Then slow start: cwnd reaches ssthresh growing by one segment per ACK.
+    let later: Vec<f64> = pipe.trace[i..].iter().map(|t| t.1).collect();
+    assert!(later.windows(2).any(|w| w[1] - w[0] == 1000.0));
+    assert!(later.iter().any(|&c| c >= ss));
+}
+
+// ---- RTO doubles on repeated timeouts; Karn's rule ----
+#[test]
+fn rto_backs_off_and_karn_ignores_retransmissions() {
+    let p = params(|o| {
+        o.iw = Some(1);
+        o.window = Some(QueueLimit::Packets(4));
+        o.min_rto = Some(ms(200));
+        o.clock_granularity = Some(ms(1));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    // Everything sent in [1 s, 4 s) is lost.
+    pipe.drop = Box::new(|_, p, now| p.payload > 0 && now >= ms(1000) && now < ms(4000));
+    pipe.run_until(ms(999));
+    let rto0 = pipe.snd.rto();
+    let samples0 = pipe.snd.rtt_estimator().samples;
+    pipe.run_until(ms(5000));
+    let retx: Vec<SimTime> = pipe
+        .sent_log
+        .iter()
+        .filter(|e| e.2 > 0)
+        .map(|e| e.0)
+        .collect();
+    assert!(retx.len() >= 3, "{retx:?}");
+    let gaps: Vec<f64> = retx
+        .windows(2)
+        .map(|w| (w[1] - w[0]).as_secs_f64())
+        .collect();
+    for g in gaps.windows(2).take(2) {
+        assert!(
+            (g[1] / g[0] - 2.0).abs() < 1e-6,
+            "backoff doubles: {gaps:?}"
+        );
+    }
+    assert!(pipe.snd.stats.timeouts >= 3);
+    // Karn: the ACK of the retransmitted segment gave no RTT sample (before new data was timed).
+    let last_retx = *retx.last().unwrap();
+    let e = pipe.snd.rtt_estimator();
+    assert!(
+        e.max_sample < 0.2,
+        "no sample spans a retransmission: max {}",
+        e.max_sample
+    );
+    assert!(e.samples > samples0, "fresh segments are timed again");
+    assert!(last_retx >= ms(4000));
+    assert_eq!(
+        pipe.snd.rtt_estimator().backoff(),
+        0,
+        "the backoff ends with a new sample"
+    );
+    assert!(
+        pipe.snd.rto() <= rto0 * 2,
+        "{:?} vs {:?}",
+        pipe.snd.rto(),
+        rto0
+    );
+}
+
+impl std::ops::Mul<u64> for SimTime {
+    type Output = SimTime;
+    fn mul(self, k: u64) -> SimTime {
+        SimTime(self.0 * k)
+    }
+}
+
+// ---- delayed ACK timer fires ----
+#[test]
+fn delayed_ack_timer_fires_for_a_lone_segment() {
+    let p = params(|o| {
+        o.iw = Some(1);
+        o.delayed_ack = Some(true);
+        o.delack_count = Some(2);
+        o.delack_timeout = Some(ms(200));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.run_until(ms(500));
+    // One segment at 0, received at 50 ms, ACKed at 250 ms by the timer, back at 300 ms.
+    assert_eq!(pipe.ack_log.first(), Some(&ms(300)));
+    assert_eq!(pipe.rcv.delack_timeouts, 1);
+    // Then cwnd 2: two segments, ACKed at once by the second one (every 2 segments).
+    assert_eq!(pipe.ack_log.get(1), Some(&ms(400)));
+    assert_eq!(pipe.rcv.delack_timeouts, 1);
+}
+
+// ---- Vegas settles with between alpha and beta segments queued ----
+#[test]
+fn vegas_keeps_alpha_to_beta_segments_queued() {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Vegas);
+    });
+    let (alpha, beta) = (p.vegas_alpha, p.vegas_beta);
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(20));
+    pipe.rate = Some(Rate(1_000_000)); // 1040-byte packets: 8.32 ms each
+    pipe.run_until(ms(20_000));
+    let mut sum = 0.0;
+    let mut n = 0;
+    let mut t = ms(20_000);
+    while t < ms(40_000) {
+        pipe.run_until(t);
+        // Packets beyond the one in service are queued.
+        sum += pipe.queued().saturating_sub(1) as f64;
+        n += 1;
+        t = t + ms(10);
+    }
+    let q = sum / n as f64;
+    assert!(
+        q >= alpha - 0.5 && q <= beta + 0.5,
+        "mean queue {q:.2} segments, alpha {alpha} beta {beta}"
+    );
+    assert_eq!(
+        pipe.snd.stats.retransmitted_segments, 0,
+        "Vegas fills no buffer"
+    );
+}
+
+// ---- receive-buffer blocking stalls the sender ----
+#[test]
+fn a_full_receive_buffer_stalls_the_sender() {
+    let p = params(|o| {
+        o.iw = Some(20);
+        o.initial_ssthresh = Some(QueueLimit::Packets(20));
+        o.recv_buffer = Some(QueueLimit::Packets(8));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = drop_seqs(vec![seg(12)]);
+    pipe.run_until(ms(5000));
+    // Out-of-order data behind the hole fills the 8-segment buffer: the advertised window
+    // falls to one segment (the hole) while cwnd would allow far more, and nothing beyond
+    // the buffer is ever outstanding.
+    assert!(
+        pipe.trace.iter().any(|t| t.4 <= 1000 && t.1 >= 10_000.0),
+        "the receive window, not cwnd, holds the sender"
+    );
+    assert!(
+        pipe.trace.iter().all(|t| t.3 <= 8000),
+        "outstanding bounded by the buffer"
+    );
+    // Window-limited: at most 8 segments per RTT.
+    let acked = pipe.snd.snd_una() - 1;
+    let rate = acked as f64 / 5.0 / 1000.0; // segments per second
+    assert!(rate <= 8.0 / 0.1 && rate > 8.0 / 0.1 * 0.8, "{rate}");
+    assert_eq!(pipe.rcv.ooo_dropped, 0);
+}
+
+// ---- ECN: one reduction per window, CWR ----
+#[test]
+fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
+    let p = params(|o| {
+        o.iw = Some(20);
+        o.initial_ssthresh = Some(QueueLimit::Packets(20));
+        o.ecn = Some(true);
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.mark = Box::new(|n, _| (25..30).contains(&n));
+    pipe.run_until(ms(2000));
+    assert_eq!(pipe.snd.stats.ecn_reductions, 1);
+    assert_eq!(pipe.snd.stats.retransmitted_segments, 0);
+    assert_eq!(pipe.snd.stats.fast_retransmits, 0);
+}
+
+// ---- handshake, SYN loss, transfer with FIN ----
+#[test]
+fn handshake_with_lost_syn_then_transfer_completes() {
+    let p = params(|o| {
+        o.preset = Some(Preset::Ns3);
+        o.window = None;
+    });
+    assert!(p.handshake);
+    let mut pipe = Pipe::new(p, TcpApp::Transfer { bytes: 100_000 }, ms(50));
+    let mut first = true;
+    pipe.drop = Box::new(move |_, p, _| {
+        let syn = p.tcp.flags & tcp_flags::SYN != 0;
+        let lose = syn && first;
+        if syn {
+            first = false;
+        }
+        lose
+    });
+    pipe.run_until(ms(1100) + SimTime(1));
+    // SYN retransmitted after the initial RTO (1 s); after a SYN loss the window is 1 segment.
+    assert_eq!(pipe.snd.stats.syn_retransmits, 1);
+    assert_eq!(pipe.snd.cwnd(), 536.0);
+    pipe.run_until(ms(20_000));
+    assert_eq!(pipe.rcv.delivered, 100_000);
+    let r = pipe.snd.report().unwrap();
+    assert!(r["completion_time_s"].as_f64().unwrap() > 1.1);
+    assert_eq!(pipe.snd.next_timeout(), None, "all done, no timer left");
+}
+
+#[test]
+fn web_objects_report_response_times() {
+    use crate::scenario::config::{Distribution, ObjectSize};
+    let p = params(|_| {});
+    let app = TcpApp::Web {
+        size: ObjectSize::Constant {
+            value: Bytes(10_000),
+        },
+        think: Distribution::Constant { value: ms(500) },
+        objects: Some(3),
+        rng: crate::rng::stream(1, "t"),
+    };
+    let mut pipe = Pipe::new(p, app, ms(50));
+    pipe.run_until(ms(10_000));
+    assert_eq!(pipe.rcv.delivered, 30_000);
+    assert_eq!(pipe.snd.response_times.len(), 3);
+    // 10 segments with IW 2 in slow start: 2+4+4 -> 3 RTTs; later objects restart after idle.
+    assert!((pipe.snd.response_times[0] - 0.3).abs() < 1e-9);
+}
