@@ -330,7 +330,11 @@ mod tests {
     // ---- priority serves the first class first; counters per class ----
     #[test]
     fn priority_and_class_stats() {
-        let got = shares(two_classes(ClassScheduler::Priority, 1, 1), [1000, 1000], 3000);
+        let got = shares(
+            two_classes(ClassScheduler::Priority, 1, 1),
+            [1000, 1000],
+            3000,
+        );
         assert_eq!(got[1], 0);
         let c = Classful::new(&two_classes(ClassScheduler::Drr, 1, 1));
         let s = c.class_stats().unwrap();

@@ -118,12 +118,12 @@ impl CodelState {
             }
             self.dropping = true;
             let delta = self.count.saturating_sub(self.lastcount);
-            self.count = if delta > 1 && now.saturating_sub(self.drop_next) < SimTime(16 * p.interval.0)
-            {
-                delta
-            } else {
-                1
-            };
+            self.count =
+                if delta > 1 && now.saturating_sub(self.drop_next) < SimTime(16 * p.interval.0) {
+                    delta
+                } else {
+                    1
+                };
             self.drop_next = control_law(now, p.interval, self.count);
             self.lastcount = self.count;
         }
@@ -229,7 +229,10 @@ mod tests {
     // ---- no drops while the sojourn time stays below target ----
     #[test]
     fn short_sojourn_never_drops() {
-        let mut h = Harness::new(Box::new(Codel::new(&CodelConfig::default())), Rate(10_000_000));
+        let mut h = Harness::new(
+            Box::new(Codel::new(&CodelConfig::default())),
+            Rate(10_000_000),
+        );
         for i in 0..10_000u64 {
             let now = ms(i as f64);
             for _ in 0..3 {
@@ -247,7 +250,10 @@ mod tests {
     #[test]
     fn drop_spacing_follows_inverse_square_root() {
         // A standing queue: 1000 packets arrive at t = 0; one dequeue every 1 ms.
-        let mut h = Harness::new(Box::new(Codel::new(&CodelConfig::default())), Rate(10_000_000));
+        let mut h = Harness::new(
+            Box::new(Codel::new(&CodelConfig::default())),
+            Rate(10_000_000),
+        );
         for _ in 0..1000 {
             let p = h.packet(0, 1000);
             h.enqueue(SimTime(0), p);
@@ -262,7 +268,11 @@ mod tests {
             }
         }
         // first drop one interval after the sojourn first exceeded target (5 ms after t=0 ... at 100+ ms)
-        assert!(drop_times[0] >= ms(100.0) && drop_times[0] <= ms(106.0), "{:?}", drop_times[0]);
+        assert!(
+            drop_times[0] >= ms(100.0) && drop_times[0] <= ms(106.0),
+            "{:?}",
+            drop_times[0]
+        );
         // then gaps of 100/sqrt(n) ms (to the 1 ms dequeue grid)
         for n in 1..8usize {
             let gap = (drop_times[n] - drop_times[n - 1]).as_secs_f64() * 1000.0;

@@ -245,7 +245,10 @@ mod tests {
     #[test]
     fn ns2_defaults() {
         let c = DrrConfig::default();
-        assert_eq!((c.quantum, c.buckets, c.limit), (Bytes(250), 10, QueueLimit::Bytes(25_000)));
+        assert_eq!(
+            (c.quantum, c.buckets, c.limit),
+            (Bytes(250), 10, QueueLimit::Bytes(25_000))
+        );
         assert_eq!(ns2_hash(0), 0);
         assert!(ns2_hash(5) > 0);
     }

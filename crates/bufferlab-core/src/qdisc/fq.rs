@@ -62,7 +62,13 @@ impl QueueDisc for Fq {
             self.flows.resize_with(i + 1, FlowQ::default);
         }
         let f = &mut self.flows[i];
-        if overflows(self.limit, self.flavour, f.q.len() as u64, f.bytes, pkt.size as u64) {
+        if overflows(
+            self.limit,
+            self.flavour,
+            f.q.len() as u64,
+            f.bytes,
+            pkt.size as u64,
+        ) {
             cx.drop(pkt, DropReason::QueueFull);
             return;
         }

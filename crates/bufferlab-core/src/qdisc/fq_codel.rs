@@ -228,7 +228,10 @@ mod tests {
     // ---- a sparse flow is served from the new list ahead of a backlogged one ----
     #[test]
     fn sparse_flow_goes_first() {
-        let mut h = Harness::new(Box::new(FqCodel::new(&FqCodelConfig::default())), Rate(10_000_000));
+        let mut h = Harness::new(
+            Box::new(FqCodel::new(&FqCodelConfig::default())),
+            Rate(10_000_000),
+        );
         for _ in 0..50 {
             let p = h.packet(0, 1500);
             h.enqueue(SimTime(0), p);
@@ -257,6 +260,9 @@ mod tests {
             h.enqueue(SimTime(0), p);
         }
         assert_eq!(h.dropped.len(), 9);
-        assert!(h.dropped.iter().all(|(p, r)| p.flow.0 == 0 && *r == DropReason::LongestQueue));
+        assert!(h
+            .dropped
+            .iter()
+            .all(|(p, r)| p.flow.0 == 0 && *r == DropReason::LongestQueue));
     }
 }

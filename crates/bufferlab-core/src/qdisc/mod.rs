@@ -10,8 +10,8 @@
 pub mod accounting;
 pub mod classful;
 pub mod codel;
-pub mod drr;
 pub mod droptail;
+pub mod drr;
 pub mod fq;
 pub mod fq_codel;
 pub mod lalred;

@@ -88,13 +88,16 @@ impl Pie {
     pub fn new(cfg: &PieConfig) -> Self {
         let linux = cfg.preset == AqmPreset::Linux;
         let params = PieParams {
-            target: cfg
-                .target
-                .map(|t| t.as_secs_f64())
-                .unwrap_or(if linux { 0.015 } else { 0.020 }),
-            tupdate: cfg
-                .tupdate
-                .unwrap_or(SimTime::from_secs_f64(if linux { 0.015 } else { 0.030 })),
+            target: cfg.target.map(|t| t.as_secs_f64()).unwrap_or(if linux {
+                0.015
+            } else {
+                0.020
+            }),
+            tupdate: cfg.tupdate.unwrap_or(SimTime::from_secs_f64(if linux {
+                0.015
+            } else {
+                0.030
+            })),
             alpha: cfg.alpha.unwrap_or(0.125),
             beta: cfg.beta.unwrap_or(1.25),
             max_burst: cfg.max_burst.map(|t| t.as_secs_f64()).unwrap_or(0.150),
@@ -245,9 +248,18 @@ mod tests {
     fn presets_differ_in_target_and_tupdate() {
         let l = pie(AqmPreset::Linux);
         let n = pie(AqmPreset::Ns3);
-        assert_eq!((l.params.target, l.params.tupdate), (0.015, SimTime::from_secs_f64(0.015)));
-        assert_eq!((n.params.target, n.params.tupdate), (0.020, SimTime::from_secs_f64(0.030)));
-        assert_eq!(configured_limit(&PieConfig::default()), QueueLimit::Packets(1000));
+        assert_eq!(
+            (l.params.target, l.params.tupdate),
+            (0.015, SimTime::from_secs_f64(0.015))
+        );
+        assert_eq!(
+            (n.params.target, n.params.tupdate),
+            (0.020, SimTime::from_secs_f64(0.030))
+        );
+        assert_eq!(
+            configured_limit(&PieConfig::default()),
+            QueueLimit::Packets(1000)
+        );
     }
 
     // ---- under a standing queue the probability rises and packets are dropped ----

@@ -20,7 +20,9 @@ pub struct Prio {
 impl Prio {
     pub fn new(cfg: &PrioConfig) -> Self {
         Self {
-            bands: (0..cfg.bands.max(1)).map(|_| (VecDeque::new(), 0)).collect(),
+            bands: (0..cfg.bands.max(1))
+                .map(|_| (VecDeque::new(), 0))
+                .collect(),
             limit: cfg.limit,
             len: 0,
             bytes: 0,
@@ -88,7 +90,8 @@ mod tests {
             p.class = class;
             h.enqueue(SimTime(0), p);
         }
-        let order: Vec<u8> = std::iter::from_fn(|| h.dequeue(SimTime(1)).map(|p| p.class)).collect();
+        let order: Vec<u8> =
+            std::iter::from_fn(|| h.dequeue(SimTime(1)).map(|p| p.class)).collect();
         assert_eq!(order, vec![0, 0, 1, 2, 5]);
     }
 }

@@ -85,10 +85,12 @@ fn preset_limit(cfg: &RedConfig) -> QueueLimit {
 }
 
 fn mean_pktsize(cfg: &RedConfig) -> f64 {
-    cfg.mean_pktsize.map(|b| b.0 as f64).unwrap_or(match cfg.preset {
-        RedPreset::Ns2 | RedPreset::Ns3 | RedPreset::Paper003 => 500.0,
-        RedPreset::Linux | RedPreset::Floyd => 1000.0,
-    })
+    cfg.mean_pktsize
+        .map(|b| b.0 as f64)
+        .unwrap_or(match cfg.preset {
+            RedPreset::Ns2 | RedPreset::Ns3 | RedPreset::Paper003 => 500.0,
+            RedPreset::Linux | RedPreset::Floyd => 1000.0,
+        })
 }
 
 fn byte_mode(cfg: &RedConfig) -> bool {
@@ -487,11 +489,7 @@ impl QueueDisc for Red {
     }
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
-        let idle_mode = self
-            .p
-            .as_ref()
-            .map(|p| p.idle)
-            .unwrap_or(RedIdle::LinkIdle);
+        let idle_mode = self.p.as_ref().map(|p| p.idle).unwrap_or(RedIdle::LinkIdle);
         match self.q.pop_front() {
             Some(pkt) => {
                 self.bytes -= pkt.size as u64;
@@ -639,7 +637,10 @@ mod tests {
         }
         let expect = gaps.len() as f64 / 19.0;
         for (g, &n) in hist.iter().enumerate().skip(1) {
-            assert!((n as f64 - expect).abs() < 0.1 * expect, "gap {g}: {n} vs {expect}");
+            assert!(
+                (n as f64 - expect).abs() < 0.1 * expect,
+                "gap {g}: {n} vs {expect}"
+            );
         }
         assert!(h.dropped.iter().all(|(_, r)| *r == DropReason::RedEarly));
     }
