@@ -274,3 +274,48 @@ fn bad_threshold_is_reported() {
     .to_string();
     assert!(e.contains("threshold"), "{e}");
 }
+
+// ---- LALRED against RED on paper 001's network with UDP only (what is true, not the claim) ----
+// The paper reports a lower average queue *and* fewer losses for LALRED (TCP + UDP). With
+// unresponsive UDP alone an early drop is pure loss, so the automaton learns that accepting
+// drains the queue as well as dropping does, and backs off: fewer drops, a higher average.
+#[test]
+fn lalred_vs_red_on_paper001_udp() {
+    let text = include_str!("../../../examples/paper001_udp_red.toml");
+    let run_kind = |kind: &str, seed: u64| {
+        let overrides = vec![format!("links.bottleneck.queue.kind={kind}")];
+        let r = run(&RunRequest {
+            text,
+            source: "paper001_udp_red.toml",
+            seed: Some(seed),
+            overrides: &overrides,
+            ..Default::default()
+        })
+        .unwrap();
+        let r = serde_json::to_value(&r).unwrap();
+        let q = r["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["link"] == "bottleneck" && q["from"] == "n4")
+            .unwrap()
+            .clone();
+        (
+            q["drops"].as_u64().unwrap(),
+            q["avg_packets"].as_f64().unwrap(),
+        )
+    };
+    let (mut red, mut lal) = ((0, 0.0), (0, 0.0));
+    for seed in 1..=3 {
+        let a = run_kind("red", seed);
+        let b = run_kind("lalred", seed);
+        red = (red.0 + a.0, red.1 + a.1 / 3.0);
+        lal = (lal.0 + b.0, lal.1 + b.1 / 3.0);
+    }
+    eprintln!(
+        "paper001 UDP: RED drops {} avg {:.2} p; LALRED drops {} avg {:.2} p",
+        red.0, red.1, lal.0, lal.1
+    );
+    assert!(lal.0 < red.0, "LALRED drops fewer packets");
+    assert!(lal.1 > red.1, "but keeps a longer queue with UDP only");
+}

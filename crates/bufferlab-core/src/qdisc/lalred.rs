@@ -12,14 +12,17 @@
 //! goal of a lower average queue and fewer drops.
 //!
 //! What they leave open, and bufferlab's choices (docs/models/lalred.md):
-//! * Environment response: the action taken at an arrival is rewarded when, at the next
-//!   arrival, RED's average is not larger than it was (the queue is not building up); otherwise
-//!   it is penalised (reward-inaction: no probability change).
+//! * Environment response: an action taken with the average at or above min_th is rewarded
+//!   when, at the next arrival, RED's average is not larger than it was (the queue is not
+//!   building up); otherwise it is penalised (reward-inaction: no probability change). Arrivals
+//!   below min_th (RED decides nothing there) give no feedback. `No_Drop` is the action of an
+//!   arrival tested between the thresholds and accepted.
 //! * Step: Δ = 1 / (4 r), r = `resolution` (default 100). On reward:
 //!   P_j = max(P_j - Δ, 0) for j ≠ m, P_m = 1 - Σ_{j≠m} P_j, m = argmax_j W_j / Z_j.
 //! * Effect on the queue: between the thresholds RED's p_b is multiplied by
-//!   k = 2 P(Unforced_Drop) / (P(Unforced_Drop) + P(No_Drop)) ∈ [0, 2] (k = 1 at the uniform
-//!   start, i.e. plain RED), so learning that early drops drain the queue makes them more likely.
+//!   k = 2 (P(Unforced_Drop) + P(Forced_Drop)) ∈ [0, 2] (k = 1 at the uniform start, i.e. plain
+//!   RED): when the dropping actions are the ones followed by a draining queue the automaton
+//!   drops earlier, when accepting is, it drops less.
 //! * Everything else (presets, gentle, wait, byte mode, ECN) is RED's (see red.rs).
 
 use super::red::{Outcome, Red, Variant};
@@ -99,12 +102,7 @@ impl Pursuit {
 
     /// Factor on RED's p_b between the thresholds.
     pub fn scale(&self) -> f64 {
-        let (u, n) = (self.p[UNFORCED], self.p[NO_DROP]);
-        if u + n <= 0.0 {
-            1.0
-        } else {
-            2.0 * u / (u + n)
-        }
+        2.0 * (self.p[UNFORCED] + self.p[FORCED])
     }
 }
 
@@ -137,13 +135,15 @@ impl QueueDisc for Lalred {
         if let Some((action, before)) = self.pending.take() {
             self.la.feedback(action, ave <= before);
         }
+        // Below min_th RED makes no congestion decision: nothing to learn from.
         let action = match self.red.last_outcome {
-            Outcome::Forced => FORCED,
-            Outcome::CrossedMin => MIN_EXCEED,
-            Outcome::Early => UNFORCED,
-            Outcome::BelowMin | Outcome::Accepted => NO_DROP,
+            Outcome::Forced => Some(FORCED),
+            Outcome::CrossedMin => Some(MIN_EXCEED),
+            Outcome::Early => Some(UNFORCED),
+            Outcome::Accepted => Some(NO_DROP),
+            Outcome::BelowMin => None,
         };
-        self.pending = Some((action, ave));
+        self.pending = action.map(|a| (a, ave));
     }
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
