@@ -57,6 +57,9 @@ pub struct QueueReport {
     pub sojourn_mean_s: Option<f64>,
     pub sojourn_p99_s: Option<f64>,
     pub sojourn_max_s: Option<f64>,
+    /// Per-class counters of a class-based queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classes: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -209,6 +212,7 @@ impl Report {
                 sojourn_mean_s: p.stats.sojourn_mean_s(),
                 sojourn_p99_s: p.stats.sojourn_quantile_s(0.99),
                 sojourn_max_s: p.stats.sojourn_max_s(),
+                classes: p.qdisc.class_stats(),
             });
             let util = if measured > 0.0 {
                 p.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * measured)

@@ -8,7 +8,17 @@
 //! allocated per packet.
 
 pub mod accounting;
+pub mod classful;
+pub mod codel;
 pub mod droptail;
+pub mod drr;
+pub mod fq;
+pub mod fq_codel;
+pub mod lalred;
+pub mod pie;
+pub mod prio;
+pub mod red;
+pub mod sfq;
 
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
@@ -130,6 +140,11 @@ impl<'a> QueueCtx<'a> {
     pub fn marks(&self) -> u64 {
         self.marks
     }
+
+    /// Drops recorded so far in this call (class-based queues count them per class).
+    pub fn drops_len(&self) -> usize {
+        self.drops.len()
+    }
 }
 
 /// A queue discipline on one output port.
@@ -148,12 +163,27 @@ pub trait QueueDisc {
     fn average(&self) -> Option<f64> {
         None
     }
+    /// Per-class counters of a class-based queue (reported as `queues[i].classes`).
+    fn class_stats(&self) -> Option<serde_json::Value> {
+        None
+    }
 }
 
 /// Builds the discipline a scenario asks for.
 pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
     match cfg {
         QueueConfig::Droptail(c) => Box::new(droptail::DropTail::new(c)),
+        QueueConfig::Red(c) => Box::new(red::Red::new(c, red::Variant::Red)),
+        QueueConfig::Ared(c) => Box::new(red::Red::new(c, red::Variant::Adaptive)),
+        QueueConfig::Lalred(c) => Box::new(lalred::Lalred::new(c)),
+        QueueConfig::Fq(c) => Box::new(fq::Fq::new(c)),
+        QueueConfig::Drr(c) => Box::new(drr::Drr::new(c)),
+        QueueConfig::Sfq(c) => Box::new(sfq::Sfq::new(c)),
+        QueueConfig::Prio(c) => Box::new(prio::Prio::new(c)),
+        QueueConfig::Codel(c) => Box::new(codel::Codel::new(c)),
+        QueueConfig::FqCodel(c) => Box::new(fq_codel::FqCodel::new(c)),
+        QueueConfig::Pie(c) => Box::new(pie::Pie::new(c)),
+        QueueConfig::Classful(c) => Box::new(classful::Classful::new(c)),
         QueueConfig::Python(_) => unreachable!("built by the scenario builder through Extensions"),
     }
 }
@@ -209,5 +239,45 @@ pub(crate) mod harness {
             self.marks += cx.marks();
             p
         }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests_common {
+    //! Shared checks for the fair schedulers.
+    use super::harness::Harness;
+    use super::QueueDisc;
+    use crate::units::{Rate, SimTime};
+
+    /// Keeps one backlogged flow per entry of `sizes` (flow i sends packets of `sizes[i]` bytes,
+    /// refilled to 20 waiting packets before each dequeue), dequeues 200 000 packets, and returns
+    /// Jain's index of the bytes each flow got.
+    pub fn backlogged_shares(q: Box<dyn QueueDisc>, sizes: &[u32]) -> f64 {
+        let mut h = Harness::new(q, Rate(10_000_000));
+        let mut waiting = vec![0usize; sizes.len()];
+        let mut got = vec![0f64; sizes.len()];
+        for step in 0..200_000u64 {
+            let now = SimTime(step);
+            for (f, &s) in sizes.iter().enumerate() {
+                let mut tries = 0;
+                while waiting[f] < 20 && tries < 40 {
+                    tries += 1;
+                    let p = h.packet(f as u32, s);
+                    h.enqueue(now, p);
+                    waiting[f] += 1;
+                    for (d, _) in h.dropped.drain(..) {
+                        waiting[d.flow.0 as usize] -= 1;
+                    }
+                }
+            }
+            if let Some(p) = h.dequeue(now) {
+                waiting[p.flow.0 as usize] -= 1;
+                got[p.flow.0 as usize] += p.size as f64;
+            }
+        }
+        let n = got.len() as f64;
+        let s: f64 = got.iter().sum();
+        let s2: f64 = got.iter().map(|x| x * x).sum();
+        s * s / (n * s2)
     }
 }

@@ -254,6 +254,20 @@ fn check_queue_fits(
     }
 }
 
+/// The ns-2 packet type of an application's packets (ns-2 common/packet.h names).
+fn trace_type(app: &AppConfig) -> &'static str {
+    match app {
+        AppConfig::Cbr { .. } => "cbr",
+        AppConfig::Poisson { .. } => "udp",
+        AppConfig::Onoff {
+            on_time: Distribution::Pareto { .. },
+            ..
+        } => "pareto",
+        AppConfig::Onoff { .. } => "exp",
+        _ => "tcp",
+    }
+}
+
 /// Builds the simulation for `s` with root seed `seed`.
 pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
     build_with(s, seed, None)
@@ -435,6 +449,7 @@ pub fn build_with(
             ));
         }
         let fid = FlowId(fi as u32);
+        let mss = tcp.as_ref().map_or(1, |p| p.mss);
         let (sender, receiver) = if let Some(p) = tcp {
             let app = match &f.cfg.app {
                 AppConfig::Transfer { size } => TcpApp::Transfer { bytes: size.0 },
@@ -467,7 +482,7 @@ pub fn build_with(
             )
         } else {
             let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
-            let gen = traffic::build(&f.cfg.app, f.cfg.start);
+            let gen = traffic::build(&f.cfg.app, f.cfg.start, header);
             (
                 sim.add_agent(
                     Box::new(UdpSender::new(
@@ -489,6 +504,8 @@ pub fn build_with(
             dst,
             protocol: f.cfg.app.protocol(),
             app: f.cfg.app.kind(),
+            trace_type: trace_type(&f.cfg.app),
+            mss,
             class: f.cfg.class,
             start: f.cfg.start,
             stop,

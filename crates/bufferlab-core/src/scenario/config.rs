@@ -130,6 +130,28 @@ impl LinkConfig {
 pub enum QueueConfig {
     /// FIFO with tail drop.
     Droptail(DropTailConfig),
+    /// Random Early Detection (Floyd & Jacobson 1993), ns-2 / ns-3 / Linux presets.
+    Red(super::queue_config::RedConfig),
+    /// Adaptive RED (Floyd, Gummadi & Shenker 2001).
+    Ared(super::queue_config::RedConfig),
+    /// LALRED: RED with a discretized-pursuit learning automaton (Misra et al. 2010).
+    Lalred(super::queue_config::RedConfig),
+    /// Per-flow fair queueing (ns-2 FQLink).
+    Fq(super::queue_config::FqConfig),
+    /// Deficit Round Robin (Shreedhar & Varghese 1995, ns-2 drr.cc).
+    Drr(super::queue_config::DrrConfig),
+    /// Stochastic Fairness Queueing (McKenney 1990, Linux sch_sfq).
+    Sfq(super::queue_config::SfqConfig),
+    /// Strict priority by class.
+    Prio(super::queue_config::PrioConfig),
+    /// CoDel (RFC 8289).
+    Codel(super::queue_config::CodelConfig),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(super::queue_config::FqCodelConfig),
+    /// PIE (RFC 8033).
+    Pie(super::queue_config::PieConfig),
+    /// Class-based queues, each with its own discipline, under a weighted scheduler.
+    Classful(super::queue_config::ClassfulConfig),
     /// A discipline written in Python (a `bufferlab.QueueDisc` subclass), see docs/extending.md.
     Python(PythonQueueConfig),
 }
@@ -156,6 +178,17 @@ impl QueueConfig {
     pub fn limit(&self) -> QueueLimit {
         match self {
             QueueConfig::Droptail(c) => c.limit,
+            QueueConfig::Red(c) | QueueConfig::Ared(c) | QueueConfig::Lalred(c) => {
+                crate::qdisc::red::configured_limit(c)
+            }
+            QueueConfig::Fq(c) => c.limit,
+            QueueConfig::Drr(c) => c.limit,
+            QueueConfig::Sfq(c) => c.limit,
+            QueueConfig::Prio(c) => c.limit,
+            QueueConfig::Codel(c) => crate::qdisc::codel::configured_limit(c),
+            QueueConfig::FqCodel(c) => crate::qdisc::fq_codel::configured_limit(c),
+            QueueConfig::Pie(c) => crate::qdisc::pie::configured_limit(c),
+            QueueConfig::Classful(c) => c.limit(),
             // The Python class decides; nothing to check before it runs.
             QueueConfig::Python(_) => QueueLimit::Packets(u64::MAX),
         }

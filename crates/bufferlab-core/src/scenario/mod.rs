@@ -4,6 +4,7 @@
 pub mod build;
 pub mod config;
 pub mod overrides;
+pub mod queue_config;
 
 use config::Scenario;
 use std::fmt;

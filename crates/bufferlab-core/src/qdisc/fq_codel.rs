@@ -1,0 +1,268 @@
+//! FQ-CoDel (Hoeiland-Joergensen, McKenney, Taht, Gettys & Dumazet, RFC 8290, 2018) following
+//! the RFC (sections 4 and 5) and Linux `net/sched/sch_fq_codel.c`:
+//! * packets are hashed into `flows` queues; each queue has its own CoDel state;
+//! * a queue that becomes active joins the *new* list with deficit = quantum; the scheduler
+//!   serves the new list first, then the old list (DRR with `quantum` bytes);
+//! * a queue whose deficit is spent gets another quantum and moves to the end of the old list;
+//!   an emptied queue from the new list moves to the old list (if that is not empty), one from
+//!   the old list leaves (RFC 8290 section 4.2);
+//! * above `limit` packets, packets are dropped from the head of the queue with the most bytes
+//!   until half its bytes are gone, at most `drop_batch` (Linux `fq_codel_drop`; reason
+//!   `longest_queue`).
+//!
+//! Defaults: 1024 flows, limit 10240p, target 5 ms, interval 100 ms, drop batch 64 (Linux and
+//! ns-3); quantum 1514 B (Linux) / 1500 B (ns-3); ECN on (Linux) / off (ns-3). The CoDel
+//! `min_bytes` test uses the whole queue's backlog, as Linux does, with the quantum as MTU.
+
+use super::codel::{CodelParams, CodelQueue, CodelState};
+use super::drr::mix;
+use super::{DropReason, QueueCtx, QueueDisc};
+use crate::packet::Packet;
+use crate::scenario::queue_config::{AqmPreset, FlowKey, FqCodelConfig};
+use crate::units::{QueueLimit, SimTime};
+use std::collections::VecDeque;
+
+pub fn configured_limit(cfg: &FqCodelConfig) -> QueueLimit {
+    cfg.limit.unwrap_or(QueueLimit::Packets(10240))
+}
+
+#[derive(Default)]
+struct Flow {
+    q: VecDeque<Packet>,
+    bytes: u64,
+    deficit: i64,
+    codel: CodelState,
+    listed: bool,
+}
+
+struct View<'a> {
+    flow: &'a mut VecDeque<Packet>,
+    flow_bytes: &'a mut u64,
+    total_bytes: &'a mut u64,
+    total_len: &'a mut usize,
+}
+
+impl CodelQueue for View<'_> {
+    fn pop(&mut self) -> Option<Packet> {
+        let p = self.flow.pop_front()?;
+        *self.flow_bytes -= p.size as u64;
+        *self.total_bytes -= p.size as u64;
+        *self.total_len -= 1;
+        Some(p)
+    }
+    fn backlog(&self) -> u64 {
+        *self.total_bytes
+    }
+}
+
+pub struct FqCodel {
+    flows: Vec<Flow>,
+    new_flows: VecDeque<usize>,
+    old_flows: VecDeque<usize>,
+    params: CodelParams,
+    quantum: i64,
+    limit: QueueLimit,
+    drop_batch: u32,
+    by: FlowKey,
+    len: usize,
+    bytes: u64,
+}
+
+impl FqCodel {
+    pub fn new(cfg: &FqCodelConfig) -> Self {
+        let linux = cfg.preset == AqmPreset::Linux;
+        let quantum = cfg
+            .quantum
+            .map(|b| b.0)
+            .unwrap_or(if linux { 1514 } else { 1500 });
+        Self {
+            flows: (0..cfg.flows.unwrap_or(1024).max(1))
+                .map(|_| Flow::default())
+                .collect(),
+            new_flows: VecDeque::new(),
+            old_flows: VecDeque::new(),
+            params: CodelParams {
+                target: cfg.target.unwrap_or(SimTime::from_secs_f64(0.005)),
+                interval: cfg.interval.unwrap_or(SimTime::from_secs_f64(0.1)),
+                ecn: cfg.ecn.unwrap_or(linux),
+                min_bytes: quantum,
+            },
+            quantum: quantum as i64,
+            limit: configured_limit(cfg),
+            drop_batch: cfg.drop_batch.unwrap_or(64).max(1),
+            by: cfg.by.unwrap_or(FlowKey::Flow),
+            len: 0,
+            bytes: 0,
+        }
+    }
+
+    fn index(&self, p: &Packet) -> usize {
+        let key = match self.by {
+            FlowKey::Flow => p.flow.0 as u64,
+            FlowKey::Src => p.src.0 as u64 | 1 << 40,
+            FlowKey::SrcDst => ((p.src.0 as u64) << 20) ^ p.dst.0 as u64 | 2 << 40,
+        };
+        (mix(key) % self.flows.len() as u64) as usize
+    }
+
+    fn over(&self) -> bool {
+        match self.limit {
+            QueueLimit::Packets(l) => self.len as u64 > l,
+            QueueLimit::Bytes(l) => self.bytes > l,
+        }
+    }
+}
+
+impl QueueDisc for FqCodel {
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
+        let i = self.index(&pkt);
+        let f = &mut self.flows[i];
+        f.bytes += pkt.size as u64;
+        self.bytes += pkt.size as u64;
+        self.len += 1;
+        f.q.push_back(pkt);
+        if !f.listed {
+            f.listed = true;
+            f.deficit = self.quantum;
+            self.new_flows.push_back(i);
+        }
+        if self.over() {
+            // fattest flow by bytes; drop from its head up to half its backlog
+            let mut fat = 0;
+            for (j, g) in self.flows.iter().enumerate() {
+                if g.bytes > self.flows[fat].bytes {
+                    fat = j;
+                }
+            }
+            let f = &mut self.flows[fat];
+            let threshold = f.bytes / 2;
+            let mut dropped_bytes = 0;
+            let mut n = 0;
+            while n < self.drop_batch && dropped_bytes < threshold {
+                let Some(p) = f.q.pop_front() else { break };
+                f.bytes -= p.size as u64;
+                self.bytes -= p.size as u64;
+                self.len -= 1;
+                dropped_bytes += p.size as u64;
+                n += 1;
+                cx.drop(p, DropReason::LongestQueue);
+            }
+        }
+    }
+
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
+        loop {
+            let (from_new, i) = match self.new_flows.front() {
+                Some(&i) => (true, i),
+                None => (false, *self.old_flows.front()?),
+            };
+            if self.flows[i].deficit <= 0 {
+                self.flows[i].deficit += self.quantum;
+                if from_new {
+                    self.new_flows.pop_front();
+                } else {
+                    self.old_flows.pop_front();
+                }
+                self.old_flows.push_back(i);
+                continue;
+            }
+            let f = &mut self.flows[i];
+            let mut view = View {
+                flow: &mut f.q,
+                flow_bytes: &mut f.bytes,
+                total_bytes: &mut self.bytes,
+                total_len: &mut self.len,
+            };
+            let pkt = f.codel.dequeue(&mut view, &self.params, cx);
+            match pkt {
+                None => {
+                    if from_new {
+                        self.new_flows.pop_front();
+                        if !self.old_flows.is_empty() {
+                            self.old_flows.push_back(i);
+                            continue;
+                        }
+                    } else {
+                        self.old_flows.pop_front();
+                    }
+                    self.flows[i].listed = false;
+                }
+                Some(p) => {
+                    self.flows[i].deficit -= p.size as i64;
+                    return Some(p);
+                }
+            }
+        }
+    }
+
+    fn len_packets(&self) -> usize {
+        self.len
+    }
+    fn len_bytes(&self) -> u64 {
+        self.bytes
+    }
+    fn kind(&self) -> &'static str {
+        "fq_codel"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::harness::Harness;
+    use super::super::tests_common::backlogged_shares;
+    use super::*;
+    use crate::units::Rate;
+
+    // ---- backlogged flows get equal bytes (CoDel off by a huge target) ----
+    #[test]
+    fn fair_between_backlogged_flows() {
+        let cfg = FqCodelConfig {
+            target: Some(SimTime::from_secs_f64(1000.0)),
+            interval: Some(SimTime::from_secs_f64(1000.0)),
+            ..Default::default()
+        };
+        let jain = backlogged_shares(Box::new(FqCodel::new(&cfg)), &[200, 576, 1500, 1000]);
+        assert!(jain > 0.99, "{jain}");
+    }
+
+    // ---- a sparse flow is served from the new list ahead of a backlogged one ----
+    #[test]
+    fn sparse_flow_goes_first() {
+        let mut h = Harness::new(
+            Box::new(FqCodel::new(&FqCodelConfig::default())),
+            Rate(10_000_000),
+        );
+        for _ in 0..50 {
+            let p = h.packet(0, 1500);
+            h.enqueue(SimTime(0), p);
+        }
+        h.dequeue(SimTime(1));
+        h.dequeue(SimTime(2));
+        let p = h.packet(1, 100);
+        h.enqueue(SimTime(3), p);
+        assert_eq!(h.dequeue(SimTime(4)).unwrap().flow.0, 1);
+    }
+
+    // ---- overflow drops half of the fattest flow ----
+    #[test]
+    fn overflow_drops_from_fattest() {
+        let cfg = FqCodelConfig {
+            limit: Some(QueueLimit::Packets(20)),
+            ..Default::default()
+        };
+        let mut h = Harness::new(Box::new(FqCodel::new(&cfg)), Rate(10_000_000));
+        for _ in 0..18 {
+            let p = h.packet(0, 1000);
+            h.enqueue(SimTime(0), p);
+        }
+        for _ in 0..3 {
+            let p = h.packet(1, 1000);
+            h.enqueue(SimTime(0), p);
+        }
+        assert_eq!(h.dropped.len(), 9);
+        assert!(h
+            .dropped
+            .iter()
+            .all(|(p, r)| p.flow.0 == 0 && *r == DropReason::LongestQueue));
+    }
+}

@@ -1,0 +1,199 @@
+//! LALRED: RED with a learning-automata-like controller (Misra, Oommen, Yanamandra & Obaidat,
+//! "Random Early Detection for Congestion Avoidance in Wired Networks: A Discretized Pursuit
+//! Learning-Automata-Like Solution", IEEE Trans. SMC-B 40(1), 2010; used by seed paper 001,
+//! Ambhore & Mahajan). The automaton is a discretized pursuit reward-inaction scheme
+//! (Oommen & Lanctôt 1990; Oommen & Agache 2001).
+//!
+//! What the papers fix (001 section II.B): RED's average and thresholds; four mutually exclusive
+//! actions named after the packet's fate — `Forced_Drop` (avg above max_th or queue full),
+//! `Minimum_Exceed` (avg just crossed min_th), `Unforced_Drop` (probabilistic drop between the
+//! thresholds), `No_Drop`; an estimate vector (times rewarded / times chosen per action); the
+//! probability vector moved in discrete steps towards the action with the best estimate; the
+//! goal of a lower average queue and fewer drops.
+//!
+//! What they leave open, and bufferlab's choices (docs/models/lalred.md):
+//! * Environment response: an action taken with the average at or above min_th is rewarded
+//!   when, at the next arrival, RED's average is not larger than it was (the queue is not
+//!   building up); otherwise it is penalised (reward-inaction: no probability change). Arrivals
+//!   below min_th (RED decides nothing there) give no feedback. `No_Drop` is the action of an
+//!   arrival tested between the thresholds and accepted.
+//! * Step: Δ = 1 / (4 r), r = `resolution` (default 100). On reward:
+//!   P_j = max(P_j - Δ, 0) for j ≠ m, P_m = 1 - Σ_{j≠m} P_j, m = argmax_j W_j / Z_j.
+//! * Effect on the queue: between the thresholds RED's p_b is multiplied by
+//!   k = 2 (P(Unforced_Drop) + P(Forced_Drop)) ∈ [0, 2] (k = 1 at the uniform start, i.e. plain
+//!   RED): when the dropping actions are the ones followed by a draining queue the automaton
+//!   drops earlier, when accepting is, it drops less.
+//! * Everything else (presets, gentle, wait, byte mode, ECN) is RED's (see red.rs).
+
+use super::red::{Outcome, Red, Variant};
+use super::{QueueCtx, QueueDisc};
+use crate::packet::Packet;
+use crate::scenario::queue_config::RedConfig;
+
+/// The four actions of paper 001 / Misra et al. 2010.
+const FORCED: usize = 0;
+const MIN_EXCEED: usize = 1;
+const UNFORCED: usize = 2;
+const NO_DROP: usize = 3;
+const N: usize = 4;
+
+/// The discretized pursuit reward-inaction automaton.
+#[derive(Clone, Debug)]
+pub struct Pursuit {
+    pub p: [f64; N],
+    pub rewards: [u64; N],
+    pub chosen: [u64; N],
+    /// Number of steps of size Δ in each probability (exact discretization: P_j = steps_j Δ).
+    steps: [u64; N],
+    total_steps: u64,
+}
+
+impl Pursuit {
+    pub fn new(resolution: u32) -> Self {
+        let r = resolution.max(1) as u64;
+        Self {
+            p: [0.25; N],
+            rewards: [0; N],
+            chosen: [0; N],
+            steps: [r; N],
+            total_steps: N as u64 * r,
+        }
+    }
+
+    fn estimate(&self, i: usize) -> f64 {
+        if self.chosen[i] == 0 {
+            0.0
+        } else {
+            self.rewards[i] as f64 / self.chosen[i] as f64
+        }
+    }
+
+    /// The action with the best estimate (lowest index on ties).
+    pub fn best(&self) -> usize {
+        (0..N).fold(0, |b, i| {
+            if self.estimate(i) > self.estimate(b) {
+                i
+            } else {
+                b
+            }
+        })
+    }
+
+    /// Feedback for `action`: reward or penalty.
+    pub fn feedback(&mut self, action: usize, reward: bool) {
+        self.chosen[action] += 1;
+        if !reward {
+            return; // reward-inaction
+        }
+        self.rewards[action] += 1;
+        let m = self.best();
+        let mut others = 0;
+        for j in 0..N {
+            if j != m {
+                self.steps[j] = self.steps[j].saturating_sub(1);
+                others += self.steps[j];
+            }
+        }
+        self.steps[m] = self.total_steps - others;
+        for j in 0..N {
+            self.p[j] = self.steps[j] as f64 / self.total_steps as f64;
+        }
+    }
+
+    /// Factor on RED's p_b between the thresholds.
+    pub fn scale(&self) -> f64 {
+        2.0 * (self.p[UNFORCED] + self.p[FORCED])
+    }
+}
+
+pub struct Lalred {
+    red: Red,
+    la: Pursuit,
+    /// The action taken at the previous arrival and RED's average right after it.
+    pending: Option<(usize, f64)>,
+}
+
+impl Lalred {
+    pub fn new(cfg: &RedConfig) -> Self {
+        Self {
+            red: Red::new(cfg, Variant::Red),
+            la: Pursuit::new(cfg.resolution.unwrap_or(100)),
+            pending: None,
+        }
+    }
+
+    pub fn automaton(&self) -> &Pursuit {
+        &self.la
+    }
+}
+
+impl QueueDisc for Lalred {
+    fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
+        self.red.p_scale = self.la.scale();
+        self.red.enqueue(pkt, cx);
+        let ave = self.red.average().unwrap_or(0.0);
+        if let Some((action, before)) = self.pending.take() {
+            self.la.feedback(action, ave <= before);
+        }
+        // Below min_th RED makes no congestion decision: nothing to learn from.
+        let action = match self.red.last_outcome {
+            Outcome::Forced => Some(FORCED),
+            Outcome::CrossedMin => Some(MIN_EXCEED),
+            Outcome::Early => Some(UNFORCED),
+            Outcome::Accepted => Some(NO_DROP),
+            Outcome::BelowMin => None,
+        };
+        self.pending = action.map(|a| (a, ave));
+    }
+
+    fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
+        self.red.dequeue(cx)
+    }
+
+    fn len_packets(&self) -> usize {
+        self.red.len_packets()
+    }
+
+    fn len_bytes(&self) -> u64 {
+        self.red.len_bytes()
+    }
+
+    fn kind(&self) -> &'static str {
+        "lalred"
+    }
+
+    fn average(&self) -> Option<f64> {
+        self.red.average()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ---- the automaton moves in steps of 1/(4r) towards the best-estimated action ----
+    #[test]
+    fn discretized_pursuit_moves_towards_best_estimate() {
+        let mut la = Pursuit::new(10); // Δ = 1/40
+        la.feedback(UNFORCED, true); // estimate 1 for Unforced_Drop
+        assert!((la.p[UNFORCED] - (0.25 + 3.0 / 40.0)).abs() < 1e-12);
+        for j in [FORCED, MIN_EXCEED, NO_DROP] {
+            assert!((la.p[j] - (0.25 - 1.0 / 40.0)).abs() < 1e-12);
+        }
+        // penalties change nothing but the counts
+        let before = la.p;
+        la.feedback(NO_DROP, false);
+        assert_eq!(la.p, before);
+        for _ in 0..100 {
+            la.feedback(UNFORCED, true);
+        }
+        assert_eq!(la.p[UNFORCED], 1.0);
+        assert!((la.p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((la.scale() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn uniform_start_is_plain_red() {
+        assert_eq!(Pursuit::new(100).scale(), 1.0);
+    }
+}
