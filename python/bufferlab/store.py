@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
     from bufferlab.sweep import RunSpec, Sweep
 
+from bufferlab.results import FLOW_COLUMNS, LINK_COLUMNS, QUEUE_COLUMNS
+
 METRIC_TABLES = ("flows", "queues", "links")
 
 
@@ -97,9 +99,13 @@ class Store:
         import duckdb
 
         self.path = str(path)
+        self._schema: dict[str, list[str]] | None = None
+        self._keys: dict[int, set[str]] = {}
         self.memory = self.path == ":memory:"
         if read_only and not self.memory and not Path(self.path).exists():
             raise StoreError(f"{self.path}: no such results database (run a sweep first)")
+        if not read_only and not self.memory:
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self.con: duckdb.DuckDBPyConnection = duckdb.connect(self.path, read_only=read_only)
         except duckdb.IOException as e:
@@ -229,23 +235,26 @@ class Store:
         """Writes one finished run (ok or failed) in one transaction, replacing an earlier
         attempt with the same key."""
         from bufferlab import __version__
-        from bufferlab.results import Results
 
         sc = sweep.scenario_for(spec.point)
         scenario_hash = hashlib.sha256(
             json.dumps([sc.text, list(sc.overrides), spec.seed]).encode()
         ).hexdigest()[:16]
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        frames: dict[str, pd.DataFrame] = {}
+        tables: dict[str, list[dict[str, Any]]] = {}
         series_files: list[tuple[str, str, int]] = []
         report: dict[str, Any] | None = None
         if result.get("ok"):
-            res = Results.from_json(result["report"])
-            report = res.raw
-            flows = res.flows
-            tx = flows["tx_packets"].astype(float)
-            flows["loss_ratio"] = (flows["lost_packets"].astype(float) / tx).where(tx > 0)
-            frames = {"flows": flows, "queues": res.queues, "links": res.links}
+            report = json.loads(result["report"])
+            flows = flat_rows(report.get("flows") or [], FLOW_COLUMNS)
+            for f in flows:
+                tx, lost = f.get("tx_packets"), f.get("lost_packets")
+                f["loss_ratio"] = lost / tx if tx and lost is not None else None
+            tables = {
+                "flows": flows,
+                "queues": flat_rows(report.get("queues") or [], QUEUE_COLUMNS),
+                "links": flat_rows(report.get("links") or [], LINK_COLUMNS),
+            }
             series_files = self._write_series(sweep_id, spec.key, report.get("series") or {})
         fair = (report or {}).get("fairness") or {}
         slim = None
@@ -276,12 +285,13 @@ class Store:
         con = self.con
         con.begin()
         try:
-            for t in ("runs", "series", *METRIC_TABLES):
-                if t in ("runs", "series") or t in self.tables():
-                    con.execute(f"DELETE FROM {t} WHERE run_key = ?", [spec.key])
+            if spec.key in self._seen_keys(sweep_id):
+                for t in ("runs", "series", *METRIC_TABLES):
+                    if t in ("runs", "series") or t in self._table_columns():
+                        con.execute(f"DELETE FROM {t} WHERE run_key = ?", [spec.key])
             con.execute(f"INSERT INTO runs VALUES ({', '.join('?' * len(row))})", row)
-            for table, df in frames.items():
-                self._insert_frame(table, spec.key, sweep_id, df)
+            for table, rows in tables.items():
+                self._insert_rows(table, spec.key, sweep_id, rows)
             for kind, path, n in series_files:
                 con.execute(
                     "INSERT INTO series VALUES (?, ?, ?, ?, ?)", [spec.key, sweep_id, kind, path, n]
@@ -289,36 +299,59 @@ class Store:
             con.commit()
         except BaseException:
             con.rollback()
+            self._schema = None  # a rolled-back CREATE or ALTER
             raise
+        self._seen_keys(sweep_id).add(spec.key)
 
-    def _insert_frame(self, table: str, key: str, sweep_id: int, df: pd.DataFrame) -> None:
-        df = df.copy()
-        df.insert(0, "sweep_id", sweep_id)
-        df.insert(0, "run_key", key)
+    def _table_columns(self) -> dict[str, list[str]]:
+        """Columns of the metric tables, cached (the information schema is slow to query)."""
+        if self._schema is None:
+            self._schema = {t: self.columns(t) for t in METRIC_TABLES if t in self.tables()}
+        return self._schema
+
+    def _seen_keys(self, sweep_id: int) -> set[str]:
+        """Run keys of the sweep present in the database (any status), cached."""
+        if sweep_id not in self._keys:
+            rows = self.con.execute(
+                "SELECT run_key FROM runs WHERE sweep_id = ?", [sweep_id]
+            ).fetchall()
+            self._keys[sweep_id] = {r[0] for r in rows}
+        return self._keys[sweep_id]
+
+    def _insert_rows(self, table: str, key: str, sweep_id: int, rows: list[dict[str, Any]]) -> None:
+        """Inserts report rows; a table is created from the first rows it gets, and report
+        fields it has not seen yet become new columns (the report only ever adds fields)."""
+        if not rows:
+            return
+        cols: dict[str, str] = {}  # column -> type of its first non-null value (DOUBLE if none)
+        for r in rows:
+            for c, v in r.items():
+                if v is not None and cols.get(c) is None:
+                    cols[c] = _sql_type(v)
+                else:
+                    cols.setdefault(c, None)  # type: ignore[arg-type]
+        cols = {c: t or "DOUBLE" for c, t in cols.items()}
+        schema = self._table_columns()
         con = self.con
-        con.register("_bufferlab_frame", df)
-        try:
-            types = dict(
-                (r[0], r[1])
-                for r in con.execute("DESCRIBE SELECT * FROM _bufferlab_frame").fetchall()
+        if table not in schema:
+            body = ", ".join(
+                ["run_key VARCHAR NOT NULL", "sweep_id INTEGER NOT NULL"]
+                + [f'"{c}" {t}' for c, t in cols.items()]
             )
-            # Columns that are null in every row come in typed NULL: store them as DOUBLE
-            # (undefined numbers) so later runs with values fit.
-            select = ", ".join(
-                f'CAST("{c}" AS DOUBLE) AS "{c}"' if t == '"NULL"' or t == "NULL" else f'"{c}"'
-                for c, t in types.items()
-            )
-            if table not in self.tables():
-                con.execute(f"CREATE TABLE {table} AS SELECT {select} FROM _bufferlab_frame")
-                return
-            have = set(self.columns(table))
-            for c, t in types.items():  # new report fields become new columns
+            con.execute(f"CREATE TABLE {table} ({body})")
+            schema[table] = ["run_key", "sweep_id", *cols]
+        else:
+            have = set(schema[table])
+            for c, t in cols.items():
                 if c not in have:
-                    t = "DOUBLE" if t in ('"NULL"', "NULL") else t
                     con.execute(f'ALTER TABLE {table} ADD COLUMN "{c}" {t}')
-            con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _bufferlab_frame")
-        finally:
-            con.unregister("_bufferlab_frame")
+                    schema[table].append(c)
+        names = ["run_key", "sweep_id", *cols]
+        # One statement with every row (DuckDB's executemany costs a statement per row).
+        one = "(" + ", ".join("?" * len(names)) + ")"
+        quoted = ", ".join(f'"{c}"' for c in names)
+        sql = f"INSERT INTO {table} ({quoted}) VALUES {', '.join([one] * len(rows))}"
+        con.execute(sql, [v for r in rows for v in (key, sweep_id, *(r.get(c) for c in cols))])
 
     def _write_series(
         self, sweep_id: int, key: str, series: Mapping[str, Any]
@@ -328,19 +361,21 @@ class Store:
         base = self.series_dir
         if base is None:
             return []
+        import pyarrow.parquet as pq
+
         out = []
         for kind, records in series.items():
-            df = series_frame(records)
-            if df is None or df.empty:
+            table = series_table(records)
+            if table is None or table.num_rows == 0:
                 continue
             d = base / str(sweep_id)
             d.mkdir(parents=True, exist_ok=True)
             final = d / f"{key}-{kind}.parquet"
             tmp = final.with_suffix(".parquet.tmp")
-            df.to_parquet(tmp, index=False)
+            pq.write_table(table, tmp)
             os.replace(tmp, final)
             rel = os.path.relpath(final, Path(self.path).resolve().parent)
-            out.append((kind, rel, len(df)))
+            out.append((kind, rel, table.num_rows))
         return out
 
     # -- reading -----------------------------------------------------------------------------
@@ -394,6 +429,55 @@ class Store:
     def report(self, run_key: str) -> dict[str, Any] | None:
         row = self.con.execute("SELECT report FROM runs WHERE run_key = ?", [run_key]).fetchone()
         return json.loads(row[0]) if row and row[0] else None
+
+
+def _sql_type(v: Any) -> str:
+    if isinstance(v, bool):
+        return "BOOLEAN"
+    if isinstance(v, int):
+        return "BIGINT" if -(2**63) <= v < 2**63 else "HUGEINT"
+    if isinstance(v, str):
+        return "VARCHAR"
+    return "DOUBLE"  # floats, and null (an undefined number)
+
+
+def flat_rows(records: list[Mapping[str, Any]], columns: list[str]) -> list[dict[str, Any]]:
+    """The report's records as flat rows, like :mod:`bufferlab.results`' frames: documented
+    columns first, nested objects left out, a ``tcp`` object as ``tcp_*`` columns."""
+    out = []
+    for rec in records:
+        row: dict[str, Any] = {c: rec.get(c) for c in columns}
+        for k, v in rec.items():
+            if k == "tcp" and isinstance(v, Mapping):
+                for tk, tv in v.items():
+                    if not isinstance(tv, Mapping | list):
+                        row[f"tcp_{tk}"] = tv
+            elif k not in row and not isinstance(v, Mapping | list):
+                row[k] = v
+        out.append(row)
+    return out
+
+
+def series_table(records: Any) -> Any:
+    """A list of series records (scalars naming the thing, lists of samples) as one Arrow
+    table in long format: one row per sample, the scalar fields repeated."""
+    import pyarrow as pa
+
+    if not isinstance(records, list):
+        return None
+    parts = []
+    for rec in records:
+        if not isinstance(rec, Mapping):
+            continue
+        lists = {k: v for k, v in rec.items() if isinstance(v, list)}
+        scalars = {k: v for k, v in rec.items() if not isinstance(v, list | Mapping)}
+        n = max((len(v) for v in lists.values()), default=0)
+        cols = {k: [v] * n for k, v in scalars.items()}
+        cols.update({k: v for k, v in lists.items() if len(v) == n})
+        parts.append(pa.table(cols))
+    if not parts:
+        return None
+    return pa.concat_tables(parts, promote_options="permissive")
 
 
 def series_frame(records: Any) -> pd.DataFrame | None:
