@@ -239,3 +239,20 @@ def test_report_renders_in_headless_chromium(swept, cli, chromium, tmp_path):
     p = _headless(chromium, tmp_path, f"--screenshot={shot}", "--window-size=1200,3000",
                   out.as_uri())  # fmt: skip
     assert shot.is_file() and shot.stat().st_size > 20_000, p.stderr[-2000:]
+
+
+def test_axis_labels_are_short_and_unique():
+    from bufferlab.plot import axis_labels, numeric_value
+
+    axes = ["links.bottleneck.queue.limit", "links.bottleneck.rate", "flows.0.app.rate",
+            "flows.1.app.rate"]  # fmt: skip
+    assert axis_labels(axes) == {
+        "links.bottleneck.queue.limit": "limit",
+        "links.bottleneck.rate": "bottleneck.rate",
+        "flows.0.app.rate": "0.app.rate",
+        "flows.1.app.rate": "1.app.rate",
+    }
+    assert numeric_value("50KB") == (50000.0, "bytes")
+    assert numeric_value("25p") == (25.0, "packets")
+    assert numeric_value("0.5MB/s") == (4e6, "bit/s")
+    assert numeric_value("red") is None

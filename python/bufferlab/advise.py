@@ -324,7 +324,18 @@ def results_table(sim: Simulated, best: int, objective: str) -> Table:
     return t
 
 
-def explain(best: int, objective: str, share: float, bound_s: float, r: Rules) -> str:
+def explain(
+    best: int, objective: str, share: float, bound_s: float, r: Rules, sim: Simulated | None = None
+) -> str:
+    if (
+        objective == "delay"
+        and sim is not None
+        and not (sim.table["delay_s_mean"] <= bound_s).any()
+    ):
+        return (
+            f"Recommendation for {r.link}: no size kept the mean delay within "
+            f"{bound_s * 1e3:g} ms; the smallest size (marked →) comes closest."
+        )
     why = {
         "throughput": f"the smallest size reaching {share:.0%} of the best mean goodput",
         "delay": f"the best mean goodput with mean one-way delay ≤ {bound_s * 1e3:g} ms",

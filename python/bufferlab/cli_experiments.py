@@ -241,7 +241,9 @@ def results(
                     # One table per metric; axes by their last two path segments.
                     for m, g in df.groupby("metric", sort=False):
                         g = g.drop(columns=["metric", "sem", "ci_half"])
-                        g = g.rename(columns={a: _short_axis(a) for a in g.columns if "." in a})
+                        short = {a: _short_axis(a) for a in g.columns if "." in a}
+                        if len(set(short.values())) == len(short):  # only if still unique
+                            g = g.rename(columns=short)
                         title = f"{sweep_name}: {m} (mean, std and 95% CI over replications)"
                         console.print(_df_table(g, title))
                 else:
@@ -412,7 +414,7 @@ def advise(
         res = adv.simulate(rules, sizes=size_list, replications=replications, jobs=jobs)
         best = adv.recommend(res, objective, share=share, delay_bound_s=bound)
         console.print(adv.results_table(res, best, objective))
-        console.print(adv.explain(best, objective, share, bound, rules))
+        console.print(adv.explain(best, objective, share, bound, rules, res))
         if out is not None:
             from bufferlab import plot as pl
 

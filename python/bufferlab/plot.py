@@ -94,6 +94,21 @@ def _metric_label(metric: str) -> tuple[str, float]:
     return metric, 1.0
 
 
+def axis_labels(axes: Sequence[str]) -> dict[str, str]:
+    """The shortest dotted suffix of each axis that tells it from the others
+    (``links.bottleneck.rate`` -> ``rate``, but ``flows.0.app.rate`` -> ``0.app.rate``
+    next to ``flows.1.app.rate``)."""
+    out = {}
+    for a in axes:
+        parts = a.split(".")
+        for n in range(1, len(parts) + 1):
+            suffix = ".".join(parts[-n:])
+            if not any(b != a and (b == suffix or b.endswith("." + suffix)) for b in axes):
+                break
+        out[a] = suffix
+    return out
+
+
 def default_x_axis(axes: Sequence[str]) -> str:
     for a in axes:
         if a.endswith("queue.limit") or "limit" in a.split(".")[-1]:
@@ -133,7 +148,8 @@ def metric_figure(
     groups = df.groupby(others, sort=False, dropna=False) if others else [((), df)]
     for gkey, g in groups:
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)
-        label = ", ".join(f"{o.split('.')[-1]}={v}" for o, v in zip(others, gkey, strict=True))
+        names = axis_labels(list(axes))
+        label = ", ".join(f"{names[o]}={v}" for o, v in zip(others, gkey, strict=True))
         xs = [xpos[_key(v)] for v in g[x]]
         ys = g["mean"] / yscale
         err = g["ci_half"].fillna(0) / yscale

@@ -79,6 +79,32 @@ def _table(headers: list[str], rows: list[list[Any]], left: int = 1, cls: str = 
     )
 
 
+def _pivot(agg: Any, x: str | None, others: list[str], scale: float) -> str:
+    """Mean ± CI half-width (and n) with the x axis down and the other axes across."""
+
+    def cell(r: Any) -> str:
+        if r["n"] == 0:
+            return "-"
+        mean = f"{r['mean'] / scale:.4g}"
+        ci = r["ci_half"]
+        return mean + (f" ± {ci / scale:.2g}" if ci == ci else "") + f" (n={int(r['n'])})"
+
+    if x is None:
+        return _table(["mean ± CI"], [[cell(r)] for _, r in agg.iterrows()], left=1)
+    cols: list[tuple[Any, ...]] = []
+    for _, r in agg.iterrows():
+        k = tuple(r[o] for o in others)
+        if k not in cols:
+            cols.append(k)
+    xs = list(dict.fromkeys(agg[x].tolist()))
+    grid = {(r[x], tuple(r[o] for o in others)): cell(r) for _, r in agg.iterrows()}
+    names = plot.axis_labels([x, *others])
+    heads = [x] + [", ".join(f"{names[o]}={v}" for o, v in zip(others, k, strict=True))
+                   or "mean ± CI" for k in cols]  # fmt: skip
+    rows = [[xv, *(grid.get((xv, k), "-") for k in cols)] for xv in xs]
+    return _table(heads, rows, left=len(heads))
+
+
 def _img(png: bytes, caption: str) -> str:
     b64 = base64.b64encode(png).decode()
     return (
@@ -122,9 +148,11 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
             rows += [[a, f"zip {i}", ", ".join(map(str, v))] for a, v in z.items()]
         parts.append(_table(["axis", "kind", "values"], rows, left=3))
 
-        # Aggregated tables and figures
+        # Aggregated tables (one row per value of the x axis, one column per combination of
+        # the other axes, like the papers' tables) and a figure per metric.
         parts.append("<h2>Results (mean ± 95% CI over replications)</h2>")
-        figures: list[str] = []
+        x = plot.default_x_axis(axes) if axes else None
+        others = [a for a in axes if a != x]
         for m in metrics:
             try:
                 parse_metric(m)
@@ -132,21 +160,13 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
             except Exception as e:  # a metric that does not exist in these results
                 parts.append(f'<p class="failed">{_e(m)}: {_e(e)}</p>')
                 continue
-            parts.append(f"<h3>{_e(m)}</h3>")
-            trows = [
-                [*(agg.iloc[i][a] for a in axes), r.n, r.mean, r.std, r.ci_low, r.ci_high]
-                for i, r in enumerate(agg.itertuples())
-            ]
-            parts.append(
-                _table([*axes, "n", "mean", "std", "CI low", "CI high"], trows, left=len(axes))
-            )
+            label, scale = plot._metric_label(m)
+            parts.append(f"<h3>{_e(label)}</h3>")
+            parts.append(_pivot(agg, x, others, scale))
             if axes and agg["n"].sum() > 0:
                 fig = plot.metric_figure(agg, m, axes=axes)
-                figures.append(
-                    _img(plot.to_png_bytes(fig), f"{m} against {plot.default_x_axis(axes)}")
-                )
-        parts.append("<h2>Figures</h2>")
-        parts.extend(figures)
+                parts.append(_img(plot.to_png_bytes(fig), f"{m} against {x}"))
+        parts.append("<h2>One run</h2>")
         key = plot.first_ok_run(store, sweep)
         if key is not None:
             what = plot.describe_run(store, key)
