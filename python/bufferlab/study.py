@@ -107,6 +107,17 @@ def repo_root(sdir: Path) -> Path:
 class ParamValue:
     label: Any
     overrides: dict[str, Any]
+    #: Named values other parameters' expressions may use (``"$bdp" = 433`` in a table entry).
+    vars: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Deferred:
+    """An override computed per point: ``"= expression"`` in a ``set`` template, evaluated with
+    ``v`` (this parameter's value), every parameter's label by name and the points' ``$vars``."""
+
+    expr: str
+    value: Any
 
 
 @dataclass
@@ -128,6 +139,9 @@ class Experiment:
     root_seed: int = 1
     modes: dict[str, dict[str, Any]] = field(default_factory=dict)
     description: str = ""
+    #: Overrides that change with the replication: path -> values, replication r takes the
+    #: value r modulo the list's length (e.g. flow start times, to vary the phase).
+    per_replication: dict[str, list[Any]] = field(default_factory=dict)
 
     def mode(self, mode: str) -> dict[str, Any]:
         return self.modes.get(mode, {})
@@ -185,7 +199,15 @@ def _parse_param(path: Path, name: str, spec: Any) -> Param:
         for i, item in enumerate(spec):
             if not isinstance(item, Mapping) or "label" not in item:
                 raise _err(path, f"{where}[{i}]", "each entry needs a `label` and overrides")
-            vals.append(ParamValue(item["label"], {k: v for k, v in item.items() if k != "label"}))
+            ov = {
+                k: Deferred(v[1:].strip(), item["label"])
+                if isinstance(v, str) and v.startswith("=")
+                else v
+                for k, v in item.items()
+                if k != "label" and not k.startswith("$")
+            }
+            var = {k[1:]: v for k, v in item.items() if k.startswith("$")}
+            vals.append(ParamValue(item["label"], ov, var))
         return Param(name, vals)
     if isinstance(spec, Mapping) and "values" in spec:
         target = spec.get("set", {})
@@ -196,9 +218,12 @@ def _parse_param(path: Path, name: str, spec: Any) -> Param:
             elif isinstance(target, Mapping):
                 ov = {}
                 for k, tmpl in target.items():
-                    ov[k] = (
-                        v if tmpl == "{}" else (tmpl.format(v) if isinstance(tmpl, str) else tmpl)
-                    )
+                    if isinstance(tmpl, str) and tmpl.startswith("="):
+                        ov[k] = Deferred(tmpl[1:].strip(), v)
+                    elif tmpl == "{}":
+                        ov[k] = v
+                    else:
+                        ov[k] = tmpl.format(v) if isinstance(tmpl, str) else tmpl
             else:
                 raise _err(path, f"{where}.set", "a dotted path or a table {path = template}")
             vals.append(ParamValue(v, ov))
@@ -235,6 +260,9 @@ def load_study(sdir: Path) -> Study:
                 root_seed=int(e.get("root_seed", 1)),
                 modes=modes,
                 description=e.get("description", ""),
+                per_replication={
+                    k: _as_list(v) for k, v in (e.get("per_replication") or {}).items()
+                },
             )
         )
     metrics = {}
@@ -324,6 +352,13 @@ def _norm(x: Any) -> Any:
         return str(x)
 
 
+def _match(value: Any, want: Any) -> bool:
+    """A label matches a wanted value, or one of a list of wanted values."""
+    if isinstance(want, list | tuple):
+        return any(_norm(value) == _norm(w) for w in want)
+    return _norm(value) == _norm(want)
+
+
 def points(e: Experiment, mode: str) -> list[dict[str, ParamValue]]:
     subset = e.mode(mode).get("params") or {}
     factors = []
@@ -354,29 +389,36 @@ def plan(study: Study, mode: str, only: Sequence[str] | None = None) -> list[Run
         m = e.mode(mode)
         if m.get("skip") or (only and e.name not in only):
             continue
-        fixed: dict[str, Any] = dict(e.set)
+        # Precedence: the experiment's `set` < the point's parameters < the mode's settings
+        # (its `set`, `duration`, `warmup`; --tiny defaults to 3 s without warm-up).
+        mode_set: dict[str, Any] = {}
         if mode == "tiny":
-            fixed["warmup"] = "0s"
-        fixed.update(m.get("set") or {})
-        if m.get("duration"):
-            fixed["duration"] = m["duration"]
-        elif mode == "tiny":
-            fixed["duration"] = "3s"
-        if mode == "tiny" and "warmup" in m:
-            fixed["warmup"] = m["warmup"]
+            mode_set.update(duration="3s", warmup="0s")
+        mode_set.update(m.get("set") or {})
+        for key in ("duration", "warmup"):
+            if m.get(key):
+                mode_set[key] = m[key]
         for pt in points(e, mode):
             ov: dict[str, Any] = {}
             for pv in pt.values():
                 ov.update(pv.overrides)
-            # Fixed mode settings win over the point (e.g. the tiny duration).
-            final = {**ov, **fixed} if mode == "tiny" else {**fixed, **ov}
-            if "duration" in fixed:
-                final["duration"] = fixed["duration"]
+            final = {**e.set, **ov, **mode_set}
             labels = {k: v.label for k, v in pt.items()}
+            ctx: dict[str, Any] = dict(labels)
+            for pv in pt.values():
+                ctx.update(pv.vars)
+            for k, v in list(final.items()):
+                if isinstance(v, Deferred):
+                    final[k] = _eval(v.expr, {**_MATH, **ctx, "v": v.value})
             for r in range(replications(e, mode)):
+                per = {k: v[r % len(v)] for k, v in e.per_replication.items() if v}
                 items.append(
                     RunItem(
-                        e, labels, normalise_overrides(final), r, replication_seed(e.root_seed, r)
+                        e,
+                        labels,
+                        normalise_overrides({**final, **per}),
+                        r,
+                        replication_seed(e.root_seed, r),
                     )
                 )
     return items
@@ -387,6 +429,7 @@ def execute(
     jobs: int,
     keep_series: Callable[[RunItem], bool],
     progress: Callable[[int, int], None] | None = None,
+    measure: Callable[[dict[str, Any]], dict[str, float]] | None = None,
 ) -> list[dict[str, Any]]:
     """Runs the items on ``jobs`` threads; returns one record per run (report dict or error)."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -414,6 +457,10 @@ def execute(
         }
         if res.get("ok"):
             rep = json.loads(res["report"])
+            rec["report"] = rep
+            if measure is not None:
+                # Metrics see the whole report (series included) before it is slimmed.
+                rec["metrics"] = measure(rec)
             if not keep_series(it):
                 rep.pop("series", None)
             rec["report"] = rep
@@ -546,7 +593,24 @@ def metric_namespace(report: Mapping[str, Any], labels: Mapping[str, Any]) -> di
         "float": float,
         "int": int,
         "round": round,
+        "zip": zip,
     }
+
+
+_MATH = {
+    "sqrt": math.sqrt,
+    "round": round,
+    "max": max,
+    "min": min,
+    "int": int,
+    "str": str,
+    "float": float,
+    "ceil": math.ceil,
+    "floor": math.floor,
+    "format": format,
+    "range": range,
+    "len": len,
+}
 
 
 def _eval(expr: str, ns: Mapping[str, Any]) -> Any:
@@ -618,7 +682,7 @@ class Outcome:
             if v["experiment"] != exp:
                 continue
             lab = v["labels"]
-            if all(_norm(lab.get(k)) == _norm(w) for k, w in where.items() if k in lab):
+            if all(_match(lab.get(k), w) for k, w in where.items() if k in lab):
                 key = self.point_key(exp, lab)
                 if key not in seen:
                     seen.add(key)
@@ -651,8 +715,8 @@ def run_study(
     started = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     t0 = time.perf_counter()
     jobs = jobs or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-    records = execute(items, jobs, keep, progress)
     errors: dict[str, str] = {}
+    records = execute(items, jobs, keep, progress, lambda rec: run_metrics(study, rec, errors))
     values = []
     for rec in records:
         if not rec.get("ok"):
@@ -665,7 +729,7 @@ def run_study(
                 "replication": rec["replication"],
                 "seed": rec["seed"],
                 "wall_s": rec.get("wall_s"),
-                "metrics": run_metrics(study, rec, errors),
+                "metrics": rec.get("metrics") or run_metrics(study, rec, errors),
             }
         )
     out = Outcome(study, mode, records, values, errors, time.perf_counter() - t0, started)
@@ -687,7 +751,7 @@ def _published_rows(data: Mapping[str, Any], key: str | None) -> list[dict[str, 
 
 def _lookup(rows: list[dict[str, Any]], labels: Mapping[str, Any], metric: str) -> Any:
     for r in rows:
-        if metric in r and all(_norm(r.get(k)) == _norm(v) for k, v in labels.items() if k in r):
+        if metric in r and all(_match(r.get(k), v) for k, v in labels.items() if k in r):
             return r[metric]
     return None
 
@@ -1389,7 +1453,7 @@ def list_cmd(studies: StudiesOpt = None) -> None:
             str(len(s.figures)),
             str(len(s.claims)),
         )
-    Console().print(tab)
+    (Console() if sys.stdout.isatty() else Console(width=200)).print(tab)
     if not sts:
         print(f"no studies in {studies_dir(studies)}")
 
@@ -1436,7 +1500,7 @@ def run_cmd(
     ] = None,
     studies: StudiesOpt = None,
 ) -> None:
-    """Run a study (or all): print its tables beside the paper's, draw its figures, write its page."""
+    """Run a study (or all): its tables beside the paper's, its figures and its page."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 

@@ -1,0 +1,93 @@
+"""Studies (studies/NAME, `bufferlab study`): every study loads, plans and runs end to end.
+
+The smoke test runs every study with --tiny (a few simulated seconds, one replication per point)
+and checks that each produced its tables, its figures and its claim checks. Full runs are
+recorded results (docs/studies/*.md), not tests.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, run_cli
+
+from bufferlab import study as st
+
+STUDIES = ROOT / "studies"
+NAMES = sorted(p.parent.name for p in STUDIES.glob("*/study.toml"))
+EXPECTED = {
+    "red_qos_000",
+    "red_lalred_001",
+    "tcp_buffers_002",
+    "ns3_dumbbell_003",
+    "queues_004",
+    "appenzeller_2004",
+}
+
+
+def test_every_paper_has_a_study() -> None:
+    assert EXPECTED <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_study_files_are_complete(name: str) -> None:
+    s = st.load_study(STUDIES / name)
+    assert (STUDIES / name / "README.md").exists(), "each study states its assumptions"
+    assert (STUDIES / name / "published.json").exists()
+    assert s.experiments and s.metrics and s.claims
+    assert s.tables or s.figures
+    # Every published table a study refers to exists in published.json.
+    for t in s.tables + s.figures:
+        if t.get("published"):
+            assert t["published"] in s.published["tables"], (name, t.get("id"))
+    for mode in st.MODES:
+        items = st.plan(s, mode)
+        assert items, (name, mode)
+        assert all(it.overrides is not None for it in items)
+    # --tiny and --quick never ask for more runs than a full run.
+    assert s.n_runs("tiny") <= s.n_runs("quick") <= s.n_runs("full")
+
+
+def test_list(tmp_path: Path) -> None:
+    r = run_cli("study", "list")
+    assert r.code == 0, r.stderr
+    for name in EXPECTED:
+        assert name in r.stdout
+
+
+def test_unknown_study_is_one_line_error() -> None:
+    r = run_cli("study", "run", "no_such_study", "--tiny")
+    assert r.code == 2
+    assert r.stderr.startswith("error: no study named 'no_such_study'")
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_run_all_tiny(tmp_path: Path) -> None:
+    """`bufferlab study run all --tiny`: every study runs, tabulates, draws and checks."""
+    out = tmp_path / "out"
+    docs = tmp_path / "docs"
+    r = run_cli("study", "run", "all", "--tiny", "--out", str(out), "--docs", "--docs-dir", str(docs))
+    assert r.code == 0, r.stderr[-2000:]
+    assert "runs failed" not in r.stdout, r.stdout[-3000:]
+    for name in NAMES:
+        s = st.load_study(STUDIES / name)
+        data = json.loads((out / f"{name}.json").read_text())
+        assert data["mode"] == "tiny"
+        assert data["runs"], name
+        assert not [k for k in data["errors"] if k.startswith("run ")], (name, data["errors"])
+        # Every table has at least one cell with a bufferlab value.
+        assert len(data["tables"]) == len(s.tables)
+        for t in data["tables"]:
+            assert any(c["bufferlab"] is not None for c in t["cells"]), (name, t["id"])
+        # Every figure was drawn.
+        pngs = sorted(out.glob(f"{name}_*.png"))
+        assert len(pngs) == len(s.figures), (name, pngs)
+        assert all(p.stat().st_size > 1000 for p in pngs)
+        # Every claim got a verdict line.
+        assert len(data["claims"]) == len(s.claims)
+        page = (docs / f"{name}.md").read_text()
+        assert "## The paper's conclusions, checked" in page
+        for t in s.tables:
+            assert str(t.get("id")) in page
