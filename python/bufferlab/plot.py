@@ -282,5 +282,6 @@ def describe_run(store: Any, run_key: str) -> str:
     if row is None:
         return run_key
     params: Mapping[str, Any] = json.loads(row[0])
-    p = ", ".join(f"{k.split('.')[-1]}={v}" for k, v in params.items())
+    names = axis_labels(list(params))
+    p = ", ".join(f"{names[k]}={v}" for k, v in params.items())
     return f"{p} (replication {row[1]}, seed {row[2]})"
