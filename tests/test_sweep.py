@@ -320,7 +320,11 @@ def test_dask_local_cluster_gives_the_same_numbers(tmp_path):
     run_sweep(sweep, db=tmp_path / "local.duckdb", jobs=2)
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=2,
+            threads_per_worker=1,
+            processes=False,
+            protocol="tcp://",
+            dashboard_address=None,
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
@@ -329,9 +333,18 @@ def test_dask_local_cluster_gives_the_same_numbers(tmp_path):
         # The same through the scheduler's address, as `--cluster tcp://...` does.
         out = run_sweep(sweep, db=tmp_path / "dask2.duckdb", cluster=cluster.scheduler_address)
         assert out.done == 12
+        # And from the command line, whose process only submits and records.
+        p = subprocess.run(
+            [sys.executable, "-m", "bufferlab", "sweep", str(sweep), "--db", "dask3.duckdb",
+             "--cluster", cluster.scheduler_address, "-q"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert p.returncode == 0, p.stderr
+        assert f"on {cluster.scheduler_address}" in p.stderr and "12 ok, 0 failed" in p.stderr
     ref = _numbers(tmp_path / "local.duckdb")
     assert _numbers(tmp_path / "dask.duckdb") == ref
     assert _numbers(tmp_path / "dask2.duckdb") == ref
+    assert _numbers(tmp_path / "dask3.duckdb") == ref
 
 
 # -- aggregation ------------------------------------------------------------------------------

@@ -502,7 +502,16 @@ def _run_dask(
         from distributed import Client, as_completed
     except ImportError as e:  # pragma: no cover - a regular dependency
         raise SweepError(f"--cluster needs dask.distributed: {e}") from None
-    client = cluster if not isinstance(cluster, str) else Client(cluster, timeout="20s")
+    if isinstance(cluster, str):
+        try:
+            client = Client(cluster, timeout="20s")
+        except Exception as e:  # unreachable, wrong protocol, timeout
+            msg = " ".join(str(e).split())
+            raise SweepError(
+                f"--cluster {cluster}: cannot connect to the Dask scheduler: {msg}"
+            ) from None
+    else:
+        client = cluster
     try:
         futures = {}
         for spec, a in zip(todo, args, strict=True):
