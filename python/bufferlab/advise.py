@@ -151,7 +151,11 @@ def bottleneck_rules(file: str | os.PathLike[str] | Scenario, link: str = "bottl
         rtts[f["name"]] = 2 * sum(ln["delay_s"] for ln in path)
         cfg = by_name.get(f["name"]) or {}
         app = cfg.get("app") or {}
-        ps = _size_bytes(app.get("packet_size") or app.get("mss") or "1500B", 1500) or 1500
+        tcp = cfg.get("tcp") or {}
+        if app.get("packet_size"):
+            ps = _size_bytes(app["packet_size"], 1500) or 1500
+        else:  # TCP: MSS + 40 bytes of IPv4 and TCP headers on the wire
+            ps = (_size_bytes(tcp.get("mss") or "1460B", 1500) or 1460) + 40
         sizes.append(ps)
         start = parse_time(str(cfg.get("start") or "0s"))
         stop = parse_time(str(cfg.get("stop"))) if cfg.get("stop") else duration
@@ -197,11 +201,14 @@ def rules_table(r: Rules) -> Table:
 
 
 def candidate_sizes(r: Rules) -> list[str]:
-    """Whole-packet sizes around the rules: 1/8 .. 2 x BDP and each rule, at least 2 packets."""
+    """Sizes around the rules: 1/8 .. 2 x BDP and each rule, in whole packets (at least 2),
+    written in bytes."""
     pkts = {r.packets(r.bdp_bytes) * f for f in (0.125, 0.25, 0.5, 1.0, 2.0)}
     pkts |= {r.packets(b) for b in r.rules.values()}
     whole = sorted({max(2, round(p)) for p in pkts})
-    return [f"{p}p" for p in whole]
+    # In bytes: a packet limit means different things to byte-mode disciplines (RED's "p" is
+    # a mean_pktsize), bytes mean the same to all.
+    return [f"{round(p * r.packet_bytes)}B" for p in whole]
 
 
 @dataclass
@@ -209,6 +216,7 @@ class Simulated:
     sizes: list[str]
     table: pd.DataFrame  # one row per size: size, packets, bytes and mean/ci of each measure
     replications: int
+    failed: dict[str, str] = field(default_factory=dict)  # size -> error of its runs
 
 
 MEASURES = {
@@ -241,11 +249,15 @@ def simulate(
     try:
         out = run_sweep(sw, db=store, jobs=jobs)
         sid = store.sweep_info("advise")["id"]
-        if out.failed:
-            err = store.con.execute(
-                "SELECT error FROM runs WHERE status = 'failed' LIMIT 1"
-            ).fetchone()
-            raise SweepError(f"advise: {out.failed} runs failed, e.g.: {err[0] if err else '?'}")
+        failed: dict[str, str] = {}
+        for pi, err in store.con.execute(
+            "SELECT point_index, any_value(error) FROM runs WHERE status = 'failed' "
+            "GROUP BY point_index ORDER BY point_index"
+        ).fetchall():
+            failed[sizes[pi]] = err
+        if out.done == 0:
+            first = next(iter(failed.values()), "?")
+            raise SweepError(f"advise: every run failed, e.g.: {first}")
         metrics = dict(MEASURES)
         metrics["utilisation"] = f"links[{r.link}].utilisation"
         per_run: dict[str, pd.DataFrame] = {
@@ -253,6 +265,8 @@ def simulate(
         }
         rows = []
         for i, s in enumerate(sizes):
+            if s in failed:
+                continue
             b = _size_bytes(s, r.packet_bytes) or 0.0
             row: dict[str, Any] = {"size": s, "packets": b / r.packet_bytes, "bytes": b}
             power_vals = []
@@ -268,7 +282,7 @@ def simulate(
             st = summarize(power_vals)
             row["power_mean"], row["power_ci"] = st["mean"], st["ci_half"]
             rows.append(row)
-        return Simulated(sizes, pd.DataFrame(rows), replications)
+        return Simulated(sizes, pd.DataFrame(rows), replications, failed)
     finally:
         store.close()
 

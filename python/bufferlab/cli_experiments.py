@@ -412,6 +412,8 @@ def advise(
         if no_sim:
             return
         res = adv.simulate(rules, sizes=size_list, replications=replications, jobs=jobs)
+        for size, err in res.failed.items():
+            print(f"warning: size {size} left out: {err}", file=sys.stderr)
         best = adv.recommend(res, objective, share=share, delay_bound_s=bound)
         console.print(adv.results_table(res, best, objective))
         console.print(adv.explain(best, objective, share, bound, rules, res))
