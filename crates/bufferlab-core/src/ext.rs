@@ -4,6 +4,7 @@
 //! depends on Python.
 
 use crate::qdisc::QueueDisc;
+use crate::tcp::cc::CongestionControl;
 
 /// Builds user-defined components named in a scenario.
 pub trait Extensions {
@@ -13,4 +14,10 @@ pub trait Extensions {
         class: &str,
         params: &serde_json::Value,
     ) -> Result<Box<dyn QueueDisc>, String>;
+    /// A congestion controller for `tcp = { cc = "python", cc_class = ..., cc_params = ... }`.
+    fn congestion_control(
+        &self,
+        class: &str,
+        params: &serde_json::Value,
+    ) -> Result<Box<dyn CongestionControl>, String>;
 }

@@ -8,7 +8,9 @@ use bufferlab_core::qdisc::QueueDisc;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::pycc::PyCongestionControl;
 use crate::pyqdisc::PyQueueDisc;
+use bufferlab_core::tcp::cc::CongestionControl;
 
 pub struct PyExtensions {
     /// Folder of the scenario file: module search path and base of relative file paths.
@@ -108,6 +110,31 @@ impl Extensions for PyExtensions {
                 }
             }
             Ok(Box::new(PyQueueDisc::new(obj.unbind())) as Box<dyn QueueDisc>)
+        })
+    }
+
+    fn congestion_control(
+        &self,
+        class: &str,
+        params: &serde_json::Value,
+    ) -> Result<Box<dyn CongestionControl>, String> {
+        Python::attach(|py| {
+            let obj = self
+                .instantiate(py, class, params)
+                .map_err(|e| message(py, class, e))?;
+            for m in [
+                "on_ack",
+                "ssthresh_on_loss",
+                "on_recovery_exit",
+                "on_timeout",
+            ] {
+                if !obj.hasattr(m).unwrap_or(false) {
+                    return Err(format!("{class}: a congestion controller needs a {m} method (subclass bufferlab.CongestionControl)"));
+                }
+            }
+            let cc =
+                PyCongestionControl::new(py, obj.unbind()).map_err(|e| message(py, class, e))?;
+            Ok(Box::new(cc) as Box<dyn CongestionControl>)
         })
     }
 }

@@ -6,6 +6,7 @@
 //! as `SimulationPanic` instead of aborting the interpreter.
 
 mod extensions;
+mod pycc;
 mod pyqdisc;
 mod python_error;
 
@@ -211,6 +212,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", bufferlab_core::VERSION)?;
     m.add_class::<pyqdisc::PacketView>()?;
     m.add_class::<pyqdisc::QueueContext>()?;
+    m.add_class::<pycc::PyWindow>()?;
+    m.add_class::<pycc::PyAck>()?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationPanic", py.get_type::<SimulationPanic>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

@@ -19,6 +19,7 @@ use crate::qdisc::accounting::QueueStats;
 use crate::rng;
 use crate::sim::{Flow, Link, Node, Simulation};
 use crate::tcp::app::TcpApp;
+use crate::tcp::config::CcKind;
 use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::traffic;
 use crate::udp::{UdpSender, UdpSink};
@@ -465,7 +466,19 @@ pub fn build_with(
                 },
                 _ => TcpApp::Bulk,
             };
-            let mut snd = TcpSender::new(p.clone(), app, f.cfg.start, stop);
+            let mut snd = if p.cc == CcKind::Python {
+                let opts = f.cfg.tcp.clone().unwrap_or_default();
+                let field = format!("flows[{}].tcp.cc_class", f.entry);
+                let class = opts.cc_class.ok_or_else(|| ScenarioError::field(&field, "cc = \"python\" needs cc_class = \"module:Class\" (a bufferlab.CongestionControl subclass)"))?;
+                let ext = ext.ok_or_else(|| ScenarioError::field(&field, "Python congestion controllers run only from the Python package (bufferlab.run or the bufferlab command)"))?;
+                let params = serde_json::Value::Object(opts.cc_params.unwrap_or_default());
+                let cc = ext
+                    .congestion_control(&class, &params)
+                    .map_err(|e| ScenarioError::field(&field, e))?;
+                TcpSender::with_cc(p.clone(), app, f.cfg.start, stop, cc)
+            } else {
+                TcpSender::new(p.clone(), app, f.cfg.start, stop)
+            };
             if let Some(dt) = s.monitor.cwnd_interval {
                 let chosen = s
                     .monitor

@@ -30,6 +30,8 @@ pub enum CcKind {
     Vegas,
     /// RFC 9438 (Linux default, ns-3 `TcpCubic`).
     Cubic,
+    /// A `bufferlab.CongestionControl` subclass written in Python (`cc_class`), see docs/extending.md.
+    Python,
 }
 
 impl CcKind {
@@ -40,6 +42,7 @@ impl CcKind {
             CcKind::Newreno => "newreno",
             CcKind::Vegas => "vegas",
             CcKind::Cubic => "cubic",
+            CcKind::Python => "python",
         }
     }
 }
@@ -67,6 +70,12 @@ pub struct TcpOptions {
     /// Congestion control: tahoe, reno, newreno, vegas, cubic.
     #[serde(default, alias = "variant", skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcKind>,
+    /// With `cc = "python"`: the class, `module:Class` or `file.py:Class`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_class: Option<String>,
+    /// With `cc = "python"`: keyword arguments for the class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc_params: Option<serde_json::Map<String, serde_json::Value>>,
     /// Segment payload size in bytes (MSS; ns-2 `packetSize_`, ns-3 `SegmentSize`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mss: Option<Bytes>,

@@ -110,6 +110,18 @@ pub struct TcpSender {
 
 impl TcpSender {
     pub fn new(p: TcpParams, app: TcpApp, start: SimTime, stop: SimTime) -> Self {
+        let cc = cc::build(&p);
+        Self::with_cc(p, app, start, stop, cc)
+    }
+
+    /// A sender with the given congestion controller (a user-defined one, for example).
+    pub fn with_cc(
+        p: TcpParams,
+        app: TcpApp,
+        start: SimTime,
+        stop: SimTime,
+        cc: Box<dyn CongestionControl>,
+    ) -> Self {
         let mss = p.mss as f64;
         let w = Window {
             cwnd: p.iw as f64 * mss,
@@ -128,7 +140,7 @@ impl TcpSender {
         };
         let closing = matches!(app, TcpApp::Transfer { .. });
         Self {
-            cc: cc::build(&p),
+            cc,
             w,
             rtt,
             sb: Scoreboard::new(),

@@ -90,6 +90,9 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
             p.vegas_beta,
             p.vegas_gamma,
         )),
+        CcKind::Python => {
+            unreachable!("Python controllers are built by the scenario builder through Extensions")
+        }
         CcKind::Cubic => Box::new(cubic::Cubic::new(
             p.cubic_c,
             p.cubic_beta,
