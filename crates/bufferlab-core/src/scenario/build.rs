@@ -115,9 +115,7 @@ fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioErro
             path,
             "uniform: max must not be below min",
         )),
-        Distribution::Pareto { shape, .. }
-            if shape.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) =>
-        {
+        Distribution::Pareto { shape, .. } if shape.is_nan() || *shape <= 1.0 => {
             Err(ScenarioError::field(
                 format!("{path}.shape"),
                 format!(
@@ -251,6 +249,21 @@ fn check_queue_fits(
             format!("{b}B is smaller than one {size}-byte packet of flow \"{flow}\"; make the buffer at least {size}B or use a packet limit"),
         )),
         _ => Ok(()),
+    }
+}
+
+/// The ns-2 packet type of an application's packets (ns-2 common/packet.h names).
+fn trace_type(app: &AppConfig) -> &'static str {
+    match app {
+        AppConfig::Cbr { .. } => "cbr",
+        AppConfig::Poisson { .. } => "udp",
+        AppConfig::Onoff {
+            on_time: Distribution::Pareto { .. },
+            ..
+        } => "pareto",
+        AppConfig::Onoff { .. } => "exp",
+        // ns-2 FTP over Agent/TCP: data "tcp", ACKs "ack" (the trace writer picks by packet kind).
+        AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => "tcp",
     }
 }
 
@@ -435,6 +448,7 @@ pub fn build_with(
             ));
         }
         let fid = FlowId(fi as u32);
+        let mss = tcp.as_ref().map_or(1, |p| p.mss);
         let (sender, receiver) = if let Some(p) = tcp {
             let app = match &f.cfg.app {
                 AppConfig::Transfer { size } => TcpApp::Transfer { bytes: size.0 },
@@ -467,7 +481,7 @@ pub fn build_with(
             )
         } else {
             let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
-            let gen = traffic::build(&f.cfg.app, f.cfg.start);
+            let gen = traffic::build(&f.cfg.app, f.cfg.start, header);
             (
                 sim.add_agent(
                     Box::new(UdpSender::new(
@@ -489,6 +503,8 @@ pub fn build_with(
             dst,
             protocol: f.cfg.app.protocol(),
             app: f.cfg.app.kind(),
+            trace_type: trace_type(&f.cfg.app),
+            mss,
             class: f.cfg.class,
             start: f.cfg.start,
             stop,
