@@ -129,6 +129,9 @@ fn ns2_trace_shows_tcp_and_ack_packets() {
         .lines()
         .find(|l| l.starts_with("+ ") && l.contains(" tcp 1040 "))
         .expect("a tcp data line");
-    assert!(data.split_whitespace().nth(10) == Some("0"), "first segment is number 0: {data}");
+    assert!(
+        data.split_whitespace().nth(10) == Some("0"),
+        "first segment is number 0: {data}"
+    );
     assert!(text.lines().any(|l| l.contains(" ack 40 ")), "ACK lines");
 }
