@@ -109,3 +109,29 @@ fn same_seed_same_report() {
         assert_eq!(f["protocol"], "tcp");
     }
 }
+
+// ---- the ns-2 trace names TCP segments and ACKs as ns-2 does ----
+#[test]
+fn ns2_trace_shows_tcp_and_ack_packets() {
+    let path = std::env::temp_dir().join(format!("bufferlab-tcp-{}.tr", std::process::id()));
+    let overrides = vec!["duration=3s".to_string()];
+    let req = RunRequest {
+        text: SCENARIO,
+        overrides: &overrides,
+        ns2_trace: Some(&path),
+        ..RunRequest::default()
+    };
+    run_json(&req).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    // Flow "reno" (ns2 preset): 1000-byte segments + 40 bytes, packet numbers from 0.
+    let data = text
+        .lines()
+        .find(|l| l.starts_with("+ ") && l.contains(" tcp 1040 "))
+        .expect("a tcp data line");
+    assert!(
+        data.split_whitespace().nth(10) == Some("0"),
+        "first segment is number 0: {data}"
+    );
+    assert!(text.lines().any(|l| l.contains(" ack 40 ")), "ACK lines");
+}

@@ -116,9 +116,7 @@ fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioErro
             path,
             "uniform: max must not be below min",
         )),
-        Distribution::Pareto { shape, .. }
-            if shape.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) =>
-        {
+        Distribution::Pareto { shape, .. } if shape.is_nan() || *shape <= 1.0 => {
             Err(ScenarioError::field(
                 format!("{path}.shape"),
                 format!(
@@ -265,7 +263,8 @@ fn trace_type(app: &AppConfig) -> &'static str {
             ..
         } => "pareto",
         AppConfig::Onoff { .. } => "exp",
-        _ => "tcp",
+        // ns-2 FTP over Agent/TCP: data "tcp", ACKs "ack" (the trace writer picks by packet kind).
+        AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => "tcp",
     }
 }
 
