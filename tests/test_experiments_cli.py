@@ -256,3 +256,55 @@ def test_axis_labels_are_short_and_unique():
     assert numeric_value("25p") == (25.0, "packets")
     assert numeric_value("0.5MB/s") == (4e6, "bit/s")
     assert numeric_value("red") is None
+
+
+TCP_BASE = """\
+name = "tcp-tiny"
+duration = "2s"
+
+[topology]
+kind = "dumbbell"
+pairs = 2
+
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+
+[links.bottleneck]
+rate = "2Mbps"
+delay = "10ms"
+queue = { kind = "red", limit = "20KB" }
+
+[[flows]]
+name = "t"
+count = 2
+src = "s{i}"
+dst = "d{i}"
+app = { kind = "bulk" }
+
+[monitor]
+queue_interval = "10ms"
+cwnd_interval = "50ms"
+"""
+
+
+def test_tcp_series_are_stored_and_plotted(tmp_path, cli):
+    body = (
+        "[sweep]\nname = 'tcp'\nbase = 'base.toml'\nreplications = 1\n"
+        "[grid]\n'links.bottleneck.queue.limit' = ['10KB', '30KB']\n"
+    )
+    write_sweep(tmp_path, body, base=TCP_BASE)
+    r = cli("sweep", "sweep.toml", "--db", "r.duckdb", "-q", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    con = duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True)
+    kinds = con.execute("SELECT kind, count(*) FROM series GROUP BY kind ORDER BY kind").fetchall()
+    assert kinds == [("queues", 2), ("tcp", 2)]
+    path = con.execute("SELECT path FROM series WHERE kind = 'tcp' LIMIT 1").fetchone()[0]
+    tcp = pd.read_parquet(tmp_path / path)
+    assert {"flow", "t_s", "cwnd_bytes"} <= set(tcp.columns) and set(tcp["flow"]) == {"t0", "t1"}
+    assert con.execute("SELECT count(*) FROM queues WHERE discipline = 'red'").fetchone()[0] >= 2
+    con.close()
+    out = tmp_path / "cwnd.png"
+    r = cli("plot", "tcp", "--db", "r.duckdb", "-k", "cwnd", "-o", str(out), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x89PNG"
