@@ -103,3 +103,81 @@ fn tshark_counts_match_the_link() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+const TCP_SCENARIO: &str = r#"
+duration = "20s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+[links.access]
+rate = "10Mbps"
+delay = "2ms"
+[links.bottleneck]
+rate = "2Mbps"
+delay = "20ms"
+queue = { kind = "droptail", limit = "15p" }
+[[flows]]
+name = "a"
+src = "s0"
+dst = "d0"
+app = { kind = "bulk" }
+tcp = { preset = "linux", cc = "newreno" }
+[[flows]]
+name = "b"
+src = "s1"
+dst = "d1"
+start = "1s"
+app = { kind = "bulk" }
+tcp = { preset = "linux", cc = "newreno" }
+"#;
+
+// ---- tshark's TCP analysis finds the retransmissions bufferlab counted ----
+#[test]
+fn tshark_tcp_analysis_sees_the_retransmissions() {
+    let dir = std::env::temp_dir().join(format!("bufferlab-pcap-tcp-{}", std::process::id()));
+    let r = run(&RunRequest {
+        text: TCP_SCENARIO,
+        source: "t.toml",
+        seed: Some(1),
+        pcap_dir: Some(&dir),
+        pcap_links: vec!["access_s0".into()],
+        ..Default::default()
+    })
+    .unwrap();
+    let f = common::flow(&r, "a");
+    let tcp = f.tcp.as_ref().expect("a TCP section");
+    let rexmit = tcp["retransmitted_segments"].as_u64().unwrap();
+    assert!(rexmit > 0, "the scenario loses packets");
+    let file = dir.join("access_s0_s0-r0.pcap");
+    let fname = file.to_str().unwrap();
+    let count = |filter: &str| {
+        tshark(&[
+            "-r",
+            fname,
+            "-Y",
+            filter,
+            "-T",
+            "fields",
+            "-e",
+            "frame.number",
+        ])
+        .lines()
+        .count() as u64
+    };
+    let frames = count("tcp");
+    let link = r
+        .links
+        .iter()
+        .find(|l| l.link == "access_s0" && l.from == "s0")
+        .unwrap();
+    assert_eq!(
+        frames, link.tx_packets,
+        "every segment of the flow was captured"
+    );
+    let flagged = count("tcp.analysis.retransmission || tcp.analysis.fast_retransmission");
+    assert_eq!(
+        flagged, rexmit,
+        "tshark flags exactly the segments bufferlab retransmitted"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

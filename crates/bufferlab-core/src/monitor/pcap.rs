@@ -9,7 +9,9 @@
 //! left out, as with a short snap length); each record's original length is the packet's full
 //! size on the wire plus the 14-byte Ethernet header, and the IPv4 total length is the
 //! simulated size, so byte counts (`ip.len`, `frame.len`) and TCP analysis are exact.
-//! Windows above 65 535 bytes are capped (no window-scale option is synthesised).
+//! Windows above 65 535 bytes are capped (no window-scale option is synthesised). TCP options
+//! fill exactly the simulated header (SACK blocks, a timestamp, NOPs), so `tcp.len` is the
+//! simulated payload.
 
 use crate::packet::{tcp_flags, Ecn, Packet, PacketKind};
 use crate::units::SimTime;
@@ -138,12 +140,14 @@ impl PcapSet {
                 udp.write(&mut self.buf)
             } else {
                 let t = &pkt.tcp;
-                let mut tcp = TcpHeader::new(
-                    src_port,
-                    dst_port,
-                    t.seq as u32,
-                    t.window.min(65_535) as u16,
-                );
+                // Data segments travel one way: the sender's own receive window is not modelled,
+                // so a zero there is written as 65535 (tshark would report zero-window stalls).
+                let window = if t.window == 0 && !pkt.reverse {
+                    65_535
+                } else {
+                    t.window.min(65_535)
+                };
+                let mut tcp = TcpHeader::new(src_port, dst_port, t.seq as u32, window as u16);
                 tcp.acknowledgment_number = t.ack as u32;
                 tcp.ack = t.flags & tcp_flags::ACK != 0;
                 tcp.syn = t.flags & tcp_flags::SYN != 0;
@@ -152,22 +156,37 @@ impl PcapSet {
                 tcp.rst = t.flags & tcp_flags::RST != 0;
                 tcp.ece = t.flags & tcp_flags::ECE != 0;
                 tcp.cwr = t.flags & tcp_flags::CWR != 0;
+                // The simulated header size (size - payload - 20 IP bytes) fixes the TCP option
+                // space, so tcp.len equals the simulated payload: SACK blocks first, then a
+                // timestamp, padded with NOPs.
+                let hdr = (pkt.size.saturating_sub(pkt.payload).saturating_sub(20) as usize)
+                    .clamp(20, 60);
+                let room = (hdr - 20) / 4 * 4;
+                let mut opts: Vec<TcpOptionElement> = Vec::with_capacity(8);
+                let mut used = 0usize;
                 let n = t.nsack as usize;
                 if n > 0 {
-                    let b = |i: usize| (t.sack[i].0 as u32, t.sack[i].1 as u32);
-                    let rest = [(n > 1).then(|| b(1)), (n > 2).then(|| b(2)), None];
-                    let _ = tcp.set_options(&[
-                        TcpOptionElement::Noop,
-                        TcpOptionElement::Noop,
-                        TcpOptionElement::SelectiveAcknowledgement(b(0), rest),
-                    ]);
-                } else if tcp.syn {
-                    let _ = tcp.set_options(&[
-                        TcpOptionElement::MaximumSegmentSize(pkt.payload.max(536) as u16),
-                        TcpOptionElement::SelectiveAcknowledgementPermitted,
-                        TcpOptionElement::Noop,
-                        TcpOptionElement::Noop,
-                    ]);
+                    let fit = ((room.saturating_sub(2)) / 8).min(n);
+                    if fit > 0 {
+                        let b = |i: usize| (t.sack[i].0 as u32, t.sack[i].1 as u32);
+                        let rest = [(fit > 1).then(|| b(1)), (fit > 2).then(|| b(2)), None];
+                        opts.push(TcpOptionElement::SelectiveAcknowledgement(b(0), rest));
+                        used += 2 + 8 * fit;
+                    }
+                }
+                if room >= used + 10 {
+                    opts.push(TcpOptionElement::Timestamp(
+                        t.ts_val.as_nanos() as u32 / 1000,
+                        t.ts_echo.as_nanos() as u32 / 1000,
+                    ));
+                    used += 10;
+                }
+                while used < room {
+                    opts.push(TcpOptionElement::Noop);
+                    used += 1;
+                }
+                if !opts.is_empty() {
+                    let _ = tcp.set_options(&opts);
                 }
                 tcp.write(&mut self.buf)
             }
