@@ -657,6 +657,12 @@ impl QueueConfig {
                     ));
                 }
                 for (i, cl) in c.classes.iter().enumerate() {
+                    if matches!(*cl.queue, QueueConfig::Python(_)) {
+                        return Err((
+                            format!("classes[{i}].queue.kind"),
+                            "a python discipline cannot sit inside a classful queue yet; use it as the link's queue".into(),
+                        ));
+                    }
                     cl.queue
                         .validate()
                         .map_err(|(f, m)| (format!("classes[{i}].queue.{f}"), m))?;
