@@ -100,3 +100,64 @@ fn paper001_red_matches_ns2() {
     assert!((ave - 6.37).abs() < 0.4, "RED average {ave}");
     assert!((inst - 6.82).abs() < 0.5, "queue {inst}");
 }
+
+// ---- paper 003's weighted RED: TCP and UDP in separate RED queues keep TCP's share ----
+fn paper003(queue: &str) -> String {
+    let mut s = format!(
+        r#"
+name = "paper003-wred"
+duration = "60s"
+warmup = "10s"
+[topology]
+kind = "dumbbell"
+pairs = 5
+[links.access]
+rate = "10Mbps"
+delay = "1ms"
+[links.bottleneck]
+rate = "1Mbps"
+delay = "20ms"
+queue = {queue}
+"#
+    );
+    for i in 0..4 {
+        s.push_str(&format!(
+            "[[flows]]\nname = \"tcp{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}s\"\napp = {{ kind = \"bulk\" }}\ntcp = {{ preset = \"ns2\", cc = \"reno\" }}\n",
+            i as f64 * 0.2
+        ));
+    }
+    s.push_str("[[flows]]\nname = \"udp\"\nsrc = \"s4\"\ndst = \"d4\"\napp = { kind = \"cbr\", rate = \"2Mbps\", packet_size = \"1000B\" }\n");
+    s
+}
+
+#[test]
+fn weighted_red_protects_tcp_from_a_udp_flood() {
+    let tcp_sum = |r: &Value| -> f64 {
+        r["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["protocol"] == "tcp")
+            .map(|f| f["throughput_bps"].as_f64().unwrap())
+            .sum()
+    };
+    let shared = run_file(
+        &paper003(r#"{ kind = "red", preset = "paper003", limit = "10KB" }"#),
+        &[],
+    );
+    let wred = run_file(
+        &paper003(
+            r#"{ kind = "classful", by = "protocol", classes = [
+            { name = "tcp", match = "tcp", weight = 4, queue = { kind = "red", preset = "paper003", limit = "10KB" } },
+            { name = "udp", match = "udp", weight = 1, queue = { kind = "red", preset = "paper003", limit = "10KB" } } ] }"#,
+        ),
+        &[],
+    );
+    let (a, b) = (tcp_sum(&shared), tcp_sum(&wred));
+    eprintln!("TCP aggregate: one RED queue {a:.0} bit/s, weighted RED {b:.0} bit/s");
+    assert!(a < 0.3e6, "{a}");
+    assert!(b > 0.7e6, "{b}");
+    let classes = queue(&wred, "r0")["classes"].as_array().unwrap().clone();
+    assert_eq!(classes[0]["name"], "tcp");
+    assert!(classes[1]["drops"].as_u64().unwrap() > classes[0]["drops"].as_u64().unwrap());
+}
