@@ -266,7 +266,7 @@ fn every_kind_runs() {
 fn bad_threshold_is_reported() {
     let q = r#"{ kind = "red", min_th = "five" }"#;
     let e = run(&RunRequest {
-        text: &dumbbell(q, &[("1Mbps", 1000, 0)], "1s"),
+        text: &dumbbell(q, &[("1Mbps", 1000, 0)], "5s"),
         source: "t.toml",
         ..Default::default()
     })
@@ -318,4 +318,42 @@ fn lalred_vs_red_on_paper001_udp() {
     );
     assert!(lal.0 < red.0, "LALRED drops fewer packets");
     assert!(lal.1 > red.1, "but keeps a longer queue with UDP only");
+}
+
+// ---- bad parameters are errors naming the field ----
+#[test]
+fn bad_parameters_name_the_field() {
+    for (q, field) in [
+        (r#"{ kind = "red", max_p = 2.0 }"#, "queue.max_p"),
+        (
+            r#"{ kind = "red", min_th = 20, max_th = 10 }"#,
+            "queue.max_th",
+        ),
+        (r#"{ kind = "classful", classes = [] }"#, "queue.classes"),
+        (
+            r#"{ kind = "classful", classes = [{ match = 0, queue = { kind = "red", q_weight = 3.0 } }] }"#,
+            "queue.classes[0].queue.q_weight",
+        ),
+        (r#"{ kind = "drr", quantum = "0B" }"#, "queue.quantum"),
+    ] {
+        let e = run(&RunRequest {
+            text: &dumbbell(q, &[("1Mbps", 1000, 0)], "5s"),
+            source: "t.toml",
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains(field), "{q}: {e}");
+    }
+}
+
+// ---- the JSON Schema describes the new kinds ----
+#[test]
+fn schema_lists_queue_kinds() {
+    let s = bufferlab_core::api::scenario_schema_json();
+    for kind in [
+        "red", "ared", "lalred", "fq", "drr", "sfq", "prio", "codel", "fq_codel", "pie", "classful",
+    ] {
+        assert!(s.contains(&format!("\"{kind}\"")), "{kind}");
+    }
 }

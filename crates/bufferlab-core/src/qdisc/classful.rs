@@ -65,8 +65,19 @@ fn is_default(m: &ClassMatch) -> bool {
 
 impl Classful {
     pub fn new(cfg: &ClassfulConfig) -> Self {
-        let classes: Vec<Class> = cfg
-            .classes
+        // Validation refuses an empty class list; an unused port could still hold one.
+        let fallback = [crate::scenario::queue_config::ClassConfig {
+            name: Some("default".into()),
+            matches: ClassMatch::Name("default".into()),
+            weight: 1,
+            queue: Box::default(),
+        }];
+        let list = if cfg.classes.is_empty() {
+            &fallback[..]
+        } else {
+            &cfg.classes[..]
+        };
+        let classes: Vec<Class> = list
             .iter()
             .enumerate()
             .map(|(i, c)| Class {

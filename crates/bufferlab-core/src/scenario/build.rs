@@ -243,6 +243,8 @@ fn check_queue_fits(
     size: u64,
     flow: &str,
 ) -> Result<(), ScenarioError> {
+    q.validate()
+        .map_err(|(f, m)| ScenarioError::field(format!("{path}.{f}"), m))?;
     match q.limit() {
         QueueLimit::Packets(0) => Err(ScenarioError::field(format!("{path}.limit"), "0p holds no packet; give at least 1p (or 2p with the ns2 flavour)")),
         QueueLimit::Bytes(b) if b < size => Err(ScenarioError::field(

@@ -574,3 +574,102 @@ impl ClassfulConfig {
         best.unwrap_or(QueueLimit::Packets(0))
     }
 }
+
+// ---------------------------------------------------------------- validation
+
+fn prob(field: &str, v: Option<f64>, open_zero: bool) -> Result<(), (String, String)> {
+    match v {
+        Some(p) if !(p.is_finite() && p <= 1.0 && (p > 0.0 || (!open_zero && p == 0.0))) => Err((
+            field.into(),
+            format!("{p} is not a probability; give a value in (0, 1]"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl QueueConfig {
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        match self {
+            QueueConfig::Red(c) | QueueConfig::Ared(c) | QueueConfig::Lalred(c) => {
+                prob("max_p", c.max_p, true)?;
+                prob("mark_p", c.mark_p, false)?;
+                prob("top", c.top, true)?;
+                prob("beta", c.beta, true)?;
+                if let Some(w) = c.q_weight {
+                    if !(w > 0.0 && w <= 1.0 || w == 0.0 || w == -1.0 || w == -2.0) {
+                        return Err((
+                            "q_weight".into(),
+                            format!("{w}: give a weight in (0, 1] or ns-2's automatic codes 0, -1 or -2"),
+                        ));
+                    }
+                }
+                if let (Some(a), Some(b)) = (c.min_th, c.max_th) {
+                    let same_unit_gt = match (a, b) {
+                        (Threshold::Packets(x), Threshold::Packets(y))
+                        | (Threshold::Bytes(x), Threshold::Bytes(y))
+                        | (Threshold::Fraction(x), Threshold::Fraction(y)) => x >= y,
+                        _ => false,
+                    };
+                    if same_unit_gt {
+                        return Err((
+                            "max_th".into(),
+                            "must be above min_th (Floyd recommends max_th = 3 min_th)".into(),
+                        ));
+                    }
+                }
+                if c.mean_pktsize == Some(Bytes(0)) {
+                    return Err(("mean_pktsize".into(), "must be at least 1B".into()));
+                }
+                if c.resolution == Some(0) {
+                    return Err(("resolution".into(), "must be at least 1".into()));
+                }
+                Ok(())
+            }
+            QueueConfig::Drr(c) if c.quantum.0 == 0 => Err((
+                "quantum".into(),
+                "must be at least 1B (ns-2 default 250B)".into(),
+            )),
+            QueueConfig::Drr(c) if c.buckets == 0 => Err((
+                "buckets".into(),
+                "must be at least 1 (ns-2 default 10)".into(),
+            )),
+            QueueConfig::Sfq(c) if c.divisor == 0 || c.quantum.0 == 0 => Err((
+                "divisor".into(),
+                "divisor and quantum must be at least 1 (Linux defaults 1024 and 1514B)".into(),
+            )),
+            QueueConfig::Prio(c) if c.bands == 0 => Err((
+                "bands".into(),
+                "give at least 1 band (Linux default 3)".into(),
+            )),
+            QueueConfig::FqCodel(c) if c.flows == Some(0) => Err((
+                "flows".into(),
+                "give at least 1 flow queue (default 1024)".into(),
+            )),
+            QueueConfig::Pie(c) if c.tupdate == Some(SimTime(0)) => {
+                Err(("tupdate".into(), "must be positive (RFC 8033: 15ms)".into()))
+            }
+            QueueConfig::Classful(c) => {
+                if c.classes.is_empty() {
+                    return Err((
+                        "classes".into(),
+                        "give at least one class, e.g. classes = [{ match = \"default\", queue = { kind = \"droptail\" } }]".into(),
+                    ));
+                }
+                for (i, cl) in c.classes.iter().enumerate() {
+                    if matches!(*cl.queue, QueueConfig::Python(_)) {
+                        return Err((
+                            format!("classes[{i}].queue.kind"),
+                            "a python discipline cannot sit inside a classful queue yet; use it as the link's queue".into(),
+                        ));
+                    }
+                    cl.queue
+                        .validate()
+                        .map_err(|(f, m)| (format!("classes[{i}].queue.{f}"), m))?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! Queue disciplines with TCP, against the ns-2 peer (/work/shared/peers/ns2/RESULTS.md):
+//! seed paper 004 (4 Reno flows, 2 Mb/s, limit 20) and paper 001 (RED, 5 Reno + 5 CBR).
+
+use bufferlab_core::api::{run, RunRequest};
+use serde_json::Value;
+
+fn run_file(text: &str, overrides: &[String]) -> Value {
+    let r = run(&RunRequest {
+        text,
+        source: "example.toml",
+        overrides,
+        ..Default::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    serde_json::to_value(&r).unwrap()
+}
+
+fn queue<'a>(r: &'a Value, from: &str) -> &'a Value {
+    r["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["link"] == "bottleneck" && q["from"] == from)
+        .unwrap()
+}
+
+fn drops_per_flow(r: &Value) -> Vec<u64> {
+    r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["lost_packets"].as_u64().unwrap())
+        .collect()
+}
+
+// ---- paper 004: FQ, DRR, RED and DropTail under Reno, as the ns-2 peer ----
+#[test]
+fn paper004_reno_queue_comparison_matches_ns2() {
+    let fq = run_file(include_str!("../../../examples/paper004_fq.toml"), &[]);
+    // ns-2: no drops (per-flow queues of 50 > window 20), sent 12150/12039/11981/11942
+    assert_eq!(drops_per_flow(&fq), vec![0, 0, 0, 0]);
+    let sent: Vec<u64> = fq["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["tx_packets"].as_u64().unwrap())
+        .collect();
+    for (s, ns2) in sent.iter().zip([12150u64, 12039, 11981, 11942]) {
+        assert!(
+            (*s as f64 - ns2 as f64).abs() < 0.01 * ns2 as f64,
+            "{sent:?}"
+        );
+    }
+    assert!(fq["fairness"]["jain"].as_f64().unwrap() > 0.9999);
+
+    let drr = run_file(include_str!("../../../examples/paper004_drr.toml"), &[]);
+    assert!(drr["fairness"]["jain"].as_f64().unwrap() > 0.9999);
+    let d_drr: u64 = drops_per_flow(&drr).iter().sum(); // ns-2: 1200
+    assert!((1000..1500).contains(&d_drr), "{d_drr}");
+
+    let dt = run_file(
+        include_str!("../../../examples/paper004_droptail.toml"),
+        &[],
+    );
+    let red = run_file(include_str!("../../../examples/paper004_red.toml"), &[]);
+    let d_dt: u64 = drops_per_flow(&dt).iter().sum(); // ns-2: 1201
+    let d_red: u64 = drops_per_flow(&red).iter().sum(); // ns-2: 1961
+    let ratio = d_red as f64 / d_dt as f64; // ns-2: 1.63
+    assert!((1.4..1.9).contains(&ratio), "RED {d_red} / DropTail {d_dt}");
+    // RED keeps the queue short: ns-2 4.13 packets against 12.28 for DropTail
+    let q_red = queue(&red, "r0")["avg_packets"].as_f64().unwrap();
+    let q_dt = queue(&dt, "r0")["avg_packets"].as_f64().unwrap();
+    assert!((3.5..5.0).contains(&q_red), "{q_red}");
+    assert!((11.0..14.5).contains(&q_dt), "{q_dt}");
+}
+
+// ---- paper 001: RED with TCP and CBR, as the ns-2 peer's paper B ----
+#[test]
+fn paper001_red_matches_ns2() {
+    let text = include_str!("../../../examples/paper001_red.toml");
+    let (mut ave, mut inst) = (0.0, 0.0);
+    for seed in 1..=3 {
+        let r = run_file(text, &[format!("seed={seed}")]);
+        let s = r["series"]["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["link"] == "bottleneck" && q["from"] == "n4")
+            .unwrap();
+        let a: Vec<f64> = s["average"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|v| v.as_f64())
+            .collect();
+        ave += a.iter().sum::<f64>() / a.len() as f64 / 3.0;
+        inst += queue(&r, "n4")["avg_packets"].as_f64().unwrap() / 3.0;
+    }
+    // ns-2 (5 seeds): RED ave_ 6.37, time-average queue 6.82 packets
+    assert!((ave - 6.37).abs() < 0.4, "RED average {ave}");
+    assert!((inst - 6.82).abs() < 0.5, "queue {inst}");
+}
+
+// ---- paper 003's weighted RED: TCP and UDP in separate RED queues keep TCP's share ----
+fn paper003(queue: &str) -> String {
+    let mut s = format!(
+        r#"
+name = "paper003-wred"
+duration = "60s"
+warmup = "10s"
+[topology]
+kind = "dumbbell"
+pairs = 5
+[links.access]
+rate = "10Mbps"
+delay = "1ms"
+[links.bottleneck]
+rate = "1Mbps"
+delay = "20ms"
+queue = {queue}
+"#
+    );
+    for i in 0..4 {
+        s.push_str(&format!(
+            "[[flows]]\nname = \"tcp{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}s\"\napp = {{ kind = \"bulk\" }}\ntcp = {{ preset = \"ns2\", cc = \"reno\" }}\n",
+            i as f64 * 0.2
+        ));
+    }
+    s.push_str("[[flows]]\nname = \"udp\"\nsrc = \"s4\"\ndst = \"d4\"\napp = { kind = \"cbr\", rate = \"2Mbps\", packet_size = \"1000B\" }\n");
+    s
+}
+
+#[test]
+fn weighted_red_protects_tcp_from_a_udp_flood() {
+    let tcp_sum = |r: &Value| -> f64 {
+        r["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["protocol"] == "tcp")
+            .map(|f| f["throughput_bps"].as_f64().unwrap())
+            .sum()
+    };
+    let shared = run_file(
+        &paper003(r#"{ kind = "red", preset = "paper003", limit = "10KB" }"#),
+        &[],
+    );
+    let wred = run_file(
+        &paper003(
+            r#"{ kind = "classful", by = "protocol", classes = [
+            { name = "tcp", match = "tcp", weight = 4, queue = { kind = "red", preset = "paper003", limit = "10KB" } },
+            { name = "udp", match = "udp", weight = 1, queue = { kind = "red", preset = "paper003", limit = "10KB" } } ] }"#,
+        ),
+        &[],
+    );
+    let (a, b) = (tcp_sum(&shared), tcp_sum(&wred));
+    eprintln!("TCP aggregate: one RED queue {a:.0} bit/s, weighted RED {b:.0} bit/s");
+    assert!(a < 0.3e6, "{a}");
+    assert!(b > 0.7e6, "{b}");
+    let classes = queue(&wred, "r0")["classes"].as_array().unwrap().clone();
+    assert_eq!(classes[0]["name"], "tcp");
+    assert!(classes[1]["drops"].as_u64().unwrap() > classes[0]["drops"].as_u64().unwrap());
+}
