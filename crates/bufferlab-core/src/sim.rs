@@ -169,6 +169,11 @@ impl Simulation {
         self.now = until;
     }
 
+    /// Events waiting in the scheduler (for diagnostics).
+    pub fn pending_events(&self) -> usize {
+        self.sched.len()
+    }
+
     pub fn finished(&self) -> bool {
         self.now >= self.end
     }
