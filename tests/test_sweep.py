@@ -401,3 +401,31 @@ def test_example_sweep_expands_and_every_point_validates():
     assert len(pts) == 9 * 3
     for p in pts[:3] + pts[-3:]:
         sw.scenario_for(p).validate()
+
+
+# -- traces of chosen runs ----------------------------------------------------------------------
+
+
+def test_chosen_runs_write_ns2_traces_and_pcap(tmp_path):
+    body = SWEEP.replace(
+        'metrics = ["flows.goodput_bps", "queues[bottleneck].avg_packets"]',
+        'metrics = ["flows.goodput_bps"]\n'
+        'traces = { points = [1], replications = [0, 2], dir = "tr", pcap = true, '
+        'links = ["bottleneck"], events = "d" }',
+    )
+    sw = load_sweep(write_sweep(tmp_path, body))
+    out = run_sweep(sw, db=tmp_path / "r.duckdb", jobs=2)
+    assert out.failed == 0
+    chosen = [r for r in sw.runs() if r.point.index == 1 and r.replication in (0, 2)]
+    files = sorted(p.name for p in (tmp_path / "tr").iterdir())
+    assert files == sorted([f"{r.key}.tr" for r in chosen] + [f"{r.key}.pcap" for r in chosen])
+    for r in chosen:
+        lines = (tmp_path / "tr" / f"{r.key}.tr").read_text().splitlines()
+        assert lines and all(line.startswith("d ") for line in lines)
+        assert (tmp_path / "tr" / f"{r.key}.pcap" / "bottleneck_r0-r1.pcap").is_file()
+
+
+def test_bad_traces_table_names_the_field(tmp_path):
+    body = SWEEP.replace("root_seed = 11", "root_seed = 11\ntraces = { pointz = [1] }")
+    with pytest.raises(SweepError, match="sweep.traces.pointz"):
+        load_sweep(write_sweep(tmp_path, body))

@@ -73,7 +73,8 @@ def replication_seed(root_seed: int, replication: int) -> int:
 
 # -- the sweep file ---------------------------------------------------------------------------
 
-_SWEEP_KEYS = {"name", "base", "replications", "root_seed", "metrics", "description"}
+_SWEEP_KEYS = {"name", "base", "replications", "root_seed", "metrics", "description", "traces"}
+_TRACE_KEYS = {"points", "replications", "dir", "ns2", "pcap", "links", "flows", "events"}
 _TOP_KEYS = {"sweep", "base", "grid", "zip"}
 DEFAULT_METRICS = ["flows.goodput_bps", "flows.delay_mean_s", "flows.loss_ratio"]
 
@@ -112,6 +113,8 @@ class Sweep:
     metrics: list[str] = field(default_factory=lambda: list(DEFAULT_METRICS))
     file: str = "<string>"
     description: str = ""
+    #: ``[sweep.traces]``: which runs write ns-2 traces / pcap files, and where.
+    traces: dict[str, Any] | None = None
 
     @property
     def axes(self) -> list[str]:
@@ -151,6 +154,30 @@ class Sweep:
 
     def scenario_for(self, point: Point) -> Scenario:
         return self.base.with_overrides(point.params)
+
+    def trace_outputs(self, spec: RunSpec) -> dict[str, Any] | None:
+        """Trace arguments of `bufferlab.run` for a run chosen by ``[sweep.traces]``, else None.
+
+        Files are named by the run key: ``<dir>/<key>.tr`` and ``<dir>/<key>.pcap/``.
+        """
+        t = self.traces
+        if not t:
+            return None
+        if "points" in t and spec.point.index not in t["points"]:
+            return None
+        if spec.replication not in t.get("replications", [0]):
+            return None
+        d = Path(t.get("dir", "traces"))
+        out: dict[str, Any] = {}
+        if t.get("ns2", True):
+            out["ns2_trace"] = str(d / f"{spec.key}.tr")
+            out["trace_links"] = t.get("links")
+            out["trace_flows"] = t.get("flows")
+            out["trace_events"] = t.get("events")
+        if t.get("pcap", False):
+            out["pcap_dir"] = str(d / f"{spec.key}.pcap")
+            out["pcap_links"] = t.get("links")
+        return out
 
 
 def run_key(sweep_name: str, params: Mapping[str, Any], replication: int) -> str:
@@ -285,6 +312,7 @@ def parse_sweep(text: str, source: str = "<string>", base_dir: Path | None = Non
         metrics=metrics,
         file=source,
         description=str(sw.get("description", "")),
+        traces=_parse_traces(source, sw.get("traces"), base_dir),
     )
     for path in sweep.axes:
         try:
@@ -292,6 +320,30 @@ def parse_sweep(text: str, source: str = "<string>", base_dir: Path | None = Non
         except Exception as e:
             raise _err(source, f"grid.{path}", str(e)) from None
     return sweep
+
+
+def _parse_traces(source: str, t: Any, base_dir: Path | None) -> dict[str, Any] | None:
+    """``[sweep.traces]``: points (grid point indices, default all), replications (default
+    [0]), dir (relative to the sweep file), ns2 (default true), pcap (default false), links,
+    flows, events (filters)."""
+    if t is None:
+        return None
+    if not isinstance(t, dict):
+        raise _err(source, "sweep.traces", "expected a table, e.g. traces = { points = [0] }")
+    for k in t:
+        if k not in _TRACE_KEYS:
+            raise _err(
+                source, f"sweep.traces.{k}", f"unknown key; expected one of {sorted(_TRACE_KEYS)}"
+            )
+    for k in ("points", "replications"):
+        if k in t and not (isinstance(t[k], list) and all(isinstance(i, int) for i in t[k])):
+            raise _err(source, f"sweep.traces.{k}", "expected a list of integers, e.g. [0, 2]")
+    out = dict(t)
+    d = Path(str(t.get("dir", "traces")))
+    if not d.is_absolute() and base_dir is not None:
+        d = base_dir / d
+    out["dir"] = str(d)
+    return out
 
 
 def load_sweep(path: str | os.PathLike[str]) -> Sweep:
@@ -342,7 +394,11 @@ def _dump_toml(table: Mapping[str, Any]) -> str:
 
 
 def execute_run(
-    scenario_text: str, source: str, overrides: Sequence[str], seed: int
+    scenario_text: str,
+    source: str,
+    overrides: Sequence[str],
+    seed: int,
+    outputs: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Runs one scenario and returns ``{"ok": True, "report": <JSON text>}`` or
     ``{"ok": False, "error": "...", "error_kind": "ScenarioError"}``.
@@ -354,7 +410,11 @@ def execute_run(
 
     t0 = time.perf_counter()
     try:
-        text = _core.run(scenario_text, source=source, seed=seed, overrides=list(overrides))
+        if outputs and outputs.get("ns2_trace"):
+            Path(outputs["ns2_trace"]).parent.mkdir(parents=True, exist_ok=True)
+        text = _core.run(
+            scenario_text, source=source, seed=seed, overrides=list(overrides), **(outputs or {})
+        )
     except Exception as e:  # recorded in the store; the sweep goes on
         return {
             "ok": False,
@@ -447,14 +507,14 @@ def run_sweep(
             store.close()
 
 
-def _args_for(sw: Sweep, spec: RunSpec) -> tuple[str, str, list[str], int]:
+def _args_for(sw: Sweep, spec: RunSpec) -> tuple[str, str, list[str], int, dict | None]:
     sc = sw.scenario_for(spec.point)
-    return (sc.text, sc.source, list(sc.overrides), spec.seed)
+    return (sc.text, sc.source, list(sc.overrides), spec.seed, sw.trace_outputs(spec))
 
 
 def _run_local(
     todo: list[RunSpec],
-    args: list[tuple[str, str, list[str], int]],
+    args: list[tuple[str, str, list[str], int, dict | None]],
     record: Callable[[RunSpec, Mapping[str, Any]], None],
     jobs: int,
     executor: str,
@@ -495,7 +555,7 @@ def _run_local(
 def _run_dask(
     cluster: str | Any,
     todo: list[RunSpec],
-    args: list[tuple[str, str, list[str], int]],
+    args: list[tuple[str, str, list[str], int, dict | None]],
     record: Callable[[RunSpec, Mapping[str, Any]], None],
 ) -> None:
     try:
