@@ -427,5 +427,5 @@ def test_chosen_runs_write_ns2_traces_and_pcap(tmp_path):
 
 def test_bad_traces_table_names_the_field(tmp_path):
     body = SWEEP.replace("root_seed = 11", "root_seed = 11\ntraces = { pointz = [1] }")
-    with pytest.raises(SweepError, match="sweep.traces.pointz"):
+    with pytest.raises(SweepError, match=r"sweep\.traces\.pointz"):
         load_sweep(write_sweep(tmp_path, body))
