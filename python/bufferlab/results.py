@@ -35,7 +35,7 @@ FLOW_DROP_COLUMNS = ["flow", "link", "reason", "packets"]
 QUEUE_DROP_COLUMNS = ["link", "reason", "packets"]
 
 #: Nested fields kept out of the flat frames (they have frames or columns of their own).
-_NESTED = {"drops_by_location", "drops_by_reason", "tcp"}
+_NESTED = {"drops_by_location", "drops_by_reason", "tcp", "classes"}
 
 
 def _frame(rows: list[Mapping[str, Any]], columns: list[str]) -> pd.DataFrame:
