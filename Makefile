@@ -70,8 +70,8 @@ lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings,
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 
-bench: ## Run the core benchmarks
-	cargo bench -p bufferlab-core
+bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c")
+	$(PYTHON) bench/run.py $(BENCH_ARGS)
 
 clean: ## Remove build outputs, the venv and caches
 	cargo clean

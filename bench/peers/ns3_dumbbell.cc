@@ -1,0 +1,423 @@
+// bufferlab bench peer: a parameterised ns-3 dumbbell, built against the ns-3 libraries of the
+// PyPI package `ns3` (see bench/peers/build_ns3.sh). Prints one JSON object on stdout.
+//
+//   sender_i --access--> L ==bottleneck (queue disc)==> R --access--> receiver_i
+//
+// N TCP flows (BulkSend, unlimited) plus optional always-on UDP flows (OnOff), all starting at
+// i * stagger seconds. The bottleneck carries the chosen root queue disc on both directions over
+// a 1-packet device queue; access links have only their device queue (no queue disc).
+//
+// Measurements kept cheap so that the timing is the simulation's: goodput from the sinks, queue
+// disc statistics, exact time-average queue from the PacketsInQueue trace, packet-hops from the
+// device queues' counters (a point-to-point device enqueues every packet it sends), and, only with
+// --flowmon=1, per-flow drops and one-way delay from FlowMonitor.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/flow-monitor-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+// Time integral of the bottleneck queue disc length (packets and bytes).
+struct QueueIntegral
+{
+    double lastT = 0.0;
+    double pkts = 0.0;  // current
+    double bytes = 0.0; // current
+    double pktSec = 0.0;
+    double byteSec = 0.0;
+    uint32_t maxPkts = 0;
+
+    void Advance()
+    {
+        double now = Simulator::Now().GetSeconds();
+        pktSec += pkts * (now - lastT);
+        byteSec += bytes * (now - lastT);
+        lastT = now;
+    }
+};
+
+QueueIntegral g_q;
+
+void
+OnPackets(uint32_t, uint32_t now)
+{
+    g_q.Advance();
+    g_q.pkts = now;
+    if (now > g_q.maxPkts)
+    {
+        g_q.maxPkts = now;
+    }
+}
+
+void
+OnBytes(uint32_t, uint32_t now)
+{
+    g_q.Advance();
+    g_q.bytes = now;
+}
+
+std::string
+JsonStr(const std::string& s)
+{
+    std::string o = "\"";
+    for (char c : s)
+    {
+        if (c == '"' || c == '\\')
+        {
+            o += '\\';
+        }
+        o += c;
+    }
+    return o + "\"";
+}
+
+// "20p" -> packets, "5000B" -> bytes, "bdp" -> bandwidth-delay product in packets.
+QueueSize
+ParseLimit(const std::string& s, DataRate bn, double baseRtt, uint32_t pktBytes, bool* bytes)
+{
+    if (s == "bdp")
+    {
+        double p = bn.GetBitRate() * baseRtt / 8.0 / pktBytes;
+        *bytes = false;
+        return QueueSize(QueueSizeUnit::PACKETS, std::max<uint32_t>(1, uint32_t(p + 0.5)));
+    }
+    char unit = s.back();
+    uint32_t v = std::stoul(s.substr(0, s.size() - 1));
+    *bytes = (unit == 'B');
+    return QueueSize(*bytes ? QueueSizeUnit::BYTES : QueueSizeUnit::PACKETS, v);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    auto t0 = std::chrono::steady_clock::now();
+    uint32_t nTcp = 5;
+    uint32_t nUdp = 0;
+    std::string udpRate = "500kbps";
+    uint32_t udpPkt = 1024;
+    std::string accessRate = "10Mbps";
+    std::string accessDelay = "1ms";
+    std::string bnRate = "1Mbps";
+    std::string bnDelay = "10ms";
+    std::string qdisc = "DropTail";
+    std::string qlimit = "20p";
+    double minTh = 5;
+    double maxTh = 15;
+    double maxP = 0.02;
+    double qw = 0.002;
+    std::string tcp = "TcpLinuxReno";
+    std::string recovery = "Prr";
+    uint32_t segSize = 1448;
+    uint32_t initCwnd = 10;
+    uint32_t delAck = 2;
+    bool sack = true;
+    bool timestamps = true;
+    uint32_t sndBuf = 131072;
+    uint32_t rcvBuf = 131072;
+    std::string accessQueue = "100p";
+    double simTime = 100;
+    double stagger = 0;
+    bool flowmon = false;
+    uint32_t seed = 1;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("nTcp", "TCP flows", nTcp);
+    cmd.AddValue("nUdp", "UDP flows (always-on OnOff) after the TCP flows", nUdp);
+    cmd.AddValue("udpRate", "rate of each UDP flow", udpRate);
+    cmd.AddValue("udpPkt", "UDP payload bytes", udpPkt);
+    cmd.AddValue("accessRate", "access link rate", accessRate);
+    cmd.AddValue("accessDelay", "access link delay", accessDelay);
+    cmd.AddValue("bnRate", "bottleneck rate", bnRate);
+    cmd.AddValue("bnDelay", "bottleneck delay", bnDelay);
+    cmd.AddValue("qdisc", "DropTail | RED | CoDel | FqCoDel | PIE", qdisc);
+    cmd.AddValue("qlimit", "queue disc limit: 20p, 5000B or bdp", qlimit);
+    cmd.AddValue("minTh", "RED min threshold (unit of qlimit)", minTh);
+    cmd.AddValue("maxTh", "RED max threshold (unit of qlimit)", maxTh);
+    cmd.AddValue("maxP", "RED max_p (LInterm = 1/maxP)", maxP);
+    cmd.AddValue("qw", "RED queue weight", qw);
+    cmd.AddValue("tcp", "ns3::Tcp* congestion control type name without ns3::", tcp);
+    cmd.AddValue("recovery", "Prr | Classic", recovery);
+    cmd.AddValue("segSize", "TCP segment size", segSize);
+    cmd.AddValue("initCwnd", "initial cwnd in segments", initCwnd);
+    cmd.AddValue("delAck", "delayed ACK count (1 = ACK every segment)", delAck);
+    cmd.AddValue("sack", "SACK", sack);
+    cmd.AddValue("timestamps", "TCP timestamps", timestamps);
+    cmd.AddValue("sndBuf", "send buffer bytes", sndBuf);
+    cmd.AddValue("rcvBuf", "receive buffer bytes", rcvBuf);
+    cmd.AddValue("accessQueue", "access device queue", accessQueue);
+    cmd.AddValue("simTime", "simulated seconds", simTime);
+    cmd.AddValue("stagger", "flow i starts at i*stagger s", stagger);
+    cmd.AddValue("flowmon", "FlowMonitor for per-flow drops and delay", flowmon);
+    cmd.AddValue("seed", "RNG run number", seed);
+    cmd.Parse(argc, argv);
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(seed);
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::" + tcp));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       StringValue(recovery == "Classic" ? "ns3::TcpClassicRecovery"
+                                                         : "ns3::TcpPrrRecovery"));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segSize));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAck));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sndBuf));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rcvBuf));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+
+    uint32_t n = nTcp + nUdp;
+    NodeContainer routers;
+    routers.Create(2);
+    NodeContainer senders;
+    senders.Create(n);
+    NodeContainer receivers;
+    receivers.Create(n);
+    InternetStackHelper stack;
+    stack.InstallAll();
+
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", StringValue(accessRate));
+    access.SetChannelAttribute("Delay", StringValue(accessDelay));
+    access.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue(accessQueue));
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", StringValue(bnRate));
+    bottleneck.SetChannelAttribute("Delay", StringValue(bnDelay));
+    bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+
+    NetDeviceContainer bnDev = bottleneck.Install(routers.Get(0), routers.Get(1));
+    std::vector<NetDeviceContainer> sDev(n);
+    std::vector<NetDeviceContainer> rDev(n);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        sDev[i] = access.Install(senders.Get(i), routers.Get(0));
+        rDev[i] = access.Install(routers.Get(1), receivers.Get(i));
+    }
+
+    // Bottleneck queue disc, both directions (installed before addresses, so the default is not).
+    uint32_t ipPkt = segSize + 40 + (timestamps ? 12 : 0);
+    double baseRtt = 2 * (2 * Time(accessDelay).GetSeconds() + Time(bnDelay).GetSeconds());
+    bool byteMode = false;
+    QueueSize limit = ParseLimit(qlimit, DataRate(bnRate), baseRtt, ipPkt, &byteMode);
+    TrafficControlHelper tch;
+    if (qdisc == "DropTail")
+    {
+        tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(limit));
+    }
+    else if (qdisc == "RED")
+    {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", QueueSizeValue(limit),
+                             "MinTh", DoubleValue(minTh),
+                             "MaxTh", DoubleValue(maxTh),
+                             "LInterm", DoubleValue(1.0 / maxP),
+                             "QW", DoubleValue(qw),
+                             "MeanPktSize", UintegerValue(ipPkt),
+                             "LinkBandwidth", DataRateValue(DataRate(bnRate)),
+                             "LinkDelay", TimeValue(Time(bnDelay)));
+    }
+    else if (qdisc == "CoDel")
+    {
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", QueueSizeValue(limit));
+    }
+    else if (qdisc == "FqCoDel")
+    {
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", QueueSizeValue(limit));
+    }
+    else if (qdisc == "PIE")
+    {
+        tch.SetRootQueueDisc("ns3::PieQueueDisc",
+                             "MaxSize", QueueSizeValue(limit),
+                             "MeanPktSize", UintegerValue(ipPkt));
+    }
+    else
+    {
+        std::fprintf(stderr, "unknown qdisc %s (DropTail RED CoDel FqCoDel PIE)\n", qdisc.c_str());
+        return 2;
+    }
+    QueueDiscContainer qdiscs = tch.Install(bnDev);
+    Ptr<QueueDisc> q = qdiscs.Get(0); // L -> R
+    q->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnPackets));
+    q->TraceConnectWithoutContext("BytesInQueue", MakeCallback(&OnBytes));
+
+    // Addresses: one /30 per link. Access links get no queue disc (Uninstall after Assign).
+    Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
+    addr.Assign(bnDev);
+    addr.NewNetwork();
+    TrafficControlHelper none;
+    std::vector<Ipv4Address> rcvAddr(n);
+    for (uint32_t i = 0; i < n; i++)
+    {
+        addr.Assign(sDev[i]);
+        addr.NewNetwork();
+        rcvAddr[i] = addr.Assign(rDev[i]).GetAddress(1);
+        addr.NewNetwork();
+        none.Uninstall(sDev[i]);
+        none.Uninstall(rDev[i]);
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    // Applications.
+    std::vector<Ptr<PacketSink>> sinks(n);
+    std::vector<double> starts(n);
+    uint16_t port = 5000;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        starts[i] = i * stagger;
+        bool isTcp = i < nTcp;
+        std::string factory = isTcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
+        PacketSinkHelper sinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sa = sinkHelper.Install(receivers.Get(i));
+        sa.Start(Seconds(0));
+        sinks[i] = DynamicCast<PacketSink>(sa.Get(0));
+        ApplicationContainer ca;
+        if (isTcp)
+        {
+            BulkSendHelper bulk(factory, InetSocketAddress(rcvAddr[i], port));
+            bulk.SetAttribute("SendSize", UintegerValue(segSize));
+            bulk.SetAttribute("MaxBytes", UintegerValue(0));
+            ca = bulk.Install(senders.Get(i));
+        }
+        else
+        {
+            OnOffHelper onoff(factory, InetSocketAddress(rcvAddr[i], port));
+            onoff.SetConstantRate(DataRate(udpRate), udpPkt);
+            ca = onoff.Install(senders.Get(i));
+        }
+        ca.Start(Seconds(starts[i]));
+        ca.Stop(Seconds(simTime));
+    }
+
+    FlowMonitorHelper fmh;
+    Ptr<FlowMonitor> fm;
+    if (flowmon)
+    {
+        fm = fmh.InstallAll();
+    }
+
+    Simulator::Stop(Seconds(simTime));
+    auto t1 = std::chrono::steady_clock::now();
+    Simulator::Run();
+    auto t2 = std::chrono::steady_clock::now();
+    g_q.Advance();
+
+    // Packet-hops: every packet a point-to-point device sends passes its device queue.
+    uint64_t hops = 0;
+    for (uint32_t k = 0; k < NodeList::GetNNodes(); k++)
+    {
+        Ptr<Node> node = NodeList::GetNode(k);
+        for (uint32_t d = 0; d < node->GetNDevices(); d++)
+        {
+            Ptr<PointToPointNetDevice> p2p = DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+            if (p2p)
+            {
+                Ptr<Queue<Packet>> dq = p2p->GetQueue();
+                hops += dq->GetTotalReceivedPackets() - dq->GetTotalDroppedPackets();
+            }
+        }
+    }
+
+    // Per-flow FlowMonitor data, keyed by receiver address (data direction only).
+    std::map<uint32_t, FlowMonitor::FlowStats> byRcv;
+    if (flowmon)
+    {
+        fm->CheckForLostPackets();
+        Ptr<Ipv4FlowClassifier> cls = DynamicCast<Ipv4FlowClassifier>(fmh.GetClassifier());
+        for (auto& [id, st] : fm->GetFlowStats())
+        {
+            Ipv4FlowClassifier::FiveTuple t = cls->FindFlow(id);
+            if (t.destinationPort == port)
+            {
+                byRcv[t.destinationAddress.Get()] = st;
+            }
+        }
+    }
+
+    std::ostringstream o;
+    o.precision(10);
+    o << "{\"simulator\":\"ns-3\",\"version\":\"3.44\",\"config\":{";
+    o << "\"nTcp\":" << nTcp << ",\"nUdp\":" << nUdp << ",\"bnRate\":" << JsonStr(bnRate)
+      << ",\"bnDelay\":" << JsonStr(bnDelay) << ",\"qdisc\":" << JsonStr(qdisc)
+      << ",\"qlimit\":" << JsonStr(limit.GetValue() ? std::to_string(limit.GetValue()) +
+                                                          (byteMode ? "B" : "p")
+                                                    : qlimit)
+      << ",\"tcp\":" << JsonStr(tcp) << ",\"recovery\":" << JsonStr(recovery)
+      << ",\"segSize\":" << segSize << ",\"simTime\":" << simTime << ",\"flowmon\":" << flowmon
+      << "},\"flows\":[";
+    double total = 0;
+    double delaySum = 0;
+    uint64_t delayN = 0;
+    for (uint32_t i = 0; i < n; i++)
+    {
+        double active = simTime - starts[i];
+        double gp = sinks[i]->GetTotalRx() * 8.0 / active;
+        total += gp;
+        o << (i ? "," : "") << "{\"id\":" << i << ",\"kind\":\"" << (i < nTcp ? "tcp" : "udp")
+          << "\",\"rx_bytes\":" << sinks[i]->GetTotalRx() << ",\"goodput_bps\":" << gp;
+        auto it = byRcv.find(rcvAddr[i].Get());
+        if (it != byRcv.end())
+        {
+            const FlowMonitor::FlowStats& st = it->second;
+            double d = st.rxPackets ? st.delaySum.GetSeconds() / st.rxPackets : 0;
+            delaySum += st.delaySum.GetSeconds();
+            delayN += st.rxPackets;
+            uint64_t dropped = 0;
+            for (auto x : st.packetsDropped)
+            {
+                dropped += x;
+            }
+            o << ",\"tx_packets\":" << st.txPackets << ",\"rx_packets\":" << st.rxPackets
+              << ",\"dropped_packets\":" << dropped << ",\"delay_mean_s\":" << d;
+        }
+        o << "}";
+    }
+    QueueDisc::Stats s = q->GetStats();
+    uint64_t early = 0;
+    uint64_t forced = 0;
+    o << "],\"goodput_total_bps\":" << total << ",\"queue\":{\"discipline\":"
+      << JsonStr(q->GetInstanceTypeId().GetName()) << ",\"arrivals\":" << s.nTotalReceivedPackets
+      << ",\"drops\":" << s.nTotalDroppedPackets << ",\"reasons\":{";
+    bool first = true;
+    for (const auto* m : {&s.nDroppedPacketsBeforeEnqueue, &s.nDroppedPacketsAfterDequeue})
+    {
+        for (auto& [reason, cnt] : *m)
+        {
+            o << (first ? "" : ",") << JsonStr(reason) << ":" << cnt;
+            first = false;
+            bool isEarly = reason.find("Unforced") != std::string::npos ||
+                           reason.find("Target exceeded") != std::string::npos;
+            (isEarly ? early : forced) += cnt;
+        }
+    }
+    o << "},\"early_drops\":" << early << ",\"forced_drops\":" << forced
+      << ",\"avg_packets\":" << g_q.pktSec / simTime << ",\"avg_bytes\":" << g_q.byteSec / simTime
+      << ",\"max_packets\":" << g_q.maxPkts << "}";
+    if (delayN)
+    {
+        o << ",\"delay_mean_s\":" << delaySum / delayN;
+    }
+    double runWall = std::chrono::duration<double>(t2 - t1).count();
+    o << ",\"packet_hops\":" << hops << ",\"events\":" << Simulator::GetEventCount()
+      << ",\"sim_wall_s\":" << runWall
+      << ",\"setup_wall_s\":" << std::chrono::duration<double>(t1 - t0).count() << "}";
+    std::printf("%s\n", o.str().c_str());
+    Simulator::Destroy();
+    return 0;
+}
