@@ -340,9 +340,11 @@ pub struct Red {
 
 impl Red {
     pub fn new(cfg: &RedConfig, variant: Variant) -> Self {
+        // Start small and let the deque grow to what is really used: preallocating the limit
+        // made idle access queues 85 % of the heap at 1000 flows (bench profile).
         let cap = match preset_limit(cfg) {
-            QueueLimit::Packets(p) => p.min(4096) as usize,
-            QueueLimit::Bytes(b) => (b / 500).min(4096) as usize,
+            QueueLimit::Packets(p) => p.min(16) as usize,
+            QueueLimit::Bytes(b) => (b / 500).min(16) as usize,
         };
         Self {
             cfg: cfg.clone(),
