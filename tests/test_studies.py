@@ -68,7 +68,9 @@ def test_run_all_tiny(tmp_path: Path) -> None:
     """`bufferlab study run all --tiny`: every study runs, tabulates, draws and checks."""
     out = tmp_path / "out"
     docs = tmp_path / "docs"
-    r = run_cli("study", "run", "all", "--tiny", "--out", str(out), "--docs", "--docs-dir", str(docs))
+    r = run_cli(
+        "study", "run", "all", "--tiny", "--out", str(out), "--docs", "--docs-dir", str(docs)
+    )
     assert r.code == 0, r.stderr[-2000:]
     assert "runs failed" not in r.stdout, r.stdout[-3000:]
     for name in NAMES:
