@@ -11,9 +11,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, run_cli
 
 from bufferlab import study as st
+from conftest import ROOT, run_cli
 
 STUDIES = ROOT / "studies"
 NAMES = sorted(p.parent.name for p in STUDIES.glob("*/study.toml"))
@@ -28,7 +28,7 @@ EXPECTED = {
 
 
 def test_every_paper_has_a_study() -> None:
-    assert EXPECTED <= set(NAMES)
+    assert set(NAMES) >= EXPECTED
 
 
 @pytest.mark.parametrize("name", NAMES)
