@@ -70,13 +70,44 @@ pub struct TcpHeader {
     pub flags: u8,
     /// Advertised receive window in bytes.
     pub window: u32,
-    /// SACK blocks [start, end) in use: `sack[..nsack]`.
-    pub sack: [(u64, u64); MAX_SACK_BLOCKS],
-    pub nsack: u8,
+    /// SACK blocks [start, end) as on the wire: the low 32 bits of each edge (RFC 2018), so
+    /// the packet stays small. `sack_blocks` widens them again against `ack`.
+    pub(crate) sack: [(u32, u32); MAX_SACK_BLOCKS],
+    pub(crate) nsack: u8,
     /// Timestamp echo (RFC 7323 TSecr) in simulated time, for RTT samples.
     pub ts_echo: SimTime,
     /// Sender's timestamp (TSval).
     pub ts_val: SimTime,
+}
+
+impl TcpHeader {
+    /// Appends a SACK block [start, end); it must lie above `ack` and within 2^32 bytes of it
+    /// (the receiver only reports data it holds beyond `ack`). Blocks past the third are ignored.
+    pub fn push_sack(&mut self, start: u64, end: u64) {
+        if (self.nsack as usize) < MAX_SACK_BLOCKS {
+            self.sack[self.nsack as usize] = (start as u32, end as u32);
+            self.nsack += 1;
+        }
+    }
+
+    /// Number of SACK blocks carried.
+    pub fn sack_count(&self) -> usize {
+        self.nsack as usize
+    }
+
+    /// The SACK blocks as full 64-bit sequence numbers, widened against `ack`.
+    pub fn sack_blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let base = self.ack;
+        let widen = move |x: u32| base + x.wrapping_sub(base as u32) as u64;
+        self.sack[..self.nsack as usize]
+            .iter()
+            .map(move |&(s, e)| (widen(s), widen(e)))
+    }
+
+    /// The SACK blocks' edges as on the wire (32 bits), for capture files.
+    pub fn sack_wire(&self) -> &[(u32, u32)] {
+        &self.sack[..self.nsack as usize]
+    }
 }
 
 /// What a packet is, for traces, classifiers and statistics.
@@ -116,4 +147,45 @@ pub struct Packet {
     /// True when it was emitted before the warm-up ended: then it is left out of flow statistics.
     pub in_warmup: bool,
     pub tcp: TcpHeader,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ---- the packet stays small: it is copied on every hop ----
+    #[test]
+    fn a_packet_fits_in_two_cache_lines() {
+        // Measured: at 152 bytes every move was a memmove call and a quarter of the run time
+        // (perf, bench case c_ns2); at 128 the copies are inlined.
+        assert!(
+            std::mem::size_of::<Packet>() <= 128,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
+    }
+
+    // ---- SACK blocks are carried as 32-bit wire values and widened against the ACK ----
+    #[test]
+    fn sack_blocks_widen_against_the_ack() {
+        let base = 5u64 << 32; // beyond 32 bits, as a long transfer gets
+        let mut h = TcpHeader {
+            ack: base + 1000,
+            ..TcpHeader::default()
+        };
+        h.push_sack(base + 3000, base + 4448);
+        h.push_sack(base + (1 << 32) - 500, base + (1 << 32) + 948); // crosses 2^32
+        h.push_sack(base + 9000, base + 9100);
+        h.push_sack(base + 9900, base + 9999); // a fourth does not fit
+        let b: Vec<_> = h.sack_blocks().collect();
+        assert_eq!(
+            b,
+            vec![
+                (base + 3000, base + 4448),
+                (base + (1 << 32) - 500, base + (1 << 32) + 948),
+                (base + 9000, base + 9100)
+            ]
+        );
+        assert_eq!(h.sack_wire()[0], (3000, 4448));
+    }
 }

@@ -215,7 +215,8 @@ impl Report {
                 classes: p.qdisc.class_stats(),
             });
             let util = if measured > 0.0 {
-                p.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * measured)
+                // The share of time the link was serialising (exact, in picoseconds).
+                p.busy_time_until(now).as_secs_f64() / measured
             } else {
                 0.0
             };

@@ -22,7 +22,7 @@ use crate::units::SimTime;
 
 #[derive(Copy, Clone, Debug)]
 pub(crate) enum Event {
-    /// The port finished serialising its packet.
+    /// The port finished serialising its packet and others wait to be sent.
     TxDone(PortId),
     /// The head of the port's pipeline reaches the far node.
     Arrive(PortId),
@@ -292,7 +292,7 @@ impl Simulation {
         Self::trace(&mut self.ns2_trace, TraceEvent::Enqueue, now, port, &pkt);
         port.stats.on_arrival(now, pkt.size);
         pkt.enqueued = now;
-        let busy = port.busy();
+        let busy = port.busy(now);
         let mut cx = QueueCtx::new(
             now,
             &mut port.qdisc_rng,
@@ -307,9 +307,16 @@ impl Simulation {
         }
         self.flush_drops(pid);
         let port = &mut self.ports[pid.idx()];
-        if port.busy() {
+        if busy {
+            let queued = port.qdisc.len_packets();
             port.stats
-                .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
+                .set_length(now, queued as u64, port.qdisc.len_bytes());
+            // The transmitter wakes when the packet on the wire is out, and only if something
+            // waits for it: an idle link costs no event.
+            if queued > 0 && !port.tx_pending {
+                port.tx_pending = true;
+                self.sched.schedule(port.busy_until, Event::TxDone(pid));
+            }
         } else {
             // An idle link takes the packet straight into service: it never waits, so it
             // must not show up in the maximum (start_tx records the length).
@@ -317,6 +324,10 @@ impl Simulation {
         }
     }
 
+    /// Starts sending the next packet of an idle port, if it has one. The packet goes straight
+    /// onto the wire: its arrival at the far node is known now (end of serialisation plus the
+    /// propagation delay), so a hop costs one event, the arrival; a `TxDone` wake-up is
+    /// scheduled only while packets wait behind it.
     fn start_tx(&mut self, pid: PortId) {
         let now = self.now;
         let port = &mut self.ports[pid.idx()];
@@ -334,48 +345,53 @@ impl Simulation {
         }
         if let Some(pkt) = next {
             Self::trace(&mut self.ns2_trace, TraceEvent::Dequeue, now, port, &pkt);
-
             port.stats.on_departure(now, pkt.size, pkt.enqueued);
-            self.sched
-                .schedule(now + port.rate.tx_time(pkt.size as u64), Event::TxDone(pid));
-            port.in_service = Some(pkt);
+            let end = now + port.rate.tx_time(pkt.size as u64);
+            port.busy_until = end;
+            // Captured as it starts on the wire (starts are in order, so timestamps never go
+            // back); counted as transmitted from then on.
+            if let Some(pc) = &mut self.pcap {
+                if pc.wants(pid.idx()) {
+                    pc.record(pid.idx(), now, &pkt);
+                }
+            }
+            if now >= self.warmup {
+                port.tx_packets += 1;
+                port.tx_bytes += pkt.size as u64;
+            }
+            if end > self.warmup {
+                port.busy_time = port.busy_time + (end - now.max(self.warmup));
+            }
+            if port.qdisc.len_packets() > 0 {
+                port.tx_pending = true;
+                self.sched.schedule(end, Event::TxDone(pid));
+            }
+            if port.loss_position == LossPosition::AfterLink && port.loss.lose(&mut port.loss_rng) {
+                // Lost on the wire: it still occupies the link for its transmission time.
+                if now >= self.warmup {
+                    port.lost_packets += 1;
+                }
+                port.stats
+                    .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
+                Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
+                self.record_drop(pid, pkt, DropReason::LinkLoss);
+                self.flush_drops(pid);
+                return;
+            }
+            let at = end + port.delay;
+            if port.pipeline.is_empty() {
+                self.sched.schedule(at, Event::Arrive(pid));
+            }
+            port.pipeline.push_back((at, pkt));
         }
         port.stats
             .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
         self.flush_drops(pid);
     }
 
+    /// The packet on the wire is out and others wait: send the next one.
     fn tx_done(&mut self, pid: PortId) {
-        let now = self.now;
-        let port = &mut self.ports[pid.idx()];
-        let pkt = port
-            .in_service
-            .take()
-            .expect("TxDone only while a packet is in service");
-        // Captured once completely sent, stamped with the start of its transmission (the
-        // order of completions is the order of starts, so timestamps never go back).
-        if let Some(pc) = &mut self.pcap {
-            if pc.wants(pid.idx()) {
-                pc.record(pid.idx(), now - port.rate.tx_time(pkt.size as u64), &pkt);
-            }
-        }
-        if now >= self.warmup {
-            port.tx_packets += 1;
-            port.tx_bytes += pkt.size as u64;
-        }
-        if port.loss_position == LossPosition::AfterLink && port.loss.lose(&mut port.loss_rng) {
-            if now >= self.warmup {
-                port.lost_packets += 1;
-            }
-            Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
-            self.record_drop(pid, pkt, DropReason::LinkLoss);
-        } else {
-            let at = now + port.delay;
-            if port.pipeline.is_empty() {
-                self.sched.schedule(at, Event::Arrive(pid));
-            }
-            port.pipeline.push_back((at, pkt));
-        }
+        self.ports[pid.idx()].tx_pending = false;
         self.start_tx(pid);
     }
 
@@ -466,11 +482,7 @@ impl Simulation {
     pub fn packets_in_network(&self) -> u64 {
         self.ports
             .iter()
-            .map(|p| {
-                p.qdisc.len_packets() as u64
-                    + p.in_service.is_some() as u64
-                    + p.pipeline.len() as u64
-            })
+            .map(|p| p.qdisc.len_packets() as u64 + p.pipeline.len() as u64)
             .sum()
     }
 

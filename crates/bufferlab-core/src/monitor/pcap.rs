@@ -164,11 +164,12 @@ impl PcapSet {
                 let room = (hdr - 20) / 4 * 4;
                 let mut opts: Vec<TcpOptionElement> = Vec::with_capacity(8);
                 let mut used = 0usize;
-                let n = t.nsack as usize;
+                let wire = t.sack_wire();
+                let n = wire.len();
                 if n > 0 {
                     let fit = ((room.saturating_sub(2)) / 8).min(n);
                     if fit > 0 {
-                        let b = |i: usize| (t.sack[i].0 as u32, t.sack[i].1 as u32);
+                        let b = |i: usize| wire[i];
                         let rest = [(fit > 1).then(|| b(1)), (fit > 2).then(|| b(2)), None];
                         opts.push(TcpOptionElement::SelectiveAcknowledgement(b(0), rest));
                         used += 2 + 8 * fit;

@@ -1,9 +1,12 @@
-//! An output port: one direction of a link. It holds the queue discipline, the packet being
-//! serialised, and the propagation pipeline. Packets in flight on the wire wait in a FIFO
-//! with a single pending arrival event per port (htsim's trick): since propagation delay is
-//! constant, arrivals leave the pipeline in the order they entered it, so the event queue
-//! holds at most two events per port (transmission done, next arrival) however many packets
-//! are on the wire.
+//! An output port: one direction of a link. It holds the queue discipline and the wire.
+//!
+//! A packet goes onto the wire when its transmission starts: since the rate and the
+//! propagation delay are constant, its arrival time at the far node is known then (end of
+//! serialisation plus delay), and arrivals leave the wire in the order they entered it. So the
+//! wire is a FIFO with a single pending arrival event per port (htsim's trick), and a hop costs
+//! one event. The transmitter needs a wake-up (`TxDone` at `busy_until`) only while packets wait
+//! in the queue behind the one being sent: an idle or lightly loaded link schedules nothing else.
+//! The event queue holds at most two events per port however many packets are on the wire.
 
 use super::loss::LossModel;
 use crate::ids::{LinkId, NodeId, PortId};
@@ -25,22 +28,37 @@ pub struct Port {
     pub qdisc: Box<dyn QueueDisc>,
     pub qdisc_rng: Rng,
     pub stats: QueueStats,
-    /// The packet being serialised, if any.
-    pub in_service: Option<Packet>,
-    /// Packets propagating, with their arrival times at `to`.
+    /// When the packet being serialised (if any) is completely sent.
+    pub busy_until: SimTime,
+    /// A `TxDone` event is in the queue for this port.
+    pub tx_pending: bool,
+    /// Packets on the wire (being serialised or propagating), with their arrival times at `to`.
     pub pipeline: VecDeque<(SimTime, Packet)>,
     pub loss: LossModel,
     pub loss_rng: Rng,
     pub loss_position: LossPosition,
-    /// Counted from the warm-up on.
+    /// Time spent serialising since the warm-up, counted when a transmission starts (up to
+    /// its end); `busy_time_until` removes what lies past the present.
+    pub busy_time: SimTime,
+    /// Counted from the warm-up on, when a transmission starts.
     pub tx_packets: u64,
     pub tx_bytes: u64,
     pub lost_packets: u64,
 }
 
 impl Port {
+    /// Time the link was busy from the warm-up up to `now`.
+    pub fn busy_time_until(&self, now: SimTime) -> SimTime {
+        if self.busy_until > now {
+            self.busy_time.saturating_sub(self.busy_until - now)
+        } else {
+            self.busy_time
+        }
+    }
+
+    /// A packet is being serialised at `now` (or the port is about to send the next one).
     #[inline]
-    pub fn busy(&self) -> bool {
-        self.in_service.is_some()
+    pub fn busy(&self, now: SimTime) -> bool {
+        self.tx_pending || now < self.busy_until
     }
 }

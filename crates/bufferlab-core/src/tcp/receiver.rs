@@ -83,24 +83,20 @@ impl TcpReceiver {
             ..TcpHeader::default()
         };
         if self.p.sack && !self.ooo.is_empty() {
-            let mut n = 0;
             let first = self
                 .last_block
                 .and_then(|(s, _)| self.ooo.iter().copied().find(|r| r.0 <= s && s < r.1));
             if let Some(b) = first {
-                h.sack[0] = b;
-                n = 1;
+                h.push_sack(b.0, b.1);
             }
             for &r in self.ooo.iter().rev() {
-                if n >= MAX_SACK_BLOCKS {
+                if h.sack_count() >= MAX_SACK_BLOCKS {
                     break;
                 }
                 if Some(r) != first {
-                    h.sack[n] = r;
-                    n += 1;
+                    h.push_sack(r.0, r.1);
                 }
             }
-            h.nsack = n as u8;
         }
         cx.send(Packet {
             kind: PacketKind::TcpAck,

@@ -510,7 +510,7 @@ impl TcpSender {
         let ack = h.ack;
         let mss = self.mss();
         if self.p.sack {
-            for &(s, e) in &h.sack[..h.nsack as usize] {
+            for (s, e) in h.sack_blocks() {
                 self.sb.add(self.snd_una.max(ack), s, e);
             }
         }
