@@ -17,7 +17,7 @@ use crate::net::routing::Routes;
 use crate::packet::{Packet, Protocol};
 use crate::qdisc::{DropReason, QueueCtx};
 use crate::scenario::config::LossPosition;
-use crate::sched::Scheduler;
+use crate::sched::{Packed32, Scheduler};
 use crate::units::SimTime;
 
 #[derive(Copy, Clone, Debug)]
@@ -31,6 +31,32 @@ pub(crate) enum Event {
     /// Take one sample of the monitored queues.
     Sample,
 }
+
+/// Two tag bits and a 30-bit index: a queue entry stays 16 bytes (see `sched`).
+impl Packed32 for Event {
+    #[inline]
+    fn pack(self) -> u32 {
+        match self {
+            Event::TxDone(p) => p.0,
+            Event::Arrive(p) => 1 << 30 | p.0,
+            Event::Timer(a) => 2 << 30 | a.0,
+            Event::Sample => 3 << 30,
+        }
+    }
+    #[inline]
+    fn unpack(bits: u32) -> Self {
+        let id = bits & ((1 << 30) - 1);
+        match bits >> 30 {
+            0 => Event::TxDone(PortId(id)),
+            1 => Event::Arrive(PortId(id)),
+            2 => Event::Timer(AgentId(id)),
+            _ => Event::Sample,
+        }
+    }
+}
+
+/// Ports and endpoints are numbered below this (an event packs the index into 30 bits).
+pub(crate) const MAX_EVENT_INDEX: usize = 1 << 30;
 
 pub struct Node {
     pub name: String,
@@ -435,10 +461,15 @@ impl Simulation {
         self.endpoint_call(agent, Some(pkt));
     }
 
+    #[inline]
     fn flush_drops(&mut self, pid: PortId) {
-        if self.drop_buf.is_empty() {
-            return;
+        if !self.drop_buf.is_empty() {
+            self.record_queue_drops(pid);
         }
+    }
+
+    #[cold]
+    fn record_queue_drops(&mut self, pid: PortId) {
         let mut drops = std::mem::take(&mut self.drop_buf);
         for (pkt, reason) in drops.drain(..) {
             let port = &mut self.ports[pid.idx()];

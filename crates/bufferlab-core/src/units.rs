@@ -76,7 +76,14 @@ impl Rate {
         self.0
     }
     /// Time to serialise `bytes` at this rate, rounded to the nearest picosecond.
+    #[inline]
     pub fn tx_time(self, bytes: u64) -> SimTime {
+        // 64-bit arithmetic while it cannot overflow (packets up to ~2 MB): a 128-bit
+        // division is a library call, and this runs once per packet per link.
+        if bytes < u64::MAX / (8 * PS_PER_S) {
+            let num = bytes * 8 * PS_PER_S;
+            return SimTime((num + self.0 / 2) / self.0);
+        }
         let num = bytes as u128 * 8 * PS_PER_S as u128;
         let d = self.0 as u128;
         SimTime(((num + d / 2) / d) as u64)
@@ -369,5 +376,11 @@ mod tests {
     fn tx_time_is_exact() {
         assert_eq!(Rate(10_000_000_000).tx_time(1500), SimTime(1_200_000));
         assert_eq!(Rate(1_000_000).tx_time(1000), SimTime::from_millis(8));
+        // rounding to the nearest picosecond, on both sides of the 64-bit fast path
+        assert_eq!(Rate(3).tx_time(1), SimTime(2_666_666_666_667));
+        assert_eq!(
+            Rate(3).tx_time(1 << 22),
+            SimTime(11_184_810_666_666_666_667)
+        );
     }
 }

@@ -25,6 +25,9 @@ pub struct QueueStats {
     pub max_packets: u64,
     pub max_bytes: u64,
     sojourn_ns: Histogram<u32>,
+    /// Departures that never waited, not yet added to `sojourn_ns` (most packets on a lightly
+    /// loaded link: counting them is cheaper than a histogram update each).
+    zero_sojourns: u64,
     sojourn_sum_ps: u128,
 }
 
@@ -47,6 +50,7 @@ impl QueueStats {
             max_packets: 0,
             max_bytes: 0,
             sojourn_ns: crate::monitor::new_histogram(),
+            zero_sojourns: 0,
             sojourn_sum_ps: 0,
         }
     }
@@ -87,8 +91,12 @@ impl QueueStats {
             self.departures += 1;
             self.departure_bytes += size as u64;
             let sojourn = now.saturating_sub(enqueued);
-            self.sojourn_sum_ps += sojourn.0 as u128;
-            let _ = self.sojourn_ns.record(sojourn.as_nanos());
+            if sojourn == SimTime::ZERO {
+                self.zero_sojourns += 1;
+            } else {
+                self.sojourn_sum_ps += sojourn.0 as u128;
+                let _ = self.sojourn_ns.record(sojourn.as_nanos());
+            }
         }
     }
 
@@ -128,11 +136,22 @@ impl QueueStats {
         (self.departures > 0).then(|| self.sojourn_sum_ps as f64 / self.departures as f64 / 1e12)
     }
 
-    pub fn sojourn_quantile_s(&self, q: f64) -> Option<f64> {
+    /// Adds the departures that never waited to the histogram (before reading it).
+    fn settle_sojourns(&mut self) {
+        while self.zero_sojourns > 0 {
+            let n = self.zero_sojourns.min(u32::MAX as u64);
+            let _ = self.sojourn_ns.record_n(0, n as u32);
+            self.zero_sojourns -= n;
+        }
+    }
+
+    pub fn sojourn_quantile_s(&mut self, q: f64) -> Option<f64> {
+        self.settle_sojourns();
         (self.departures > 0).then(|| self.sojourn_ns.value_at_quantile(q) as f64 / 1e9)
     }
 
-    pub fn sojourn_max_s(&self) -> Option<f64> {
+    pub fn sojourn_max_s(&mut self) -> Option<f64> {
+        self.settle_sojourns();
         (self.departures > 0).then(|| self.sojourn_ns.max() as f64 / 1e9)
     }
 }

@@ -605,6 +605,14 @@ pub fn build_with(
             }
         }
     }
+    if sim.ports.len() >= crate::sim::MAX_EVENT_INDEX
+        || sim.agents.len() >= crate::sim::MAX_EVENT_INDEX
+    {
+        return Err(ScenarioError::field(
+            "topology",
+            "has more than 2^30 link directions or endpoints; split the study into smaller runs",
+        ));
+    }
     sim.start();
     Ok(sim)
 }
