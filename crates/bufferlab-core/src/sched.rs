@@ -114,7 +114,13 @@ impl<E: Packed32> Scheduler<E> {
             self.now.push(e);
         } else if b - self.epoch < BUCKETS as u64 {
             let slot = b as usize % BUCKETS;
-            self.ring[slot].push(e);
+            let bucket = &mut self.ring[slot];
+            if bucket.capacity() == 0 {
+                // Room for a typical bucket from the first lap on, so that a run in its
+                // steady state does not allocate (tests/no_allocation.rs).
+                bucket.reserve(16);
+            }
+            bucket.push(e);
             self.occupied[slot / 64] |= 1 << (slot % 64);
             self.in_ring += 1;
         } else {

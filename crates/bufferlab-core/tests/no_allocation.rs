@@ -1,0 +1,116 @@
+//! The hot path allocates nothing: once a run has reached its steady state, moving packets
+//! through links, queue disciplines and TCP endpoints makes no heap allocation (issue: speed).
+//! A counting global allocator (this test binary only) counts them during the second half of
+//! each run, while tens of thousands of packets cross the network.
+
+use bufferlab_core::scenario::{build::build, parse};
+use bufferlab_core::units::SimTime;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+struct Counting;
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made while the second half of `text` runs, and the packet-hops in that half.
+fn steady_state_allocations(text: &str) -> (u64, u64) {
+    let s = parse(text, &[]).expect("scenario parses");
+    let mut sim = build(&s, 1).expect("scenario builds");
+    let half = SimTime(sim.end.0 / 2);
+    sim.run_until(half);
+    let hops_before: u64 = sim.ports.iter().map(|p| p.tx_packets).sum();
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    sim.run();
+    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let hops: u64 = sim.ports.iter().map(|p| p.tx_packets).sum::<u64>() - hops_before;
+    (allocations, hops)
+}
+
+fn dumbbell(queue: &str, tcp: &str) -> String {
+    format!(
+        r#"
+duration = "20s"
+[topology]
+kind = "dumbbell"
+pairs = 8
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+[links.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+queue = {queue}
+[[flows]]
+name = "tcp{{i}}"
+src = "s{{i}}"
+dst = "d{{i}}"
+count = 6
+app = {{ kind = "bulk" }}
+tcp = {tcp}
+[[flows]]
+name = "udp{{i}}"
+src = "s{{i}}"
+dst = "d{{i}}"
+count = 2
+start = "1s"
+app = {{ kind = "poisson", rate = "1Mbps", packet_size = "500B" }}
+"#
+    )
+}
+
+#[test]
+fn steady_state_makes_no_allocation() {
+    let cases = [
+        (
+            r#"{ kind = "droptail", limit = "50p" }"#,
+            r#"{ preset = "ns2", cc = "reno" }"#,
+        ),
+        (
+            r#"{ kind = "red", limit = "50p" }"#,
+            r#"{ preset = "ns2", cc = "newreno" }"#,
+        ),
+        (
+            r#"{ kind = "fq_codel" }"#,
+            r#"{ preset = "ns3", cc = "cubic" }"#,
+        ),
+        (
+            r#"{ kind = "drr", limit = "50p" }"#,
+            r#"{ preset = "linux", cc = "reno" }"#,
+        ),
+        (
+            r#"{ kind = "pie", limit = "50p" }"#,
+            r#"{ preset = "ns2", cc = "vegas" }"#,
+        ),
+        (
+            r#"{ kind = "sfq" }"#,
+            r#"{ preset = "ns3", cc = "newreno" }"#,
+        ),
+    ];
+    for (queue, tcp) in cases {
+        let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp));
+        println!("{queue} {tcp}: {allocations} allocations over {hops} packet-hops");
+        assert!(hops > 20_000, "{hops}");
+        // Containers reach their high-water marks in the first half (queues, the
+        // calendar's buckets, histograms); after that nothing allocates per packet.
+        assert_eq!(
+            allocations, 0,
+            "{queue} {tcp}: {allocations} allocations for {hops} packet-hops"
+        );
+    }
+}
