@@ -36,7 +36,7 @@ $(VENV_STAMP): pyproject.toml
 venv: $(BUILD_STAMP) ## Create .venv and install bufferlab (editable, release build) with dev tools
 
 $(BUILD_STAMP): $(VENV_STAMP) $(RUST_SRCS) pyproject.toml
-	source $(BIN)/activate && maturin develop --release --extras dev --quiet
+	source $(BIN)/activate && maturin develop --profile fast --extras dev --quiet
 	@touch $@
 
 build: $(BUILD_STAMP) ## Build the Rust extension into the venv (only if Rust sources changed)

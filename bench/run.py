@@ -329,14 +329,14 @@ def ensure_ns3() -> tuple[str | None, str]:
 
 
 def ensure_bufferlab() -> tuple[str, str]:
-    log("building the bufferlab core example runner (cargo build --release --example run)")
-    subprocess.run(["nice", "-n", "10", "cargo", "build", "--release", "-q", "-p",
+    log("building the bufferlab core example runner (cargo build --profile fast --example run)")
+    subprocess.run(["nice", "-n", "10", "cargo", "build", "--profile", "fast", "-q", "-p",
                     "bufferlab-core", "--example", "run"], check=True, cwd=ROOT)
     meta = json.loads(subprocess.run(["cargo", "metadata", "--format-version", "1", "--no-deps"],
                                      check=True, capture_output=True, text=True,
                                      cwd=ROOT).stdout)
-    binary = Path(meta["target_directory"]) / "release" / "examples" / "run"
-    return str(binary), f"bufferlab core at {git_rev(ROOT)} (examples/run, release build)"
+    binary = Path(meta["target_directory"]) / "fast" / "examples" / "run"
+    return str(binary), f"bufferlab core at {git_rev(ROOT)} (examples/run, profile fast)"
 
 
 def git_rev(path: Path) -> str:
@@ -524,7 +524,7 @@ def _display(cmd: list[str]) -> list[str]:
 
 def _cmds_for_display(c: dict, tools: dict, rel: Path) -> dict:
     return {
-        "bufferlab": ["cargo", "run", "--release", "-p", "bufferlab-core", "--example", "run",
+        "bufferlab": ["cargo", "run", "--profile", "fast", "-p", "bufferlab-core", "--example", "run",
                       "--", str(rel)],
         "ns-2": ["ns", "bench/peers/ns2_dumbbell.tcl", *c["ns2"]] if c.get("ns2") else None,
         "ns-3": ["bench/.peers/ns3_dumbbell", *c["ns3"]] if c.get("ns3") else None,
@@ -676,7 +676,7 @@ def write_docs(summ: dict, meta: dict) -> None:
         "* **whole** = wall time of the whole process (start-up, scenario set-up, run, output), "
         "**sim** = the simulator's own clock around its event loop; medians over the runs shown. "
         "bufferlab's whole-process figure is the core's example runner "
-        "(`cargo run --release -p bufferlab-core --example run -- FILE`); the CLI column is one "
+        "(`cargo run --profile fast -p bufferlab-core --example run -- FILE`); the CLI column is one "
         "run of `.venv/bin/bufferlab run FILE --json` (adds Python start-up).\n"
         "* **ratio** = peer time / bufferlab time, computed run by run and then the median.\n"
         "* **packet-hops** = packets sent over any link direction (data and ACKs). bufferlab: sum "
