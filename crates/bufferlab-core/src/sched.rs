@@ -158,7 +158,9 @@ impl<E: Packed32> Scheduler<E> {
             let slot = b as usize % BUCKETS;
             self.occupied[slot / 64] &= !(1 << (slot % 64));
             self.in_ring -= self.ring[slot].len();
-            self.now.extend(self.ring[slot].drain(..));
+            for e in self.ring[slot].drain(..) {
+                self.now.push(e);
+            }
         }
         // Events that were beyond the calendar when scheduled stay in `far` until their
         // bucket comes.
