@@ -7,28 +7,30 @@
 //! What the papers fix (001 section II.B): RED's average and thresholds; four mutually exclusive
 //! actions named after the packet's fate — `Forced_Drop` (avg above max_th or queue full),
 //! `Minimum_Exceed` (avg just crossed min_th), `Unforced_Drop` (probabilistic drop between the
-//! thresholds), `No_Drop`; an estimate vector (times rewarded / times chosen per action); the
-//! probability vector moved in discrete steps towards the action with the best estimate; the
+//! thresholds: "the arriving packet is always dropped"), `No_Drop` ("the average queue size lies
+//! below the minimum threshold"); an estimate vector (times rewarded / times chosen per action);
+//! the probability vector moved in discrete steps towards the action with the best estimate; the
 //! goal of a lower average queue and fewer drops.
 //!
 //! What they leave open, and bufferlab's choices (docs/models/lalred.md):
-//! * Environment response: an action taken with the average at or above min_th is rewarded
-//!   when, at the next arrival, RED's average is not larger than it was (the queue is not
-//!   building up); otherwise it is penalised (reward-inaction: no probability change). Arrivals
-//!   below min_th (RED decides nothing there) give no feedback. `No_Drop` is the action of an
-//!   arrival tested between the thresholds and accepted.
+//! * Every arrival is an action (the 2010 abstract: "at every time instant"): the one its RED
+//!   outcome names. An arrival tested between the thresholds and accepted, which none of the four
+//!   definitions covers, counts as `No_Drop`.
+//! * Environment response: the action is rewarded when, at the next arrival, RED's average is
+//!   not larger than right after the action (the queue is not building up); otherwise it is
+//!   penalised (reward-inaction: no probability change).
 //! * Step: Δ = 1 / (4 r), r = `resolution` (default 100). On reward:
 //!   P_j = max(P_j - Δ, 0) for j ≠ m, P_m = 1 - Σ_{j≠m} P_j, m = argmax_j W_j / Z_j.
-//! * Effect on the queue: between the thresholds RED's p_b is multiplied by
-//!   k = 2 (P(Unforced_Drop) + P(Forced_Drop)) ∈ [0, 2] (k = 1 at the uniform start, i.e. plain
-//!   RED): when the dropping actions are the ones followed by a draining queue the automaton
-//!   drops earlier, when accepting is, it drops less.
+//! * Effect on the queue: between the thresholds RED's p_b is multiplied by k (1 at the uniform
+//!   start, i.e. plain RED): `lalred_scale = "drops"` (default) k = 2 (P(Unforced_Drop) +
+//!   P(Forced_Drop)) ∈ [0, 2]; `"decisions"` k = 2 P(Unforced_Drop) / (P(Unforced_Drop) +
+//!   P(No_Drop)) ∈ [0, 2].
 //! * Everything else (presets, gentle, wait, byte mode, ECN) is RED's (see red.rs).
 
 use super::red::{Outcome, Red, Variant};
 use super::{QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::RedConfig;
+use crate::scenario::queue_config::{LalredScale, RedConfig};
 
 /// The four actions of paper 001 / Misra et al. 2010.
 const FORCED: usize = 0;
@@ -101,14 +103,25 @@ impl Pursuit {
     }
 
     /// Factor on RED's p_b between the thresholds.
-    pub fn scale(&self) -> f64 {
-        2.0 * (self.p[UNFORCED] + self.p[FORCED])
+    pub fn scale(&self, how: LalredScale) -> f64 {
+        match how {
+            LalredScale::Drops => 2.0 * (self.p[UNFORCED] + self.p[FORCED]),
+            LalredScale::Decisions => {
+                let d = self.p[UNFORCED] + self.p[NO_DROP];
+                if d > 0.0 {
+                    2.0 * self.p[UNFORCED] / d
+                } else {
+                    1.0
+                }
+            }
+        }
     }
 }
 
 pub struct Lalred {
     red: Red,
     la: Pursuit,
+    how: LalredScale,
     /// The action taken at the previous arrival and RED's average right after it.
     pending: Option<(usize, f64)>,
 }
@@ -118,6 +131,7 @@ impl Lalred {
         Self {
             red: Red::new(cfg, Variant::Red),
             la: Pursuit::new(cfg.resolution.unwrap_or(100)),
+            how: cfg.lalred_scale.unwrap_or_default(),
             pending: None,
         }
     }
@@ -129,21 +143,21 @@ impl Lalred {
 
 impl QueueDisc for Lalred {
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
-        self.red.p_scale = self.la.scale();
+        self.red.p_scale = self.la.scale(self.how);
         self.red.enqueue(pkt, cx);
         let ave = self.red.average().unwrap_or(0.0);
         if let Some((action, before)) = self.pending.take() {
             self.la.feedback(action, ave <= before);
         }
-        // Below min_th RED makes no congestion decision: nothing to learn from.
+        // Paper 001: No_Drop "is chosen when the average queue size lies below the minimum
+        // threshold"; an arrival tested between the thresholds and accepted is No_Drop as well.
         let action = match self.red.last_outcome {
-            Outcome::Forced => Some(FORCED),
-            Outcome::CrossedMin => Some(MIN_EXCEED),
-            Outcome::Early => Some(UNFORCED),
-            Outcome::Accepted => Some(NO_DROP),
-            Outcome::BelowMin => None,
+            Outcome::Forced => FORCED,
+            Outcome::CrossedMin => MIN_EXCEED,
+            Outcome::Early => UNFORCED,
+            Outcome::Accepted | Outcome::BelowMin => NO_DROP,
         };
-        self.pending = action.map(|a| (a, ave));
+        self.pending = Some((action, ave));
     }
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
@@ -189,11 +203,48 @@ mod tests {
         }
         assert_eq!(la.p[UNFORCED], 1.0);
         assert!((la.p.iter().sum::<f64>() - 1.0).abs() < 1e-12);
-        assert!((la.scale() - 2.0).abs() < 1e-12);
+        assert!((la.scale(LalredScale::Drops) - 2.0).abs() < 1e-12);
+        assert!((la.scale(LalredScale::Decisions) - 2.0).abs() < 1e-12);
     }
 
     #[test]
     fn uniform_start_is_plain_red() {
-        assert_eq!(Pursuit::new(100).scale(), 1.0);
+        assert_eq!(Pursuit::new(100).scale(LalredScale::Drops), 1.0);
+        assert_eq!(Pursuit::new(100).scale(LalredScale::Decisions), 1.0);
+    }
+
+    // ---- converged on Minimum_Exceed: "drops" stops early drops, "decisions" leaves RED as is ----
+    #[test]
+    fn minimum_exceed_counts_as_accepting_only_in_drops_scale() {
+        let mut la = Pursuit::new(10);
+        for _ in 0..100 {
+            la.feedback(MIN_EXCEED, true);
+        }
+        assert_eq!(la.p[MIN_EXCEED], 1.0);
+        assert_eq!(la.scale(LalredScale::Drops), 0.0);
+        assert_eq!(la.scale(LalredScale::Decisions), 1.0);
+    }
+
+    // ---- arrivals below min_th are No_Drop actions (paper 001), not ignored ----
+    #[test]
+    fn arrivals_below_min_th_are_no_drop_actions() {
+        use crate::units::{Rate, SimTime};
+        let mut l = Lalred::new(&RedConfig::default()); // ns3 preset: min_th 5 packets
+        let mut rng = crate::rng::stream(1, "lalred-test");
+        let mut drops = Vec::new();
+        for i in 0..4u64 {
+            let mut cx = QueueCtx::new(SimTime(i), &mut rng, Rate(10_000_000), true, &mut drops);
+            let pkt = Packet {
+                uid: i,
+                size: 1000,
+                ..Packet::default()
+            };
+            l.enqueue(pkt, &mut cx);
+        }
+        assert!(drops.is_empty());
+        // three actions have had their feedback (the fourth waits for the next arrival), all
+        // No_Drop; the average rose, so none was rewarded and P is still uniform
+        assert_eq!(l.automaton().chosen, [0, 0, 0, 3]);
+        assert_eq!(l.automaton().p, [0.25; 4]);
     }
 }

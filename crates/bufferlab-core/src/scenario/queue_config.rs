@@ -222,6 +222,23 @@ pub struct RedConfig {
     /// (default 100, bufferlab's choice; see docs/models/lalred.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resolution: Option<u32>,
+    /// LALRED only: which actions' probabilities make RED drop harder between the thresholds.
+    /// `drops` (default): k = 2 (P(Unforced_Drop) + P(Forced_Drop)); `decisions`: the share of
+    /// dropping in the in-band decision only, k = 2 P(Unforced_Drop) / (P(Unforced_Drop) +
+    /// P(No_Drop)) (1 when both are 0). Both give k = 1 at the uniform start and are bufferlab's
+    /// readings (the papers do not say how the automaton acts on the queue); see
+    /// docs/models/lalred.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lalred_scale: Option<LalredScale>,
+}
+
+/// How LALRED's action probabilities scale RED's p_b (see `RedConfig::lalred_scale`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LalredScale {
+    #[default]
+    Drops,
+    Decisions,
 }
 
 // ---------------------------------------------------------------- fair schedulers
