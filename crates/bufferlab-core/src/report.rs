@@ -198,7 +198,7 @@ impl Report {
                 link: link.clone(),
                 from: from.clone(),
                 to: to.clone(),
-                discipline: p.qdisc.kind(),
+                discipline: p.qdisc.disc().kind(),
                 arrivals: p.stats.arrivals,
                 departures: p.stats.departures,
                 drops: p.stats.total_drops(),
@@ -212,7 +212,7 @@ impl Report {
                 sojourn_mean_s: p.stats.sojourn_mean_s(),
                 sojourn_p99_s: p.stats.sojourn_quantile_s(0.99),
                 sojourn_max_s: p.stats.sojourn_max_s(),
-                classes: p.qdisc.class_stats(),
+                classes: p.qdisc.disc().class_stats(),
             });
             let util = if measured > 0.0 {
                 // The share of time the link was serialising (exact, in picoseconds).

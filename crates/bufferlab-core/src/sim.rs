@@ -291,7 +291,7 @@ impl Simulation {
         self.forward(node, pkt);
     }
 
-    #[inline]
+    #[inline(always)]
     fn forward(&mut self, node: NodeId, pkt: Packet) {
         match self.nodes[node.idx()].routes.next_port(pkt.dst) {
             Some(p) => self.enqueue(p, pkt),
@@ -304,6 +304,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     fn enqueue(&mut self, pid: PortId, mut pkt: Packet) {
         let now = self.now;
         let port = &mut self.ports[pid.idx()];
@@ -354,6 +355,7 @@ impl Simulation {
     /// onto the wire: its arrival at the far node is known now (end of serialisation plus the
     /// propagation delay), so a hop costs one event, the arrival; a `TxDone` wake-up is
     /// scheduled only while packets wait behind it.
+    #[inline(always)]
     fn start_tx(&mut self, pid: PortId) {
         let now = self.now;
         let port = &mut self.ports[pid.idx()];
@@ -372,7 +374,7 @@ impl Simulation {
         if let Some(pkt) = next {
             Self::trace(&mut self.ns2_trace, TraceEvent::Dequeue, now, port, &pkt);
             port.stats.on_departure(now, pkt.size, pkt.enqueued);
-            let end = now + port.rate.tx_time(pkt.size as u64);
+            let end = now + port.tx_time(pkt.size);
             port.busy_until = end;
             // Captured as it starts on the wire (starts are in order, so timestamps never go
             // back); counted as transmitted from then on.
@@ -502,7 +504,7 @@ impl Simulation {
             s.t_s.push(t);
             s.packets.push(q.len_packets() as u32);
             s.bytes.push(q.len_bytes());
-            s.average.push(q.average());
+            s.average.push(q.disc().average());
         }
         if let Some(dt) = self.sample_interval {
             self.sched.schedule(self.now + dt, Event::Sample);

@@ -5,5 +5,6 @@ pub mod chain;
 pub mod dumbbell;
 pub mod loss;
 pub mod port;
+pub mod port_queue;
 pub mod routing;
 pub mod topology;

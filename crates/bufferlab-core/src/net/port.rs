@@ -9,10 +9,10 @@
 //! The event queue holds at most two events per port however many packets are on the wire.
 
 use super::loss::LossModel;
+use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::packet::Packet;
 use crate::qdisc::accounting::QueueStats;
-use crate::qdisc::QueueDisc;
 use crate::rng::Rng;
 use crate::scenario::config::LossPosition;
 use crate::units::{Rate, SimTime};
@@ -25,7 +25,7 @@ pub struct Port {
     pub to: NodeId,
     pub rate: Rate,
     pub delay: SimTime,
-    pub qdisc: Box<dyn QueueDisc>,
+    pub qdisc: PortQueue,
     pub qdisc_rng: Rng,
     pub stats: QueueStats,
     /// When the packet being serialised (if any) is completely sent.
@@ -44,6 +44,9 @@ pub struct Port {
     pub tx_packets: u64,
     pub tx_bytes: u64,
     pub lost_packets: u64,
+    /// The last packet size serialised and its transmission time: a port sees few sizes (data
+    /// segments, ACKs), and this spares a 64-bit division per packet.
+    pub last_tx: (u32, SimTime),
 }
 
 impl Port {
@@ -54,6 +57,16 @@ impl Port {
         } else {
             self.busy_time
         }
+    }
+
+    /// Time to serialise `size` bytes on this port's link (`Rate::tx_time`, remembered for
+    /// the last size asked).
+    #[inline]
+    pub fn tx_time(&mut self, size: u32) -> SimTime {
+        if self.last_tx.0 != size {
+            self.last_tx = (size, self.rate.tx_time(size as u64));
+        }
+        self.last_tx.1
     }
 
     /// A packet is being serialised at `now` (or the port is about to send the next one).

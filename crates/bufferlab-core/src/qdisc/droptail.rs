@@ -40,6 +40,7 @@ impl DropTail {
         }
     }
 
+    #[inline]
     fn would_overflow(&self, size: u64) -> bool {
         let len = self.q.len() as u64;
         match (self.limit, self.flavour) {
@@ -52,6 +53,7 @@ impl DropTail {
 }
 
 impl QueueDisc for DropTail {
+    #[inline]
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
         if self.would_overflow(pkt.size as u64) {
             cx.drop(pkt, DropReason::QueueFull);
@@ -61,16 +63,19 @@ impl QueueDisc for DropTail {
         }
     }
 
+    #[inline]
     fn dequeue(&mut self, _cx: &mut QueueCtx) -> Option<Packet> {
         let p = self.q.pop_front()?;
         self.bytes -= p.size as u64;
         Some(p)
     }
 
+    #[inline]
     fn len_packets(&self) -> usize {
         self.q.len()
     }
 
+    #[inline]
     fn len_bytes(&self) -> u64 {
         self.bytes
     }

@@ -11,6 +11,7 @@ use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::queue_series::QueueSeries;
 use crate::net::loss::LossModel;
 use crate::net::port::Port;
+use crate::net::port_queue::PortQueue;
 use crate::net::routing;
 use crate::net::topology::{self, Topology};
 use crate::packet::Protocol;
@@ -280,16 +281,18 @@ fn build_queue(
     q: &QueueConfig,
     ext: Option<&dyn Extensions>,
     path: &str,
-) -> Result<Box<dyn qdisc::QueueDisc>, ScenarioError> {
+) -> Result<PortQueue, ScenarioError> {
     match q {
         QueueConfig::Python(p) => {
             let ext = ext.ok_or_else(|| {
                 ScenarioError::field(format!("{path}.class"), "Python queue disciplines run only from the Python package (bufferlab.run or the bufferlab command)")
             })?;
             ext.queue_disc(&p.class, &serde_json::Value::Object(p.params.clone()))
+                .map(PortQueue::from)
                 .map_err(|e| ScenarioError::field(format!("{path}.class"), e))
         }
-        other => Ok(qdisc::build(other)),
+        QueueConfig::Droptail(c) => Ok(PortQueue::DropTail(qdisc::droptail::DropTail::new(c))),
+        other => Ok(qdisc::build(other).into()),
     }
 }
 
@@ -370,6 +373,7 @@ pub fn build_with(
                 tx_packets: 0,
                 tx_bytes: 0,
                 lost_packets: 0,
+                last_tx: (0, SimTime::ZERO),
             });
         }
         sim.links.push(Link {
