@@ -2,7 +2,14 @@
 //! "Random Early Detection for Congestion Avoidance in Wired Networks: A Discretized Pursuit
 //! Learning-Automata-Like Solution", IEEE Trans. SMC-B 40(1), 2010; used by seed paper 001,
 //! Ambhore & Mahajan). The automaton is a discretized pursuit reward-inaction scheme
-//! (Oommen & Lanctôt 1990; Oommen & Agache 2001).
+//! (Oommen & Lanctôt 1990; Oommen & Agache, IEEE SMC-B 31(3), 2001; restated as DP_RI in Zhang
+//! et al., IEEE Trans. Cybern. 2015, section II eqs. 2-4).
+//!
+//! Only the 2010 paper's first page (abstract) could be read; its algorithm listing, reward
+//! definition and scenario could not (docs/models/lalred.md lists every source searched). The
+//! abstract fixes that "at every time instant" the scheme pursues "the action that possesses the
+//! maximal ratio between the number of times the chosen action is rewarded and the number of times
+//! that it has been chosen", and that it is "learning-automata-*like*", not a pure LA.
 //!
 //! What the papers fix (001 section II.B): RED's average and thresholds; four mutually exclusive
 //! actions named after the packet's fate — `Forced_Drop` (avg above max_th or queue full),
@@ -186,6 +193,8 @@ mod tests {
     use super::*;
 
     // ---- the automaton moves in steps of 1/(4r) towards the best-estimated action ----
+    // DP_RI (Oommen & Agache 2001; Zhang et al. 2015 eqs. 2-4): Δ = 1/(r n) with r = 4 actions and
+    // resolution n; on reward P_j <- max(P_j - Δ, 0) for j != m, P_m <- 1 - sum; none on penalty.
     #[test]
     fn discretized_pursuit_moves_towards_best_estimate() {
         let mut la = Pursuit::new(10); // Δ = 1/40
