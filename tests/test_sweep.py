@@ -300,6 +300,15 @@ def _numbers(db: Path) -> list[tuple]:
     return rows
 
 
+def _series(db: Path) -> dict[str, list]:
+    """Every run's queue series, as plain rows, by run key."""
+    with Store(db) as st:
+        keys = [
+            k for (k,) in st.con.execute("SELECT run_key FROM runs ORDER BY run_key").fetchall()
+        ]
+        return {k: st.series(k).to_dict("records") for k in keys}
+
+
 # -- threads, processes and Dask give the same numbers ---------------------------------------
 
 
@@ -312,6 +321,9 @@ def test_executors_agree(tmp_path):
     assert len(ref) == 24
     assert _numbers(tmp_path / "t2.duckdb") == ref
     assert _numbers(tmp_path / "p2.duckdb") == ref
+    # Workers stage the series files and the store renames them: none is left half-named.
+    assert not list(tmp_path.glob("*.series/*/*.tmp"))
+    assert _series(tmp_path / "p2.duckdb") == _series(tmp_path / "t1.duckdb")
 
 
 def test_dask_local_cluster_gives_the_same_numbers(tmp_path):
@@ -345,6 +357,8 @@ def test_dask_local_cluster_gives_the_same_numbers(tmp_path):
     assert _numbers(tmp_path / "dask.duckdb") == ref
     assert _numbers(tmp_path / "dask2.duckdb") == ref
     assert _numbers(tmp_path / "dask3.duckdb") == ref
+    # Dask workers return whole reports and the store writes the series itself: same files.
+    assert _series(tmp_path / "dask.duckdb") == _series(tmp_path / "local.duckdb")
 
 
 # -- aggregation ------------------------------------------------------------------------------

@@ -245,7 +245,9 @@ class Store:
         series_files: list[tuple[str, str, int]] = []
         report: dict[str, Any] | None = None
         if result.get("ok"):
-            report = json.loads(result["report"])
+            # A worker may have parsed the report and written its series already (see
+            # bufferlab.sweep.execute_run's ``stage``): then only small rows are left to do here.
+            report = result.get("report_obj") or json.loads(result["report"])
             flows = flat_rows(report.get("flows") or [], FLOW_COLUMNS)
             for f in flows:
                 tx, lost = f.get("tx_packets"), f.get("lost_packets")
@@ -255,7 +257,10 @@ class Store:
                 "queues": flat_rows(report.get("queues") or [], QUEUE_COLUMNS),
                 "links": flat_rows(report.get("links") or [], LINK_COLUMNS),
             }
-            series_files = self._write_series(sweep_id, spec.key, report.get("series") or {})
+            if "series_staged" in result:
+                series_files = self._commit_staged(result["series_staged"])
+            else:
+                series_files = self._write_series(sweep_id, spec.key, report.get("series") or {})
         fair = (report or {}).get("fairness") or {}
         slim = None
         if report is not None:
@@ -358,24 +363,29 @@ class Store:
     ) -> list[tuple[str, str, int]]:
         """Writes each kind of series (``queues``, ``tcp``, ...) of a run as one Parquet file
         in long format; returns (kind, path relative to the database's directory, rows)."""
+        prefix = self.series_prefix(sweep_id, key)
+        if prefix is None:
+            return []
+        return self._commit_staged(stage_series(prefix, series))
+
+    def series_prefix(self, sweep_id: int, key: str) -> str | None:
+        """Where a run's series files go (``<prefix>-<kind>.parquet``), its folder created;
+        None for an in-memory database."""
         base = self.series_dir
         if base is None:
-            return []
-        import pyarrow.parquet as pq
+            return None
+        d = base / str(sweep_id)
+        d.mkdir(parents=True, exist_ok=True)
+        return str(d / key)
 
+    def _commit_staged(self, staged: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+        """Renames staged series files to their final names (an atomic step, so a file under a
+        final name is always whole); returns (kind, path relative to the database, rows)."""
         out = []
-        for kind, records in series.items():
-            table = series_table(records)
-            if table is None or table.num_rows == 0:
-                continue
-            d = base / str(sweep_id)
-            d.mkdir(parents=True, exist_ok=True)
-            final = d / f"{key}-{kind}.parquet"
-            tmp = final.with_suffix(".parquet.tmp")
-            pq.write_table(table, tmp)
+        for kind, tmp, rows in staged:
+            final = tmp.removesuffix(".tmp")
             os.replace(tmp, final)
-            rel = os.path.relpath(final, Path(self.path).resolve().parent)
-            out.append((kind, rel, table.num_rows))
+            out.append((kind, os.path.relpath(final, Path(self.path).resolve().parent), rows))
         return out
 
     # -- reading -----------------------------------------------------------------------------
@@ -455,6 +465,23 @@ def flat_rows(records: list[Mapping[str, Any]], columns: list[str]) -> list[dict
             elif k not in row and not isinstance(v, Mapping | list):
                 row[k] = v
         out.append(row)
+    return out
+
+
+def stage_series(prefix: str, series: Mapping[str, Any]) -> list[tuple[str, str, int]]:
+    """Writes each kind of series (``queues``, ``tcp``, ...) of a run as one Parquet file in
+    long format under a temporary name ``<prefix>-<kind>.parquet.tmp``; returns (kind, that
+    path, rows). The store renames them when it records the run."""
+    import pyarrow.parquet as pq
+
+    out = []
+    for kind, records in series.items():
+        table = series_table(records)
+        if table is None or table.num_rows == 0:
+            continue
+        tmp = f"{prefix}-{kind}.parquet.tmp"
+        pq.write_table(table, tmp)
+        out.append((kind, tmp, table.num_rows))
     return out
 
 

@@ -399,9 +399,17 @@ def execute_run(
     overrides: Sequence[str],
     seed: int,
     outputs: Mapping[str, Any] | None = None,
+    stage: str | None = None,
 ) -> dict[str, Any]:
     """Runs one scenario and returns ``{"ok": True, "report": <JSON text>}`` or
     ``{"ok": False, "error": "...", "error_kind": "ScenarioError"}``.
+
+    With ``stage`` (a path prefix in the store's series folder, on a file system the store
+    sees) the worker also does the heavy part of recording: it parses the report and writes
+    its time series as Parquet files under temporary names, and returns
+    ``{"ok": True, "report_obj": <report without series>, "series_staged": [...]}``. The
+    store's own thread is then left with small inserts, so it does not become the sweep's
+    bottleneck (measured in docs/performance.md, "Sweeps").
 
     A top-level function of plain arguments and results, so it pickles: the same function runs
     in a thread, a process or on a Dask worker.
@@ -422,7 +430,18 @@ def execute_run(
             "error_kind": type(e).__name__,
             "wall_s": time.perf_counter() - t0,
         }
-    return {"ok": True, "report": text, "wall_s": time.perf_counter() - t0}
+    if stage is None:
+        return {"ok": True, "report": text, "wall_s": time.perf_counter() - t0}
+    from bufferlab.store import stage_series
+
+    report = json.loads(text)
+    staged = stage_series(stage, report.pop("series", None) or {})
+    return {
+        "ok": True,
+        "report_obj": report,
+        "series_staged": staged,
+        "wall_s": time.perf_counter() - t0,
+    }
 
 
 @dataclass
@@ -495,11 +514,15 @@ def run_sweep(
             if progress:
                 progress("run", done, failed, len(todo), skipped)
 
-        args = [_args_for(sw, spec) for spec in todo]
         if todo:
             if cluster is not None:
+                # Dask workers may not see this file system: they return the report whole.
+                args = [_args_for(sw, spec) for spec in todo]
                 _run_dask(cluster, todo, args, record)
             else:
+                args = [
+                    (*_args_for(sw, spec), store.series_prefix(sweep_id, spec.key)) for spec in todo
+                ]
                 _run_local(todo, args, record, jobs or default_jobs(), executor)
         return SweepOutcome(sw.name, len(runs), skipped, done, failed, time.perf_counter() - t0)
     finally:
@@ -514,7 +537,7 @@ def _args_for(sw: Sweep, spec: RunSpec) -> tuple[str, str, list[str], int, dict 
 
 def _run_local(
     todo: list[RunSpec],
-    args: list[tuple[str, str, list[str], int, dict | None]],
+    args: list[tuple[Any, ...]],
     record: Callable[[RunSpec, Mapping[str, Any]], None],
     jobs: int,
     executor: str,
