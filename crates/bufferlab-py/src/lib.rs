@@ -62,6 +62,9 @@ where
     }
 }
 
+/// How often a run without a progress callback takes the GIL to see whether Ctrl-C was pressed.
+const SIGNAL_CHECK_EVERY: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The folder of the scenario file, where Python extensions named in it are looked up.
 fn base_dir(source: &str) -> Option<std::path::PathBuf> {
     let p = std::path::Path::new(source);
@@ -130,7 +133,17 @@ fn run(
             pcap_links: pcap_links.unwrap_or_default(),
             extensions: Some(&ext),
         };
+        let mut last_signal_check = std::time::Instant::now();
         let mut on_progress = |p: Progress| -> bool {
+            // With no callback there is only Ctrl-C to look for, and taking the GIL at every
+            // one of the run's 1000 slices made a simulating thread wait on other threads'
+            // Python work (a sweep's report parsing): look at most every SIGNAL_CHECK_EVERY.
+            if progress.is_none() {
+                if last_signal_check.elapsed() < SIGNAL_CHECK_EVERY {
+                    return true;
+                }
+                last_signal_check = std::time::Instant::now();
+            }
             Python::attach(|py| {
                 if py.check_signals().is_err() {
                     return false; // Ctrl-C: stop and return what was measured
