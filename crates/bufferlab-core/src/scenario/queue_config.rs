@@ -345,8 +345,22 @@ pub struct SfqConfig {
     /// Hash key (default `flow`, the 5-tuple of a flow).
     #[serde(default = "flow_key")]
     pub by: FlowKey,
+    /// Flow slots: at most this many buckets hold packets at once; a packet that would need
+    /// another is dropped (default 128, Linux SFQ_DEFAULT_FLOWS).
+    #[serde(default = "default_sfq_flows")]
+    pub flows: u32,
+    /// Packets one flow slot may hold; an arrival beyond it is dropped (default and maximum
+    /// 127, Linux SFQ_MAX_DEPTH).
+    #[serde(default = "default_sfq_depth")]
+    pub depth: u32,
 }
 
+fn default_sfq_flows() -> u32 {
+    128
+}
+fn default_sfq_depth() -> u32 {
+    127
+}
 fn default_sfq_limit() -> QueueLimit {
     QueueLimit::Packets(127)
 }
@@ -368,6 +382,8 @@ impl Default for SfqConfig {
             quantum: default_sfq_quantum(),
             perturb: SimTime(0),
             by: FlowKey::Flow,
+            flows: default_sfq_flows(),
+            depth: default_sfq_depth(),
         }
     }
 }
@@ -654,6 +670,14 @@ impl QueueConfig {
             QueueConfig::Sfq(c) if c.divisor == 0 || c.quantum.0 == 0 => Err((
                 "divisor".into(),
                 "divisor and quantum must be at least 1 (Linux defaults 1024 and 1514B)".into(),
+            )),
+            QueueConfig::Sfq(c) if c.flows == 0 || c.flows > 65408 => Err((
+                "flows".into(),
+                "give 1 to 65408 flow slots (Linux SFQ_MAX_FLOWS; default 128)".into(),
+            )),
+            QueueConfig::Sfq(c) if c.depth == 0 || c.depth > 127 => Err((
+                "depth".into(),
+                "give 1 to 127 packets per flow (Linux SFQ_MAX_DEPTH; default 127)".into(),
             )),
             QueueConfig::Prio(c) if c.bands == 0 => Err((
                 "bands".into(),
