@@ -207,6 +207,45 @@ def cases() -> list[dict]:
                 )
             )
 
+    # (e) modern AQMs against ns-3 (ns-2 has no CoDel/PIE): paper 004's bottleneck (2 Mbps /
+    # 20 ms, 4 flows, limit 20 packets) as the ns-3 reference peer's group b runs it
+    # (shared/peers/ns3 results b_reno_fqcodel: access 10 Mbps / 1 ms, 1024-byte segments, all
+    # flows start at 0, ns-3 TCP defaults). bufferlab: the ns3 preset of each discipline with
+    # limit 21p (ns-3's 20 in the queue disc + its 1-packet device queue) and ns-3's TCP
+    # defaults with Reno or Vegas. Reno is paired with ns-3's default TcpNewReno, whose
+    # congestion avoidance (+segSize^2/cwnd per ACK, so about half a segment per RTT with delayed
+    # ACKs) is bufferlab's; TcpLinuxReno (one segment per RTT, as cases a and c use) loses about
+    # 3x as many packets here under DropTail (2142 against 616), a TCP difference.
+    for cc in ("reno", "vegas"):
+        for q in ("codel", "fq_codel", "pie"):
+            bq = f'{{ kind = "{q}", preset = "ns3", limit = "21p" }}'
+            ns3q = {"codel": "CoDel", "fq_codel": "FqCoDel", "pie": "PIE"}[q]
+            cs.append(
+                dict(
+                    id=f"e_{cc}_{q}",
+                    group="e",
+                    title=f"paper 004 bottleneck, 4 {cc.capitalize()} flows (ns-3 TCP "
+                    f"defaults), 2 Mbps / 20 ms, {q} limit 20 (+1), 200 s",
+                    reps=3,
+                    toml=toml_dumbbell(
+                        f"bench-e-{cc}-{q}",
+                        f"paper 004 bottleneck: 4 {cc} flows (ns-3 defaults), 2 Mbps / 20 ms, "
+                        f"{q} (ns3 preset), limit 20 + 1",
+                        4, 200, ("10Mbps", "1ms", '{ kind = "droptail", limit = "100p" }'),
+                        ("2Mbps", "20ms", bq), f'{{ preset = "ns3", cc = "{cc}", mss = 1024 }}'),
+                    ns2=None,
+                    ns2_skip="ns-2 has no CoDel, FQ-CoDel or PIE",
+                    ns3=["--nTcp=4", "--accessRate=10Mbps", "--accessDelay=1ms",
+                         "--bnRate=2Mbps", "--bnDelay=20ms", "--segSize=1024", "--simTime=200",
+                         "--qlimit=20p",
+                         f"--tcp={'TcpNewReno' if cc == 'reno' else 'TcpVegas'}",
+                         f"--qdisc={ns3q}", "--flowmon=1"],
+                    model_note="bufferlab = ns-3 TCP defaults with "
+                    f"{'Reno (ns-3 TcpNewReno)' if cc == 'reno' else 'Vegas'} and the ns3 preset of "
+                    "the discipline, limit 21p = ns-3's 20 + its 1-packet device queue",
+                )
+            )
+
     # (c) scale: 100 long-lived TCP flows, 1 Gbps/1 ms access, 100 Mbps/10 ms bottleneck, BDP
     # buffer (200 packets = 100 Mbps x 24 ms / 1500 B), 1448-byte segments, 100 s.
     scale_access = ("1Gbps", "1ms", '{ kind = "droptail", limit = "100p" }')
