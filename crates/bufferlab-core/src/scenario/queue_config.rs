@@ -470,10 +470,10 @@ pub struct PieConfig {
     /// Default: linux 1000p (sch_pie), ns3 25p (PieQueueDisc MaxSize).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<QueueLimit>,
-    /// QDELAY_REF: linux 15 ms (RFC 8033 section 4.2, sch_pie), ns3 20 ms (QueueDelayReference).
+    /// QDELAY_REF: 15 ms (RFC 8033 section 4.2, sch_pie; ns-3.44 QueueDelayReference).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<SimTime>,
-    /// T_UPDATE: linux 15 ms (RFC 8033, sch_pie), ns3 30 ms (Tupdate).
+    /// T_UPDATE: 15 ms (RFC 8033, sch_pie; ns-3.44 Tupdate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tupdate: Option<SimTime>,
     /// alpha in 1/s (default 0.125, RFC 8033 section 4.2; ns-3 A).
