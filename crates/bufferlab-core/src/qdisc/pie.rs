@@ -22,8 +22,11 @@
 //!   section 5.1);
 //! * the queue delay is the sojourn time of the last dequeued packet, 0 once the queue is empty
 //!   (the timestamp method Linux and ns-3 use by default; RFC 8033 section 5.2 allows it in
-//!   place of the departure-rate estimate). The optional de-randomisation (section 5.1) and
-//!   Linux's extra +2 % above 250 ms are not modelled.
+//!   place of the departure-rate estimate). With `dq_rate_estimator` (section 4.3; Linux
+//!   `dq_rate_estimator`, ns-3 `UseDequeueRateEstimator`, both off by default) it is instead
+//!   queue bytes / average departure rate, measured over cycles of `dq_threshold` (16384) bytes
+//!   and averaged with weight 1/2 as ns-3 `DoDequeue` does. The optional de-randomisation
+//!   (section 5.1) and Linux's extra +2 % above 250 ms are not modelled.
 //!
 //! Defaults: `linux` (RFC 8033, sch_pie): target 15 ms, T_UPDATE 15 ms, limit 1000p, mean packet
 //! 1500 B; `ns3` (PieQueueDisc attributes in ns-3.44): QueueDelayReference 15 ms, Tupdate
@@ -56,6 +59,10 @@ pub struct PieParams {
     pub mean_pktsize: u64,
     /// ns-3's burst handling (see the module comment) instead of RFC 8033 / Linux.
     pub ns3_burst: bool,
+    /// Queue delay = queue bytes / average departure rate (RFC 8033 section 4.3).
+    pub dq_rate_estimator: bool,
+    /// Bytes per measurement cycle of the estimator.
+    pub dq_threshold: u64,
 }
 
 /// ns-3 `PieQueueDisc` burst states (`m_burstState`).
@@ -107,6 +114,12 @@ pub struct Pie {
     burst_state: BurstState,
     burst_reset: u64,
     next_update: SimTime,
+    /// Departure-rate estimator: a cycle is running, since when, bytes dequeued in it, and the
+    /// average rate in bytes/s (0: none yet).
+    in_measurement: bool,
+    dq_start: SimTime,
+    dq_count: u64,
+    avg_dq_rate: f64,
 }
 
 impl Pie {
@@ -126,6 +139,8 @@ impl Pie {
                 .map(|b| b.0)
                 .unwrap_or(if linux { 1500 } else { 1000 }),
             ns3_burst: !linux,
+            dq_rate_estimator: cfg.dq_rate_estimator.unwrap_or(false),
+            dq_threshold: cfg.dq_threshold.map(|b| b.0).unwrap_or(16384),
         };
         let max_burst = SimTime::from_secs_f64(params.max_burst);
         Self {
@@ -141,6 +156,10 @@ impl Pie {
             },
             burst_state: BurstState::NoBurst,
             burst_reset: 0,
+            in_measurement: false,
+            dq_start: SimTime::ZERO,
+            dq_count: 0,
+            avg_dq_rate: 0.0,
             params,
             drop_prob: 0.0,
             qdelay: 0.0,
@@ -154,6 +173,16 @@ impl Pie {
         let tupdate = p.tupdate;
         let max_burst = SimTime::from_secs_f64(p.max_burst);
         let half = p.target / 2.0;
+        let mut no_rate_yet = false;
+        if p.dq_rate_estimator {
+            // RFC 8033 section 4.3 / ns-3 CalculateP: delay = backlog / average departure rate
+            if self.avg_dq_rate > 0.0 {
+                self.qdelay = self.bytes as f64 / self.avg_dq_rate;
+            } else {
+                self.qdelay = 0.0;
+                no_rate_yet = true;
+            }
+        }
         if p.ns3_burst && self.burst_allowance > SimTime::ZERO {
             // ns-3 holds the probability at 0 while the allowance lasts
             self.drop_prob = 0.0;
@@ -166,6 +195,12 @@ impl Pie {
         self.drop_prob = self.drop_prob.clamp(0.0, 1.0);
         self.burst_allowance = self.burst_allowance.saturating_sub(tupdate);
         let calm = self.drop_prob == 0.0 && self.qdelay < half && self.qdelay_old < half;
+        if p.dq_rate_estimator && calm && !no_rate_yet {
+            // the queue has settled: forget the rate, stop measuring (Linux DQCOUNT_INVALID)
+            self.avg_dq_rate = 0.0;
+            self.in_measurement = false;
+            self.dq_count = 0;
+        }
         if !p.ns3_burst {
             if calm {
                 self.burst_allowance = max_burst;
@@ -196,6 +231,37 @@ impl Pie {
         while now >= self.next_update {
             self.update();
             self.next_update = self.next_update + self.params.tupdate;
+        }
+    }
+
+    /// RFC 8033 section 4.3 / ns-3 `DoDequeue`: a cycle starts when at least `dq_threshold`
+    /// bytes wait after a dequeue (that packet counts in it); once it has counted `dq_threshold`
+    /// bytes, rate = bytes / elapsed time, averaged with weight 1/2 (ns-3), and a new cycle
+    /// starts at once if more than `dq_threshold` bytes still wait.
+    fn measure_departure(&mut self, now: SimTime, size: u64) {
+        let thr = self.params.dq_threshold;
+        if self.bytes >= thr && !self.in_measurement {
+            self.in_measurement = true;
+            self.dq_start = now;
+            self.dq_count = 0;
+        }
+        if !self.in_measurement {
+            return;
+        }
+        self.dq_count += size;
+        if self.dq_count >= thr {
+            let dt = now.saturating_sub(self.dq_start).as_secs_f64();
+            if dt > 0.0 {
+                let rate = self.dq_count as f64 / dt;
+                self.avg_dq_rate = if self.avg_dq_rate == 0.0 {
+                    rate
+                } else {
+                    0.5 * self.avg_dq_rate + 0.5 * rate
+                };
+            }
+            self.dq_count = 0;
+            self.in_measurement = self.bytes > thr;
+            self.dq_start = now;
         }
     }
 
@@ -249,11 +315,15 @@ impl QueueDisc for Pie {
         self.catch_up(cx.now);
         let p = self.q.pop_front()?;
         self.bytes -= p.size as u64;
-        self.qdelay = if self.q.is_empty() {
-            0.0
+        if self.params.dq_rate_estimator {
+            self.measure_departure(cx.now, p.size as u64);
         } else {
-            cx.now.saturating_sub(p.enqueued).as_secs_f64()
-        };
+            self.qdelay = if self.q.is_empty() {
+                0.0
+            } else {
+                cx.now.saturating_sub(p.enqueued).as_secs_f64()
+            };
+        }
         Some(p)
     }
 
@@ -432,6 +502,77 @@ mod tests {
             // ns-3: no drop while at most 2 packets wait; RFC/Linux: at most 2 x 1000 bytes
             assert_eq!(n, accepted, "{preset:?}");
         }
+    }
+
+    // ---- departure-rate estimator (RFC 8033 section 4.3, ns-3 UseDequeueRateEstimator) ----
+    fn ctx_dequeue(q: &mut Pie, now: SimTime) -> Option<Packet> {
+        let mut rng = crate::rng::stream(1, "pie-test");
+        let mut drops = Vec::new();
+        let mut cx = QueueCtx::new(
+            now,
+            &mut rng,
+            crate::units::Rate(10_000_000),
+            true,
+            &mut drops,
+        );
+        q.dequeue(&mut cx)
+    }
+
+    #[test]
+    fn dq_rate_estimator_is_off_by_default_and_validated() {
+        assert!(!pie(AqmPreset::Linux).params.dq_rate_estimator);
+        assert!(!pie(AqmPreset::Ns3).params.dq_rate_estimator);
+        assert_eq!(pie(AqmPreset::Ns3).params.dq_threshold, 16384);
+        let bad = crate::scenario::config::QueueConfig::Pie(PieConfig {
+            dq_threshold: Some(Bytes(0)),
+            ..Default::default()
+        });
+        let (field, why) = bad.validate().unwrap_err();
+        assert_eq!(field, "dq_threshold");
+        assert!(why.contains("16384B"), "{why}");
+    }
+
+    #[test]
+    fn dq_rate_estimate_is_the_link_rate_on_a_saturated_queue() {
+        let mut q = Pie::new(&PieConfig {
+            preset: AqmPreset::Linux,
+            dq_rate_estimator: Some(true),
+            max_burst: Some(SimTime::from_secs(1000)), // no random drop in this test
+            ..Default::default()
+        });
+        for _ in 0..200 {
+            assert!(ctx_enqueue(&mut q, SimTime::ZERO, 1000));
+        }
+        // a 10 Mb/s link: one 1000-B packet every 800 us, 1.25e6 B/s
+        let link = 1.25e6;
+        let step = |q: &mut Pie, k: u64| {
+            ctx_dequeue(q, SimTime::from_micros(800 * k)).expect("backlogged");
+        };
+        // first cycle: starts at the first dequeue, which it counts: 17 packets (>= 16384 B)
+        // over 16 intervals, 17/16 of the link rate (ns-3 and Linux count the same way)
+        for k in 0..=16 {
+            step(&mut q, k);
+        }
+        assert!(
+            (q.avg_dq_rate - link * 17.0 / 16.0).abs() < 1e-6,
+            "{}",
+            q.avg_dq_rate
+        );
+        // later cycles restart at the closing dequeue: 17 packets over 17 intervals, exact;
+        // the average (weight 1/2) halves its error each cycle
+        for k in 17..=(16 + 17 * 8) {
+            step(&mut q, k);
+        }
+        let err = (link / 16.0) / 256.0;
+        assert!(
+            (q.avg_dq_rate - link - err).abs() < 1e-6,
+            "{}",
+            q.avg_dq_rate
+        );
+        // the delay estimate is the backlog over the rate
+        q.update();
+        assert!((q.qdelay - q.bytes as f64 / q.avg_dq_rate).abs() < 1e-15);
+        assert!(q.qdelay > 0.0);
     }
 
     // ---- under a standing queue the probability rises and packets are dropped ----
