@@ -250,8 +250,9 @@ def cases() -> list[dict]:
                          f"--tcp={'TcpNewReno' if cc == 'reno' else 'TcpVegas'}",
                          f"--qdisc={ns3q}", "--flowmon=1"],
                     model_note="bufferlab = ns-3 TCP defaults with "
-                    f"{'Reno (ns-3 TcpNewReno)' if cc == 'reno' else 'Vegas'} and the ns3 preset of "
-                    "the discipline, limit 21p = ns-3's 20 + its 1-packet device queue",
+                    + ("Reno (ns-3 TcpNewReno)" if cc == "reno" else "Vegas")
+                    + " and the ns3 preset of the discipline, limit 21p = ns-3's 20 + its "
+                    "1-packet device queue",
                 )
             )
 
