@@ -121,16 +121,22 @@ def cases() -> list[dict]:
     # (SACK, IW 10, delayed ACK, timestamps, min RTO 1 s) with Reno congestion control
     # (ns-3 TcpLinuxReno). ns-2 runs one-way Reno agents (its own TCP; window_ 128 = the
     # 128 KiB socket buffer), RED in byte mode with the same thresholds.
+    # bufferlab's buffer is 6076 B = ns-3's 5000 B queue disc + its 1-packet device queue (1076 B):
+    # with 5000 B bufferlab held one packet less, the queue emptied at 23 % of arrivals, RED's
+    # count restarted each time and never reached 1/p_b (wait), so RED made no early drop and
+    # the run was DropTail's (docs/validation.md, "Queue disciplines against ns-3"). RED's
+    # thresholds stay ns-3's 1250 / 3750 B (paper003's 25 % / 75 % of 5000 B).
     for q in ("red", "droptail"):
         if q == "red":
             bq = (
-                '{ kind = "red", preset = "paper003", limit = "5000B", mean_pktsize = "1076B" }'
+                '{ kind = "red", preset = "paper003", limit = "6076B", min_th = "1250B", '
+                'max_th = "3750B", mean_pktsize = "1076B" }'
             )
             ns3q = ["--qdisc=RED", "--minTh=1250", "--maxTh=3750", "--maxP=0.02"]
             ns2q = ["qtype=RED", "qib=1", "meanpkt=1000", "limit=5", "thresh=1.25",
                     "maxthresh=3.75", "linterm=50", "qweight=0.002"]
         else:
-            bq = '{ kind = "droptail", limit = "5000B" }'
+            bq = '{ kind = "droptail", limit = "6076B" }'
             ns3q = ["--qdisc=DropTail"]
             ns2q = ["qtype=DropTail", "qib=1", "meanpkt=1000", "limit=5"]
         cs.append(
@@ -149,8 +155,11 @@ def cases() -> list[dict]:
                      "--tcp=TcpLinuxReno", "--flowmon=1", *ns3q],
                 ns2=["n=5", "bw=1Mb", "delay=10ms", "abw=10Mb", "adelay=1ms", "alimit=100",
                      "tcp=Reno", "pkt=1024", "window=128", "time=100", *ns2q],
-                model_note="bufferlab = ns-3 TCP defaults with Reno; ns-2 = one-way Reno "
-                "(no SACK, no delayed ACK), buffer 5 x 1000 B in byte mode",
+                model_note="bufferlab = ns-3 TCP defaults with Reno, buffer 6076 B (ns-3's 5000 B "
+                "queue disc + 1-packet device queue); ns-3 TcpLinuxReno grows one segment per RTT "
+                "with delayed ACKs, bufferlab's Reno half a segment (as ns-3 TcpNewReno), so drop "
+                "counts differ; ns-2 = one-way Reno (no SACK, no delayed ACK), buffer 5 x 1000 B "
+                "in byte mode",
             )
         )
 
@@ -204,6 +213,46 @@ def cases() -> list[dict]:
                     ns3=ns3,
                     ns3_skip=None if ns3 else "ns-3 has no plain FQ/DRR queue disc",
                     model_note="ns-2 defaults; ns-3 approximates ns-2's TCP (see bench/README.md)",
+                )
+            )
+
+    # (e) modern AQMs against ns-3 (ns-2 has no CoDel/PIE): paper 004's bottleneck (2 Mbps /
+    # 20 ms, 4 flows, limit 20 packets) as the ns-3 reference peer's group b runs it
+    # (shared/peers/ns3 results b_reno_fqcodel: access 10 Mbps / 1 ms, 1024-byte segments, all
+    # flows start at 0, ns-3 TCP defaults). bufferlab: the ns3 preset of each discipline with
+    # limit 21p (ns-3's 20 in the queue disc + its 1-packet device queue) and ns-3's TCP
+    # defaults with Reno or Vegas. Reno is paired with ns-3's default TcpNewReno, whose
+    # congestion avoidance (+segSize^2/cwnd per ACK, so about half a segment per RTT with delayed
+    # ACKs) is bufferlab's; TcpLinuxReno (one segment per RTT, as cases a and c use) loses about
+    # 3x as many packets here under DropTail (2142 against 616), a TCP difference.
+    for cc in ("reno", "vegas"):
+        for q in ("codel", "fq_codel", "pie"):
+            bq = f'{{ kind = "{q}", preset = "ns3", limit = "21p" }}'
+            ns3q = {"codel": "CoDel", "fq_codel": "FqCoDel", "pie": "PIE"}[q]
+            cs.append(
+                dict(
+                    id=f"e_{cc}_{q}",
+                    group="e",
+                    title=f"paper 004 bottleneck, 4 {cc.capitalize()} flows (ns-3 TCP "
+                    f"defaults), 2 Mbps / 20 ms, {q} limit 20 (+1), 200 s",
+                    reps=3,
+                    toml=toml_dumbbell(
+                        f"bench-e-{cc}-{q}",
+                        f"paper 004 bottleneck: 4 {cc} flows (ns-3 defaults), 2 Mbps / 20 ms, "
+                        f"{q} (ns3 preset), limit 20 + 1",
+                        4, 200, ("10Mbps", "1ms", '{ kind = "droptail", limit = "100p" }'),
+                        ("2Mbps", "20ms", bq), f'{{ preset = "ns3", cc = "{cc}", mss = 1024 }}'),
+                    ns2=None,
+                    ns2_skip="ns-2 has no CoDel, FQ-CoDel or PIE",
+                    ns3=["--nTcp=4", "--accessRate=10Mbps", "--accessDelay=1ms",
+                         "--bnRate=2Mbps", "--bnDelay=20ms", "--segSize=1024", "--simTime=200",
+                         "--qlimit=20p",
+                         f"--tcp={'TcpNewReno' if cc == 'reno' else 'TcpVegas'}",
+                         f"--qdisc={ns3q}", "--flowmon=1"],
+                    model_note="bufferlab = ns-3 TCP defaults with "
+                    + ("Reno (ns-3 TcpNewReno)" if cc == "reno" else "Vegas")
+                    + " and the ns3 preset of the discipline, limit 21p = ns-3's 20 + its "
+                    "1-packet device queue",
                 )
             )
 
@@ -402,6 +451,8 @@ def norm_ns3(r: dict) -> dict:
         goodput_bps=gp, goodput_total_bps=sum(gp), jain=jain(gp), drops=q["drops"],
         early_drops=q["early_drops"], forced_drops=q["forced_drops"],
         avg_queue_packets=q["avg_packets"], avg_queue_bytes=q["avg_bytes"],
+        # the 1-packet device queue below the queue disc (bufferlab's limit N + 1 holds it)
+        device_avg_packets=q.get("device_avg_packets"), device_avg_bytes=q.get("device_avg_bytes"),
         delay_mean_s=r.get("delay_mean_s"), packet_hops=r["packet_hops"], events=r["events"],
         sim_wall_s=r["sim_wall_s"],
     )

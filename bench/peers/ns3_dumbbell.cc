@@ -52,6 +52,7 @@ struct QueueIntegral
 };
 
 QueueIntegral g_q;
+QueueIntegral g_dev; // the bottleneck device's own queue (L -> R) below the queue disc
 
 void
 OnPackets(uint32_t, uint32_t now)
@@ -69,6 +70,20 @@ OnBytes(uint32_t, uint32_t now)
 {
     g_q.Advance();
     g_q.bytes = now;
+}
+
+void
+OnDevPackets(uint32_t, uint32_t now)
+{
+    g_dev.Advance();
+    g_dev.pkts = now;
+}
+
+void
+OnDevBytes(uint32_t, uint32_t now)
+{
+    g_dev.Advance();
+    g_dev.bytes = now;
 }
 
 std::string
@@ -256,6 +271,9 @@ main(int argc, char* argv[])
     Ptr<QueueDisc> q = qdiscs.Get(0); // L -> R
     q->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnPackets));
     q->TraceConnectWithoutContext("BytesInQueue", MakeCallback(&OnBytes));
+    Ptr<Queue<Packet>> devQ = DynamicCast<PointToPointNetDevice>(bnDev.Get(0))->GetQueue();
+    devQ->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnDevPackets));
+    devQ->TraceConnectWithoutContext("BytesInQueue", MakeCallback(&OnDevBytes));
 
     // Addresses: one /30 per link. Access links get no queue disc (Uninstall after Assign).
     Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
@@ -317,6 +335,7 @@ main(int argc, char* argv[])
     Simulator::Run();
     auto t2 = std::chrono::steady_clock::now();
     g_q.Advance();
+    g_dev.Advance();
 
     // Packet-hops: every packet a point-to-point device sends passes its device queue.
     uint64_t hops = 0;
@@ -408,7 +427,9 @@ main(int argc, char* argv[])
     }
     o << "},\"early_drops\":" << early << ",\"forced_drops\":" << forced
       << ",\"avg_packets\":" << g_q.pktSec / simTime << ",\"avg_bytes\":" << g_q.byteSec / simTime
-      << ",\"max_packets\":" << g_q.maxPkts << "}";
+      << ",\"max_packets\":" << g_q.maxPkts
+      << ",\"device_avg_packets\":" << g_dev.pktSec / simTime
+      << ",\"device_avg_bytes\":" << g_dev.byteSec / simTime << "}";
     if (delayN)
     {
         o << ",\"delay_mean_s\":" << delaySum / delayN;

@@ -320,6 +320,10 @@ impl Simulation {
         port.stats.on_arrival(now, pkt.size);
         pkt.enqueued = now;
         let busy = port.busy(now);
+        if !busy {
+            // the link has been idle since its last transmission ended
+            port.qdisc.link_idle(port.busy_until);
+        }
         let mut cx = QueueCtx::new(
             now,
             &mut port.qdisc_rng,

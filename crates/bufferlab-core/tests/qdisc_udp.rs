@@ -357,3 +357,72 @@ fn schema_lists_queue_kinds() {
         assert!(s.contains(&format!("\"{kind}\"")), "{kind}");
     }
 }
+
+// ---- RED's idle decay in a whole simulation: the link going idle starts the idle period ----
+/// A 20 Mb/s flood into 10 Mb/s until 1 s, nothing until 2 s, then a 1 Mb/s trickle: the RED
+/// average at 2.5 s against its value at 1 s. With an idle period of 1 s, `ave` decays by
+/// (1 - 0.002)^(1 s x 2500 packets/s) = 0.7 % before the first trickle arrival; without it
+/// only by the trickle's own arrivals to an empty queue (0.998^125 = 78 %).
+fn red_average_ratio_after_idle(idle: &str) -> f64 {
+    let text = format!(
+        r#"
+name = "red-idle"
+duration = "2.5s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+[links.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+queue = {{ kind = "red", preset = "ns2", q_weight = 0.002, idle = "{idle}" }}
+[monitor]
+queue_interval = "10ms"
+[[flows]]
+name = "flood"
+src = "s0"
+dst = "d0"
+stop = "1s"
+app = {{ kind = "cbr", rate = "20Mbps", packet_size = "500B" }}
+[[flows]]
+name = "trickle"
+src = "s1"
+dst = "d1"
+start = "2s"
+app = {{ kind = "cbr", rate = "1Mbps", packet_size = "500B" }}
+"#
+    );
+    let r = run_toml(&text);
+    let s = r["series"]["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["link"] == "bottleneck" && q["from"] == "r0")
+        .unwrap();
+    let at = |t: f64| {
+        let ts = s["t_s"].as_array().unwrap();
+        let i = ts
+            .iter()
+            .position(|x| (x.as_f64().unwrap() - t).abs() < 1e-9)
+            .unwrap();
+        s["average"][i].as_f64().unwrap()
+    };
+    let (before, after) = (at(1.0), at(2.5));
+    assert!(before > 1000.0, "the flood builds an average: {before}");
+    after / before
+}
+
+#[test]
+fn red_average_decays_over_an_idle_link() {
+    // ns-2 / Linux: idle from the end of the last transmission (link_idle)
+    let link = red_average_ratio_after_idle("link_idle");
+    assert!(
+        link < 0.05,
+        "link_idle: ave kept {link} of its value over 1 s idle"
+    );
+    // ns-3: idle from the moment the last packet left the queue
+    let queue = red_average_ratio_after_idle("queue_empty");
+    assert!(queue < 0.05, "queue_empty: ave kept {queue}");
+}

@@ -10,7 +10,8 @@
 //!
 //! Defaults: target 5 ms, interval 100 ms (RFC 8289 section 4, Linux, ns-3); limit 1000p (Linux
 //! sch_codel) or 1500p (`preset = "ns3"`, CoDelQueueDisc MaxSize); ECN off (both); min_bytes
-//! 1514 B (Linux: the device MTU) or 1500 B (ns-3 MinBytes). Tail drop at the limit is reported as
+//! 1514 B (Linux: the device MTU, no drop while the backlog is <= it) or 1500 B (ns-3
+//! MinBytes, no drop while the backlog is < it; `CoDelQueueDisc::OkToDrop`). Tail drop at the limit is reported as
 //! `queue_full`, CoDel's own drops as `codel`.
 
 use super::{DropReason, QueueCtx, QueueDisc};
@@ -26,6 +27,9 @@ pub struct CodelParams {
     pub interval: SimTime,
     pub ecn: bool,
     pub min_bytes: u64,
+    /// ns-3 `CoDelQueueDisc::OkToDrop` tests `bytes < min_bytes`; Linux `codel_should_drop`
+    /// tests `backlog <= mtu`.
+    pub min_bytes_strict: bool,
 }
 
 /// CoDel's per-queue state (one per flow in FQ-CoDel).
@@ -64,7 +68,12 @@ impl CodelState {
         };
         let sojourn = now.saturating_sub(pkt.enqueued);
         let mut ok = false;
-        if sojourn < p.target || q.backlog() <= p.min_bytes {
+        let few = if p.min_bytes_strict {
+            q.backlog() < p.min_bytes
+        } else {
+            q.backlog() <= p.min_bytes
+        };
+        if sojourn < p.target || few {
             self.first_above_time = None;
         } else {
             match self.first_above_time {
@@ -177,6 +186,7 @@ impl Codel {
                     AqmPreset::Linux => 1514,
                     AqmPreset::Ns3 => 1500,
                 }),
+                min_bytes_strict: cfg.preset == AqmPreset::Ns3,
             },
             state: CodelState::default(),
         }

@@ -11,8 +11,10 @@
 //!   `longest_queue`).
 //!
 //! Defaults: 1024 flows, limit 10240p, target 5 ms, interval 100 ms, drop batch 64 (Linux and
-//! ns-3); quantum 1514 B (Linux) / 1500 B (ns-3); ECN on (Linux) / off (ns-3). The CoDel
-//! `min_bytes` test uses the whole queue's backlog, as Linux does, with the quantum as MTU.
+//! ns-3); quantum 1514 B (Linux) / 1500 B (ns-3); ECN on (Linux) / off (ns-3). CoDel's
+//! `min_bytes` test: `linux`, the whole queue's backlog <= the quantum (sch_fq_codel passes the
+//! qdisc backlog to codel_dequeue); `ns3` (ns-3.44 fq-codel-queue-disc.cc, each flow a child
+//! CoDelQueueDisc), the flow's own bytes < 1500 (CoDelQueueDisc MinBytes).
 
 use super::codel::{CodelParams, CodelQueue, CodelState};
 use super::drr::mix;
@@ -40,6 +42,8 @@ struct View<'a> {
     flow_bytes: &'a mut u64,
     total_bytes: &'a mut u64,
     total_len: &'a mut usize,
+    /// ns-3: each flow's CoDel (a child CoDelQueueDisc) sees its own queue; Linux: the whole.
+    per_flow_backlog: bool,
 }
 
 impl CodelQueue for View<'_> {
@@ -51,7 +55,11 @@ impl CodelQueue for View<'_> {
         Some(p)
     }
     fn backlog(&self) -> u64 {
-        *self.total_bytes
+        if self.per_flow_backlog {
+            *self.flow_bytes
+        } else {
+            *self.total_bytes
+        }
     }
 }
 
@@ -66,6 +74,7 @@ pub struct FqCodel {
     by: FlowKey,
     len: usize,
     bytes: u64,
+    per_flow_backlog: bool,
 }
 
 impl FqCodel {
@@ -85,8 +94,12 @@ impl FqCodel {
                 target: cfg.target.unwrap_or(SimTime::from_secs_f64(0.005)),
                 interval: cfg.interval.unwrap_or(SimTime::from_secs_f64(0.1)),
                 ecn: cfg.ecn.unwrap_or(linux),
-                min_bytes: quantum,
+                // Linux: the MTU (here the quantum) against the whole backlog; ns-3: each
+                // flow's CoDelQueueDisc MinBytes (1500) against that flow's own bytes
+                min_bytes: if linux { quantum } else { 1500 },
+                min_bytes_strict: !linux,
             },
+            per_flow_backlog: !linux,
             quantum: quantum as i64,
             limit: configured_limit(cfg),
             drop_batch: cfg.drop_batch.unwrap_or(64).max(1),
@@ -172,6 +185,7 @@ impl QueueDisc for FqCodel {
                 flow_bytes: &mut f.bytes,
                 total_bytes: &mut self.bytes,
                 total_len: &mut self.len,
+                per_flow_backlog: self.per_flow_backlog,
             };
             let pkt = f.codel.dequeue(&mut view, &self.params, cx);
             match pkt {
@@ -212,6 +226,53 @@ mod tests {
     use super::super::tests_common::backlogged_shares;
     use super::*;
     use crate::units::Rate;
+
+    /// Flow 0 keeps two 1000-B packets waiting beside a backlogged flow 1: quantum 1000 B and
+    /// one dequeue per 10 ms, so the flows take turns and flow 0 gets one packet served and one
+    /// new per 20 ms (each waits about 40 ms, over the 5 ms target). CoDel drops of flow 0 in 3 s.
+    fn thin_flow_drops(preset: AqmPreset) -> usize {
+        let cfg = FqCodelConfig {
+            preset,
+            ecn: Some(false),
+            quantum: Some(crate::units::Bytes(1000)),
+            ..Default::default()
+        };
+        let mut h = Harness::new(Box::new(FqCodel::new(&cfg)), Rate(10_000_000));
+        let mut waiting1 = 0;
+        for _ in 0..2 {
+            let p = h.packet(0, 1000);
+            h.enqueue(SimTime(0), p);
+        }
+        for step in 0..300u64 {
+            let now = SimTime::from_millis(step * 10);
+            while waiting1 < 20 {
+                let p = h.packet(1, 1000);
+                h.enqueue(now, p);
+                waiting1 += 1;
+            }
+            if let Some(p) = h.dequeue(now) {
+                if p.flow.0 == 1 {
+                    waiting1 -= 1;
+                }
+            }
+            if step % 2 == 1 {
+                let p = h.packet(0, 1000);
+                h.enqueue(now, p);
+            }
+            waiting1 -= h.dropped.iter().filter(|(p, _)| p.flow.0 == 1).count();
+            h.dropped.retain(|(p, _)| p.flow.0 == 0);
+        }
+        h.dropped.len()
+    }
+
+    // ---- min_bytes: ns-3 tests each flow's own bytes, Linux the whole backlog ----
+    #[test]
+    fn ns3_min_bytes_is_per_flow() {
+        // ns-3: flow 0 never has 1500 B left after a dequeue, so its CoDel never drops
+        assert_eq!(thin_flow_drops(AqmPreset::Ns3), 0);
+        // Linux: the backlogged neighbour's bytes count, flow 0's standing delay is punished
+        assert!(thin_flow_drops(AqmPreset::Linux) > 0);
+    }
 
     // ---- backlogged flows get equal bytes (CoDel off by a huge target) ----
     #[test]

@@ -38,6 +38,7 @@ use super::red::{Outcome, Red, Variant};
 use super::{QueueCtx, QueueDisc};
 use crate::packet::Packet;
 use crate::scenario::queue_config::{LalredScale, RedConfig};
+use crate::units::SimTime;
 
 /// The four actions of paper 001 / Misra et al. 2010.
 const FORCED: usize = 0;
@@ -165,6 +166,10 @@ impl QueueDisc for Lalred {
             Outcome::Accepted | Outcome::BelowMin => NO_DROP,
         };
         self.pending = Some((action, ave));
+    }
+
+    fn link_idle(&mut self, since: SimTime) {
+        self.red.link_idle(since)
     }
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {

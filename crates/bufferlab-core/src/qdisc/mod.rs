@@ -159,6 +159,11 @@ pub trait QueueDisc {
     fn len_bytes(&self) -> u64;
     /// The discipline's name in results ("droptail", "red", ...).
     fn kind(&self) -> &'static str;
+    /// The link fed by this queue finished its last transmission at `since` and found the
+    /// queue empty; it stayed idle until the arrival about to be enqueued. ns-2 and Linux learn
+    /// this from a dequeue that returns nothing (RED starts its idle period there); the port
+    /// does not ask an empty queue, so it says so here, before that arrival's `enqueue`.
+    fn link_idle(&mut self, _since: SimTime) {}
     /// A smoothed queue estimate when the discipline keeps one (RED's EWMA average), for series.
     fn average(&self) -> Option<f64> {
         None

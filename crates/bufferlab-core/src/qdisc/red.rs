@@ -512,6 +512,16 @@ impl QueueDisc for Red {
         }
     }
 
+    fn link_idle(&mut self, since: SimTime) {
+        // ns-2 `REDQueue::deque` / Linux `red_start_of_idle_period`: the link asked and found
+        // the queue empty when its last transmission ended
+        let idle_mode = self.p.as_ref().map(|p| p.idle).unwrap_or(RedIdle::LinkIdle);
+        if idle_mode == RedIdle::LinkIdle && !self.idle {
+            self.idle = true;
+            self.idle_since = since;
+        }
+    }
+
     fn len_packets(&self) -> usize {
         self.q.len()
     }

@@ -486,10 +486,10 @@ pub struct PieConfig {
     /// Default: linux 1000p (sch_pie), ns3 25p (PieQueueDisc MaxSize).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<QueueLimit>,
-    /// QDELAY_REF: linux 15 ms (RFC 8033 section 4.2, sch_pie), ns3 20 ms (QueueDelayReference).
+    /// QDELAY_REF: 15 ms (RFC 8033 section 4.2, sch_pie; ns-3.44 QueueDelayReference).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<SimTime>,
-    /// T_UPDATE: linux 15 ms (RFC 8033, sch_pie), ns3 30 ms (Tupdate).
+    /// T_UPDATE: 15 ms (RFC 8033, sch_pie; ns-3.44 Tupdate).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tupdate: Option<SimTime>,
     /// alpha in 1/s (default 0.125, RFC 8033 section 4.2; ns-3 A).
@@ -508,6 +508,15 @@ pub struct PieConfig {
     /// MEAN_PKTSIZE; ns3 MeanPktSize 1000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mean_pktsize: Option<Bytes>,
+    /// Queue delay from the departure-rate estimate (queue bytes / average dequeue rate, RFC 8033
+    /// section 4.3) instead of the last packet's sojourn time. Default false: Linux
+    /// `dq_rate_estimator` (off unless set, tc-pie(8)) and ns-3 `UseDequeueRateEstimator` (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dq_rate_estimator: Option<bool>,
+    /// Bytes a measurement cycle of the estimator needs (default 16384B: RFC 8033 DQ_THRESHOLD
+    /// 2^14; ns-3 DequeueThreshold 16384).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dq_threshold: Option<Bytes>,
 }
 
 // ---------------------------------------------------------------- class-based
@@ -690,6 +699,10 @@ impl QueueConfig {
             QueueConfig::Pie(c) if c.tupdate == Some(SimTime(0)) => {
                 Err(("tupdate".into(), "must be positive (RFC 8033: 15ms)".into()))
             }
+            QueueConfig::Pie(c) if c.dq_threshold.is_some_and(|b| b.0 == 0) => Err((
+                "dq_threshold".into(),
+                "must be positive (RFC 8033 and ns-3: 16384B)".into(),
+            )),
             QueueConfig::Classful(c) => {
                 if c.classes.is_empty() {
                     return Err((
