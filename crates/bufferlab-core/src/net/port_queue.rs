@@ -12,6 +12,7 @@
 use crate::packet::Packet;
 use crate::qdisc::droptail::DropTail;
 use crate::qdisc::{QueueCtx, QueueDisc};
+use crate::units::SimTime;
 
 pub enum PortQueue {
     DropTail(DropTail),
@@ -54,6 +55,15 @@ impl PortQueue {
         match self {
             PortQueue::DropTail(q) => q.len_bytes(),
             PortQueue::Dyn(q) => q.len_bytes(),
+        }
+    }
+
+    /// The link went idle at `since` (its last transmission ended) and is about to take a
+    /// packet: RED decays its average over the idle time. DropTail has nothing to do.
+    #[inline(always)]
+    pub fn link_idle(&mut self, since: SimTime) {
+        if let PortQueue::Dyn(q) = self {
+            q.link_idle(since);
         }
     }
 
