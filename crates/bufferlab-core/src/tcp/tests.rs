@@ -190,6 +190,9 @@ fn params(f: impl FnOnce(&mut TcpOptions)) -> TcpParams {
     let mut o = TcpOptions {
         preset: Some(Preset::Ns2),
         window: Some(QueueLimit::Packets(10_000)),
+        // Data from t = 0 (an ns-2 agent with syn_ false), so each regime is timed from the
+        // first data packet; ns2_opening_packet_then_initial_window tests the opening packet.
+        handshake: Some(false),
         ..TcpOptions::default()
     };
     f(&mut o);
@@ -556,6 +559,7 @@ fn handshake_with_lost_syn_then_transfer_completes() {
     let p = params(|o| {
         o.preset = Some(Preset::Ns3);
         o.window = None;
+        o.handshake = None;
     });
     assert!(p.handshake);
     let mut pipe = Pipe::new(p, TcpApp::Transfer { bytes: 100_000 }, ms(50));
