@@ -567,7 +567,24 @@ impl TcpSender {
                 rtt: Some(fine_rtt),
             };
             if self.in_recovery {
-                if ack >= self.recover {
+                let ns2_exit =
+                    self.p.ns2_rules && !self.p.sack && self.cc.recovery() == Recovery::Reno;
+                if ns2_exit {
+                    // ns-2 tcp-reno.cc recv: any new ACK, partial or full, ends recovery;
+                    // dupwnd_ = 0 leaves cwnd_ at the halved window, then recv_newack_helper
+                    // opens it (opencwnd). tcp-vegas.cc recv: the window falls to v_newcwnd_
+                    // only if it was inflated past the third duplicate, then the per-ACK
+                    // Vegas rules run.
+                    self.in_recovery = false;
+                    if self.p.cc == CcKind::Vegas {
+                        if dupacks_before > self.p.dupack_threshold {
+                            self.cc.on_recovery_exit(&mut self.w, now);
+                        }
+                    } else {
+                        self.w.cwnd = self.ns2_base;
+                    }
+                    self.cc.on_ack(&mut self.w, &info);
+                } else if ack >= self.recover {
                     // Full ACK: RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3,
                     // RFC 6675 section 5 (leave when RecoveryPoint is acknowledged).
                     self.in_recovery = false;
@@ -582,20 +599,6 @@ impl TcpSender {
                     if acked >= mss {
                         self.w.cwnd += self.w.mss;
                     }
-                } else if self.p.ns2_rules {
-                    // ns-2 tcp-reno.cc recv: any new ACK ends recovery, dupwnd_ = 0 leaves
-                    // cwnd_ at the halved window, then recv_newack_helper opens it (opencwnd).
-                    // tcp-vegas.cc recv: the window falls to v_newcwnd_ only if it was
-                    // inflated past the third duplicate, then the per-ACK Vegas rules run.
-                    self.in_recovery = false;
-                    if self.p.cc == CcKind::Vegas {
-                        if dupacks_before > self.p.dupack_threshold {
-                            self.cc.on_recovery_exit(&mut self.w, now);
-                        }
-                    } else {
-                        self.w.cwnd = self.ns2_base;
-                    }
-                    self.cc.on_ack(&mut self.w, &info);
                 } else {
                     // Reno: the first new ACK ends recovery (RFC 5681 section 3.2 step 6).
                     self.in_recovery = false;
