@@ -30,6 +30,8 @@ use crate::units::SimTime;
 
 #[derive(Debug, Clone, Copy)]
 struct Ns2Rtt {
+    /// tcpTick_ (integer time, so tick counts are exact).
+    tick: SimTime,
     t_srtt: i64,
     t_rttvar: i64,
     rtxcur: f64,
@@ -45,6 +47,7 @@ pub struct RttEstimator {
     min: f64,
     max: f64,
     g: f64,
+    g_time: SimTime,
     /// ns-2.35 fixed-point arithmetic (see the module notes): t_srtt_, t_rttvar_ (ticks
     /// scaled by 8 and 4) and t_rtxcur_ in seconds.
     ns2: Option<Ns2Rtt>,
@@ -67,6 +70,7 @@ impl RttEstimator {
             min: min.as_secs_f64(),
             max: max.as_secs_f64(),
             g: granularity.as_secs_f64(),
+            g_time: granularity,
             ns2: None,
             samples: 0,
             sum: 0.0,
@@ -79,11 +83,11 @@ impl RttEstimator {
     /// ns-2.35's estimator (tcp.cc `rtt_init`: `t_srtt_` = srtt_init_ 0, `t_rttvar_` =
     /// rttvar_init_ 12 s in ticks, `t_rtxcur_` = the initial RTO); needs a positive granularity.
     pub fn ns2(mut self) -> Self {
-        let tick = self.g;
-        assert!(tick > 0.0, "ns-2 timer needs tcpTick_ > 0");
+        assert!(self.g_time > SimTime::ZERO, "ns-2 timer needs tcpTick_ > 0");
         self.ns2 = Some(Ns2Rtt {
+            tick: self.g_time,
             t_srtt: 0,
-            t_rttvar: ((12.0 / tick) as i64) << 2,
+            t_rttvar: ((12.0 / self.g) as i64) << 2,
             rtxcur: self.initial,
         });
         self
@@ -96,14 +100,12 @@ impl RttEstimator {
     /// Feeds the RTT of a segment sent at `sent` and acknowledged at `now`. In ns-2 mode the
     /// sample is the number of tick boundaries crossed (tcp.cc `rtt_update`, boot_time_ 0).
     pub fn sample_at(&mut self, sent: SimTime, now: SimTime) {
-        if self.ns2.is_none() {
+        let Some(n) = self.ns2 else {
             return self.sample(now.saturating_sub(sent));
-        }
+        };
         let raw = now.saturating_sub(sent).as_secs_f64();
         self.record(raw);
-        let tick = self.g;
-        let ticks = ((now.as_secs_f64() / tick).floor() - (sent.as_secs_f64() / tick).floor())
-            .max(1.0) as i64;
+        let ticks = (now.0 / n.tick.0).saturating_sub(sent.0 / n.tick.0).max(1) as i64;
         self.ns2_update(ticks);
     }
 
@@ -145,10 +147,10 @@ impl RttEstimator {
     /// sample from a segment that was not retransmitted).
     pub fn sample(&mut self, rtt: SimTime) {
         let raw = rtt.as_secs_f64();
-        if self.ns2.is_some() {
+        if let Some(n) = self.ns2 {
             // A duration alone: count it from a tick boundary.
             self.record(raw);
-            let ticks = ((raw / self.g).floor()).max(1.0) as i64;
+            let ticks = (rtt.0 / n.tick.0).max(1) as i64;
             return self.ns2_update(ticks);
         }
         self.record(raw);
@@ -282,5 +284,52 @@ mod tests {
         );
         e.sample(ms(12)); // rounded to one tick
         assert_eq!(e.backoff(), 0);
+    }
+
+    // ---- ns-2.35 tcp.cc rtt_update / rtt_timeout / rtt_backoff ----
+    #[test]
+    fn ns2_counts_ticks_in_fixed_point() {
+        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10)).ns2();
+        assert!((e.rto().as_secs_f64() - 3.0).abs() < 1e-12, "rtxcur_init_");
+        // 5 ms -> 100 ms crosses 10 tick boundaries: t_srtt_ 80, t_rttvar_ 20, RTO 30 ticks.
+        e.sample_at(ms(5), ms(100));
+        assert!((e.base_rto() - 0.3).abs() < 1e-12);
+        // 100 ms -> 221 ms: 12 ticks. delta 2: t_srtt_ 82; |2| - (20 >> 2) = -3: t_rttvar_ 17;
+        // t_rtxcur_ = ((17 << 3) + 82) >> 3 = 27 ticks. RFC 6298 on the same samples: 0.2725 s.
+        e.sample_at(ms(100), ms(221));
+        assert!((e.base_rto() - 0.27).abs() < 1e-12, "{}", e.base_rto());
+        assert!((e.srtt().unwrap() - 0.10).abs() < 1e-12);
+        assert!((e.rttvar().unwrap() - 0.04).abs() < 1e-12);
+        // 9 ms -> 11 ms is one tick; 1 ms -> 9 ms none, counted as 1.
+        let mut a = RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2();
+        a.sample_at(ms(9), ms(11));
+        let mut b = RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2();
+        b.sample_at(ms(1), ms(9));
+        assert_eq!(a.base_rto(), b.base_rto());
+        assert!((a.base_rto() - 0.03).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ns2_backoff_clamps_to_min_first_and_forgets_srtt_past_8() {
+        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10)).ns2();
+        for k in 0..40 {
+            e.sample_at(ms(1000 * k), ms(1000 * k + 50));
+        }
+        // 5 ticks steady: t_rttvar_ decays to 3, t_rtxcur_ = (24 + 40) >> 3 = 8 ticks < minrto_.
+        assert!((e.base_rto() - 0.2).abs() < 1e-12);
+        e.back_off();
+        assert!(
+            (e.rto().as_secs_f64() - 0.4).abs() < 1e-12,
+            "minrto_ * t_backoff_"
+        );
+        for _ in 0..3 {
+            e.back_off();
+        }
+        assert!((e.rto().as_secs_f64() - 3.2).abs() < 1e-12, "t_backoff_ 16");
+        // Past 8 t_srtt_ was cleared: the next sample starts afresh (srtt 30 ticks, rttvar 15,
+        // RTO 90 ticks), where the smoothed estimator would still remember the 50 ms samples.
+        e.sample_at(ms(100_000), ms(100_300));
+        assert_eq!(e.backoff(), 0);
+        assert!((e.base_rto() - 0.9).abs() < 1e-12, "{}", e.base_rto());
     }
 }

@@ -567,8 +567,9 @@ impl TcpSender {
                 rtt: Some(fine_rtt),
             };
             if self.in_recovery {
-                let ns2_exit =
-                    self.p.ns2_rules && !self.p.sack && self.cc.recovery() == Recovery::Reno;
+                let ns2_exit = !self.p.sack
+                    && ((self.ns2_aimd() && self.cc.recovery() == Recovery::Reno)
+                        || self.ns2_vegas());
                 if ns2_exit {
                     // ns-2 tcp-reno.cc recv: any new ACK, partial or full, ends recovery;
                     // dupwnd_ = 0 leaves cwnd_ at the halved window, then recv_newack_helper
@@ -630,7 +631,7 @@ impl TcpSender {
                 // tcp-vegas.cc recv applies the guard only after a timeout.
                 let guard = match self.cc.recovery() {
                     Recovery::NewReno => true,
-                    _ if self.p.ns2_rules && self.p.cc != CcKind::Vegas => true,
+                    _ if self.ns2_aimd() => true,
                     _ => self.p.sack || self.last_action_timeout,
                 };
                 // Exactly the DupThresh-th duplicate (ns-2 `dupacks_ == numdupacks_`), or
@@ -683,6 +684,16 @@ impl TcpSender {
         }
     }
 
+    /// ns-2's own rules for the agents ns-2.35 has (Agent/TCP, /Reno, /Newreno); CUBIC and
+    /// user controllers keep theirs.
+    fn ns2_aimd(&self) -> bool {
+        self.p.ns2_rules && matches!(self.p.cc, CcKind::Reno | CcKind::Tahoe | CcKind::Newreno)
+    }
+
+    fn ns2_vegas(&self) -> bool {
+        self.p.ns2_rules && self.p.cc == CcKind::Vegas
+    }
+
     /// ns-2 tcp.cc `slowdown` with precision_reduce_: the window it halves is
     /// windowd() = min(cwnd_, window_) in packets (Reno: without the dupwnd_ inflation).
     fn ns2_window(&self) -> f64 {
@@ -704,7 +715,7 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
         self.last_action_timeout = false;
         let flight = self.flight();
-        let ns2_reno = self.p.ns2_rules && !self.p.sack && self.p.cc != CcKind::Vegas;
+        let ns2_reno = self.ns2_aimd() && !self.p.sack;
         let half = self.ns2_window() / 2.0;
         if ns2_reno {
             // tcp-reno.cc dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
@@ -765,7 +776,7 @@ impl TcpSender {
         let flight = self.flight();
         let ns2_ssthresh = self.ns2_half_ssthresh();
         self.cc.on_timeout(&mut self.w, flight, now);
-        if self.p.ns2_rules {
+        if self.ns2_aimd() || self.ns2_vegas() {
             // tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) (Reno) and
             // tcp-vegas.cc timeout: ssthresh_ = int(min(cwnd_, window_)/2), not FlightSize/2.
             self.w.ssthresh = ns2_ssthresh;

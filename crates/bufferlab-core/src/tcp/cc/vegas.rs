@@ -117,8 +117,9 @@ impl CongestionControl for Vegas {
         if !self.started {
             self.started = true;
             if ns2 {
-                // v_begseq_ 0 and v_begtime_ 0 on the clock started by the first send.
-                self.beg_seq = 0;
+                // v_begseq_ 0 (the first data byte) and v_begtime_ 0 on the clock started by
+                // the first send.
+                self.beg_seq = a.snd_una - a.acked;
                 self.beg_time = a.now.saturating_sub(a.rtt.unwrap_or(SimTime::ZERO));
             } else {
                 self.beg_seq = a.snd_nxt;
