@@ -177,8 +177,8 @@ impl RttEstimator {
             if mult < 64 || self.rto().as_secs_f64() < self.max {
                 self.backoff = (self.backoff + 1).min(30);
             }
-            if (1u64 << self.backoff) > 8 {
-                let n = self.ns2.as_mut().expect("ns-2 mode");
+            let past_8 = (1u64 << self.backoff) > 8;
+            if let Some(n) = self.ns2.as_mut().filter(|_| past_8) {
                 n.t_rttvar += n.t_srtt >> 3;
                 n.t_srtt = 0;
             }
