@@ -54,9 +54,13 @@ fn paper004_reno_queue_comparison_matches_ns2() {
     assert!(fq["fairness"]["jain"].as_f64().unwrap() > 0.9999);
 
     let drr = run_file(include_str!("../../../examples/paper004_drr.toml"), &[]);
-    assert!(drr["fairness"]["jain"].as_f64().unwrap() > 0.9999);
-    let d_drr: u64 = drops_per_flow(&drr).iter().sum(); // ns-2: 1200
-    assert!((1000..1500).contains(&d_drr), "{d_drr}");
+    // ns-2.35 on this scenario: Jain 0.999998 (peer paperD.tcl) and 0.99985 (the bench's node
+    // order, bench/peers/ns2_dumbbell.tcl): the order of simultaneous events alone moves it
+    // past 0.9999, so the bound is 0.9995 (bufferlab with ns-2's Reno rules: 0.9997).
+    let jain = drr["fairness"]["jain"].as_f64().unwrap();
+    assert!(jain > 0.9995, "{jain}");
+    let d_drr: u64 = drops_per_flow(&drr).iter().sum(); // ns-2: 1200 / 1164 (bench order)
+    assert!((1100..1260).contains(&d_drr), "{d_drr}");
 
     let dt = run_file(
         include_str!("../../../examples/paper004_droptail.toml"),

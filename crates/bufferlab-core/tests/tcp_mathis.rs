@@ -2,7 +2,7 @@
 //! throughput = (MSS/RTT) * sqrt(3/(2p)), on a fast path with no queueing: one flow, a
 //! 100 Mbit/s bottleneck with Bernoulli loss p on data packets, RTT 100 ms, ns-2 TCP
 //! defaults except a large `window_`. The measured goodput (payload, after a 20 s warm-up)
-//! must be within 20 % of the formula. See docs/validation.md (TCP) for the numbers.
+//! must be within 20 % of the formula (at 2 % loss: within 0.05 of ns-2.35's ratio). See docs/validation.md (TCP) for the numbers.
 
 use bufferlab_core::api::{run, RunRequest};
 
@@ -68,8 +68,11 @@ fn reno_follows_mathis_at_0_5_percent() {
 }
 
 #[test]
-fn reno_follows_mathis_at_2_percent() {
-    // Timeouts (not in the Mathis model) pull Reno about 18 % below it at 2 % loss.
+fn reno_follows_ns2_at_2_percent() {
+    // Timeouts (not in the Mathis model) pull Reno about 20 % below it at 2 % loss: ns-2.35's
+    // Agent/TCP/Reno on this scenario gives 0.806 / 0.822 / 0.801 of Mathis (seeds 1-3, its
+    // own RNG; docs/validation.md), since with bugFix_ every second loss of a window waits
+    // for the timeout. The reference is that measurement (mean 0.81), not Mathis +-20 %.
     let r = ratio(0.02, "reno");
-    assert!((r - 1.0).abs() < 0.2, "goodput / Mathis = {r:.3}");
+    assert!((r - 0.81).abs() < 0.05, "goodput / Mathis = {r:.3}");
 }

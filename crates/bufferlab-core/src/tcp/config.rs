@@ -145,6 +145,16 @@ pub struct TcpOptions {
     /// Restart from the initial window after an idle period longer than the RTO (RFC 5681 section 4.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slow_start_restart: Option<bool>,
+    /// Limited transmit (RFC 3042; ns-2 `singledup_` 1, `TcpAgent::send_one`): the first and
+    /// second duplicate ACKs each send one new segment if cwnd + duplicates allow it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    /// The ns-2.35 agent's own rules where they differ from the RFCs (default: on with the `ns2`
+    /// preset): fixed-point RTO in whole ticks, halving min(cwnd, window_) instead of FlightSize,
+    /// Reno's `bugFix_` guard, the 40-byte opening packet without a third handshake segment,
+    /// Vegas as `tcp-vegas.cc`. See docs/models/tcp.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_rules: Option<bool>,
     /// Vegas alpha, beta, gamma in segments (ns-2 `v_alpha_` 1, `v_beta_` 3, `v_gamma_` 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vegas_alpha: Option<f64>,
@@ -169,8 +179,10 @@ pub struct TcpParams {
     pub cc: CcKind,
     /// Segment payload.
     pub mss: u32,
-    /// IP + TCP header bytes on the wire of each segment and ACK.
+    /// IP + TCP header bytes on the wire of each segment (and of ACKs, unless `ack_size` differs).
     pub header: u32,
+    /// Bytes on the wire of a pure ACK (`header`, except ns-2's TCPSink: `packetSize_` 40).
+    pub ack_size: u32,
     pub iw: u32,
     pub iw_after_syn_loss: u32,
     /// Bytes; u64::MAX means unlimited.
@@ -194,6 +206,8 @@ pub struct TcpParams {
     pub clock_granularity: SimTime,
     pub dupack_threshold: u32,
     pub slow_start_restart: bool,
+    pub limited_transmit: bool,
+    pub ns2_rules: bool,
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
@@ -214,6 +228,7 @@ impl TcpParams {
                 cc: CcKind::Reno, // Agent/TCP/Reno, the seed papers' TCP (paper D, B, C)
                 mss: 1000,        // packetSize_ 1000
                 header: 40,       // tcpip_base_hdr_size_ 40 (ns-2 adds it to packetSize_)
+                ack_size: 40,     // Agent/TCPSink packetSize_ 40
                 iw: 2,            // windowInit_ 2
                 iw_after_syn_loss: 1,
                 initial_ssthresh: 20 * 1000, // tcp.cc TcpAgent::reset(): ssthresh_ = int(wnd_)
@@ -228,7 +243,10 @@ impl TcpParams {
                 delack_timeout: SimTime::from_millis(100), // TCPSink/DelAck interval_ 100ms
                 nagle: false,                              // one-way agents send whole packets
                 ecn: false,                                // ecn_ 0
-                handshake: false,                          // one-way agents start sending at once
+                // syn_ true + delay_growth_ true: packet 0 is a 40-byte opening packet sent
+                // alone (cwnd_ 1); windowInit_ applies once it is acknowledged (tcp.cc output,
+                // tcp-reno.cc recv). No third segment (`ns2_rules`).
+                handshake: true,
                 timestamps: false, // timestamps_ false: one timed packet per RTT (rtt_seq_)
                 initial_rto: SimTime::from_secs(3), // rtxcur_init_ 3.0
                 min_rto: SimTime::from_millis(200), // minrto_ 0.2
@@ -236,9 +254,11 @@ impl TcpParams {
                 clock_granularity: SimTime::from_millis(10), // tcpTick_ 0.01
                 dupack_threshold: 3, // numdupacks_ 3
                 slow_start_restart: true, // slow_start_restart_ true
-                vegas_alpha: 1.0,  // Agent/TCP/Vegas v_alpha_ 1
-                vegas_beta: 3.0,   // v_beta_ 3
-                vegas_gamma: 1.0,  // v_gamma_ 1
+                limited_transmit: true, // singledup_ 1 (tcp.cc send_one)
+                ns2_rules: true,
+                vegas_alpha: 1.0, // Agent/TCP/Vegas v_alpha_ 1
+                vegas_beta: 3.0,  // v_beta_ 3
+                vegas_gamma: 1.0, // v_gamma_ 1
                 cubic_c: 0.4,
                 cubic_beta: 0.7,
                 cubic_fast_convergence: true,
@@ -249,7 +269,8 @@ impl TcpParams {
                 cc: CcKind::Newreno, // TcpL4Protocol SocketType = TcpNewReno
                 mss: 536,            // TcpSocket SegmentSize 536
                 header: 52,          // IPv4 20 + TCP 20 + timestamp option 12 (Timestamp true)
-                iw: 10,              // TcpSocket InitialCwnd 10
+                ack_size: 52,
+                iw: 10, // TcpSocket InitialCwnd 10
                 iw_after_syn_loss: 1,
                 initial_ssthresh: UNLIMITED, // InitialSlowStartThreshold UINT32_MAX
                 ssthresh_after_syn_loss: None,
@@ -271,6 +292,10 @@ impl TcpParams {
                 clock_granularity: SimTime::from_millis(1), // ClockGranularity 1ms
                 dupack_threshold: 3,                        // ReTxThreshold 3
                 slow_start_restart: false,
+                // ns-3's LimitedTransmit attribute is true, but this preset has not modelled it
+                // (its validated numbers predate the option); set it to compare.
+                limited_transmit: false,
+                ns2_rules: false,
                 vegas_alpha: 2.0, // TcpVegas Alpha 2
                 vegas_beta: 4.0,  // Beta 4
                 vegas_gamma: 1.0, // Gamma 1
@@ -284,7 +309,8 @@ impl TcpParams {
                 cc: CcKind::Cubic, // net.ipv4.tcp_congestion_control = cubic
                 mss: 1448,         // 1500-byte MTU minus 52 bytes of headers
                 header: 52,        // IPv4 20 + TCP 20 + timestamps 12
-                iw: 10,            // TCP_INIT_CWND 10 (RFC 6928)
+                ack_size: 52,
+                iw: 10, // TCP_INIT_CWND 10 (RFC 6928)
                 iw_after_syn_loss: 1,
                 initial_ssthresh: UNLIMITED, // TCP_INFINITE_SSTHRESH
                 ssthresh_after_syn_loss: None,
@@ -306,11 +332,13 @@ impl TcpParams {
                 clock_granularity: SimTime::from_millis(1), // jiffies at HZ=1000
                 dupack_threshold: 3,                        // tcp_reordering 3
                 slow_start_restart: true,                   // tcp_slow_start_after_idle 1
-                vegas_alpha: 2.0,                           // tcp_vegas alpha 2
-                vegas_beta: 4.0,                            // beta 4
-                vegas_gamma: 1.0,                           // gamma 1
-                cubic_c: 0.4,                               // RFC 9438 C
-                cubic_beta: 0.7,                            // beta 717/1024
+                limited_transmit: false, // Linux does RFC 3042; not modelled in this preset yet
+                ns2_rules: false,
+                vegas_alpha: 2.0, // tcp_vegas alpha 2
+                vegas_beta: 4.0,  // beta 4
+                vegas_gamma: 1.0, // gamma 1
+                cubic_c: 0.4,     // RFC 9438 C
+                cubic_beta: 0.7,  // beta 717/1024
                 cubic_fast_convergence: true,
             },
         }
@@ -322,11 +350,24 @@ impl TcpParams {
         if let Some(v) = o.cc {
             p.cc = v;
         }
+        if p.preset == Preset::Ns2 && p.cc == CcKind::Vegas {
+            // ns-2.35 tcp-vegas.cc: VegasTcpAgent::output sends packet 0 as a full data packet
+            // and never adds headersize() (packets are packetSize_ bytes on the wire), and
+            // VegasTcpAgent::recv has no send_one (no limited transmit).
+            p.header = 0;
+            p.handshake = false;
+            p.limited_transmit = false;
+        }
         if let Some(v) = o.mss {
             p.mss = v.0.min(u32::MAX as u64) as u32;
         }
         if let Some(v) = header {
             p.header = v.0.min(u32::MAX as u64) as u32;
+        }
+        // ns-2's sink answers with packetSize_ 40 whatever the sender's header; elsewhere an
+        // ACK is a bare header.
+        if p.preset != Preset::Ns2 {
+            p.ack_size = p.header;
         }
         let mss = p.mss as u64;
         let bytes = |l: QueueLimit| match l {
@@ -360,6 +401,8 @@ impl TcpParams {
         set!(clock_granularity);
         set!(dupack_threshold);
         set!(slow_start_restart);
+        set!(limited_transmit);
+        set!(ns2_rules);
         set!(vegas_alpha);
         set!(vegas_beta);
         set!(vegas_gamma);

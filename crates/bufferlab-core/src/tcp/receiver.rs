@@ -100,7 +100,7 @@ impl TcpReceiver {
         }
         cx.send(Packet {
             kind: PacketKind::TcpAck,
-            size: self.p.header,
+            size: self.p.ack_size,
             tcp: h,
             ..Packet::default()
         });

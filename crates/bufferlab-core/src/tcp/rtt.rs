@@ -10,10 +10,32 @@
 //! * Section 5.7 / Karn & Partridge 1987: a backed-off RTO is kept until a new sample arrives;
 //!   the caller never samples retransmitted segments (see the sender's timed segment).
 //!
-//! Samples are first rounded to the clock granularity, as ns-2's `rtt_update` counts RTTs in
-//! `tcpTick_` units (rounded to nearest, at least one tick) and Linux in jiffies.
+//! Samples are first rounded to the clock granularity (Linux counts in jiffies).
+//!
+//! ns-2.35 mode ([`RttEstimator::ns2`], the `ns2_rules` option), after `tcp/tcp.cc`:
+//! * `rtt_update`: a sample is the number of whole `tcpTick_` clock ticks between sending and
+//!   the ACK (`int((tao + tickoff) / tcp_tick_)`, at least 1), kept in fixed point: `t_srtt_`
+//!   = 8 srtt and `t_rttvar_` = 4 rttvar in ticks (`T_SRTT_BITS` 3, `T_RTTVAR_BITS` 2), updated
+//!   with integer shifts; `t_rtxcur_ = ((t_rttvar_ << 3) + t_srtt_) >> 3` ticks, i.e.
+//!   floor(srtt) + 4 rttvar with no granularity term (`rttvar_exp_` 2).
+//! * `rtt_timeout`: with `rfc2988_` (default true) a `t_rtxcur_` below `minrto_` is raised to
+//!   `minrto_` before the backoff multiplies it; then capped by `maxrto_`, at least 2 ticks.
+//! * `rtt_backoff`: `t_backoff_` doubles while below 64 (or the timeout is below `maxrto_`);
+//!   past 8 the srtt is cleared into rttvar (`t_rttvar_ += t_srtt_ >> 3; t_srtt_ = 0`), so the
+//!   next sample starts the estimator again; `t_rtxcur_` itself only changes in `rtt_update`.
+//! * ns-2 offsets each agent's tick clock by `boot_time_`, uniform in [0, tcpTick_) from its
+//!   RNG; here the phase is 0 (the tick boundaries are multiples of `tcpTick_`).
 
 use crate::units::SimTime;
+
+#[derive(Debug, Clone, Copy)]
+struct Ns2Rtt {
+    /// tcpTick_ (integer time, so tick counts are exact).
+    tick: SimTime,
+    t_srtt: i64,
+    t_rttvar: i64,
+    rtxcur: f64,
+}
 
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
@@ -25,6 +47,10 @@ pub struct RttEstimator {
     min: f64,
     max: f64,
     g: f64,
+    g_time: SimTime,
+    /// ns-2.35 fixed-point arithmetic (see the module notes): t_srtt_, t_rttvar_ (ticks
+    /// scaled by 8 and 4) and t_rtxcur_ in seconds.
+    ns2: Option<Ns2Rtt>,
     /// Statistics of the raw samples.
     pub samples: u64,
     pub sum: f64,
@@ -44,6 +70,8 @@ impl RttEstimator {
             min: min.as_secs_f64(),
             max: max.as_secs_f64(),
             g: granularity.as_secs_f64(),
+            g_time: granularity,
+            ns2: None,
             samples: 0,
             sum: 0.0,
             min_sample: f64::INFINITY,
@@ -52,15 +80,80 @@ impl RttEstimator {
         }
     }
 
-    /// Feeds one RTT measurement (section 2.2 / 2.3). Clears the backoff (Karn: a valid
-    /// sample from a segment that was not retransmitted).
-    pub fn sample(&mut self, rtt: SimTime) {
-        let raw = rtt.as_secs_f64();
+    /// ns-2.35's estimator (tcp.cc `rtt_init`: `t_srtt_` = srtt_init_ 0, `t_rttvar_` =
+    /// rttvar_init_ 12 s in ticks, `t_rtxcur_` = the initial RTO); needs a positive granularity.
+    pub fn ns2(mut self) -> Self {
+        assert!(self.g_time > SimTime::ZERO, "ns-2 timer needs tcpTick_ > 0");
+        self.ns2 = Some(Ns2Rtt {
+            tick: self.g_time,
+            t_srtt: 0,
+            t_rttvar: ((12.0 / self.g) as i64) << 2,
+            rtxcur: self.initial,
+        });
+        self
+    }
+
+    pub fn is_ns2(&self) -> bool {
+        self.ns2.is_some()
+    }
+
+    /// Feeds the RTT of a segment sent at `sent` and acknowledged at `now`. In ns-2 mode the
+    /// sample is the number of tick boundaries crossed (tcp.cc `rtt_update`, boot_time_ 0).
+    pub fn sample_at(&mut self, sent: SimTime, now: SimTime) {
+        let Some(n) = self.ns2 else {
+            return self.sample(now.saturating_sub(sent));
+        };
+        let raw = now.saturating_sub(sent).as_secs_f64();
+        self.record(raw);
+        let ticks = (now.0 / n.tick.0).saturating_sub(sent.0 / n.tick.0).max(1) as i64;
+        self.ns2_update(ticks);
+    }
+
+    fn record(&mut self, raw: f64) {
         self.samples += 1;
         self.sum += raw;
         self.min_sample = self.min_sample.min(raw);
         self.max_sample = self.max_sample.max(raw);
         self.last_sample = raw;
+        self.backoff = 0;
+    }
+
+    /// tcp.cc `rtt_update` with `t_rtt_` = `ticks`.
+    fn ns2_update(&mut self, ticks: i64) {
+        let tick = self.g;
+        let n = self.ns2.as_mut().expect("ns-2 mode");
+        if n.t_srtt != 0 {
+            let mut delta = ticks - (n.t_srtt >> 3);
+            n.t_srtt += delta;
+            if n.t_srtt <= 0 {
+                n.t_srtt = 1;
+            }
+            delta = delta.abs() - (n.t_rttvar >> 2);
+            n.t_rttvar += delta;
+            if n.t_rttvar <= 0 {
+                n.t_rttvar = 1;
+            }
+        } else {
+            n.t_srtt = ticks << 3;
+            n.t_rttvar = ticks << 1;
+        }
+        n.rtxcur = (((n.t_rttvar << 3) + n.t_srtt) >> 3) as f64 * tick;
+        self.srtt = (n.t_srtt >> 3) as f64 * tick;
+        self.rttvar = (n.t_rttvar >> 2) as f64 * tick;
+        self.has_sample = true;
+    }
+
+    /// Feeds one RTT measurement (section 2.2 / 2.3). Clears the backoff (Karn: a valid
+    /// sample from a segment that was not retransmitted).
+    pub fn sample(&mut self, rtt: SimTime) {
+        let raw = rtt.as_secs_f64();
+        if let Some(n) = self.ns2 {
+            // A duration alone: count it from a tick boundary.
+            self.record(raw);
+            let ticks = (rtt.0 / n.tick.0).max(1) as i64;
+            return self.ns2_update(ticks);
+        }
+        self.record(raw);
         let r = if self.g > 0.0 {
             ((raw / self.g).round().max(1.0)) * self.g
         } else {
@@ -74,11 +167,23 @@ impl RttEstimator {
             self.rttvar = 0.75 * self.rttvar + 0.25 * (self.srtt - r).abs();
             self.srtt = 0.875 * self.srtt + 0.125 * r;
         }
-        self.backoff = 0;
     }
 
     /// Section 5.5: double the timer (bounded by the maximum).
     pub fn back_off(&mut self) {
+        if self.ns2.is_some() {
+            // tcp.cc `rtt_backoff` (rfc2988_ true).
+            let mult = 1u64 << self.backoff;
+            if mult < 64 || self.rto().as_secs_f64() < self.max {
+                self.backoff = (self.backoff + 1).min(30);
+            }
+            let past_8 = (1u64 << self.backoff) > 8;
+            if let Some(n) = self.ns2.as_mut().filter(|_| past_8) {
+                n.t_rttvar += n.t_srtt >> 3;
+                n.t_srtt = 0;
+            }
+            return;
+        }
         self.backoff = (self.backoff + 1).min(30);
     }
 
@@ -94,6 +199,9 @@ impl RttEstimator {
 
     /// The RTO without backoff (sections 2.1-2.4).
     pub fn base_rto(&self) -> f64 {
+        if let Some(n) = self.ns2 {
+            return n.rtxcur.max(self.min).min(self.max);
+        }
         let r = if self.has_sample {
             self.srtt + self.g.max(4.0 * self.rttvar)
         } else {
@@ -104,6 +212,20 @@ impl RttEstimator {
 
     /// The current RTO with backoff (section 5.5), bounded by the maximum.
     pub fn rto(&self) -> SimTime {
+        if let Some(n) = self.ns2 {
+            // tcp.cc `rtt_timeout` with rfc2988_: clamp to minrto_ before the backoff.
+            let mult = (1u64 << self.backoff.min(30)) as f64;
+            let mut t = if n.rtxcur < self.min {
+                self.min * mult
+            } else {
+                n.rtxcur * mult
+            };
+            t = t.min(self.max);
+            if t < 2.0 * self.g {
+                t = 2.0 * self.g;
+            }
+            return SimTime::from_secs_f64(t);
+        }
         let r = (self.base_rto() * (1u64 << self.backoff.min(30)) as f64).min(self.max);
         SimTime::from_secs_f64(r.max(self.min.min(self.max)))
     }
@@ -162,5 +284,52 @@ mod tests {
         );
         e.sample(ms(12)); // rounded to one tick
         assert_eq!(e.backoff(), 0);
+    }
+
+    // ---- ns-2.35 tcp.cc rtt_update / rtt_timeout / rtt_backoff ----
+    #[test]
+    fn ns2_counts_ticks_in_fixed_point() {
+        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10)).ns2();
+        assert!((e.rto().as_secs_f64() - 3.0).abs() < 1e-12, "rtxcur_init_");
+        // 5 ms -> 100 ms crosses 10 tick boundaries: t_srtt_ 80, t_rttvar_ 20, RTO 30 ticks.
+        e.sample_at(ms(5), ms(100));
+        assert!((e.base_rto() - 0.3).abs() < 1e-12);
+        // 100 ms -> 221 ms: 12 ticks. delta 2: t_srtt_ 82; |2| - (20 >> 2) = -3: t_rttvar_ 17;
+        // t_rtxcur_ = ((17 << 3) + 82) >> 3 = 27 ticks. RFC 6298 on the same samples: 0.2725 s.
+        e.sample_at(ms(100), ms(221));
+        assert!((e.base_rto() - 0.27).abs() < 1e-12, "{}", e.base_rto());
+        assert!((e.srtt().unwrap() - 0.10).abs() < 1e-12);
+        assert!((e.rttvar().unwrap() - 0.04).abs() < 1e-12);
+        // 9 ms -> 11 ms is one tick; 1 ms -> 9 ms none, counted as 1.
+        let mut a = RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2();
+        a.sample_at(ms(9), ms(11));
+        let mut b = RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2();
+        b.sample_at(ms(1), ms(9));
+        assert_eq!(a.base_rto(), b.base_rto());
+        assert!((a.base_rto() - 0.03).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ns2_backoff_clamps_to_min_first_and_forgets_srtt_past_8() {
+        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10)).ns2();
+        for k in 0..40 {
+            e.sample_at(ms(1000 * k), ms(1000 * k + 50));
+        }
+        // 5 ticks steady: t_rttvar_ decays to 3, t_rtxcur_ = (24 + 40) >> 3 = 8 ticks < minrto_.
+        assert!((e.base_rto() - 0.2).abs() < 1e-12);
+        e.back_off();
+        assert!(
+            (e.rto().as_secs_f64() - 0.4).abs() < 1e-12,
+            "minrto_ * t_backoff_"
+        );
+        for _ in 0..3 {
+            e.back_off();
+        }
+        assert!((e.rto().as_secs_f64() - 3.2).abs() < 1e-12, "t_backoff_ 16");
+        // Past 8 t_srtt_ was cleared: the next sample starts afresh (srtt 30 ticks, rttvar 15,
+        // RTO 90 ticks), where the smoothed estimator would still remember the 50 ms samples.
+        e.sample_at(ms(100_000), ms(100_300));
+        assert_eq!(e.backoff(), 0);
+        assert!((e.base_rto() - 0.9).abs() < 1e-12, "{}", e.base_rto());
     }
 }

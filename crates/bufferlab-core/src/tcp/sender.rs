@@ -7,16 +7,18 @@
 //! * RFC 6582: NewReno partial ACKs. RFC 6675: SACK-based recovery (with [`super::sack`]).
 //! * RFC 6298: retransmission timer (with [`super::rtt`]); Karn & Partridge 1987.
 //! * RFC 3168 section 6.1: ECN at the sender. RFC 896 / RFC 1122 4.2.3.4: Nagle.
-//! * ns-2.35 `tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`: the one-way agent it mirrors with the
-//!   `ns2` preset (full-sized packets, `window_`, `bugFix_` guard against repeated fast
-//!   retransmits, one timed segment per RTT).
+//! * ns-2.35 `tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-vegas.cc`: the one-way agent it
+//!   mirrors with the `ns2` preset (full-sized packets, `window_`, one timed segment per RTT)
+//!   and, with `ns2_rules`, the agent's own rules cited where they apply: `slowdown` halves
+//!   min(cwnd_, window_), Reno's `dupack_action` (`bugFix_`), `send_one` (limited transmit,
+//!   `singledup_`), the opening packet (`syn_`, `delay_growth_`), `timeout`.
 //!
 //! Sequence numbers are bytes; the SYN takes number 0, data starts at 1 and a FIN takes the
 //! number after the last data byte (it rides on the last data segment).
 
 use super::app::{sample_size, sample_think, TcpApp};
 use super::cc::{self, Ack, CongestionControl, Recovery, Window};
-use super::config::{TcpParams, UNLIMITED};
+use super::config::{CcKind, TcpParams, UNLIMITED};
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use crate::endpoint::{Endpoint, EndpointCtx};
@@ -91,6 +93,8 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// The last window reduction was a timeout (ns-2 `last_cwnd_action_`).
     last_action_timeout: bool,
+    /// ns-2 Reno during fast recovery: `cwnd_` without the `dupwnd_` inflation (bytes).
+    ns2_base: f64,
     rwnd: u64,
     // timers
     rto_at: Option<SimTime>,
@@ -123,8 +127,15 @@ impl TcpSender {
         cc: Box<dyn CongestionControl>,
     ) -> Self {
         let mss = p.mss as f64;
+        // ns-2 Vegas: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_ are true) and
+        // tcp-vegas.cc recv raises it to windowInit_ on the second new ACK (see cc/vegas.rs).
+        let iw = if p.ns2_rules && p.cc == CcKind::Vegas && !p.handshake {
+            1.0
+        } else {
+            p.iw as f64
+        };
         let w = Window {
-            cwnd: p.iw as f64 * mss,
+            cwnd: iw * mss,
             ssthresh: if p.initial_ssthresh == UNLIMITED {
                 f64::INFINITY
             } else {
@@ -132,7 +143,10 @@ impl TcpSender {
             },
             mss,
         };
-        let rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
+        let mut rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
+        if p.ns2_rules && p.clock_granularity > SimTime::ZERO {
+            rtt = rtt.ns2();
+        }
         let data_end = match &app {
             TcpApp::Bulk => u64::MAX / 4,
             TcpApp::Transfer { bytes } => 1 + bytes,
@@ -162,6 +176,7 @@ impl TcpSender {
             ecn_recover: 0,
             cwr_pending: false,
             last_action_timeout: false,
+            ns2_base: 0.0,
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
             // settings); one-way ns-2 agents have none.
             rwnd: p.recv_buffer.min(p.max_adv_window),
@@ -459,7 +474,9 @@ impl TcpSender {
 
     fn establish(&mut self, cx: &mut EndpointCtx) {
         self.state = State::Established;
-        if self.p.handshake {
+        // ns-2's opening packet is acknowledged like data; nothing answers the ACK
+        // (tcp.cc output: seqno 0 with syn_ is a bare header).
+        if self.p.handshake && !self.p.ns2_rules {
             // Third segment of the handshake (RFC 9293 section 3.5).
             cx.send(Packet {
                 kind: PacketKind::TcpAck,
@@ -494,10 +511,17 @@ impl TcpSender {
                     self.w.cwnd = self.p.iw_after_syn_loss as f64 * self.w.mss;
                     if let Some(s) = self.p.ssthresh_after_syn_loss {
                         self.w.ssthresh = s as f64;
+                    } else if self.p.ns2_rules {
+                        // ns-2 tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF): half of
+                        // min(cwnd_ 1, window_), at least 2 packets.
+                        self.w.ssthresh = 2.0 * self.w.mss;
                     }
-                    self.rtt.reset_backoff();
+                    // ns-2 keeps t_backoff_ until a timed segment is acknowledged (newack).
+                    if !self.p.ns2_rules {
+                        self.rtt.reset_backoff();
+                    }
                 } else {
-                    self.rtt.sample(now - self.syn_sent_at);
+                    self.rtt.sample_at(self.syn_sent_at, now);
                 }
                 self.establish(cx);
             }
@@ -525,13 +549,14 @@ impl TcpSender {
                 self.rtt.sample(fine_rtt);
             } else if let Some((end, t0)) = self.timed {
                 if ack >= end {
-                    self.rtt.sample(now - t0);
+                    self.rtt.sample_at(t0, now);
                     self.timed = None;
                 }
             }
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.sb.advance(ack);
+            let dupacks_before = self.dupacks;
             self.dupacks = 0;
             let info = Ack {
                 now,
@@ -542,7 +567,25 @@ impl TcpSender {
                 rtt: Some(fine_rtt),
             };
             if self.in_recovery {
-                if ack >= self.recover {
+                let ns2_exit = !self.p.sack
+                    && ((self.ns2_aimd() && self.cc.recovery() == Recovery::Reno)
+                        || self.ns2_vegas());
+                if ns2_exit {
+                    // ns-2 tcp-reno.cc recv: any new ACK, partial or full, ends recovery;
+                    // dupwnd_ = 0 leaves cwnd_ at the halved window, then recv_newack_helper
+                    // opens it (opencwnd). tcp-vegas.cc recv: the window falls to v_newcwnd_
+                    // only if it was inflated past the third duplicate, then the per-ACK
+                    // Vegas rules run.
+                    self.in_recovery = false;
+                    if self.p.cc == CcKind::Vegas {
+                        if dupacks_before > self.p.dupack_threshold {
+                            self.cc.on_recovery_exit(&mut self.w, now);
+                        }
+                    } else {
+                        self.w.cwnd = self.ns2_base;
+                    }
+                    self.cc.on_ack(&mut self.w, &info);
+                } else if ack >= self.recover {
                     // Full ACK: RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3,
                     // RFC 6675 section 5 (leave when RecoveryPoint is acknowledged).
                     self.in_recovery = false;
@@ -582,19 +625,32 @@ impl TcpSender {
                 let lost =
                     self.p.sack && self.sb.is_lost(self.snd_una, self.p.dupack_threshold, mss);
                 // RFC 6582 section 3.2 step 1: no second fast retransmit for the same window.
-                // ns-2 Reno/Tahoe (`bug_fix_`) apply that guard only after a timeout, so a
-                // second loss in one window halves again (classic Reno).
+                // ns-2 tcp-reno.cc / tcp.cc dupack_action with bugFix_: fast retransmit only
+                // when highest_ack_ > recover_ (or still inside the first recovery), so after
+                // a partial ACK a second loss of the window waits for the timeout.
+                // tcp-vegas.cc recv applies the guard only after a timeout.
                 let guard = match self.cc.recovery() {
                     Recovery::NewReno => true,
+                    _ if self.ns2_aimd() => true,
                     _ => self.p.sack || self.last_action_timeout,
                 };
                 // Exactly the DupThresh-th duplicate (ns-2 `dupacks_ == numdupacks_`), or
                 // RFC 6675 IsLost(HighACK) before that.
                 let thresh = self.p.dupack_threshold;
                 if (self.dupacks == thresh || (lost && self.dupacks < thresh))
-                    && (self.snd_una > self.recover || !guard)
+                    && (self.snd_una > self.recover
+                        || !guard
+                        // ns-2 bugfix_ss_: also when the first data packet is lost
+                        // (highest_ack_ == 0 in dupack_action).
+                        || (self.p.ns2_rules && self.snd_una == 1))
                 {
                     self.enter_recovery(cx);
+                } else if self.dupacks < thresh && self.p.limited_transmit {
+                    self.limited_transmit(cx);
+                }
+                if self.p.ns2_rules && self.dupacks < thresh {
+                    // ns-2 recv calls send_much only when dupacks_ is 0 or >= numdupacks_.
+                    return;
                 }
             }
         }
@@ -609,12 +665,65 @@ impl TcpSender {
         self.send_data(cx);
     }
 
+    /// RFC 3042 / ns-2 tcp.cc `send_one`: on the first and second duplicate ACK send one
+    /// segment at snd_nxt if it stays within `window_` (and the receive window) and within
+    /// cwnd + the duplicates counted (`t_seqno_ <= highest_ack_ + cwnd_ + dupacks_`).
+    fn limited_transmit(&mut self, cx: &mut EndpointCtx) {
+        let avail = self.avail_end();
+        if self.snd_nxt >= avail {
+            return;
+        }
+        let len = self.mss().min(avail - self.snd_nxt);
+        let end = self.snd_nxt + len;
+        let win = self.rwnd.min(self.p.max_window);
+        let allowed = self.w.cwnd + self.dupacks as f64 * self.w.mss;
+        if end <= self.snd_una + win && (end - self.snd_una) as f64 <= allowed {
+            let s = self.snd_nxt;
+            self.emit(cx, s, len, F::ACK);
+            self.snd_nxt = end;
+        }
+    }
+
+    /// ns-2's own rules for the agents ns-2.35 has (Agent/TCP, /Reno, /Newreno); CUBIC and
+    /// user controllers keep theirs.
+    fn ns2_aimd(&self) -> bool {
+        self.p.ns2_rules && matches!(self.p.cc, CcKind::Reno | CcKind::Tahoe | CcKind::Newreno)
+    }
+
+    fn ns2_vegas(&self) -> bool {
+        self.p.ns2_rules && self.p.cc == CcKind::Vegas
+    }
+
+    /// ns-2 tcp.cc `slowdown` with precision_reduce_: the window it halves is
+    /// windowd() = min(cwnd_, window_) in packets (Reno: without the dupwnd_ inflation).
+    fn ns2_window(&self) -> f64 {
+        let cwnd = if self.in_recovery && self.p.cc != CcKind::Vegas {
+            self.ns2_base
+        } else {
+            self.w.cwnd
+        };
+        cwnd.min(self.p.max_window as f64) / self.w.mss
+    }
+
+    /// ns-2 `slowdown(CLOSE_SSTHRESH_HALF)`: ssthresh_ = int(windowd()/2), at least 2 packets.
+    fn ns2_half_ssthresh(&self) -> f64 {
+        (self.ns2_window() / 2.0).floor().max(2.0) * self.w.mss
+    }
+
     fn enter_recovery(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
         self.stats.fast_retransmits += 1;
         self.last_action_timeout = false;
         let flight = self.flight();
-        self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, flight, now);
+        let ns2_reno = self.ns2_aimd() && !self.p.sack;
+        let half = self.ns2_window() / 2.0;
+        if ns2_reno {
+            // tcp-reno.cc dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
+            // ssthresh_ = int(W/2), cwnd_ = W/2 for W = min(cwnd_, window_), not FlightSize.
+            self.w.ssthresh = self.ns2_half_ssthresh();
+        } else {
+            self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, flight, now);
+        }
         self.recover = self.snd_max;
         self.ecn_recover = self.ecn_recover.max(self.snd_max);
         self.high_rxt = self.snd_una;
@@ -636,7 +745,13 @@ impl TcpSender {
                 // RFC 5681 section 3.2 steps 2-3.
                 self.in_recovery = true;
                 self.retransmit_head(cx);
-                self.w.cwnd = self.w.ssthresh + self.p.dupack_threshold as f64 * self.w.mss;
+                if ns2_reno {
+                    // window() = int(cwnd_) + dupwnd_, dupwnd_ = numdupacks_ (tcp-reno.cc).
+                    self.ns2_base = (half * self.w.mss).max(self.w.mss);
+                    self.w.cwnd = self.ns2_base + self.p.dupack_threshold as f64 * self.w.mss;
+                } else {
+                    self.w.cwnd = self.w.ssthresh + self.p.dupack_threshold as f64 * self.w.mss;
+                }
             }
         }
     }
@@ -659,7 +774,13 @@ impl TcpSender {
         self.stats.timeouts += 1;
         self.last_action_timeout = true;
         let flight = self.flight();
+        let ns2_ssthresh = self.ns2_half_ssthresh();
         self.cc.on_timeout(&mut self.w, flight, now);
+        if self.ns2_aimd() || self.ns2_vegas() {
+            // tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) (Reno) and
+            // tcp-vegas.cc timeout: ssthresh_ = int(min(cwnd_, window_)/2), not FlightSize/2.
+            self.w.ssthresh = ns2_ssthresh;
+        }
         self.in_recovery = false;
         self.dupacks = 0;
         self.recover = self.snd_max; // RFC 6582 section 3.2 step 1 after a timeout

@@ -190,6 +190,9 @@ fn params(f: impl FnOnce(&mut TcpOptions)) -> TcpParams {
     let mut o = TcpOptions {
         preset: Some(Preset::Ns2),
         window: Some(QueueLimit::Packets(10_000)),
+        // Data from t = 0 (an ns-2 agent with syn_ false), so each regime is timed from the
+        // first data packet; ns2_opening_packet_then_initial_window tests the opening packet.
+        handshake: Some(false),
         ..TcpOptions::default()
     };
     f(&mut o);
@@ -556,6 +559,7 @@ fn handshake_with_lost_syn_then_transfer_completes() {
     let p = params(|o| {
         o.preset = Some(Preset::Ns3);
         o.window = None;
+        o.handshake = None;
     });
     assert!(p.handshake);
     let mut pipe = Pipe::new(p, TcpApp::Transfer { bytes: 100_000 }, ms(50));
@@ -597,4 +601,163 @@ fn web_objects_report_response_times() {
     assert_eq!(pipe.snd.response_times.len(), 3);
     // 10 segments with IW 2 in slow start: 2+4+4 -> 3 RTTs; later objects restart after idle.
     assert!((pipe.snd.response_times[0] - 0.3).abs() < 1e-9);
+}
+
+// ---- ns-2.35 agent rules (`ns2_rules`, on with the ns2 preset) ----
+
+/// ns-2 tcp.cc output (syn_ true) and tcp-reno.cc recv (delay_growth_): packet 0 is a bare
+/// 40-byte header sent alone; windowInit_ data packets follow its ACK; nothing else is sent.
+#[test]
+fn ns2_opening_packet_then_initial_window() {
+    let p = params(|o| o.handshake = None); // the preset's opening
+    assert!(p.handshake && p.ns2_rules);
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    let mut sizes: Vec<(SimTime, u32, u32)> = Vec::new();
+    for k in 0..3u64 {
+        let before = pipe.data_sent;
+        pipe.run_until(ms(100 * k) + SimTime(1));
+        sizes.push((pipe.now, (pipe.data_sent - before) as u32, 0));
+    }
+    // t = 0: the opening packet only; t = RTT: two data packets (windowInit_ 2).
+    assert_eq!(sizes[0].1, 1, "one packet at t = 0");
+    assert_eq!(
+        pipe.sent_log.first().map(|e| e.0),
+        Some(ms(100)),
+        "data after the RTT"
+    );
+    assert_eq!(pipe.sent_log.iter().filter(|e| e.0 == ms(100)).count(), 2);
+    // No third handshake segment: the sender's packets are the opening packet and data.
+    assert_eq!(pipe.data_sent, 1 + pipe.sent_log.len() as u64);
+    // A lost opening packet: retransmitted after rtxcur_init_ 3 s, then cwnd 1 (wnd_init_ 1)
+    // and ssthresh 2 (slowdown of min(cwnd_ 1, window_)), backoff kept (no sample).
+    let p = params(|o| o.handshake = None);
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    let mut first = true;
+    pipe.drop = Box::new(move |_, p, _| {
+        let syn = p.tcp.flags & tcp_flags::SYN != 0;
+        let lose = syn && first;
+        first &= !syn;
+        lose
+    });
+    pipe.run_until(ms(3100) + SimTime(1));
+    assert_eq!(pipe.snd.stats.syn_retransmits, 1);
+    assert_eq!(pipe.snd.cwnd(), 1000.0);
+    assert_eq!(pipe.snd.ssthresh(), 2000.0);
+    assert_eq!(pipe.snd.rtt_estimator().backoff(), 1);
+}
+
+/// ns-2 tcp-reno.cc dupack_action with bugFix_: after a partial ACK ends recovery, the
+/// duplicates of a second loss of the same window do not fast-retransmit; the timer fires.
+/// Then tcp.cc timeout halves min(cwnd_, window_) -- the already halved cwnd_ -- not the flight.
+#[test]
+fn ns2_reno_second_loss_of_a_window_waits_for_the_timeout() {
+    let p = params(|o| {
+        o.iw = Some(20);
+        o.initial_ssthresh = Some(QueueLimit::Packets(20));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.rate = Some(Rate(2_000_000));
+    pipe.drop = drop_seqs(vec![seg(22), seg(30)]);
+    pipe.run_until(ms(5000));
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    assert_eq!(pipe.snd.stats.timeouts, 1);
+    // The timeout: ssthresh = int(cwnd_/2) of the halved window (about 5), not flight/2.
+    let i = pipe
+        .trace
+        .iter()
+        .position(|t| t.1 == 1000.0)
+        .expect("cwnd 1 after the timeout");
+    let before = pipe.trace[i - 1].1 / 1000.0;
+    let ss = pipe.trace[i].2 / 1000.0;
+    assert_eq!(
+        ss,
+        (before / 2.0).floor(),
+        "cwnd_ {before} -> ssthresh {ss}"
+    );
+    assert!(
+        pipe.trace[i - 1].3 as f64 / 1000.0 > 2.0 * ss + 1.0,
+        "flight/2 would be larger"
+    );
+}
+
+/// ns-2 tcp.cc slowdown (precision_reduce_): ssthresh_ = int(W/2), cwnd_ = W/2 for
+/// W = min(cwnd_, window_); tcp-reno.cc recv: the new ACK that ends recovery leaves cwnd_ = W/2
+/// and opens it once (opencwnd, + 1/cwnd_ in congestion avoidance), not cwnd = ssthresh.
+#[test]
+fn ns2_reno_halves_min_cwnd_window_and_exits_at_half() {
+    let p = params(|o| {
+        o.iw = Some(10);
+        o.initial_ssthresh = Some(QueueLimit::Packets(2));
+        o.window = Some(QueueLimit::Packets(15));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.rate = Some(Rate(1_000_000));
+    // cwnd grows past window_ (15) in congestion avoidance before the loss.
+    pipe.drop = drop_seqs(vec![seg(400)]);
+    pipe.run_until(ms(60_000));
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    let i = pipe.trace.iter().position(|t| t.2 != 2000.0).unwrap();
+    let w = pipe.trace[i - 1].1 / 1000.0;
+    assert!(w > 15.0, "raw cwnd_ above window_: {w}");
+    assert_eq!(pipe.trace[i].2, 7000.0, "int(min({w}, 15)/2)");
+    // In recovery cwnd = 7.5 + 3 (+1 per further duplicate); the first new ACK: 7.5 + 1/7.5.
+    let j = (i..pipe.trace.len())
+        .find(|&j| pipe.trace[j].1 < 10_000.0)
+        .unwrap();
+    assert!(
+        (pipe.trace[j].1 / 1000.0 - (7.5 + 1.0 / 7.5)).abs() < 1e-9,
+        "cwnd after recovery {}",
+        pipe.trace[j].1 / 1000.0
+    );
+}
+
+/// ns-2 tcp.cc send_one (singledup_ 1): the first and second duplicate ACKs each send one
+/// new packet while t_seqno_ <= highest_ack_ + cwnd_ + dupacks_.
+#[test]
+fn ns2_limited_transmit_on_the_first_two_duplicates() {
+    let p = params(|o| {
+        o.iw = Some(10);
+        o.initial_ssthresh = Some(QueueLimit::Packets(10));
+    });
+    assert!(p.limited_transmit);
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.rate = Some(Rate(1_000_000));
+    pipe.drop = drop_seqs(vec![seg(3)]);
+    pipe.run_until(ms(2000));
+    let t_fr = pipe.sent_log.iter().find(|e| e.2 > 0).map(|e| e.0).unwrap();
+    let sent_at = |s: u64| pipe.sent_log.iter().find(|e| e.1 == s).unwrap().0;
+    // Segments 10-12 leave on the new ACKs of 0-2; 13 and 14 on the first and second
+    // duplicate, before the retransmission; 15 only once recovery has inflated the window.
+    assert!(sent_at(seg(12)) < sent_at(seg(13)));
+    assert!(sent_at(seg(13)) < sent_at(seg(14)));
+    assert!(
+        sent_at(seg(14)) < t_fr,
+        "{:?} vs {:?}",
+        sent_at(seg(14)),
+        t_fr
+    );
+    assert!(sent_at(seg(15)) > t_fr);
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    assert_eq!(pipe.snd.stats.timeouts, 0);
+}
+
+/// ns-2 tcp-vegas.cc: VegasTcpAgent::output sends packetSize_ bytes (no headersize()) from
+/// packet 0, with cwnd_ 1 (set_initial_window); recv sets windowInit_ on the second new ACK
+/// (last_ack_ == 0), the round that ends there finds Diff 0 and adds one: cwnd_ 3.
+#[test]
+fn ns2_vegas_opening() {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Vegas);
+        o.handshake = None;
+    });
+    assert_eq!((p.header, p.ack_size, p.handshake), (0, 40, false));
+    assert!(!p.limited_transmit);
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.run_until(SimTime(1));
+    assert_eq!(pipe.sent_log.len(), 1);
+    pipe.run_until(ms(100) + SimTime(1));
+    assert_eq!(pipe.cwnd_segs(), 1.0, "first round: no increase");
+    assert_eq!(pipe.sent_log.len(), 2);
+    pipe.run_until(ms(200) + SimTime(1));
+    assert_eq!(pipe.cwnd_segs(), 3.0, "windowInit_ 2, then +1");
 }

@@ -85,11 +85,10 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
         CcKind::Tahoe => Box::new(tahoe::Tahoe),
         CcKind::Reno => Box::new(reno::Reno),
         CcKind::Newreno => Box::new(newreno::NewReno),
-        CcKind::Vegas => Box::new(vegas::Vegas::new(
-            p.vegas_alpha,
-            p.vegas_beta,
-            p.vegas_gamma,
-        )),
+        CcKind::Vegas => {
+            let v = vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma);
+            Box::new(if p.ns2_rules { v.ns2(p.iw as f64) } else { v })
+        }
         CcKind::Python => {
             unreachable!("Python controllers are built by the scenario builder through Extensions")
         }

@@ -17,6 +17,18 @@
 //!   only during slow-start", ns-2). Timeout: ssthresh = half the flight, cwnd = 2 segments
 //!   (ns-2 `v_slowstart_` 2).
 //!
+//! With ns-2's own rules (`ns2_rules`, [`Vegas::ns2`]), as `VegasTcpAgent::recv` does it:
+//! * the first round ends at the ACK of packet 0 (`v_begseq_` 0, `v_begtime_` = first send);
+//!   a round ends when the ACK covers the packet `v_begseq_` = `t_seqno_` of the last decision
+//!   (`tcph->seqno() >= v_begseq_`), one packet later than "passes the first byte";
+//! * Expected counts `t_seqno_ - last_ack_` packets: the outstanding ones plus one, and the
+//!   growth check is `cwnd_ - (t_seqno_ - last_ack_) <= 2`;
+//! * the decision uses the samples of earlier ACKs; this ACK's sample is added after it, and
+//!   packet 0 (send time 0 on the Vegas clock) gives none;
+//! * `v_incr_` starts at 0 with `v_inc_flag_` 1; cwnd_ starts at 1 and becomes windowInit_
+//!   on the second new ACK (`last_ack_ == 0 && delay_growth_`);
+//! * a timeout keeps the round state (only cwnd_ = `v_slowstart_` 2 and ssthresh change).
+//!
 //! Not modelled: Vegas's fine-grained retransmission check on the first duplicate ACKs
 //! (ns-2 `vegas_expire`, Brakmo section 3.1); recovery otherwise follows Reno.
 
@@ -39,6 +51,9 @@ pub struct Vegas {
     started: bool,
     /// Last Diff computed (segments), for tests and reports.
     pub last_diff: Option<f64>,
+    /// ns-2.35 rules (module notes) with windowInit_ in segments.
+    ns2: Option<f64>,
+    new_acks: u64,
 }
 
 impl Vegas {
@@ -56,6 +71,26 @@ impl Vegas {
             incr: 0.0,
             started: false,
             last_diff: None,
+            ns2: None,
+            new_acks: 0,
+        }
+    }
+
+    /// ns-2.35 `tcp-vegas.cc` details (module notes); `iw` = windowInit_ in segments.
+    pub fn ns2(mut self, iw: f64) -> Self {
+        self.ns2 = Some(iw);
+        self.incr = 0.0;
+        self
+    }
+
+    fn add_sample(&mut self, r: Option<SimTime>) {
+        if let Some(r) = r {
+            let r = r.as_secs_f64();
+            if r > 0.0 {
+                self.sum_rtt += r;
+                self.cnt_rtt += 1;
+                self.base_rtt = self.base_rtt.min(r);
+            }
         }
     }
     pub fn base_rtt(&self) -> Option<f64> {
@@ -72,21 +107,37 @@ impl CongestionControl for Vegas {
     }
     fn on_ack(&mut self, w: &mut Window, a: &Ack) {
         let mss = w.mss;
-        if !self.started {
-            self.started = true;
-            self.beg_seq = a.snd_nxt;
-            self.beg_time = a.now;
-            self.incr = mss; // slow start until the first decision
-        }
-        if let Some(r) = a.rtt {
-            let r = r.as_secs_f64();
-            if r > 0.0 {
-                self.sum_rtt += r;
-                self.cnt_rtt += 1;
-                self.base_rtt = self.base_rtt.min(r);
+        let ns2 = self.ns2.is_some();
+        self.new_acks += 1;
+        if let Some(iw) = self.ns2 {
+            if self.new_acks == 2 {
+                w.cwnd = iw * mss; // last_ack_ == 0 && delay_growth_
             }
         }
-        if a.snd_una >= self.beg_seq {
+        if !self.started {
+            self.started = true;
+            if ns2 {
+                // v_begseq_ 0 (the first data byte) and v_begtime_ 0 on the clock started by
+                // the first send.
+                self.beg_seq = a.snd_una - a.acked;
+                self.beg_time = a.now.saturating_sub(a.rtt.unwrap_or(SimTime::ZERO));
+            } else {
+                self.beg_seq = a.snd_nxt;
+                self.beg_time = a.now;
+                self.incr = mss; // slow start until the first decision
+            }
+        }
+        if !ns2 {
+            self.add_sample(a.rtt);
+        }
+        // One packet more than outstanding in ns-2 (t_seqno_ - last_ack_).
+        let extra = if ns2 { mss } else { 0.0 };
+        let round_over = if ns2 {
+            a.snd_una > self.beg_seq
+        } else {
+            a.snd_una >= self.beg_seq
+        };
+        if round_over {
             // ---- once per RTT ----
             let rtt = if self.cnt_rtt > 0 {
                 self.sum_rtt / self.cnt_rtt as f64
@@ -101,7 +152,8 @@ impl CongestionControl for Vegas {
                     self.base_rtt = rtt;
                 }
                 let actual = rtt_len / rtt;
-                let expect = (a.snd_nxt.saturating_sub(a.snd_una)) as f64 / mss / self.base_rtt;
+                let expect =
+                    ((a.snd_nxt.saturating_sub(a.snd_una)) as f64 + extra) / mss / self.base_rtt;
                 let diff = ((expect - actual) * self.base_rtt + 0.5).floor();
                 self.last_diff = Some(diff);
                 if w.in_slow_start() {
@@ -130,9 +182,12 @@ impl CongestionControl for Vegas {
         if self.incr >= mss && w.cwnd >= w.ssthresh {
             self.incr = 0.0;
         }
-        let outstanding = a.snd_nxt.saturating_sub(a.snd_una) as f64;
+        let outstanding = a.snd_nxt.saturating_sub(a.snd_una) as f64 + extra;
         if self.incr > 0.0 && w.cwnd - outstanding <= 2.0 * mss {
             w.cwnd += self.incr;
+        }
+        if ns2 && self.new_acks > 1 {
+            self.add_sample(a.rtt);
         }
     }
     fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
@@ -151,7 +206,9 @@ impl CongestionControl for Vegas {
     fn on_timeout(&mut self, w: &mut Window, flight: u64, _now: SimTime) {
         w.ssthresh = half_flight(w, flight);
         w.cwnd = 2.0 * w.mss;
-        self.started = false;
+        if self.ns2.is_none() {
+            self.started = false;
+        }
     }
     fn report(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({
