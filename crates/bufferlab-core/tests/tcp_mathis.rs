@@ -2,11 +2,13 @@
 //! throughput = (MSS/RTT) * sqrt(3/(2p)), on a fast path with no queueing: one flow, a
 //! 100 Mbit/s bottleneck with Bernoulli loss p on data packets, RTT 100 ms, ns-2 TCP
 //! defaults except a large `window_`. The measured goodput (payload, after a 20 s warm-up)
-//! must be within 20 % of the formula (at 2 % loss: within 0.05 of ns-2.35's ratio). See docs/validation.md (TCP) for the numbers.
+//! must be within 20 % of the formula for RFC 5681 Reno; ns-2.35's own Reno rules (`ns2_rules`,
+//! on with the ns2 preset) are checked at 2 % loss against ns-2.35's measured ratio. See
+//! docs/validation.md (TCP) for the numbers.
 
 use bufferlab_core::api::{run, RunRequest};
 
-fn scenario(p: f64, cc: &str) -> String {
+fn scenario(p: f64, cc: &str, extra: &str) -> String {
     format!(
         r#"
 name = "mathis"
@@ -29,13 +31,17 @@ name = "f"
 src = "s0"
 dst = "d0"
 app = {{ kind = "bulk" }}
-tcp = {{ preset = "ns2", cc = "{cc}", window = "100000p" }}
+tcp = {{ preset = "ns2", cc = "{cc}", window = "100000p"{extra} }}
 "#
     )
 }
 
 fn ratio(p: f64, cc: &str) -> f64 {
-    let text = scenario(p, cc);
+    ratio_with(p, cc, "")
+}
+
+fn ratio_with(p: f64, cc: &str, extra: &str) -> f64 {
+    let text = scenario(p, cc, extra);
     let r = run(&RunRequest {
         text: &text,
         ..RunRequest::default()
@@ -64,6 +70,14 @@ fn reno_follows_mathis_at_0_1_percent() {
 #[test]
 fn reno_follows_mathis_at_0_5_percent() {
     let r = ratio(0.005, "reno");
+    assert!((r - 1.0).abs() < 0.2, "goodput / Mathis = {r:.3}");
+}
+
+#[test]
+fn rfc_reno_follows_mathis_at_2_percent() {
+    // RFC 5681 Reno (ns-2's agent rules off): timeouts, which the Mathis model leaves out, pull
+    // it about 18 % below the formula at 2 % loss.
+    let r = ratio_with(0.02, "reno", ", ns2_rules = false");
     assert!((r - 1.0).abs() < 0.2, "goodput / Mathis = {r:.3}");
 }
 
