@@ -132,9 +132,9 @@ impl Sfq {
         self.stamp += 1;
     }
 
-    /// Puts `pkt` in its bucket's slot, or gives it back when it must be dropped (no free slot,
-    /// or the slot is at its depth). Does not look at the total limit.
-    fn place(&mut self, pkt: Packet) -> Result<(), Packet> {
+    /// Puts `pkt` in its bucket's slot, or gives it back (`Some`) when it must be dropped (no
+    /// free slot, or the slot is at its depth). Does not look at the total limit.
+    fn place(&mut self, pkt: Packet) -> Option<Packet> {
         let b = self.bucket_of(&pkt);
         let x = match self.ht[b] {
             Some(x) => x as usize,
@@ -144,7 +144,7 @@ impl Sfq {
                     .filter(|&i| self.slots[i].q.is_empty())
                     .max_by_key(|&i| self.slots[i].stamp);
                 let Some(x) = free else {
-                    return Err(pkt);
+                    return Some(pkt);
                 };
                 self.ht[b] = Some(x as u32);
                 self.slots[x].bucket = b;
@@ -152,7 +152,7 @@ impl Sfq {
             }
         };
         if self.slots[x].q.len() >= self.depth {
-            return Err(pkt);
+            return Some(pkt);
         }
         let size = pkt.size as u64;
         let sl = &mut self.slots[x];
@@ -166,7 +166,7 @@ impl Sfq {
         self.touch(x);
         self.len += 1;
         self.bytes += size;
-        Ok(())
+        None
     }
 
     /// Takes the head packet of slot `x`; frees the slot (and its bucket) when it empties.
@@ -235,7 +235,7 @@ impl Sfq {
         }
         self.round.clear();
         for p in queued {
-            if let Err(p) = self.place(p) {
+            if let Some(p) = self.place(p) {
                 cx.drop(p, DropReason::QueueFull);
             }
         }
@@ -245,7 +245,7 @@ impl Sfq {
 impl QueueDisc for Sfq {
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
         self.perturb_if_due(cx);
-        if let Err(p) = self.place(pkt) {
+        if let Some(p) = self.place(pkt) {
             cx.drop(p, DropReason::QueueFull);
             return;
         }
