@@ -149,16 +149,15 @@ def cases() -> list[dict]:
                     f"bench-a-{q}",
                     "paper 003: 5 Reno flows (ns-3 TCP defaults), 1 Mbps / 10 ms, 5000 B buffer",
                     5, 100, ("10Mbps", "1ms", '{ kind = "droptail", limit = "100p" }'),
-                    ("1Mbps", "10ms", bq), '{ preset = "ns3", cc = "reno", mss = 1024 }'),
+                    ("1Mbps", "10ms", bq), '{ preset = "ns3", cc = "linux_reno", mss = 1024 }'),
                 ns3=["--nTcp=5", "--accessRate=10Mbps", "--accessDelay=1ms", "--bnRate=1Mbps",
                      "--bnDelay=10ms", "--segSize=1024", "--simTime=100", "--qlimit=5000B",
                      "--tcp=TcpLinuxReno", "--flowmon=1", *ns3q],
                 ns2=["n=5", "bw=1Mb", "delay=10ms", "abw=10Mb", "adelay=1ms", "alimit=100",
                      "tcp=Reno", "pkt=1024", "window=128", "time=100", *ns2q],
-                model_note="bufferlab = ns-3 TCP defaults with Reno, buffer 6076 B (ns-3's 5000 B "
-                "queue disc + 1-packet device queue); ns-3 TcpLinuxReno grows one segment per RTT "
-                "with delayed ACKs, bufferlab's Reno half a segment (as ns-3 TcpNewReno), so drop "
-                "counts differ; ns-2 = one-way Reno (no SACK, no delayed ACK), buffer 5 x 1000 B "
+                model_note="bufferlab = ns-3 TCP defaults with linux_reno (= ns-3 TcpLinuxReno: "
+                "growth counts segments acked), buffer 6076 B (ns-3's 5000 B queue disc + 1-packet "
+                "device queue); ns-2 = one-way Reno (no SACK, no delayed ACK), buffer 5 x 1000 B "
                 "in byte mode",
             )
         )
@@ -287,14 +286,14 @@ def cases() -> list[dict]:
                 "bench-c-ns3", "scale: 100 Reno flows (ns-3 defaults), 100 Mbps, 200 p",
                 100, 100, scale_access,
                 ("100Mbps", "10ms", '{ kind = "droptail", limit = "200p" }'),
-                '{ preset = "ns3", cc = "reno", mss = 1448 }'),
+                '{ preset = "ns3", cc = "linux_reno", mss = 1448 }'),
             ns2=None,
             ns2_skip="paired with c_ns2 (ns-2 TCP model)",
             ns3=["--nTcp=100", "--accessRate=1Gbps", "--accessDelay=1ms", "--bnRate=100Mbps",
                  "--bnDelay=10ms", "--segSize=1448", "--simTime=100", "--qlimit=200p",
                  "--tcp=TcpLinuxReno", "--qdisc=DropTail", "--flowmon=0"],
-            model_note="bufferlab ns3 preset (SACK, IW 10, delayed ACK, timestamps) with Reno = "
-            "ns-3 TcpLinuxReno; FlowMonitor off in ns-3 (its fastest setting)",
+            model_note="bufferlab ns3 preset (SACK, IW 10, delayed ACK, timestamps) with "
+            "linux_reno = ns-3 TcpLinuxReno; FlowMonitor off in ns-3 (its fastest setting)",
         )
     )
 

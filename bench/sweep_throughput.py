@@ -1,6 +1,7 @@
 """Sweep throughput: runs per second with 1 and 2 workers, threads against processes.
 
     .venv/bin/python bench/sweep_throughput.py [--runs 24] [--durations 5s,60s] [--repeat 3]
+        [--scenario FILE]
 
 Runs a sweep of the example dumbbell (examples/dumbbell_udp.toml, 3 UDP flows over a 10 Mbit/s
 bottleneck, its duration set to each of --durations: short runs show the cost of recording
@@ -24,8 +25,8 @@ from bufferlab.sweep import Sweep, run_sweep
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def make_sweep(runs: int, duration: str) -> Sweep:
-    base = load(ROOT / "examples" / "dumbbell_udp.toml").with_overrides({"duration": duration})
+def make_sweep(runs: int, duration: str, scenario: Path) -> Sweep:
+    base = load(scenario).with_overrides({"duration": duration})
     sizes = ["10p", "25p", "50p", "100p"]
     reps = max(1, runs // len(sizes))
     return Sweep(
@@ -51,6 +52,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=24)
     ap.add_argument("--durations", default="5s,60s")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--scenario",
+        type=Path,
+        default=ROOT / "examples" / "dumbbell_udp.toml",
+        help="base scenario (its bottleneck queue limit is the swept axis)",
+    )
     args = ap.parse_args()
     configs = [("thread", 1), ("thread", 2), ("process", 1), ("process", 2)]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -59,7 +66,7 @@ def main() -> None:
     print("| simulated | runs | executor | workers | runs/s (median) | all repeats | vs 1 worker |")
     print("|---|---|---|---|---|---|---|")
     for duration in args.durations.split(","):
-        sweep = make_sweep(args.runs, duration)
+        sweep = make_sweep(args.runs, duration, args.scenario)
         n = len(sweep.runs())
         measure(sweep, 1, "thread")  # warm-up: imports, page cache
         results: dict[tuple[str, int], list[float]] = {c: [] for c in configs}

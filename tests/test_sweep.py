@@ -300,6 +300,33 @@ def _numbers(db: Path) -> list[tuple]:
     return rows
 
 
+def _tables(db: Path) -> dict[str, list[tuple]]:
+    con = duckdb.connect(str(db), read_only=True)
+    out = {
+        t: con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+        for t in ("flows", "queues", "links")
+    }
+    con.close()
+    return out
+
+
+def test_arrow_inserts_equal_the_parameter_inserts(tmp_path, monkeypatch):
+    """Report rows go to DuckDB as one Arrow table; the slow path (one statement of bound
+    parameters, taken when a column's values do not fit one Arrow type) stores the same."""
+    sweep = write_sweep(tmp_path, SWEEP)
+    run_sweep(sweep, db=tmp_path / "arrow.duckdb", jobs=1)
+    monkeypatch.setattr(Store, "_insert_arrow", lambda *a, **k: False)
+    run_sweep(sweep, db=tmp_path / "params.duckdb", jobs=1)
+    monkeypatch.undo()
+    arrow = _tables(tmp_path / "arrow.duckdb")
+    assert all(arrow.values()) and arrow == _tables(tmp_path / "params.duckdb")
+    # An integer beyond 64 bits has no Arrow type: that table's rows take the slow path.
+    with Store(tmp_path / "huge.duckdb") as st:
+        st._insert_rows("flows", "k", 1, [{"name": "a", "x": 2**64}, {"name": "b", "x": 3}])
+        rows = st.con.execute("SELECT name, x FROM flows ORDER BY name").fetchall()
+    assert rows == [("a", 2**64), ("b", 3)]
+
+
 def _series(db: Path) -> dict[str, list]:
     """Every run's queue series, as plain rows, by run key."""
     with Store(db) as st:

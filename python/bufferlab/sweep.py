@@ -407,7 +407,8 @@ def execute_run(
     With ``stage`` (a path prefix in the store's series folder, on a file system the store
     sees) the worker also does the heavy part of recording: it parses the report and writes
     its time series as Parquet files under temporary names, and returns
-    ``{"ok": True, "report_obj": <report without series>, "series_staged": [...]}``. The
+    ``{"ok": True, "report_obj": <report without series>, "report_text": <its JSON>, "rows":
+    <metric-table rows>, "series_staged": [...]}``. The
     store's own thread is then left with small inserts, so it does not become the sweep's
     bottleneck (measured in docs/performance.md, "Sweeps").
 
@@ -432,13 +433,15 @@ def execute_run(
         }
     if stage is None:
         return {"ok": True, "report": text, "wall_s": time.perf_counter() - t0}
-    from bufferlab.store import stage_series
+    from bufferlab.store import report_rows, stage_series
 
     report = json.loads(text)
     staged = stage_series(stage, report.pop("series", None) or {})
     return {
         "ok": True,
         "report_obj": report,
+        "report_text": json.dumps(report),
+        "rows": report_rows(report),
         "series_staged": staged,
         "wall_s": time.perf_counter() - t0,
     }

@@ -30,6 +30,10 @@ pub enum CcKind {
     Vegas,
     /// RFC 9438 (Linux default, ns-3 `TcpCubic`).
     Cubic,
+    /// Linux `reno` (`tcp_cong_avoid_ai`: growth counts segments acked, not ACKs), as ns-3's
+    /// `TcpLinuxReno` models it.
+    #[serde(rename = "linux_reno")]
+    LinuxReno,
     /// A `bufferlab.CongestionControl` subclass written in Python (`cc_class`), see docs/extending.md.
     Python,
 }
@@ -42,6 +46,7 @@ impl CcKind {
             CcKind::Newreno => "newreno",
             CcKind::Vegas => "vegas",
             CcKind::Cubic => "cubic",
+            CcKind::LinuxReno => "linux_reno",
             CcKind::Python => "python",
         }
     }

@@ -4,6 +4,7 @@
 //! Windows are in bytes (f64), like ns-2's `cwnd_` in packets scaled by the MSS.
 
 pub mod cubic;
+pub mod linux_reno;
 pub mod newreno;
 pub mod reno;
 pub mod tahoe;
@@ -85,6 +86,7 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
         CcKind::Tahoe => Box::new(tahoe::Tahoe),
         CcKind::Reno => Box::new(reno::Reno),
         CcKind::Newreno => Box::new(newreno::NewReno),
+        CcKind::LinuxReno => Box::new(linux_reno::LinuxReno::default()),
         CcKind::Vegas => {
             let v = vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma);
             Box::new(if p.ns2_rules { v.ns2(p.iw as f64) } else { v })
