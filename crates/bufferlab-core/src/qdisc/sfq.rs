@@ -171,8 +171,19 @@ impl Sfq {
 
     /// Takes the head packet of slot `x`; frees the slot (and its bucket) when it empties.
     fn take_head(&mut self, x: usize) -> Packet {
+        self.take(x, false)
+    }
+
+    /// Takes the head (or with `tail` the tail) packet of slot `x`; frees the slot (and its
+    /// bucket) when it empties.
+    fn take(&mut self, x: usize, tail: bool) -> Packet {
         let sl = &mut self.slots[x];
-        let p = sl.q.pop_front().expect("an active slot holds packets");
+        let p = if tail {
+            sl.q.pop_back()
+        } else {
+            sl.q.pop_front()
+        };
+        let p = p.expect("an active slot holds packets");
         sl.bytes -= p.size as u64;
         let empty = sl.q.is_empty();
         let bucket = sl.bucket;
@@ -201,17 +212,7 @@ impl Sfq {
                 .pop_front()
                 .expect("active slots are in the round")
         };
-        let sl = &mut self.slots[x];
-        let p = sl.q.pop_back().expect("an active slot holds packets");
-        sl.bytes -= p.size as u64;
-        let empty = sl.q.is_empty();
-        let bucket = sl.bucket;
-        self.touch(x);
-        self.len -= 1;
-        self.bytes -= p.size as u64;
-        if empty {
-            self.ht[bucket] = None;
-        }
+        let p = self.take(x, true);
         cx.drop(p, DropReason::LongestQueue);
     }
 
