@@ -117,6 +117,79 @@ ParseLimit(const std::string& s, DataRate bn, double baseRtt, uint32_t pktBytes,
     return QueueSize(*bytes ? QueueSizeUnit::BYTES : QueueSizeUnit::PACKETS, v);
 }
 
+// Per-TCP-flow sender counters from the socket's trace sources (only with --tcpStats=1), to set
+// beside bufferlab's `tcp` section: loss-state entries are retransmission timeouts, recovery-state
+// entries are fast retransmits.
+struct TcpCounters
+{
+    uint64_t segments = 0;       // data segments sent, retransmissions included
+    uint64_t retransmits = 0;    // data segments whose sequence was sent before
+    uint64_t timeouts = 0;       // entries into CA_LOSS
+    uint64_t recoveries = 0;     // entries into CA_RECOVERY
+    SequenceNumber32 highTx{0};  // end of the highest data sent
+    bool anyTx = false;
+    double cwndSegSec = 0;       // time integral of cwnd, in segments
+    double cwndLastT = 0;
+    double cwndNow = 0;
+};
+
+std::vector<TcpCounters> g_tcp;
+uint32_t g_segSize = 1448;
+
+void
+OnTcpTx(uint32_t i, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    TcpCounters& c = g_tcp[i];
+    c.segments++;
+    SequenceNumber32 end = h.GetSequenceNumber() + p->GetSize();
+    if (c.anyTx && h.GetSequenceNumber() < c.highTx)
+    {
+        c.retransmits++;
+    }
+    if (!c.anyTx || end > c.highTx)
+    {
+        c.highTx = end;
+        c.anyTx = true;
+    }
+}
+
+void
+OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    if (now == TcpSocketState::CA_LOSS)
+    {
+        g_tcp[i].timeouts++;
+    }
+    else if (now == TcpSocketState::CA_RECOVERY)
+    {
+        g_tcp[i].recoveries++;
+    }
+}
+
+void
+OnCwnd(uint32_t i, uint32_t, uint32_t now)
+{
+    TcpCounters& c = g_tcp[i];
+    double t = Simulator::Now().GetSeconds();
+    c.cwndSegSec += c.cwndNow * (t - c.cwndLastT);
+    c.cwndLastT = t;
+    c.cwndNow = double(now) / g_segSize;
+}
+
+// The BulkSend socket exists once its application has started.
+void
+HookTcp(uint32_t i, Ptr<BulkSendApplication> app)
+{
+    Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(app->GetSocket());
+    s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, i));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+}
+
 } // namespace
 
 int
@@ -150,6 +223,8 @@ main(int argc, char* argv[])
     double simTime = 100;
     double stagger = 0;
     bool flowmon = false;
+    bool tcpStats = false;
+    std::string pcap;
     uint32_t seed = 1;
 
     CommandLine cmd(__FILE__);
@@ -180,6 +255,10 @@ main(int argc, char* argv[])
     cmd.AddValue("simTime", "simulated seconds", simTime);
     cmd.AddValue("stagger", "flow i starts at i*stagger s", stagger);
     cmd.AddValue("flowmon", "FlowMonitor for per-flow drops and delay", flowmon);
+    cmd.AddValue("tcpStats", "per-flow TCP sender counters (timeouts, recoveries, retransmits)",
+                 tcpStats);
+    cmd.AddValue("pcap", "pcap file prefix: sender 0's access device and the bottleneck (L side)",
+                 pcap);
     cmd.AddValue("seed", "RNG run number", seed);
     cmd.Parse(argc, argv);
 
@@ -199,6 +278,8 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
 
     uint32_t n = nTcp + nUdp;
+    g_tcp.assign(nTcp, TcpCounters{});
+    g_segSize = segSize;
     NodeContainer routers;
     routers.Create(2);
     NodeContainer senders;
@@ -275,6 +356,12 @@ main(int argc, char* argv[])
     devQ->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnDevPackets));
     devQ->TraceConnectWithoutContext("BytesInQueue", MakeCallback(&OnDevBytes));
 
+    if (!pcap.empty())
+    {
+        access.EnablePcap(pcap + "-s0", sDev[0].Get(0), false, true);
+        bottleneck.EnablePcap(pcap + "-bn", bnDev.Get(0), false, true);
+    }
+
     // Addresses: one /30 per link. Access links get no queue disc (Uninstall after Assign).
     Ipv4AddressHelper addr("10.0.0.0", "255.255.255.252");
     addr.Assign(bnDev);
@@ -321,6 +408,12 @@ main(int argc, char* argv[])
         }
         ca.Start(Seconds(starts[i]));
         ca.Stop(Seconds(simTime));
+        if (isTcp && tcpStats)
+        {
+            // Scheduled after the application's own start event at the same instant.
+            Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookTcp, i,
+                                DynamicCast<BulkSendApplication>(ca.Get(0)));
+        }
     }
 
     FlowMonitorHelper fmh;
@@ -404,6 +497,15 @@ main(int argc, char* argv[])
             }
             o << ",\"tx_packets\":" << st.txPackets << ",\"rx_packets\":" << st.rxPackets
               << ",\"dropped_packets\":" << dropped << ",\"delay_mean_s\":" << d;
+        }
+        if (tcpStats && i < nTcp)
+        {
+            TcpCounters& c = g_tcp[i];
+            c.cwndSegSec += c.cwndNow * (simTime - c.cwndLastT);
+            o << ",\"tcp\":{\"segments_sent\":" << c.segments
+              << ",\"retransmitted_segments\":" << c.retransmits
+              << ",\"timeouts\":" << c.timeouts << ",\"fast_retransmits\":" << c.recoveries
+              << ",\"cwnd_mean_segments\":" << c.cwndSegSec / active << "}";
         }
         o << "}";
     }
