@@ -257,7 +257,7 @@ main(int argc, char* argv[])
     cmd.AddValue("flowmon", "FlowMonitor for per-flow drops and delay", flowmon);
     cmd.AddValue("tcpStats", "per-flow TCP sender counters (timeouts, recoveries, retransmits)",
                  tcpStats);
-    cmd.AddValue("pcap", "pcap file prefix: sender 0's access device and the bottleneck (L side)",
+    cmd.AddValue("pcap", "pcap file prefix: every sender's access device and the bottleneck (L side)",
                  pcap);
     cmd.AddValue("seed", "RNG run number", seed);
     cmd.Parse(argc, argv);
@@ -358,7 +358,10 @@ main(int argc, char* argv[])
 
     if (!pcap.empty())
     {
-        access.EnablePcap(pcap + "-s0", sDev[0].Get(0), false, true);
+        for (uint32_t i = 0; i < n; i++)
+        {
+            access.EnablePcap(pcap + "-s" + std::to_string(i), sDev[i].Get(0), false, true);
+        }
         bottleneck.EnablePcap(pcap + "-bn", bnDev.Get(0), false, true);
     }
 

@@ -108,3 +108,22 @@ fn periodic_cbr_overload_shows_the_phase_effect() {
     let share = a / (a + b);
     assert!(share > 0.7, "share of the 6 Mbit/s flow {share}");
 }
+
+// ---- link framing: `overhead` bytes lengthen each serialisation, not the packet ----
+#[test]
+fn framing_overhead_adds_its_serialisation_time_per_packet() {
+    let plain = dumbbell("1Mbps", &[("a", "100kbps", false)], "11s");
+    // ns-3's point-to-point PPP header: 2 bytes on the 1 Mbit/s bottleneck = 16 us per packet.
+    let framed = plain.replacen(
+        "queue = { kind = \"droptail\", limit = \"30p\" }",
+        "queue = { kind = \"droptail\", limit = \"30p\" }\n        overhead = \"2B\"",
+        1,
+    );
+    assert_ne!(plain, framed);
+    let (a, b) = (run_text(&plain, 1), run_text(&framed, 1));
+    let (fa, fb) = (flow(&a, "a"), flow(&b, "a"));
+    assert_eq!(fa.rx_packets, fb.rx_packets);
+    assert_eq!(fa.rx_bytes, fb.rx_bytes, "sizes are unchanged");
+    let extra = fb.delay_mean_s.unwrap() - fa.delay_mean_s.unwrap();
+    assert!((extra - 16e-6).abs() < 1e-9, "extra delay {extra}");
+}

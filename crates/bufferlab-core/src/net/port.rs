@@ -25,6 +25,8 @@ pub struct Port {
     pub to: NodeId,
     pub rate: Rate,
     pub delay: SimTime,
+    /// Link-layer framing bytes serialised with every packet (not counted in its size).
+    pub overhead: u32,
     pub qdisc: PortQueue,
     pub qdisc_rng: Rng,
     pub stats: QueueStats,
@@ -64,7 +66,7 @@ impl Port {
     #[inline]
     pub fn tx_time(&mut self, size: u32) -> SimTime {
         if self.last_tx.0 != size {
-            self.last_tx = (size, self.rate.tx_time(size as u64));
+            self.last_tx = (size, self.rate.tx_time(size as u64 + self.overhead as u64));
         }
         self.last_tx.1
     }

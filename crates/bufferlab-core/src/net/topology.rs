@@ -16,6 +16,8 @@ pub struct LinkSpec {
     pub b: usize,
     pub rate: Rate,
     pub delay: SimTime,
+    /// Framing bytes added to each packet's serialisation time.
+    pub overhead: u32,
     pub queue_ab: QueueConfig,
     pub queue_ba: QueueConfig,
     pub loss_ab: Option<LossConfig>,
@@ -66,6 +68,7 @@ impl Topology {
             b,
             rate,
             delay,
+            overhead: cfg.overhead.map_or(0, |b| b.0.min(u32::MAX as u64) as u32),
             queue_ab,
             queue_ba,
             loss_ab: cfg.loss.clone(),

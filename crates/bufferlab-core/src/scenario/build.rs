@@ -361,6 +361,7 @@ pub fn build_with(
                 to: NodeId(to as u32),
                 rate: l.rate,
                 delay: l.delay,
+                overhead: l.overhead,
                 qdisc: build_queue(
                     q,
                     ext,

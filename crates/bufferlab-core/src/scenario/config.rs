@@ -89,6 +89,11 @@ pub struct LinkConfig {
     /// One-way propagation delay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<SimTime>,
+    /// Link-layer framing added to every packet's serialisation time, not to its size in the
+    /// queue (default 0; ns-3's point-to-point devices add a 2-byte PPP header,
+    /// `PointToPointNetDevice::AddHeader`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<Bytes>,
     /// Queue discipline of both output ports (default: DropTail, 100 packets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueConfig>,
@@ -110,6 +115,7 @@ impl LinkConfig {
             between: self.between.clone().or_else(|| template.between.clone()),
             rate: self.rate.or(template.rate),
             delay: self.delay.or(template.delay),
+            overhead: self.overhead.or(template.overhead),
             queue: self.queue.clone().or_else(|| template.queue.clone()),
             reverse_queue: self
                 .reverse_queue

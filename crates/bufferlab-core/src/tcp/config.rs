@@ -160,6 +160,13 @@ pub struct TcpOptions {
     /// Vegas as `tcp-vegas.cc`. See docs/models/tcp.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_rules: Option<bool>,
+    /// The ns-3.44 `TcpSocketBase` rules where they differ from the RFCs (default: on with the
+    /// `ns3` preset): the first data segment ACKed at once, sending by the SACK pipe in every
+    /// state, SACK kept across a timeout, window growth on the ACK that ends recovery, one
+    /// retransmission per partial ACK, duplicate ACKs ignored after a timeout, the timer not
+    /// restarted by retransmissions. See docs/models/tcp.md.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns3_rules: Option<bool>,
     /// Vegas alpha, beta, gamma in segments (ns-2 `v_alpha_` 1, `v_beta_` 3, `v_gamma_` 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vegas_alpha: Option<f64>,
@@ -213,6 +220,7 @@ pub struct TcpParams {
     pub slow_start_restart: bool,
     pub limited_transmit: bool,
     pub ns2_rules: bool,
+    pub ns3_rules: bool,
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
@@ -261,6 +269,7 @@ impl TcpParams {
                 slow_start_restart: true, // slow_start_restart_ true
                 limited_transmit: true, // singledup_ 1 (tcp.cc send_one)
                 ns2_rules: true,
+                ns3_rules: false,
                 vegas_alpha: 1.0, // Agent/TCP/Vegas v_alpha_ 1
                 vegas_beta: 3.0,  // v_beta_ 3
                 vegas_gamma: 1.0, // v_gamma_ 1
@@ -297,10 +306,11 @@ impl TcpParams {
                 clock_granularity: SimTime::from_millis(1), // ClockGranularity 1ms
                 dupack_threshold: 3,                        // ReTxThreshold 3
                 slow_start_restart: false,
-                // ns-3's LimitedTransmit attribute is true, but this preset has not modelled it
-                // (its validated numbers predate the option); set it to compare.
-                limited_transmit: false,
+                // LimitedTransmit true; with SACK, ns-3 sends by the pipe in CA_DISORDER, which
+                // is what `ns3_rules` models (tcp-socket-base.cc DupAck, AvailableWindow).
+                limited_transmit: true,
                 ns2_rules: false,
+                ns3_rules: true,
                 vegas_alpha: 2.0, // TcpVegas Alpha 2
                 vegas_beta: 4.0,  // Beta 4
                 vegas_gamma: 1.0, // Gamma 1
@@ -339,6 +349,7 @@ impl TcpParams {
                 slow_start_restart: true,                   // tcp_slow_start_after_idle 1
                 limited_transmit: false, // Linux does RFC 3042; not modelled in this preset yet
                 ns2_rules: false,
+                ns3_rules: false,
                 vegas_alpha: 2.0, // tcp_vegas alpha 2
                 vegas_beta: 4.0,  // beta 4
                 vegas_gamma: 1.0, // gamma 1
@@ -408,6 +419,7 @@ impl TcpParams {
         set!(slow_start_restart);
         set!(limited_transmit);
         set!(ns2_rules);
+        set!(ns3_rules);
         set!(vegas_alpha);
         set!(vegas_beta);
         set!(vegas_gamma);

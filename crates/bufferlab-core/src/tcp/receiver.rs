@@ -14,6 +14,9 @@
 //!   reported first").
 //! * RFC 3168 section 6.1.3: after a CE-marked segment every ACK carries ECE until a segment
 //!   with CWR arrives.
+//! * ns-3.44 (`ns3_rules`, `TcpSocketBase::ProcessSynRcvd`: "Always respond to first data
+//!   packet to speed up the connection"): the first data segment after the handshake is ACKed
+//!   at once.
 //! * RFC 7323 section 4.3: the timestamp echoed is that of the segment at the left edge
 //!   (TS.Recent is updated only when the segment arrives with no ACK pending).
 
@@ -34,6 +37,8 @@ pub struct TcpReceiver {
     ts_recent: SimTime,
     ece: bool,
     last_block: Option<(u64, u64)>,
+    /// ns-3: the next in-order segment is ACKed at once (the first after the handshake).
+    ack_next_at_once: bool,
     pub acks_sent: u64,
     pub delack_timeouts: u64,
     pub ooo_dropped: u64,
@@ -43,6 +48,7 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     pub fn new(p: TcpParams) -> Self {
         Self {
+            ack_next_at_once: p.ns3_rules && p.handshake,
             p,
             rcv_nxt: 1,
             ooo: Vec::with_capacity(16),
@@ -192,11 +198,13 @@ impl Endpoint for TcpReceiver {
                 cx.stats.goodput_bytes += delivered;
             }
             self.unacked += 1;
+            let at_once = std::mem::replace(&mut self.ack_next_at_once, false);
             let fin_in = self.fin_seq.is_some_and(|f| f < self.rcv_nxt);
             if !self.p.delayed_ack
                 || self.unacked >= self.p.delack_count
                 || filled
                 || fin_in
+                || at_once
                 || self.ece
             {
                 self.send_ack(cx, 0);

@@ -83,6 +83,14 @@ impl Scoreboard {
         i < self.ranges.len() && self.ranges[i].0 <= seq
     }
 
+    /// SACKed bytes in [a, b).
+    pub fn sacked_between(&self, a: u64, b: u64) -> u64 {
+        self.ranges
+            .iter()
+            .map(|r| r.1.min(b).saturating_sub(r.0.max(a)))
+            .sum()
+    }
+
     /// End of the SACKed range containing `seq`, if any (to skip it when sending).
     pub fn sacked_until(&self, seq: u64) -> Option<u64> {
         let i = self.ranges.partition_point(|r| r.1 <= seq);
@@ -123,6 +131,15 @@ impl Scoreboard {
             };
             (b > a).then_some((k, a, b))
         })
+    }
+
+    /// Bytes of the holes between snd_una and snd_max that `IsLost` holds lost.
+    pub fn lost_bytes(&self, snd_una: u64, snd_max: u64, dupthresh: u32, mss: u64) -> u64 {
+        let n = self.ranges.len();
+        self.holes(snd_una, snd_max)
+            .filter(|&(k, _, _)| k < n && self.hole_lost(k, dupthresh, mss))
+            .map(|(_, a, b)| b - a)
+            .sum()
     }
 
     /// RFC 6675 `SetPipe`: bytes considered in the network.
@@ -194,6 +211,10 @@ mod tests {
         assert_eq!(sb.pipe(0, 1000, 100, 3, mss), 600);
         assert_eq!(sb.next_seg(0, 1000, 0, 3, mss, false), Some((0, 100)));
         assert_eq!(sb.next_seg(0, 1000, 100, 3, mss, false), None);
+        assert_eq!(sb.sacked_between(0, 1000), 400);
+        assert_eq!(sb.sacked_between(150, 350), 200);
+        assert_eq!(sb.sacked_between(500, 1000), 0);
+        assert_eq!(sb.lost_bytes(0, 1000, 3, mss), 100);
         sb.advance(500);
         assert!(sb.is_empty());
     }

@@ -26,6 +26,8 @@ use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader};
 use crate::units::SimTime;
 use serde_json::json;
 
+mod ns3;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// Before the flow's start time.
@@ -93,6 +95,14 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// The last window reduction was a timeout (ns-2 `last_cwnd_action_`).
     last_action_timeout: bool,
+    /// ns-3 `CA_LOSS` (`ns3_rules`): after a timeout, until the recovery point is acknowledged.
+    in_loss: bool,
+    /// ns-3 (`ns3_rules`): bytes retransmitted and not yet cumulatively acknowledged.
+    retx: Scoreboard,
+    /// ns-3 (`ns3_rules`): end of the head segment marked lost at recovery entry.
+    head_lost_until: u64,
+    /// ns-3 `m_isFirstPartialAck` (`ns3_rules`): the next partial ACK restarts the timer.
+    first_partial: bool,
     /// ns-2 Reno during fast recovery: `cwnd_` without the `dupwnd_` inflation (bytes).
     ns2_base: f64,
     rwnd: u64,
@@ -176,6 +186,10 @@ impl TcpSender {
             ecn_recover: 0,
             cwr_pending: false,
             last_action_timeout: false,
+            in_loss: false,
+            retx: Scoreboard::new(),
+            head_lost_until: 0,
+            first_partial: true,
             ns2_base: 0.0,
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
             // settings); one-way ns-2 agents have none.
@@ -336,6 +350,9 @@ impl TcpSender {
         self.stats.bytes_sent += len;
         let end = seq + len + fin as u64;
         if retx {
+            if self.p.ns3_rules {
+                self.note_retransmission_ns3(seq, seq + len);
+            }
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
             // Karn: a retransmission invalidates the timed segment (RFC 6298 section 3).
@@ -361,8 +378,11 @@ impl TcpSender {
         self.high_rxt = self.high_rxt.max(seq + len.max(1));
         // Restart the timer for the retransmitted head, as ns-2 (`reset_rtx_timer` in
         // `dupack_action`) and Linux (`tcp_retransmit_skb` rearms for the queue head) do;
-        // RFC 6298 alone would let it run from the last new ACK.
-        self.rto_at = Some(cx.now + self.rtt.rto());
+        // RFC 6298 alone would let it run from the last new ACK, and so does ns-3
+        // (`SendDataPacket` starts it only when it is not running; `emit` does that).
+        if !self.p.ns3_rules {
+            self.rto_at = Some(cx.now + self.rtt.rto());
+        }
     }
 
     /// Whether one new segment [snd_nxt, +len) may go out now; returns its length.
@@ -412,9 +432,12 @@ impl TcpSender {
         loop {
             if self.in_recovery && self.p.sack {
                 // RFC 6675 section 5 step (C): send while cwnd - pipe >= 1 SMSS.
-                let pipe = self
-                    .sb
-                    .pipe(self.snd_una, self.snd_max, self.high_rxt, dt, mss);
+                let pipe = if self.p.ns3_rules {
+                    self.pipe_ns3()
+                } else {
+                    self.sb
+                        .pipe(self.snd_una, self.snd_max, self.high_rxt, dt, mss)
+                };
                 if self.w.cwnd - (pipe as f64) < mss as f64 {
                     break;
                 }
@@ -443,7 +466,15 @@ impl TcpSender {
                 }
                 break;
             }
-            match self.next_new_segment(cx.now, true) {
+            let ns3_pipe = self.p.ns3_rules && self.p.sack;
+            let next = self.next_new_segment(cx.now, !ns3_pipe);
+            // ns-3 AvailableWindow(): min(rwnd, cwnd) against the pipe, not snd_nxt - snd_una.
+            let next = next.filter(|&len| {
+                !ns3_pipe
+                    || self.pipe_ns3() + len
+                        <= (self.w.cwnd as u64).min(self.rwnd.min(self.p.max_window))
+            });
+            match next {
                 Some(len) => {
                     let s = self.snd_nxt;
                     self.emit(cx, s, len, F::ACK);
@@ -533,26 +564,21 @@ impl TcpSender {
         self.rwnd = h.window as u64;
         let ack = h.ack;
         let mss = self.mss();
+        let mut newly_sacked = 0;
         if self.p.sack {
             for (s, e) in h.sack_blocks() {
-                self.sb.add(self.snd_una.max(ack), s, e);
+                newly_sacked += self.sb.add(self.snd_una.max(ack), s, e);
             }
+        }
+        if self.p.ns3_rules && self.p.sack {
+            return self.on_ack_ns3(pkt, newly_sacked, cx);
         }
         let ece = self.p.ecn && h.flags & F::ECE != 0;
         if ack > self.snd_una && ack <= self.snd_max {
             let acked = ack - self.snd_una;
             let flight_before = self.flight();
             let fine_rtt = now.saturating_sub(h.ts_echo);
-            // RTT for the retransmission timer: every ACK with timestamps (RFC 7323 section 4),
-            // else the timed segment (Karn's rule: never a retransmitted one).
-            if self.p.timestamps {
-                self.rtt.sample(fine_rtt);
-            } else if let Some((end, t0)) = self.timed {
-                if ack >= end {
-                    self.rtt.sample_at(t0, now);
-                    self.timed = None;
-                }
-            }
+            self.take_rtt_sample(h, ack, now);
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.sb.advance(ack);
@@ -654,15 +680,34 @@ impl TcpSender {
                 }
             }
         }
+        self.on_ece(pkt, now);
+        self.send_data(cx);
+    }
+
+    /// RTT for the retransmission timer: every ACK with timestamps (RFC 7323 section 4), else
+    /// the timed segment (Karn's rule: never a retransmitted one).
+    fn take_rtt_sample(&mut self, h: &TcpHeader, ack: u64, now: SimTime) {
+        if self.p.timestamps {
+            self.rtt.sample(now.saturating_sub(h.ts_echo));
+        } else if let Some((end, t0)) = self.timed {
+            if ack >= end {
+                self.rtt.sample_at(t0, now);
+                self.timed = None;
+            }
+        }
+    }
+
+    /// RFC 3168 section 6.1.2: an ECN echo reduces the window once per window, as a loss
+    /// would, without retransmitting.
+    fn on_ece(&mut self, pkt: &Packet, now: SimTime) {
+        let ece = self.p.ecn && pkt.tcp.flags & F::ECE != 0;
         if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
-            // RFC 3168 section 6.1.2: react once per window, as to a loss, without retransmitting.
             self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, self.flight(), now);
             self.w.cwnd = self.w.ssthresh.max(self.w.mss);
             self.ecn_recover = self.snd_max;
             self.cwr_pending = true;
             self.stats.ecn_reductions += 1;
         }
-        self.send_data(cx);
     }
 
     /// RFC 3042 / ns-2 tcp.cc `send_one`: on the first and second duplicate ACK send one
@@ -721,6 +766,11 @@ impl TcpSender {
             // tcp-reno.cc dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
             // ssthresh_ = int(W/2), cwnd_ = W/2 for W = min(cwnd_, window_), not FlightSize.
             self.w.ssthresh = self.ns2_half_ssthresh();
+        } else if self.p.ns3_rules && self.p.sack {
+            // EnterRecovery marks the head lost, then BytesInFlight() sizes ssthresh.
+            self.head_lost_until = self.snd_una + self.mss().min(self.flight());
+            let pipe = self.pipe_ns3();
+            self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, pipe, now);
         } else {
             self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, flight, now);
         }
@@ -773,7 +823,9 @@ impl TcpSender {
         // RFC 6298 section 5.4-5.6, RFC 5681 section 3.1 (equation 4, loss window).
         self.stats.timeouts += 1;
         self.last_action_timeout = true;
-        let flight = self.flight();
+        let ns3 = self.p.ns3_rules && self.p.sack;
+        // ns-3 ReTxTimeout: ssthresh from BytesInFlight() before the timeout (the pipe).
+        let flight = if ns3 { self.pipe_ns3() } else { self.flight() };
         let ns2_ssthresh = self.ns2_half_ssthresh();
         self.cc.on_timeout(&mut self.w, flight, now);
         if self.ns2_aimd() || self.ns2_vegas() {
@@ -787,8 +839,16 @@ impl TcpSender {
         self.high_rxt = self.snd_una;
         self.rtt.back_off();
         self.timed = None;
-        // RFC 2018 section 8: after a timeout the SACK information is not trusted.
-        self.sb.clear();
+        if ns3 {
+            // ns-3 SetSentListLost(false): the scoreboard stays, every unSACKed byte is lost.
+            self.in_loss = true;
+            self.first_partial = true;
+            self.retx.clear(); // SetSentListLost: m_retrans = 0
+            self.head_lost_until = 0;
+        } else {
+            // RFC 2018 section 8: after a timeout the SACK information is not trusted.
+            self.sb.clear();
+        }
         self.snd_nxt = self.snd_una; // go back N (ns-2 t_seqno_ = highest_ack_ + 1)
         self.send_data(cx);
         if self.rto_at.is_none() {

@@ -44,6 +44,8 @@ struct Pipe {
     sent_log: Vec<(SimTime, u64, u32)>,
     /// Receiver -> sender ACK arrival times.
     ack_log: Vec<SimTime>,
+    /// Their acknowledgement numbers.
+    ack_nums: Vec<u64>,
     /// After every sender call: (time, cwnd, ssthresh, outstanding, rwnd).
     trace: Vec<(SimTime, f64, f64, u64, u64)>,
 }
@@ -68,6 +70,7 @@ impl Pipe {
             data_sent: 0,
             sent_log: Vec::new(),
             ack_log: Vec::new(),
+            ack_nums: Vec::new(),
             trace: Vec::new(),
         }
     }
@@ -166,6 +169,7 @@ impl Pipe {
                     self.call(false, Some(p));
                 } else {
                     self.ack_log.push(self.now);
+                    self.ack_nums.push(p.tcp.ack);
                     self.call(true, Some(p));
                 }
             } else if st == Some(t) {
@@ -760,4 +764,157 @@ fn ns2_vegas_opening() {
     assert_eq!(pipe.sent_log.len(), 2);
     pipe.run_until(ms(200) + SimTime(1));
     assert_eq!(pipe.cwnd_segs(), 3.0, "windowInit_ 2, then +1");
+}
+
+// ---- ns-3.44 TcpSocketBase rules (`ns3_rules`, on with the ns3 preset; sender/ns3.rs) ----
+
+/// The ns3 preset with 1000-byte segments, data from t = 0 (no handshake) unless `f` says.
+fn ns3(f: impl FnOnce(&mut TcpOptions)) -> TcpParams {
+    params(|o| {
+        o.preset = Some(Preset::Ns3);
+        o.window = None;
+        o.mss = Some(Bytes(1000));
+        f(o)
+    })
+}
+
+/// Time of the first transmission of `seq` numbered `nth` (0 = original).
+fn sent_at(pipe: &Pipe, seq: u64, nth: u32) -> Option<SimTime> {
+    pipe.sent_log
+        .iter()
+        .find(|e| e.1 == seq && e.2 == nth)
+        .map(|e| e.0)
+}
+
+/// ns-3 ProcessSynRcvd ("Always respond to first data packet"): the first data segment after
+/// the handshake is ACKed at once; then delayed ACKs cover two segments each.
+#[test]
+fn ns3_first_data_segment_is_acked_at_once() {
+    for rules in [true, false] {
+        let p = ns3(|o| {
+            o.handshake = Some(true);
+            o.ns3_rules = Some(rules);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.rate = Some(Rate(10_000_000));
+        pipe.run_until(ms(300));
+        let acks: Vec<u64> = pipe
+            .ack_nums
+            .iter()
+            .copied()
+            .filter(|&a| a > 1)
+            .take(2)
+            .collect();
+        let want = if rules {
+            vec![seg(1), seg(3)]
+        } else {
+            vec![seg(2), seg(4)]
+        };
+        assert_eq!(acks, want, "ns3_rules = {rules}");
+    }
+}
+
+/// ns-3 ProcessAck (`isDupack = scoreboardUpdated`): an ACK that moves the cumulative ACK and
+/// SACKs new data is a duplicate; DupAck moves the sender to CA_DISORDER, where the window does
+/// not grow. RFC 5681 counts it as a new ACK (slow start adds a segment).
+#[test]
+fn ns3_an_ack_that_sacks_new_data_counts_as_a_duplicate() {
+    for rules in [true, false] {
+        let p = ns3(|o| {
+            o.cc = Some(CcKind::LinuxReno);
+            o.iw = Some(10);
+            o.ns3_rules = Some(rules);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.rate = Some(Rate(1_000_000));
+        // Delayed ACKs cover segments 0-1 and 2-3 (slow start: 10 -> 12 -> 14); 5 is lost, so
+        // segment 6 triggers an ACK that covers 4 and SACKs 6.
+        pipe.drop = drop_seqs(vec![seg(5)]);
+        pipe.run_until(ms(500));
+        assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+        assert_eq!(pipe.snd.stats.timeouts, 0);
+        // linux_reno: ssthresh = cwnd / 2 at the fast retransmit.
+        let cwnd_at_loss = pipe.trace.iter().find(|t| t.2.is_finite()).unwrap().2 * 2.0 / 1000.0;
+        assert_eq!(
+            cwnd_at_loss,
+            if rules { 14.0 } else { 15.0 },
+            "ns3_rules = {rules}"
+        );
+    }
+}
+
+/// ns-3 ProcessAck, CA_RECOVERY -> CA_OPEN: cwnd = ssthresh, then IncreaseWindow with every
+/// segment the full ACK covers (linux_reno: one segment per cwnd's worth of segments).
+#[test]
+fn ns3_the_ack_that_ends_recovery_grows_the_window() {
+    for rules in [true, false] {
+        let p = ns3(|o| {
+            o.cc = Some(CcKind::LinuxReno);
+            o.iw = Some(20);
+            o.initial_ssthresh = Some(QueueLimit::Packets(20));
+            o.ns3_rules = Some(rules);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.rate = Some(Rate(2_000_000));
+        pipe.drop = drop_seqs(vec![seg(25)]);
+        let mut was = false;
+        let mut exit = None;
+        for t in 1..2000 {
+            pipe.run_until(ms(t));
+            let now = pipe.snd.in_recovery();
+            if was && !now {
+                exit = Some((pipe.snd.cwnd(), pipe.snd.ssthresh()));
+                break;
+            }
+            was = now;
+        }
+        let (cwnd, ssthresh) = exit.expect("recovery ends");
+        let grown = (cwnd - ssthresh) / 1000.0;
+        if rules {
+            // The full ACK covers the ~20 segments outstanding at the loss; with w = ssthresh
+            // (10 segments) that is two more.
+            assert!(grown >= 1.0, "cwnd {cwnd} ssthresh {ssthresh}");
+        } else {
+            assert_eq!(grown, 0.0, "RFC 6675: cwnd = ssthresh");
+        }
+    }
+}
+
+/// ns-3 SendDataPacket starts the retransmission timer only when it is not running: a fast
+/// retransmission does not restart it (RFC 6298 5.1), so when the retransmission is lost too
+/// the timeout comes earlier than when the fast retransmit rearms the timer (ns-2, Linux).
+#[test]
+fn ns3_fast_retransmit_does_not_restart_the_timer() {
+    let mut rto = Vec::new();
+    for rules in [true, false] {
+        let p = ns3(|o| {
+            o.iw = Some(10);
+            o.ns3_rules = Some(rules);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.rate = Some(Rate(1_000_000));
+        // Segment 3 and its fast retransmission are lost.
+        let mut n3 = 0;
+        pipe.drop = Box::new(move |_, p, _| {
+            let hit = p.payload > 0 && p.tcp.seq == seg(3) && n3 < 2;
+            n3 += hit as u32;
+            hit
+        });
+        pipe.run_until(ms(3000));
+        assert_eq!(pipe.snd.stats.timeouts, 1);
+        let fr = sent_at(&pipe, seg(3), 1).unwrap();
+        let to = sent_at(&pipe, seg(3), 2).unwrap();
+        rto.push((fr, to));
+    }
+    let (fr_ns3, to_ns3) = rto[0];
+    let (fr_rfc, to_rfc) = rto[1];
+    assert!(
+        to_rfc - fr_rfc >= ms(1000),
+        "rearmed at the fast retransmit"
+    );
+    assert!(
+        to_ns3 - fr_ns3 < ms(1000),
+        "ns-3: the timer ran on from the last new ACK"
+    );
+    assert!(to_ns3 < to_rfc);
 }

@@ -11,7 +11,8 @@
 //!   taken from the counter. With delayed ACKs (two segments an ACK) this is one segment per
 //!   round trip, where RFC 5681's equation 3 per ACK gives half of one.
 //! * Loss (`tcp_reno_ssthresh`): ssthresh = max(cwnd / 2, 2 segments), from cwnd, not from the
-//!   flight size; the counter restarts (`tcp_init_cwnd_reduction`, `tcp_enter_loss`).
+//!   flight size; the counter restarts (`tcp_init_cwnd_reduction`, `tcp_enter_loss`). ns-3's
+//!   `TcpLinuxReno` never clears `m_cWndCnt`, so with `ns3_rules` the counter carries over.
 //! * Recovery: NewReno's (partial ACKs keep the sender in recovery, RFC 6582), ns-3's classic
 //!   recovery; with SACK the sender runs RFC 6675 loss recovery.
 //!
@@ -27,9 +28,25 @@ pub struct LinuxReno {
     cnt: u64,
     /// Bytes acked that do not yet make a whole segment.
     partial: u64,
+    /// ns-3's `TcpLinuxReno`: the counter survives losses.
+    keep_count: bool,
 }
 
 impl LinuxReno {
+    /// With `ns3_rules` the counter is kept across losses, as in ns-3.
+    pub fn new(ns3_rules: bool) -> Self {
+        Self {
+            keep_count: ns3_rules,
+            ..Self::default()
+        }
+    }
+
+    fn restart_count(&mut self) {
+        if !self.keep_count {
+            self.cnt = 0;
+        }
+    }
+
     fn segments_acked(&mut self, w: &Window, acked: u64) -> u64 {
         let mss = w.mss.max(1.0) as u64;
         let total = self.partial + acked;
@@ -67,11 +84,11 @@ impl CongestionControl for LinuxReno {
         }
     }
     fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
-        self.cnt = 0;
+        self.restart_count();
         (w.cwnd / 2.0).max(2.0 * w.mss)
     }
     fn on_timeout(&mut self, w: &mut Window, _flight: u64, _now: SimTime) {
-        self.cnt = 0;
+        self.restart_count();
         w.ssthresh = (w.cwnd / 2.0).max(2.0 * w.mss);
         w.cwnd = w.mss;
     }

@@ -86,7 +86,7 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
         CcKind::Tahoe => Box::new(tahoe::Tahoe),
         CcKind::Reno => Box::new(reno::Reno),
         CcKind::Newreno => Box::new(newreno::NewReno),
-        CcKind::LinuxReno => Box::new(linux_reno::LinuxReno::default()),
+        CcKind::LinuxReno => Box::new(linux_reno::LinuxReno::new(p.ns3_rules)),
         CcKind::Vegas => {
             let v = vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma);
             Box::new(if p.ns2_rules { v.ns2(p.iw as f64) } else { v })
