@@ -24,6 +24,23 @@ fn queue<'a>(r: &'a Value, from: &str) -> &'a Value {
         .unwrap()
 }
 
+/// Mean of RED's average-queue samples (`series.queues[].average`) at the bottleneck from `from`.
+fn mean_red_average(r: &Value, from: &str) -> f64 {
+    let s = r["series"]["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["link"] == "bottleneck" && q["from"] == from)
+        .unwrap();
+    let a: Vec<f64> = s["average"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|v| v.as_f64())
+        .collect();
+    a.iter().sum::<f64>() / a.len() as f64
+}
+
 fn drops_per_flow(r: &Value) -> Vec<u64> {
     r["flows"]
         .as_array()
@@ -85,19 +102,7 @@ fn paper001_red_matches_ns2() {
     let (mut ave, mut inst) = (0.0, 0.0);
     for seed in 1..=3 {
         let r = run_file(text, &[format!("seed={seed}")]);
-        let s = r["series"]["queues"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|q| q["link"] == "bottleneck" && q["from"] == "n4")
-            .unwrap();
-        let a: Vec<f64> = s["average"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|v| v.as_f64())
-            .collect();
-        ave += a.iter().sum::<f64>() / a.len() as f64 / 3.0;
+        ave += mean_red_average(&r, "n4") / 3.0;
         inst += queue(&r, "n4")["avg_packets"].as_f64().unwrap() / 3.0;
     }
     // ns-2 (5 seeds): RED ave_ 6.37, time-average queue 6.82 packets
@@ -123,19 +128,7 @@ fn lalred_vs_red_on_paper001_tcp() {
                     format!("seed={seed}"),
                 ],
             );
-            let s = r["series"]["queues"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|q| q["link"] == "bottleneck" && q["from"] == "n4")
-                .unwrap();
-            let a: Vec<f64> = s["average"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter_map(|v| v.as_f64())
-                .collect();
-            ave += a.iter().sum::<f64>() / a.len() as f64 / 3.0;
+            ave += mean_red_average(&r, "n4") / 3.0;
             drops += queue(&r, "n4")["drops"].as_u64().unwrap();
         }
         (ave, drops)

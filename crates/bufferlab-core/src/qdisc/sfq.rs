@@ -169,11 +169,6 @@ impl Sfq {
         None
     }
 
-    /// Takes the head packet of slot `x`; frees the slot (and its bucket) when it empties.
-    fn take_head(&mut self, x: usize) -> Packet {
-        self.take(x, false)
-    }
-
     /// Takes the head (or with `tail` the tail) packet of slot `x`; frees the slot (and its
     /// bucket) when it empties.
     fn take(&mut self, x: usize, tail: bool) -> Packet {
@@ -231,7 +226,7 @@ impl Sfq {
         let mut queued = Vec::with_capacity(self.len);
         for x in 0..self.slots.len() {
             while !self.slots[x].q.is_empty() {
-                queued.push(self.take_head(x));
+                queued.push(self.take(x, false));
             }
         }
         self.round.clear();
@@ -264,7 +259,7 @@ impl QueueDisc for Sfq {
                 self.round.rotate_left(1);
                 continue;
             }
-            let p = self.take_head(x);
+            let p = self.take(x, false);
             if self.slots[x].q.is_empty() {
                 self.round.pop_front();
             } else {

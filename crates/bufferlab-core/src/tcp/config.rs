@@ -285,7 +285,9 @@ impl TcpParams {
                 header: 52,          // IPv4 20 + TCP 20 + timestamp option 12 (Timestamp true)
                 ack_size: 52,
                 iw: 10, // TcpSocket InitialCwnd 10
-                iw_after_syn_loss: 1,
+                // ns-3 DoForwardUp sets cwnd = InitialCwnd on every SYN-ACK, lost SYN or not
+                // (`resolve` keeps it equal to `iw` under `ns3_rules`).
+                iw_after_syn_loss: 10,
                 initial_ssthresh: UNLIMITED, // InitialSlowStartThreshold UINT32_MAX
                 ssthresh_after_syn_loss: None,
                 max_window: UNLIMITED,
@@ -426,6 +428,9 @@ impl TcpParams {
         set!(cubic_c);
         set!(cubic_beta);
         set!(cubic_fast_convergence);
+        if p.ns3_rules && o.iw_after_syn_loss.is_none() {
+            p.iw_after_syn_loss = p.iw;
+        }
         if let Some(v) = o.ssthresh_after_syn_loss {
             p.ssthresh_after_syn_loss = Some(bytes(v));
         }

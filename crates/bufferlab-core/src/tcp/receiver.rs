@@ -17,6 +17,9 @@
 //! * ns-3.44 (`ns3_rules`, `TcpSocketBase::ProcessSynRcvd`: "Always respond to first data
 //!   packet to speed up the connection"): the first data segment after the handshake is ACKed
 //!   at once.
+//! * ns-3.44 (`ns3_rules`, `TcpSocketBase::SendEmptyPacket` in SYN_RCVD): until a segment
+//!   other than a SYN arrives, the SYN-ACK is retransmitted after `ConnTimeout` (3 s), then
+//!   6 s, 12 s ... (`m_cnTimeout` times 2^k, `SynRetries` 6).
 //! * RFC 7323 section 4.3: the timestamp echoed is that of the segment at the left edge
 //!   (TS.Recent is updated only when the segment arrives with no ACK pending).
 
@@ -24,6 +27,10 @@ use super::config::TcpParams;
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader, MAX_SACK_BLOCKS};
 use crate::units::SimTime;
+
+/// ns-3.44 `TcpSocket` attributes `ConnTimeout` (3 s) and `SynRetries` (6).
+const NS3_CONN_TIMEOUT: SimTime = SimTime::from_secs(3);
+const NS3_SYN_RETRIES: u32 = 6;
 
 pub struct TcpReceiver {
     p: TcpParams,
@@ -39,6 +46,10 @@ pub struct TcpReceiver {
     last_block: Option<(u64, u64)>,
     /// ns-3: the next in-order segment is ACKed at once (the first after the handshake).
     ack_next_at_once: bool,
+    /// ns-3: when the SYN-ACK goes out again if nothing but SYNs has arrived, and how many
+    /// times it has been sent.
+    synack_at: Option<SimTime>,
+    synacks: u32,
     pub acks_sent: u64,
     pub delack_timeouts: u64,
     pub ooo_dropped: u64,
@@ -49,6 +60,8 @@ impl TcpReceiver {
     pub fn new(p: TcpParams) -> Self {
         Self {
             ack_next_at_once: p.ns3_rules && p.handshake,
+            synack_at: None,
+            synacks: 0,
             p,
             rcv_nxt: 1,
             ooo: Vec::with_capacity(16),
@@ -115,6 +128,19 @@ impl TcpReceiver {
         self.delack_at = None;
     }
 
+    /// A SYN-ACK; with `ns3_rules` its retransmission timer (ns-3 `ConnTimeout` 3 s, doubled
+    /// each time, `SynRetries` 6 transmissions).
+    fn send_synack(&mut self, cx: &mut EndpointCtx) {
+        let delack = self.delack_at;
+        self.send_ack(cx, F::SYN);
+        self.delack_at = delack;
+        if self.p.ns3_rules {
+            self.synacks += 1;
+            self.synack_at = (self.synacks < NS3_SYN_RETRIES)
+                .then(|| cx.now + SimTime(NS3_CONN_TIMEOUT.0 << (self.synacks - 1)));
+        }
+    }
+
     /// Inserts [s, e) into the out-of-order list; returns false when it does not fit.
     fn store(&mut self, s: u64, e: u64) -> bool {
         let i = self.ooo.partition_point(|r| r.1 < s);
@@ -148,9 +174,10 @@ impl Endpoint for TcpReceiver {
         if h.flags & F::SYN != 0 {
             // RFC 9293 section 3.5: answer every SYN (a retransmitted one too) with a SYN-ACK.
             self.ts_recent = h.ts_val;
-            self.send_ack(cx, F::SYN);
+            self.send_synack(cx);
             return;
         }
+        self.synack_at = None; // the handshake is complete
         let len = pkt.payload as u64;
         let fin = h.flags & F::FIN != 0;
         if len == 0 && !fin {
@@ -222,6 +249,9 @@ impl Endpoint for TcpReceiver {
     }
 
     fn on_timeout(&mut self, cx: &mut EndpointCtx) {
+        if self.synack_at.is_some_and(|t| t <= cx.now) {
+            self.send_synack(cx);
+        }
         if self.delack_at.is_some_and(|t| t <= cx.now) {
             self.delack_timeouts += 1;
             self.send_ack(cx, 0);
@@ -229,6 +259,9 @@ impl Endpoint for TcpReceiver {
     }
 
     fn next_timeout(&self) -> Option<SimTime> {
-        self.delack_at
+        match (self.delack_at, self.synack_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 }

@@ -561,6 +561,19 @@ impl TcpSender {
         if self.state != State::Established {
             return;
         }
+        if h.flags & F::SYN != 0 {
+            // A retransmitted SYN-ACK (its ACK was lost). ns-3's DoForwardUp initialises cwnd
+            // and ssthresh on every SYN it receives, even when established.
+            if self.p.ns3_rules {
+                self.w.cwnd = self.p.iw as f64 * self.w.mss;
+                self.w.ssthresh = if self.p.initial_ssthresh == UNLIMITED {
+                    f64::INFINITY
+                } else {
+                    self.p.initial_ssthresh as f64
+                };
+            }
+            return;
+        }
         self.rwnd = h.window as u64;
         let ack = h.ack;
         let mss = self.mss();

@@ -46,6 +46,8 @@ struct Pipe {
     ack_log: Vec<SimTime>,
     /// Their acknowledgement numbers.
     ack_nums: Vec<u64>,
+    /// SYN-ACKs that reached the sender.
+    synacks: u32,
     /// After every sender call: (time, cwnd, ssthresh, outstanding, rwnd).
     trace: Vec<(SimTime, f64, f64, u64, u64)>,
 }
@@ -71,6 +73,7 @@ impl Pipe {
             sent_log: Vec::new(),
             ack_log: Vec::new(),
             ack_nums: Vec::new(),
+            synacks: 0,
             trace: Vec::new(),
         }
     }
@@ -170,6 +173,7 @@ impl Pipe {
                 } else {
                     self.ack_log.push(self.now);
                     self.ack_nums.push(p.tcp.ack);
+                    self.synacks += (p.tcp.flags & tcp_flags::SYN != 0) as u32;
                     self.call(true, Some(p));
                 }
             } else if st == Some(t) {
@@ -577,9 +581,10 @@ fn handshake_with_lost_syn_then_transfer_completes() {
         lose
     });
     pipe.run_until(ms(1100) + SimTime(1));
-    // SYN retransmitted after the initial RTO (1 s); after a SYN loss the window is 1 segment.
+    // SYN retransmitted after the initial RTO (1 s); ns-3 keeps its initial window of 10
+    // segments after a SYN loss (RFC 5681's one segment is `iw_after_syn_loss = 1`).
     assert_eq!(pipe.snd.stats.syn_retransmits, 1);
-    assert_eq!(pipe.snd.cwnd(), 536.0);
+    assert_eq!(pipe.snd.cwnd(), 5360.0);
     pipe.run_until(ms(20_000));
     assert_eq!(pipe.rcv.delivered, 100_000);
     let r = pipe.snd.report().unwrap();
@@ -917,4 +922,37 @@ fn ns3_fast_retransmit_does_not_restart_the_timer() {
         "ns-3: the timer ran on from the last new ACK"
     );
     assert!(to_ns3 < to_rfc);
+}
+
+/// ns-3's receiver retransmits its SYN-ACK after ConnTimeout (3 s) while only a SYN has arrived,
+/// and ns-3's sender takes cwnd = InitialCwnd, ssthresh = unlimited from any SYN-ACK: a flow
+/// whose handshake ACK and first window were all lost (timeouts at 1 s and 3 s) halves a
+/// window of 10 at its second timeout, not of 1.
+#[test]
+fn ns3_synack_retransmission_reinitialises_the_window() {
+    for rules in [true, false] {
+        let p = ns3(|o| {
+            o.cc = Some(CcKind::LinuxReno);
+            o.handshake = Some(true);
+            o.ns3_rules = Some(rules);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(10));
+        // Everything the sender sends after its SYN is lost until t = 2 s.
+        pipe.drop = Box::new(|_, p, now| p.tcp.flags & tcp_flags::SYN == 0 && now < ms(2000));
+        pipe.run_until(ms(3025));
+        // The SYN-ACK came again at 3.01 s with the rules; the timeouts were at 1.02 and 3.02 s.
+        let synacks = pipe.synacks;
+        assert_eq!(pipe.snd.stats.timeouts, 2, "ns3_rules = {rules}");
+        let ssthresh = pipe.snd.ssthresh() / 1000.0;
+        if rules {
+            assert_eq!(synacks, 2);
+            assert_eq!(ssthresh, 5.0, "cwnd 10 from the SYN-ACK, halved at 3.02 s");
+        } else {
+            assert_eq!(synacks, 1);
+            assert_eq!(
+                ssthresh, 2.0,
+                "cwnd 1 after the first timeout, halved to the 2-segment floor"
+            );
+        }
+    }
 }
