@@ -55,6 +55,9 @@ SIMS = ("bufferlab", "ns-2", "ns-3")
 # 0.13 % slower bottleneck alone halves bufferlab's drop count (100 flows of equal RTT are
 # phase-locked), docs/validation.md "Against ns-3's TCP".
 NS3_FRAMING = "2B"
+# ns-3's point-to-point devices below the queue disc: the peer gives the bottleneck's a 1-packet
+# TxQueue, which the disc refills as soon as it has room (bufferlab's `device_queue`).
+NS3_DEVICE_QUEUE = 1
 
 
 def toml_dumbbell(
@@ -67,9 +70,11 @@ def toml_dumbbell(
     tcp: str,
     starts: list[float] | None = None,
     overhead: str | None = None,
+    device_queue: int | None = None,
 ) -> str:
     """A bufferlab dumbbell with `pairs` bulk TCP flows s{i} -> d{i}; `overhead` is the link
-    framing of every link (ns-3's point-to-point devices: "2B", their PPP header)."""
+    framing of every link (ns-3's point-to-point devices: "2B", their PPP header) and
+    `device_queue` the bottleneck's device queue below its discipline."""
     a_rate, a_delay, a_queue = access
     b_rate, b_delay, b_queue = bottleneck
     out = [
@@ -94,6 +99,7 @@ def toml_dumbbell(
         f'delay = "{b_delay}"',
         f"queue = {b_queue}",
         *([f'overhead = "{overhead}"'] if overhead else []),
+        *([f"device_queue = {device_queue}"] if device_queue else []),
         "",
     ]
     if starts is None:
@@ -132,22 +138,22 @@ def cases() -> list[dict]:
     # (SACK, IW 10, delayed ACK, timestamps, min RTO 1 s) with Reno congestion control
     # (ns-3 TcpLinuxReno). ns-2 runs one-way Reno agents (its own TCP; window_ 128 = the
     # 128 KiB socket buffer), RED in byte mode with the same thresholds.
-    # bufferlab's buffer is 6076 B = ns-3's 5000 B queue disc + its 1-packet device queue (1076 B):
-    # with 5000 B bufferlab held one packet less, the queue emptied at 23 % of arrivals, RED's
-    # count restarted each time and never reached 1/p_b (wait), so RED made no early drop and
-    # the run was DropTail's (docs/validation.md, "Queue disciplines against ns-3"). RED's
-    # thresholds stay ns-3's 1250 / 3750 B (paper003's 25 % / 75 % of 5000 B).
+    # bufferlab's bottleneck is ns-3's: a 5000 B queue disc above a 1-packet device queue. With
+    # 5000 B and no device queue bufferlab held one packet less, the queue emptied at 23 % of
+    # arrivals, RED's count restarted each time and never reached 1/p_b (wait), so RED made no
+    # early drop and the run was DropTail's (docs/validation.md, "Queue disciplines against
+    # ns-3"). RED's thresholds are ns-3's 1250 / 3750 B (paper003's 25 % / 75 % of 5000 B).
     for q in ("red", "droptail"):
         if q == "red":
             bq = (
-                '{ kind = "red", preset = "paper003", limit = "6076B", min_th = "1250B", '
+                '{ kind = "red", preset = "paper003", limit = "5000B", min_th = "1250B", '
                 'max_th = "3750B", mean_pktsize = "1076B" }'
             )
             ns3q = ["--qdisc=RED", "--minTh=1250", "--maxTh=3750", "--maxP=0.02"]
             ns2q = ["qtype=RED", "qib=1", "meanpkt=1000", "limit=5", "thresh=1.25",
                     "maxthresh=3.75", "linterm=50", "qweight=0.002"]
         else:
-            bq = '{ kind = "droptail", limit = "6076B" }'
+            bq = '{ kind = "droptail", limit = "5000B" }'
             ns3q = ["--qdisc=DropTail"]
             ns2q = ["qtype=DropTail", "qib=1", "meanpkt=1000", "limit=5"]
         cs.append(
@@ -161,15 +167,15 @@ def cases() -> list[dict]:
                     "paper 003: 5 Reno flows (ns-3 TCP defaults), 1 Mbps / 10 ms, 5000 B buffer",
                     5, 100, ("10Mbps", "1ms", '{ kind = "droptail", limit = "100p" }'),
                     ("1Mbps", "10ms", bq), '{ preset = "ns3", cc = "linux_reno", mss = 1024 }',
-                    overhead=NS3_FRAMING),
+                    overhead=NS3_FRAMING, device_queue=NS3_DEVICE_QUEUE),
                 ns3=["--nTcp=5", "--accessRate=10Mbps", "--accessDelay=1ms", "--bnRate=1Mbps",
                      "--bnDelay=10ms", "--segSize=1024", "--simTime=100", "--qlimit=5000B",
                      "--tcp=TcpLinuxReno", "--flowmon=1", *ns3q],
                 ns2=["n=5", "bw=1Mb", "delay=10ms", "abw=10Mb", "adelay=1ms", "alimit=100",
                      "tcp=Reno", "pkt=1024", "window=128", "time=100", *ns2q],
                 model_note="bufferlab = ns-3 TCP defaults with linux_reno (= ns-3 TcpLinuxReno: "
-                "growth counts segments acked), buffer 6076 B (ns-3's 5000 B queue disc + 1-packet "
-                "device queue); ns-2 = one-way Reno (no SACK, no delayed ACK), buffer 5 x 1000 B "
+                "growth counts segments acked), ns-3's 5000 B queue disc above a 1-packet "
+                "device queue; ns-2 = one-way Reno (no SACK, no delayed ACK), buffer 5 x 1000 B "
                 "in byte mode",
             )
         )
@@ -231,29 +237,29 @@ def cases() -> list[dict]:
     # 20 ms, 4 flows, limit 20 packets) as the ns-3 reference peer's group b runs it
     # (shared/peers/ns3 results b_reno_fqcodel: access 10 Mbps / 1 ms, 1024-byte segments, all
     # flows start at 0, ns-3 TCP defaults). bufferlab: the ns3 preset of each discipline with
-    # limit 21p (ns-3's 20 in the queue disc + its 1-packet device queue) and ns-3's TCP
+    # limit 20p above a 1-packet device queue, as ns-3's, and ns-3's TCP
     # defaults with Reno or Vegas. Reno is paired with ns-3's default TcpNewReno, whose
     # congestion avoidance (+segSize^2/cwnd per ACK, so about half a segment per RTT with delayed
     # ACKs) is bufferlab's; TcpLinuxReno (one segment per RTT, as cases a and c use) loses about
     # 3x as many packets here under DropTail (2142 against 616), a TCP difference.
     for cc in ("reno", "vegas"):
         for q in ("codel", "fq_codel", "pie"):
-            bq = f'{{ kind = "{q}", preset = "ns3", limit = "21p" }}'
+            bq = f'{{ kind = "{q}", preset = "ns3", limit = "20p" }}'
             ns3q = {"codel": "CoDel", "fq_codel": "FqCoDel", "pie": "PIE"}[q]
             cs.append(
                 dict(
                     id=f"e_{cc}_{q}",
                     group="e",
                     title=f"paper 004 bottleneck, 4 {cc.capitalize()} flows (ns-3 TCP "
-                    f"defaults), 2 Mbps / 20 ms, {q} limit 20 (+1), 200 s",
+                    f"defaults), 2 Mbps / 20 ms, {q} limit 20 + device 1, 200 s",
                     reps=3,
                     toml=toml_dumbbell(
                         f"bench-e-{cc}-{q}",
                         f"paper 004 bottleneck: 4 {cc} flows (ns-3 defaults), 2 Mbps / 20 ms, "
-                        f"{q} (ns3 preset), limit 20 + 1",
+                        f"{q} (ns3 preset), limit 20 + device 1",
                         4, 200, ("10Mbps", "1ms", '{ kind = "droptail", limit = "100p" }'),
                         ("2Mbps", "20ms", bq), f'{{ preset = "ns3", cc = "{cc}", mss = 1024 }}',
-                        overhead=NS3_FRAMING),
+                        overhead=NS3_FRAMING, device_queue=NS3_DEVICE_QUEUE),
                     ns2=None,
                     ns2_skip="ns-2 has no CoDel, FQ-CoDel or PIE",
                     ns3=["--nTcp=4", "--accessRate=10Mbps", "--accessDelay=1ms",
@@ -263,8 +269,8 @@ def cases() -> list[dict]:
                          f"--qdisc={ns3q}", "--flowmon=1"],
                     model_note="bufferlab = ns-3 TCP defaults with "
                     + ("Reno (ns-3 TcpNewReno)" if cc == "reno" else "Vegas")
-                    + " and the ns3 preset of the discipline, limit 21p = ns-3's 20 + its "
-                    "1-packet device queue",
+                    + " and the ns3 preset of the discipline, limit 20p above a 1-packet "
+                    "device queue (ns-3's)",
                 )
             )
 
@@ -296,11 +302,12 @@ def cases() -> list[dict]:
             title="scale: 100 Reno flows, 100 Mbps, BDP buffer (200 p), 100 s (ns-3 TCP model)",
             reps=3,
             toml=toml_dumbbell(
-                "bench-c-ns3", "scale: 100 Reno flows (ns-3 defaults), 100 Mbps, 200 p (+1)",
+                "bench-c-ns3", "scale: 100 Reno flows (ns-3 defaults), 100 Mbps, 200 p + device 1",
                 100, 100, scale_access,
-                # 201p = ns-3's 200 in the queue disc + its 1-packet device queue, as in (a), (e)
-                ("100Mbps", "10ms", '{ kind = "droptail", limit = "201p" }'),
-                '{ preset = "ns3", cc = "linux_reno", mss = 1448 }', overhead=NS3_FRAMING),
+                # ns-3's 200-packet queue disc above its 1-packet device queue, as in (a), (e)
+                ("100Mbps", "10ms", '{ kind = "droptail", limit = "200p" }'),
+                '{ preset = "ns3", cc = "linux_reno", mss = 1448 }', overhead=NS3_FRAMING,
+                device_queue=NS3_DEVICE_QUEUE),
             ns2=None,
             ns2_skip="paired with c_ns2 (ns-2 TCP model)",
             ns3=["--nTcp=100", "--accessRate=1Gbps", "--accessDelay=1ms", "--bnRate=100Mbps",
@@ -464,7 +471,7 @@ def norm_ns3(r: dict) -> dict:
         goodput_bps=gp, goodput_total_bps=sum(gp), jain=jain(gp), drops=q["drops"],
         early_drops=q["early_drops"], forced_drops=q["forced_drops"],
         avg_queue_packets=q["avg_packets"], avg_queue_bytes=q["avg_bytes"],
-        # the 1-packet device queue below the queue disc (bufferlab's limit N + 1 holds it)
+        # the 1-packet device queue below the queue disc (bufferlab's `device_queue`)
         device_avg_packets=q.get("device_avg_packets"), device_avg_bytes=q.get("device_avg_bytes"),
         delay_mean_s=r.get("delay_mean_s"), packet_hops=r["packet_hops"], events=r["events"],
         sim_wall_s=r["sim_wall_s"],

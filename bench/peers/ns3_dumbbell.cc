@@ -118,13 +118,16 @@ ParseLimit(const std::string& s, DataRate bn, double baseRtt, uint32_t pktBytes,
 }
 
 // Per-TCP-flow sender counters from the socket's trace sources (only with --tcpStats=1), to set
-// beside bufferlab's `tcp` section: loss-state entries are retransmission timeouts, recovery-state
-// entries are fast retransmits.
+// beside bufferlab's `tcp` section. Retransmission timeouts are counted where the RTO doubles
+// (`ReTxTimeout` is the only place that doubles m_rto; the 60 s cap counts too): entries into
+// CA_LOSS would miss every timeout after the first of a loss episode, since the CongState trace
+// fires only on a change. Recovery-state entries are fast retransmits.
 struct TcpCounters
 {
     uint64_t segments = 0;       // data segments sent, retransmissions included
     uint64_t retransmits = 0;    // data segments whose sequence was sent before
-    uint64_t timeouts = 0;       // entries into CA_LOSS
+    uint64_t timeouts = 0;       // RTO expiries (the RTO doubles)
+    uint64_t lossEntries = 0;    // entries into CA_LOSS
     uint64_t recoveries = 0;     // entries into CA_RECOVERY
     SequenceNumber32 highTx{0};  // end of the highest data sent
     bool anyTx = false;
@@ -162,11 +165,20 @@ OnCongState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongS
 {
     if (now == TcpSocketState::CA_LOSS)
     {
-        g_tcp[i].timeouts++;
+        g_tcp[i].lossEntries++;
     }
     else if (now == TcpSocketState::CA_RECOVERY)
     {
         g_tcp[i].recoveries++;
+    }
+}
+
+void
+OnRto(uint32_t i, Time old, Time now)
+{
+    if (now == old + old || (now == Seconds(60) && old >= Seconds(30) && old < now))
+    {
+        g_tcp[i].timeouts++;
     }
 }
 
@@ -187,6 +199,7 @@ HookTcp(uint32_t i, Ptr<BulkSendApplication> app)
     Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(app->GetSocket());
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
+    s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
 }
 
@@ -507,7 +520,8 @@ main(int argc, char* argv[])
             c.cwndSegSec += c.cwndNow * (simTime - c.cwndLastT);
             o << ",\"tcp\":{\"segments_sent\":" << c.segments
               << ",\"retransmitted_segments\":" << c.retransmits
-              << ",\"timeouts\":" << c.timeouts << ",\"fast_retransmits\":" << c.recoveries
+              << ",\"timeouts\":" << c.timeouts << ",\"loss_entries\":" << c.lossEntries
+              << ",\"fast_retransmits\":" << c.recoveries
               << ",\"cwnd_mean_segments\":" << c.cwndSegSec / active << "}";
         }
         o << "}";

@@ -1,5 +1,6 @@
 //! Runs a scenario file and prints the report JSON: `cargo run --release --example run -- FILE [key=value ...]`.
-//! For profiling and benchmarking the core without Python.
+//! For profiling and benchmarking the core without Python. With `BUFFERLAB_PCAP=DIR` it also
+//! writes a pcap of every link direction into DIR (for trace comparisons with ns-3).
 use bufferlab_core::api::{run_json, RunRequest};
 
 fn main() {
@@ -16,11 +17,19 @@ fn main() {
         }
     };
     let overrides = &args[1..];
+    let pcap = std::env::var_os("BUFFERLAB_PCAP").map(std::path::PathBuf::from);
+    if let Some(dir) = &pcap {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("error: BUFFERLAB_PCAP {}: {e}", dir.display());
+            std::process::exit(2);
+        }
+    }
     match run_json(&RunRequest {
         text: &text,
         source: path,
         seed: None,
         overrides,
+        pcap_dir: pcap.as_deref(),
         ..Default::default()
     }) {
         Ok(j) => println!("{j}"),

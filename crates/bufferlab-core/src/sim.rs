@@ -30,6 +30,9 @@ pub(crate) enum Event {
     Timer(AgentId),
     /// Take one sample of the monitored queues.
     Sample,
+    /// The port's device queue has room again: refill it from the discipline (ns-3 runs this
+    /// as a `ScheduleNow` after everything already due at the same instant).
+    DeviceWake(PortId),
 }
 
 /// Two tag bits and a 30-bit index: a queue entry stays 16 bytes (see `sched`).
@@ -41,6 +44,7 @@ impl Packed32 for Event {
             Event::Arrive(p) => 1 << 30 | p.0,
             Event::Timer(a) => 2 << 30 | a.0,
             Event::Sample => 3 << 30,
+            Event::DeviceWake(p) => 3 << 30 | (p.0 + 1),
         }
     }
     #[inline]
@@ -50,7 +54,8 @@ impl Packed32 for Event {
             0 => Event::TxDone(PortId(id)),
             1 => Event::Arrive(PortId(id)),
             2 => Event::Timer(AgentId(id)),
-            _ => Event::Sample,
+            _ if id == 0 => Event::Sample,
+            _ => Event::DeviceWake(PortId(id - 1)),
         }
     }
 }
@@ -190,6 +195,7 @@ impl Simulation {
                 Event::Arrive(p) => self.arrive(p),
                 Event::Timer(a) => self.timer(a),
                 Event::Sample => self.sample(),
+                Event::DeviceWake(p) => self.device_wake(p),
             }
         }
         self.now = until;
@@ -320,7 +326,7 @@ impl Simulation {
         port.stats.on_arrival(now, pkt.size);
         pkt.enqueued = now;
         let busy = port.busy(now);
-        if !busy {
+        if !busy && port.device_limit == 0 {
             // the link has been idle since its last transmission ended
             port.qdisc.link_idle(port.busy_until);
         }
@@ -337,11 +343,15 @@ impl Simulation {
             port.stats.on_marks(now, marks);
         }
         self.flush_drops(pid);
+        let port = &self.ports[pid.idx()];
+        if port.device_limit > 0 && !port.wake_pending {
+            self.fill_device(pid);
+        }
         let port = &mut self.ports[pid.idx()];
         if busy {
-            let queued = port.qdisc.len_packets();
+            let queued = port.waiting_packets();
             port.stats
-                .set_length(now, queued as u64, port.qdisc.len_bytes());
+                .set_length(now, queued as u64, port.waiting_bytes());
             // The transmitter wakes when the packet on the wire is out, and only if something
             // waits for it: an idle link costs no event.
             if queued > 0 && !port.tx_pending {
@@ -363,18 +373,34 @@ impl Simulation {
     fn start_tx(&mut self, pid: PortId) {
         let now = self.now;
         let port = &mut self.ports[pid.idx()];
-        let mut cx = QueueCtx::new(
-            now,
-            &mut port.qdisc_rng,
-            port.rate,
-            false,
-            &mut self.drop_buf,
-        );
-        let next = port.qdisc.dequeue(&mut cx);
-        let marks = cx.marks();
-        if marks > 0 {
-            port.stats.on_marks(now, marks);
-        }
+        let next = if port.device_limit > 0 {
+            let next = port.device.pop_front();
+            if let Some(p) = &next {
+                port.device_bytes -= p.size as u64;
+                // ns-3 NetDeviceQueue::PacketDequeued wakes the queue disc with ScheduleNow:
+                // an arrival due at this same instant finds the discipline still full.
+                if !port.wake_pending {
+                    port.wake_pending = true;
+                    self.sched.schedule(now, Event::DeviceWake(pid));
+                }
+            }
+            next
+        } else {
+            let mut cx = QueueCtx::new(
+                now,
+                &mut port.qdisc_rng,
+                port.rate,
+                false,
+                &mut self.drop_buf,
+            );
+            let next = port.qdisc.dequeue(&mut cx);
+            let marks = cx.marks();
+            if marks > 0 {
+                port.stats.on_marks(now, marks);
+            }
+            next
+        };
+        let port = &mut self.ports[pid.idx()];
         if let Some(pkt) = next {
             Self::trace(&mut self.ns2_trace, TraceEvent::Dequeue, now, port, &pkt);
             port.stats.on_departure(now, pkt.size, pkt.enqueued);
@@ -394,7 +420,7 @@ impl Simulation {
             if end > self.warmup {
                 port.busy_time = port.busy_time + (end - now.max(self.warmup));
             }
-            if port.qdisc.len_packets() > 0 {
+            if port.waiting_packets() > 0 {
                 port.tx_pending = true;
                 self.sched.schedule(end, Event::TxDone(pid));
             }
@@ -404,7 +430,7 @@ impl Simulation {
                     port.lost_packets += 1;
                 }
                 port.stats
-                    .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
+                    .set_length(now, port.waiting_packets() as u64, port.waiting_bytes());
                 Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
                 self.record_drop(pid, pkt, DropReason::LinkLoss);
                 self.flush_drops(pid);
@@ -417,7 +443,55 @@ impl Simulation {
             port.pipeline.push_back((at, pkt));
         }
         port.stats
-            .set_length(now, port.qdisc.len_packets() as u64, port.qdisc.len_bytes());
+            .set_length(now, port.waiting_packets() as u64, port.waiting_bytes());
+        self.flush_drops(pid);
+    }
+
+    /// The deferred refill of a device queue; an idle link then starts on what came down.
+    fn device_wake(&mut self, pid: PortId) {
+        self.ports[pid.idx()].wake_pending = false;
+        self.fill_device(pid);
+        let port = &mut self.ports[pid.idx()];
+        if !port.busy(self.now) && !port.device.is_empty() {
+            self.start_tx(pid);
+        } else if port.waiting_packets() > 0 && !port.tx_pending && port.busy_until > self.now {
+            port.tx_pending = true;
+            self.sched.schedule(port.busy_until, Event::TxDone(pid));
+        }
+    }
+
+    /// ns-3's traffic-control flow control (`NetDeviceQueue` wake, `QueueDisc::Run`): the
+    /// discipline hands packets down while the device queue has room. A dequeue that finds
+    /// the discipline empty starts its idle period (RED's `link_idle`).
+    fn fill_device(&mut self, pid: PortId) {
+        let now = self.now;
+        let port = &mut self.ports[pid.idx()];
+        while port.device.len() < port.device_limit {
+            if port.qdisc.len_packets() == 0 {
+                port.qdisc.link_idle(now);
+                break;
+            }
+            let busy = port.busy(now);
+            let mut cx = QueueCtx::new(
+                now,
+                &mut port.qdisc_rng,
+                port.rate,
+                busy,
+                &mut self.drop_buf,
+            );
+            let next = port.qdisc.dequeue(&mut cx);
+            let marks = cx.marks();
+            if marks > 0 {
+                port.stats.on_marks(now, marks);
+            }
+            match next {
+                Some(p) => {
+                    port.device_bytes += p.size as u64;
+                    port.device.push_back(p);
+                }
+                None => break, // everything left was dropped at the head (CoDel, PIE)
+            }
+        }
         self.flush_drops(pid);
     }
 
@@ -504,14 +578,22 @@ impl Simulation {
     fn sample(&mut self) {
         let t = self.now.as_secs_f64();
         for s in &mut self.series {
-            let q = &self.ports[s.port.idx()].qdisc;
+            let port = &self.ports[s.port.idx()];
             s.t_s.push(t);
-            s.packets.push(q.len_packets() as u32);
-            s.bytes.push(q.len_bytes());
-            s.average.push(q.disc().average());
+            s.packets.push(port.waiting_packets() as u32);
+            s.bytes.push(port.waiting_bytes());
+            s.average.push(port.qdisc.disc().average());
         }
         if let Some(dt) = self.sample_interval {
             self.sched.schedule(self.now + dt, Event::Sample);
+        }
+    }
+
+    /// Sizes every port's sojourn histogram for waits up to `max` before the run, so that
+    /// recording statistics never allocates (histograms otherwise grow with each new maximum).
+    pub fn reserve_statistics(&mut self, max: SimTime) {
+        for p in &mut self.ports {
+            p.stats.reserve_sojourns(max);
         }
     }
 
@@ -519,7 +601,7 @@ impl Simulation {
     pub fn packets_in_network(&self) -> u64 {
         self.ports
             .iter()
-            .map(|p| p.qdisc.len_packets() as u64 + p.pipeline.len() as u64)
+            .map(|p| p.waiting_packets() as u64 + p.pipeline.len() as u64)
             .sum()
     }
 

@@ -127,3 +127,32 @@ fn framing_overhead_adds_its_serialisation_time_per_packet() {
     let extra = fb.delay_mean_s.unwrap() - fa.delay_mean_s.unwrap();
     assert!((extra - 16e-6).abs() < 1e-9, "extra delay {extra}");
 }
+
+// ---- device queue: `device_queue` packets below the discipline, outside its limit ----
+#[test]
+fn device_queue_holds_packets_beyond_the_discipline_limit() {
+    // 2 Mbit/s of CBR into a 1 Mbit/s bottleneck whose DropTail holds 5 packets: with a
+    // 1-packet device queue below it, 6 wait at most (the discipline's 5 + the device's 1),
+    // and the extra slot loses as many fewer packets as it holds.
+    let plain = dumbbell("1Mbps", &[("a", "2Mbps", false)], "11s").replacen(
+        "limit = \"30p\"",
+        "limit = \"5p\"",
+        1,
+    );
+    let device = plain.replacen(
+        "queue = { kind = \"droptail\", limit = \"5p\" }",
+        "queue = { kind = \"droptail\", limit = \"5p\" }\n        device_queue = 1",
+        1,
+    );
+    assert_ne!(plain, device);
+    let (a, b) = (run_text(&plain, 1), run_text(&device, 1));
+    let (qa, qb) = (queue(&a, "bottleneck", "r0"), queue(&b, "bottleneck", "r0"));
+    assert_eq!(qa.max_packets, 5);
+    assert_eq!(qb.max_packets, 6);
+    assert_eq!(
+        qa.drops,
+        qb.drops + 1,
+        "one more packet is held, one fewer dropped"
+    );
+    assert_eq!(flow(&a, "a").rx_packets + 1, flow(&b, "a").rx_packets);
+}

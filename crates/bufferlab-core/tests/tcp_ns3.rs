@@ -15,6 +15,18 @@
 //! delivered (945 766.4 bit/s). With `ns3_rules` and ns-3's 2-byte PPP framing on every link,
 //! bufferlab sends the same segments at the same times (compared with `--pcap` on both sides,
 //! docs/validation.md "Against ns-3's TCP"), so the counts must be equal, not close.
+//!
+//! Five flows (case a itself, flow i starting at i ms, 100 s) share the bottleneck's 5000 B
+//! queue disc and its 1-packet device queue, which ns-3 refills one event later
+//! (`NetDeviceQueue::PacketDequeued` schedules the wake with `ScheduleNow`): every one of the
+//! 11 592 packets crosses the bottleneck at the same instant in both simulators, so drops,
+//! timeouts, fast retransmits and each flow's goodput are ns-3's, counted by
+//!
+//! ```text
+//! bench/.peers/ns3_dumbbell --nTcp=5 --accessRate=10Mbps --accessDelay=1ms --bnRate=1Mbps \
+//!   --bnDelay=10ms --segSize=1024 --simTime=100 --qlimit=5000B --tcp=TcpLinuxReno \
+//!   --qdisc=DropTail --tcpStats=1 --recovery=Classic --stagger=0.001
+//! ```
 
 use bufferlab_core::api::{run, RunRequest};
 use serde_json::Value;
@@ -58,4 +70,62 @@ fn without_the_ns3_rules_the_flow_differs() {
         (t["segments_sent"].as_u64(), t["fast_retransmits"].as_u64()),
         (Some(2389), Some(63))
     );
+}
+
+/// Case a with flow i starting at i ms (ns-3's `--stagger=0.001`).
+fn five_staggered_flows() -> Value {
+    let text = include_str!("../../../bench/scenarios/a_droptail.toml");
+    let (head, template) = text.split_once("[[flows]]").expect("a flow template");
+    let tcp = template
+        .lines()
+        .find(|l| l.starts_with("tcp = "))
+        .expect("the template's tcp line");
+    let mut text = head.to_string();
+    for i in 0..5 {
+        text += &format!(
+            "[[flows]]\nname = \"tcp{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{i}ms\"\n\
+             app = {{ kind = \"bulk\" }}\n{tcp}\n\n"
+        );
+    }
+    let r = run(&RunRequest {
+        text: &text,
+        source: "a_droptail staggered",
+        ..Default::default()
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    serde_json::to_value(&r).unwrap()
+}
+
+#[test]
+fn five_flows_through_the_device_queue_are_ns3_packet_for_packet() {
+    let r = five_staggered_flows();
+    let q = r["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["link"] == "bottleneck")
+        .unwrap();
+    assert_eq!(q["drops"], 2321);
+    // ns-3 per flow: segments sent, retransmitted, timeouts (RTO doublings), fast
+    // retransmits (CA_RECOVERY entries), goodput in bit/s as the peer prints it.
+    let ns3: [(u64, u64, u64, u64, f64); 5] = [
+        (3048, 471, 25, 191, 210616.32),
+        (3302, 555, 21, 221, 224463.0446),
+        (2641, 392, 25, 159, 183668.3134),
+        (2631, 443, 25, 170, 178754.8026),
+        (2296, 449, 30, 158, 151148.4459),
+    ];
+    for (f, (sent, retx, to, fr, goodput)) in r["flows"].as_array().unwrap().iter().zip(ns3) {
+        let t = &f["tcp"];
+        assert_eq!(t["segments_sent"], sent, "{}", f["name"]);
+        assert_eq!(t["retransmitted_segments"], retx, "{}", f["name"]);
+        assert_eq!(t["timeouts"], to, "{}", f["name"]);
+        assert_eq!(t["fast_retransmits"], fr, "{}", f["name"]);
+        let g = f["goodput_bps"].as_f64().unwrap();
+        assert!(
+            (g - goodput).abs() < 0.01,
+            "{}: {g} against {goodput}",
+            f["name"]
+        );
+    }
 }

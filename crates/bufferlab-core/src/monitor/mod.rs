@@ -13,3 +13,12 @@ pub mod queue_series;
 pub fn new_histogram() -> hdrhistogram::Histogram<u32> {
     hdrhistogram::Histogram::new(2).expect("2 significant digits is a valid precision")
 }
+
+/// A histogram like [`new_histogram`] already sized for values up to `high_ns` (it still grows
+/// past them): a histogram grows when a value exceeds every earlier one, which allocates.
+pub fn new_histogram_up_to(high_ns: u64) -> hdrhistogram::Histogram<u32> {
+    let mut h = hdrhistogram::Histogram::new_with_max(high_ns.max(2), 2)
+        .expect("a bound of at least 2 with 2 significant digits is valid");
+    h.auto(true);
+    h
+}

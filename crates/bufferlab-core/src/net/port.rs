@@ -28,6 +28,13 @@ pub struct Port {
     /// Link-layer framing bytes serialised with every packet (not counted in its size).
     pub overhead: u32,
     pub qdisc: PortQueue,
+    /// ns-3's device queue below the queue discipline (`device_queue` packets; 0 = none, the
+    /// discipline feeds the wire). Packets leave the discipline for it as soon as it has room.
+    pub device: VecDeque<Packet>,
+    pub device_limit: usize,
+    pub device_bytes: u64,
+    /// A `DeviceWake` event is in the queue for this port.
+    pub wake_pending: bool,
     pub qdisc_rng: Rng,
     pub stats: QueueStats,
     /// When the packet being serialised (if any) is completely sent.
@@ -69,6 +76,18 @@ impl Port {
             self.last_tx = (size, self.rate.tx_time(size as u64 + self.overhead as u64));
         }
         self.last_tx.1
+    }
+
+    /// Packets waiting at the port: in the discipline and in the device queue.
+    #[inline(always)]
+    pub fn waiting_packets(&self) -> usize {
+        self.qdisc.len_packets() + self.device.len()
+    }
+
+    /// Bytes waiting at the port: in the discipline and in the device queue.
+    #[inline(always)]
+    pub fn waiting_bytes(&self) -> u64 {
+        self.qdisc.len_bytes() + self.device_bytes
     }
 
     /// A packet is being serialised at `now` (or the port is about to send the next one).

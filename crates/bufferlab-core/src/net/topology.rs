@@ -18,6 +18,8 @@ pub struct LinkSpec {
     pub delay: SimTime,
     /// Framing bytes added to each packet's serialisation time.
     pub overhead: u32,
+    /// Packets the device queue below each port's discipline holds (0: none).
+    pub device_queue: u32,
     pub queue_ab: QueueConfig,
     pub queue_ba: QueueConfig,
     pub loss_ab: Option<LossConfig>,
@@ -69,6 +71,7 @@ impl Topology {
             rate,
             delay,
             overhead: cfg.overhead.map_or(0, |b| b.0.min(u32::MAX as u64) as u32),
+            device_queue: cfg.device_queue.unwrap_or(0),
             queue_ab,
             queue_ba,
             loss_ab: cfg.loss.clone(),

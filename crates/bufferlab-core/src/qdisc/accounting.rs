@@ -145,6 +145,14 @@ impl QueueStats {
         }
     }
 
+    /// Sizes the (still empty) sojourn histogram for sojourns up to `max`, so that recording
+    /// them never allocates (see [`crate::monitor::new_histogram_up_to`]).
+    pub fn reserve_sojourns(&mut self, max: SimTime) {
+        if self.departures == 0 {
+            self.sojourn_ns = crate::monitor::new_histogram_up_to(max.as_nanos());
+        }
+    }
+
     pub fn sojourn_quantile_s(&mut self, q: f64) -> Option<f64> {
         self.settle_sojourns();
         (self.departures > 0).then(|| self.sojourn_ns.value_at_quantile(q) as f64 / 1e9)

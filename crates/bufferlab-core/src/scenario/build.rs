@@ -371,6 +371,10 @@ pub fn build_with(
                         if dir == 0 { "queue" } else { "reverse_queue" }
                     ),
                 )?,
+                device: VecDeque::with_capacity(l.device_queue as usize),
+                device_limit: l.device_queue as usize,
+                device_bytes: 0,
+                wake_pending: false,
                 qdisc_rng: rng::stream(seed, &format!("{label}/queue")),
                 stats: QueueStats::new(s.warmup),
                 busy_until: SimTime::ZERO,

@@ -94,6 +94,13 @@ pub struct LinkConfig {
     /// `PointToPointNetDevice::AddHeader`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<Bytes>,
+    /// Packets held by a device queue between the queue discipline and the wire, in both
+    /// directions (default 0: the discipline feeds the wire directly). ns-3 puts the queue disc
+    /// above a `PointToPointNetDevice` `TxQueue` and moves a packet down as soon as that queue has
+    /// room (traffic-control flow control); the disc's limit, drops and sojourn times then
+    /// exclude the packets below it. ns-3 comparisons use 1 (`MaxSize = 1p`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_queue: Option<u32>,
     /// Queue discipline of both output ports (default: DropTail, 100 packets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueConfig>,
@@ -116,6 +123,7 @@ impl LinkConfig {
             rate: self.rate.or(template.rate),
             delay: self.delay.or(template.delay),
             overhead: self.overhead.or(template.overhead),
+            device_queue: self.device_queue.or(template.device_queue),
             queue: self.queue.clone().or_else(|| template.queue.clone()),
             reverse_queue: self
                 .reverse_queue

@@ -195,6 +195,11 @@ pub struct TcpParams {
     pub header: u32,
     /// Bytes on the wire of a pure ACK (`header`, except ns-2's TCPSink: `packetSize_` 40).
     pub ack_size: u32,
+    /// Option bytes a SYN or SYN-ACK carries beyond `header` (window scale, SACK permitted).
+    pub syn_options: u32,
+    /// Bytes an ACK carrying n SACK blocks adds: `base + 8n` (RFC 2018 section 3: kind and
+    /// length, then 8 bytes a block); `None`: SACK blocks are not billed (ns-2's fixed ACK).
+    pub sack_option_base: Option<u32>,
     pub iw: u32,
     pub iw_after_syn_loss: u32,
     /// Bytes; u64::MAX means unlimited.
@@ -242,6 +247,8 @@ impl TcpParams {
                 mss: 1000,        // packetSize_ 1000
                 header: 40,       // tcpip_base_hdr_size_ 40 (ns-2 adds it to packetSize_)
                 ack_size: 40,     // Agent/TCPSink packetSize_ 40
+                syn_options: 0,   // ns-2 packets carry no TCP options
+                sack_option_base: None, // TCPSink ACKs are packetSize_ bytes, SACK or not
                 iw: 2,            // windowInit_ 2
                 iw_after_syn_loss: 1,
                 initial_ssthresh: 20 * 1000, // tcp.cc TcpAgent::reset(): ssthresh_ = int(wnd_)
@@ -284,6 +291,11 @@ impl TcpParams {
                 mss: 536,            // TcpSocket SegmentSize 536
                 header: 52,          // IPv4 20 + TCP 20 + timestamp option 12 (Timestamp true)
                 ack_size: 52,
+                // TcpHeader pads the sum of its options to 4 bytes: a SYN's window scale (3),
+                // SACK permitted (2) and timestamp (10) take 16; an ACK's timestamp (10) and
+                // SACK (2 + 8n) take 12 + 8n (TcpSocketBase::AddOptions, TcpHeader::Serialize).
+                syn_options: 4,
+                sack_option_base: Some(0),
                 iw: 10, // TcpSocket InitialCwnd 10
                 // ns-3 DoForwardUp sets cwnd = InitialCwnd on every SYN-ACK, lost SYN or not
                 // (`resolve` keeps it equal to `iw` under `ns3_rules`).
@@ -327,6 +339,11 @@ impl TcpParams {
                 mss: 1448,         // 1500-byte MTU minus 52 bytes of headers
                 header: 52,        // IPv4 20 + TCP 20 + timestamps 12
                 ack_size: 52,
+                // tcp_output.c tcp_options_write: a SYN's MSS (4), SACK permitted + timestamp
+                // (12) and NOP + window scale (4) take 20; SACK blocks come as NOP NOP kind
+                // length (4) + 8n after the aligned timestamp.
+                syn_options: 8,
+                sack_option_base: Some(4),
                 iw: 10, // TCP_INIT_CWND 10 (RFC 6928)
                 iw_after_syn_loss: 1,
                 initial_ssthresh: UNLIMITED, // TCP_INFINITE_SSTHRESH

@@ -117,9 +117,16 @@ impl TcpReceiver {
                 }
             }
         }
+        let mut size = self.p.ack_size;
+        if flags & F::SYN != 0 {
+            size += self.p.syn_options;
+        }
+        if let (Some(base), n @ 1..) = (self.p.sack_option_base, h.sack_count()) {
+            size += base + 8 * n as u32;
+        }
         cx.send(Packet {
             kind: PacketKind::TcpAck,
-            size: self.p.ack_size,
+            size,
             tcp: h,
             ..Packet::default()
         });

@@ -32,6 +32,11 @@ impl Scoreboard {
         self.ranges.is_empty()
     }
 
+    /// Number of SACKed ranges (the hole index of the region above the last one).
+    pub fn ranges(&self) -> usize {
+        self.ranges.len()
+    }
+
     /// Highest SACKed byte + 1, if any.
     pub fn high_sacked(&self) -> Option<u64> {
         self.ranges.last().map(|r| r.1)
@@ -104,7 +109,7 @@ impl Scoreboard {
         (n, b)
     }
 
-    fn hole_lost(&self, k: usize, dupthresh: u32, mss: u64) -> bool {
+    pub(crate) fn hole_lost(&self, k: usize, dupthresh: u32, mss: u64) -> bool {
         let (n, b) = self.above(k);
         n >= dupthresh as usize || b > (dupthresh as u64 - 1) * mss
     }
@@ -117,7 +122,11 @@ impl Scoreboard {
 
     /// The holes [a, b) between snd_una and snd_max, each with its hole index (the index of
     /// the SACKed range just above it; `ranges.len()` for the region above the last range).
-    fn holes(&self, snd_una: u64, snd_max: u64) -> impl Iterator<Item = (usize, u64, u64)> + '_ {
+    pub(crate) fn holes(
+        &self,
+        snd_una: u64,
+        snd_max: u64,
+    ) -> impl Iterator<Item = (usize, u64, u64)> + '_ {
         let mut prev = snd_una;
         let n = self.ranges.len();
         (0..=n).filter_map(move |k| {

@@ -427,6 +427,10 @@ impl TcpSender {
         if self.state != State::Established {
             return;
         }
+        if self.p.ns3_rules && self.p.sack {
+            self.send_data_ns3(cx);
+            return;
+        }
         let mss = self.mss();
         let dt = self.p.dupack_threshold;
         loop {
@@ -489,7 +493,7 @@ impl TcpSender {
     fn send_syn(&mut self, cx: &mut EndpointCtx) {
         cx.send(Packet {
             kind: PacketKind::TcpData,
-            size: self.p.header,
+            size: self.p.header + self.p.syn_options,
             payload: 0,
             tcp: TcpHeader {
                 seq: 0,

@@ -64,9 +64,6 @@ impl CongestionControl for LinuxReno {
     }
     fn on_ack(&mut self, w: &mut Window, a: &Ack) {
         let segs = self.segments_acked(w, a.acked);
-        if segs == 0 {
-            return;
-        }
         if w.in_slow_start() {
             w.cwnd = (w.cwnd + segs as f64 * w.mss).min(w.ssthresh);
             return;

@@ -25,7 +25,8 @@
 //! * **Sending** (`SendPendingData`, `AvailableWindow`): in every state the window is compared
 //!   with the pipe (`BytesInFlight()` from the scoreboard), so each SACKed segment in
 //!   `CA_DISORDER` lets one new segment out (limited transmit by the pipe).
-//! * **Timer** (`SendDataPacket`): a retransmission starts the timer only if it is not running.
+//! * **Timer** (`SendDataPacket`, `NewAck`): a retransmission starts the timer only if it is not
+//!   running; an ACK restarts it except in `CA_DISORDER` and on later partial ACKs.
 //!
 //! Window growth counts the bytes an ACK newly delivers (`currentDelivered`: bytes SACKed
 //! earlier were counted then), as ns-3's `IncreaseWindow(segsAcked)` does.
@@ -34,6 +35,7 @@ use super::{TcpSender, F};
 use crate::endpoint::EndpointCtx;
 use crate::packet::Packet;
 use crate::tcp::cc::Ack;
+use crate::tcp::config::CcKind;
 
 impl TcpSender {
     /// ns-3's `ReceivedAck` / `ProcessAck` for a SACK sender (see the module comment).
@@ -101,9 +103,15 @@ impl TcpSender {
                     self.first_partial = true;
                     grow = ack.saturating_sub(self.recover);
                 } else if is_dup {
-                    open = false; // CA_DISORDER (DupAck has just moved there): no growth
+                    // CA_DISORDER (DupAck has just moved there): ProcessAck calls neither
+                    // IncreaseWindow nor NewAck, so no growth and no timer restart.
+                    open = false;
+                    restart_timer = false;
                 }
-                if open && grow > 0 {
+                // ns-3 calls IncreaseWindow in CA_OPEN on every ACK that advances, even with
+                // no whole segment newly delivered: TcpLinuxReno's congestion avoidance then
+                // still applies a full counter (m_cWndCnt >= w) first.
+                if open && (grow > 0 || self.p.cc == CcKind::LinuxReno) {
                     let a = info(grow, self);
                     self.cc.on_ack(&mut self.w, &a);
                 }
@@ -132,32 +140,100 @@ impl TcpSender {
         }
     }
 
-    /// ns-3's `DoRetransmit` on a partial ACK: `NextSeg` rule 1, else new data the receive
-    /// window allows, else the head.
+    /// ns-3's `DoRetransmit` on a partial ACK: `NextSeg` rules 1 and 2, else the head.
     fn do_retransmit_ns3(&mut self, cx: &mut EndpointCtx) {
+        let (s, len) = match self.next_seg_ns3(false) {
+            Some((s, high)) => (s, high - s),
+            None => (self.snd_una, self.mss().min(self.snd_max - self.snd_una)),
+        };
+        self.send_segment_ns3(cx, s, len);
+    }
+
+    fn send_segment_ns3(&mut self, cx: &mut EndpointCtx, s: u64, len: u64) {
+        let retransmission = s < self.snd_max;
+        self.emit(cx, s, len, F::ACK);
+        if retransmission {
+            self.high_rxt = self.high_rxt.max(s + len);
+        }
+        self.snd_nxt = self.snd_max;
+    }
+
+    /// ns-3's `SendPendingData` for a SACK sender, in every congestion state: while
+    /// `AvailableWindow()` (min(cwnd, rwnd) - `BytesInFlight()`) is positive, send `NextSeg()`
+    /// unless less than a segment of window is left with more data waiting (silly window).
+    pub(super) fn send_data_ns3(&mut self, cx: &mut EndpointCtx) {
+        let mss = self.mss();
+        loop {
+            let win = (self.w.cwnd as u64).min(self.rwnd.min(self.p.max_window));
+            let pipe = self.pipe_ns3();
+            if pipe >= win {
+                break;
+            }
+            let room = win - pipe;
+            let Some((s, high)) = self.next_seg_ns3(self.in_recovery) else {
+                break;
+            };
+            let waiting = self.avail_end().saturating_sub(s);
+            if room < mss && waiting > room {
+                break;
+            }
+            if self.p.nagle && self.snd_max > self.snd_una && waiting < mss {
+                break;
+            }
+            self.send_segment_ns3(cx, s, room.min(mss).min(high - s));
+        }
+    }
+
+    /// ns-3's `TcpTxBuffer::NextSeg`: the segment [seq, high) to send next, by RFC 6675's
+    /// rules as ns-3 reads them.
+    /// 1. The first segment marked lost and not retransmitted since the last timeout
+    ///    (`m_retrans`; no HighRxt) that starts below the highest SACKed segment, or anywhere
+    ///    when nothing is SACKed. Lost marks: every unSACKed segment sent before a timeout
+    ///    (`SetSentListLost`), the head at recovery entry (`MarkHeadAsLost`), and those with
+    ///    DupThresh SACKed segments above (`UpdateLostCount`).
+    /// 2. Else new data, if there is any: one segment within the receive window, or nothing
+    ///    when the window is full.
+    /// 3. Else, in recovery, the first unSACKed, unretransmitted segment below the highest
+    ///    SACKed one.
+    pub(super) fn next_seg_ns3(&self, rule3: bool) -> Option<(u64, u64)> {
         let mss = self.mss();
         let dt = self.p.dupack_threshold;
-        if let Some((s, l)) =
-            self.sb
-                .next_seg(self.snd_una, self.snd_max, self.high_rxt, dt, mss, false)
-        {
-            self.emit(cx, s, l, F::ACK);
-            self.high_rxt = s + l;
-            return;
+        let (una, max) = (self.snd_una, self.snd_max);
+        let n = self.sb.ranges();
+        let mut rule3_pick = None;
+        for (k, a, b) in self.sb.holes(una, max) {
+            if n > 0 && k == n {
+                break; // at or above the highest SACKed segment
+            }
+            let dup_lost = k < n && self.sb.hole_lost(k, dt, mss);
+            let mut s = a;
+            while s < b {
+                if let Some(e) = self.retx.sacked_until(s) {
+                    s = e; // retransmitted already
+                    continue;
+                }
+                let lost =
+                    dup_lost || (self.in_loss && s < self.recover) || s < self.head_lost_until;
+                let seg = (s, b.min(s + mss));
+                if lost {
+                    return Some(seg);
+                }
+                if rule3 && rule3_pick.is_none() {
+                    rule3_pick = Some(seg);
+                }
+                s += mss;
+            }
         }
         let avail = self.avail_end();
-        let s = self.snd_max;
-        let win = self.rwnd.min(self.p.max_window);
-        if s < avail && s - self.snd_una < win {
-            let len = mss.min(avail - s);
-            self.emit(cx, s, len, F::ACK);
-            self.snd_nxt = self.snd_max;
-            return;
+        if max < avail {
+            let sent = max - una;
+            let rwnd = self.rwnd.min(self.p.max_window);
+            if sent >= rwnd {
+                return None;
+            }
+            return Some((max, max + mss.min(rwnd - sent).min(avail - max)));
         }
-        let s = self.snd_una;
-        let len = mss.min(self.snd_max - s);
-        self.emit(cx, s, len, F::ACK);
-        self.high_rxt = self.high_rxt.max(s + len);
+        rule3_pick
     }
 
     /// ns-3's `BytesInFlight()` (`TcpTxBuffer`: sent - SACKed - lost + retransmitted), in every
@@ -171,8 +247,16 @@ impl TcpSender {
         let (una, max) = (self.snd_una, self.snd_max);
         let sent = max - una;
         let lost = if self.in_loss {
+            // every unSACKed byte below the recovery point, and above it what IsLost marks
             let r = self.recover.clamp(una, max);
-            (r - una) - self.sb.sacked_between(una, r)
+            let n = self.sb.ranges();
+            let above: u64 = self
+                .sb
+                .holes(una, max)
+                .filter(|&(k, _, _)| k < n && self.sb.hole_lost(k, dt, mss))
+                .map(|(_, a, b)| b - a.max(r).min(b))
+                .sum();
+            (r - una) - self.sb.sacked_between(una, r) + above
         } else {
             let mut l = self.sb.lost_bytes(una, max, dt, mss);
             if !self.sb.is_lost(una, dt, mss) {
