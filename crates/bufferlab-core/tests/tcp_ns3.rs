@@ -20,7 +20,9 @@
 //! queue disc and its 1-packet device queue, which ns-3 refills one event later
 //! (`NetDeviceQueue::PacketDequeued` schedules the wake with `ScheduleNow`): every one of the
 //! 11 592 packets crosses the bottleneck at the same instant in both simulators, so drops,
-//! timeouts, fast retransmits and each flow's goodput are ns-3's, counted by
+//! timeouts, fast retransmits and each flow's goodput are ns-3's, with its classic recovery
+//! and with its default PRR (RFC 6937, `TcpPrrRecovery`; the same command without
+//! `--recovery`), counted by
 //!
 //! ```text
 //! bench/.peers/ns3_dumbbell --nTcp=5 --accessRate=10Mbps --accessDelay=1ms --bnRate=1Mbps \
@@ -32,10 +34,15 @@ use bufferlab_core::api::{run, RunRequest};
 use serde_json::Value;
 
 fn one_flow(extra: &[&str]) -> Value {
-    let mut overrides: Vec<String> = ["topology.pairs=1", "flows.0.count=1", "duration=20s"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut overrides: Vec<String> = [
+        "topology.pairs=1",
+        "flows.0.count=1",
+        "duration=20s",
+        "flows.0.tcp.prr=false", // ns-3 --recovery=Classic
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     overrides.extend(extra.iter().map(|s| s.to_string()));
     let r = run(&RunRequest {
         text: include_str!("../../../bench/scenarios/a_droptail.toml"),
@@ -72,14 +79,16 @@ fn without_the_ns3_rules_the_flow_differs() {
     );
 }
 
-/// Case a with flow i starting at i ms (ns-3's `--stagger=0.001`).
-fn five_staggered_flows() -> Value {
+/// Case a with flow i starting at i ms (ns-3's `--stagger=0.001`), with ns-3's PRR recovery
+/// (its default) or its classic one.
+fn five_staggered_flows(prr: bool) -> Value {
     let text = include_str!("../../../bench/scenarios/a_droptail.toml");
     let (head, template) = text.split_once("[[flows]]").expect("a flow template");
     let tcp = template
         .lines()
         .find(|l| l.starts_with("tcp = "))
-        .expect("the template's tcp line");
+        .expect("the template's tcp line")
+        .replace(" }", &format!(", prr = {prr} }}"));
     let mut text = head.to_string();
     for i in 0..5 {
         text += &format!(
@@ -96,25 +105,50 @@ fn five_staggered_flows() -> Value {
     serde_json::to_value(&r).unwrap()
 }
 
+/// ns-3 per flow: segments sent, retransmitted, timeouts (RTO doublings), fast retransmits
+/// (CA_RECOVERY entries), goodput in bit/s as the peer prints it.
+type Ns3Flow = (u64, u64, u64, u64, f64);
+
 #[test]
 fn five_flows_through_the_device_queue_are_ns3_packet_for_packet() {
-    let r = five_staggered_flows();
+    // --recovery=Classic
+    assert_ns3(
+        &five_staggered_flows(false),
+        2321,
+        [
+            (3048, 471, 25, 191, 210616.32),
+            (3302, 555, 21, 221, 224463.0446),
+            (2641, 392, 25, 159, 183668.3134),
+            (2631, 443, 25, 170, 178754.8026),
+            (2296, 449, 30, 158, 151148.4459),
+        ],
+    );
+}
+
+#[test]
+fn five_flows_with_prr_are_ns3_packet_for_packet() {
+    // ns-3's default recovery (TcpPrrRecovery): the same command without --recovery
+    assert_ns3(
+        &five_staggered_flows(true),
+        2003,
+        [
+            (2319, 410, 26, 163, 156303.36),
+            (3846, 474, 13, 242, 276073.1607),
+            (3075, 423, 21, 199, 216764.6553),
+            (1972, 274, 31, 124, 138858.5658),
+            (2388, 431, 30, 165, 159668.4667),
+        ],
+    );
+}
+
+fn assert_ns3(r: &Value, drops: u64, ns3: [Ns3Flow; 5]) {
     let q = r["queues"]
         .as_array()
         .unwrap()
         .iter()
         .find(|q| q["link"] == "bottleneck")
         .unwrap();
-    assert_eq!(q["drops"], 2321);
-    // ns-3 per flow: segments sent, retransmitted, timeouts (RTO doublings), fast
-    // retransmits (CA_RECOVERY entries), goodput in bit/s as the peer prints it.
-    let ns3: [(u64, u64, u64, u64, f64); 5] = [
-        (3048, 471, 25, 191, 210616.32),
-        (3302, 555, 21, 221, 224463.0446),
-        (2641, 392, 25, 159, 183668.3134),
-        (2631, 443, 25, 170, 178754.8026),
-        (2296, 449, 30, 158, 151148.4459),
-    ];
+    assert_eq!(q["drops"], drops);
     for (f, (sent, retx, to, fr, goodput)) in r["flows"].as_array().unwrap().iter().zip(ns3) {
         let t = &f["tcp"];
         assert_eq!(t["segments_sent"], sent, "{}", f["name"]);

@@ -87,10 +87,19 @@ impl Sfq {
             }
             b => b,
         };
-        // sfq_init links slots 0, 1, ... at the head of the depth-0 list in turn.
+        // sfq_init links slots 0, 1, ... at the head of the depth-0 list in turn. Linux links
+        // packets into lists; here each slot has its own queue, sized up front for the longest
+        // it can get (depth, or the packet limit) when that stays within 16 384 packets (2 MiB,
+        // the defaults' 128 x 127): a slot that first reaches a new length then allocates nothing.
+        let most = match limit {
+            QueueLimit::Packets(l) => depth.min(l as usize),
+            QueueLimit::Bytes(_) => depth,
+        };
+        let reserve = if most * flows <= 16_384 { most } else { 0 };
         let slots = (0..flows)
             .map(|i| Slot {
                 stamp: i as u64,
+                q: VecDeque::with_capacity(reserve),
                 ..Slot::default()
             })
             .collect();

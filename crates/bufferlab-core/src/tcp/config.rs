@@ -167,6 +167,11 @@ pub struct TcpOptions {
     /// restarted by retransmissions. See docs/models/tcp.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns3_rules: Option<bool>,
+    /// Proportional Rate Reduction in fast recovery (RFC 6937, as ns-3's `TcpPrrRecovery`, its
+    /// default `RecoveryType`; with `ns3_rules` only). Off: ns-3's `TcpClassicRecovery`
+    /// (cwnd = ssthresh for the whole recovery).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prr: Option<bool>,
     /// Vegas alpha, beta, gamma in segments (ns-2 `v_alpha_` 1, `v_beta_` 3, `v_gamma_` 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vegas_alpha: Option<f64>,
@@ -226,6 +231,7 @@ pub struct TcpParams {
     pub limited_transmit: bool,
     pub ns2_rules: bool,
     pub ns3_rules: bool,
+    pub prr: bool,
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
@@ -277,6 +283,7 @@ impl TcpParams {
                 limited_transmit: true, // singledup_ 1 (tcp.cc send_one)
                 ns2_rules: true,
                 ns3_rules: false,
+                prr: false,
                 vegas_alpha: 1.0, // Agent/TCP/Vegas v_alpha_ 1
                 vegas_beta: 3.0,  // v_beta_ 3
                 vegas_gamma: 1.0, // v_gamma_ 1
@@ -325,6 +332,7 @@ impl TcpParams {
                 limited_transmit: true,
                 ns2_rules: false,
                 ns3_rules: true,
+                prr: true,        // TcpSocketBase RecoveryType = TcpPrrRecovery
                 vegas_alpha: 2.0, // TcpVegas Alpha 2
                 vegas_beta: 4.0,  // Beta 4
                 vegas_gamma: 1.0, // Gamma 1
@@ -369,11 +377,12 @@ impl TcpParams {
                 limited_transmit: false, // Linux does RFC 3042; not modelled in this preset yet
                 ns2_rules: false,
                 ns3_rules: false,
+                prr: false, // Linux recovers with PRR (tcp_cwnd_reduction); the RFC 6675 sender here does not
                 vegas_alpha: 2.0, // tcp_vegas alpha 2
-                vegas_beta: 4.0,  // beta 4
+                vegas_beta: 4.0, // beta 4
                 vegas_gamma: 1.0, // gamma 1
-                cubic_c: 0.4,     // RFC 9438 C
-                cubic_beta: 0.7,  // beta 717/1024
+                cubic_c: 0.4, // RFC 9438 C
+                cubic_beta: 0.7, // beta 717/1024
                 cubic_fast_convergence: true,
             },
         }
@@ -439,6 +448,7 @@ impl TcpParams {
         set!(limited_transmit);
         set!(ns2_rules);
         set!(ns3_rules);
+        set!(prr);
         set!(vegas_alpha);
         set!(vegas_beta);
         set!(vegas_gamma);

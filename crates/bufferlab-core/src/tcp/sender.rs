@@ -103,6 +103,14 @@ pub struct TcpSender {
     head_lost_until: u64,
     /// ns-3 `m_isFirstPartialAck` (`ns3_rules`): the next partial ACK restarts the timer.
     first_partial: bool,
+    /// ns-3 `TcpPrrRecovery` state (`prr`): bytes delivered and sent since recovery began,
+    /// the pipe when it began, and the bytes this ACK delivered (`currentDelivered`).
+    prr_delivered: u32,
+    prr_out: u32,
+    prr_recovery_fs: u32,
+    ack_delivered: u64,
+    /// ns-3 `m_isRetransDataAcked`: this ACK cumulatively acknowledges a retransmission.
+    retrans_data_acked: bool,
     /// ns-2 Reno during fast recovery: `cwnd_` without the `dupwnd_` inflation (bytes).
     ns2_base: f64,
     rwnd: u64,
@@ -190,6 +198,11 @@ impl TcpSender {
             retx: Scoreboard::new(),
             head_lost_until: 0,
             first_partial: true,
+            prr_delivered: 0,
+            prr_out: 0,
+            prr_recovery_fs: 0,
+            ack_delivered: 0,
+            retrans_data_acked: false,
             ns2_base: 0.0,
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
             // settings); one-way ns-2 agents have none.
@@ -349,6 +362,10 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         let end = seq + len + fin as u64;
+        if self.p.ns3_rules && self.in_recovery {
+            // TcpPrrRecovery::UpdateBytesSent, from SendDataPacket in CA_RECOVERY
+            self.prr_out = self.prr_out.wrapping_add(len as u32);
+        }
         if retx {
             if self.p.ns3_rules {
                 self.note_retransmission_ns3(seq, seq + len);
@@ -799,6 +816,9 @@ impl TcpSender {
             // retransmit the first segment presumed lost.
             self.in_recovery = true;
             self.w.cwnd = self.w.ssthresh;
+            if self.p.ns3_rules && self.p.prr {
+                self.prr_enter();
+            }
             self.retransmit_head(cx);
             return;
         }

@@ -54,6 +54,15 @@ impl TcpSender {
             .sb
             .sacked_between(old_una, ack)
             .saturating_sub(newly_sacked);
+        self.ack_delivered = (ack - old_una) - delivered_earlier + newly_sacked;
+        self.retrans_data_acked = self.in_recovery && advanced && ack < self.recover && {
+            // ReceivedAck: IsRetransmittedDataAcked(ack - i * segment) for each segment acked
+            let mss = self.mss();
+            (0..(ack - old_una) / mss).any(|i| {
+                let start = (ack - i * mss).saturating_sub(mss);
+                self.retx.sacked_until(start).is_some() && !self.sb.is_sacked(start)
+            })
+        };
         if advanced {
             self.take_rtt_sample(h, ack, now);
             self.snd_una = ack;
@@ -81,6 +90,9 @@ impl TcpSender {
             };
             let mut restart_timer = true;
             if self.in_recovery && ack < self.recover {
+                if self.p.prr && self.ack_delivered >= self.mss() {
+                    self.prr_recovery(self.ack_delivered, false);
+                }
                 // Partial ACK: retransmit unless the new head already was.
                 if self.high_rxt <= ack {
                     self.do_retransmit_ns3(cx);
@@ -127,6 +139,9 @@ impl TcpSender {
 
     /// ns-3's `DupAck`.
     fn dupack_ns3(&mut self, cx: &mut EndpointCtx) {
+        if self.in_recovery && self.p.prr {
+            self.prr_recovery(self.ack_delivered, true);
+        }
         if self.in_loss || self.in_recovery {
             return;
         }
@@ -234,6 +249,47 @@ impl TcpSender {
             return Some((max, max + mss.min(rwnd - sent).min(avail - max)));
         }
         rule3_pick
+    }
+
+    /// `TcpPrrRecovery::EnterRecovery`: RecoverFS is the pipe once the head is marked lost.
+    pub(super) fn prr_enter(&mut self) {
+        self.prr_out = 0;
+        self.prr_delivered = 0;
+        self.prr_recovery_fs = self.pipe_ns3() as u32;
+        self.prr_recovery(self.ack_delivered, true);
+    }
+
+    /// `TcpPrrRecovery::DoRecovery` (RFC 6937 with PRR-CRB, and PRR-SSRB on an ACK that
+    /// cumulatively acknowledges a retransmission), in ns-3's 32-bit arithmetic: a duplicate
+    /// counts one more segment delivered until RecoverFS is reached; cwnd = pipe + sndcnt.
+    fn prr_recovery(&mut self, delivered: u64, is_dup: bool) {
+        let mss = self.p.mss;
+        let mut delivered = delivered as u32;
+        if is_dup && self.prr_delivered < self.prr_recovery_fs {
+            delivered = delivered.wrapping_add(mss);
+        }
+        if delivered == 0 {
+            return;
+        }
+        self.prr_delivered = self.prr_delivered.wrapping_add(delivered);
+        let pipe = self.pipe_ns3() as u32;
+        let ssthresh = self.w.ssthresh.min(u32::MAX as f64) as u32;
+        let mut send: i64 = if pipe > ssthresh {
+            // proportional part: ceil(prrDelivered * ssthresh / RecoverFS) - prrOut, with the
+            // product in uint32 as ns-3 computes it
+            let num = self.prr_delivered.wrapping_mul(ssthresh) as f64;
+            (num / self.prr_recovery_fs.max(1) as f64).ceil() as i64 - self.prr_out as i64
+        } else {
+            // the unsigned max() of ns-3: prrDelivered - prrOut wraps when negative
+            let mut limit =
+                self.prr_delivered.wrapping_sub(self.prr_out).max(delivered) as i32 as i64;
+            if self.retrans_data_acked {
+                limit += mss as i64;
+            }
+            limit.min((ssthresh - pipe) as i32 as i64)
+        };
+        send = send.max(if self.prr_out > 0 { 0 } else { mss as i64 });
+        self.w.cwnd = (pipe as i64 + send) as u32 as f64;
     }
 
     /// ns-3's `BytesInFlight()` (`TcpTxBuffer`: sent - SACKed - lost + retransmitted), in every
