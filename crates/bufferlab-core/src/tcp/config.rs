@@ -172,6 +172,10 @@ pub struct TcpOptions {
     /// (cwnd = ssthresh for the whole recovery).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
+    /// Option bytes a SYN and a SYN-ACK carry beyond the header (default by preset: ns-3 4,
+    /// Linux 8, ns-2 0; models/tcp.md). `"0B"` for a stack that sends no SYN options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syn_options: Option<Bytes>,
     /// Vegas alpha, beta, gamma in segments (ns-2 `v_alpha_` 1, `v_beta_` 3, `v_gamma_` 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vegas_alpha: Option<f64>,
@@ -413,6 +417,7 @@ impl TcpParams {
         if p.preset != Preset::Ns2 {
             p.ack_size = p.header;
         }
+
         let mss = p.mss as u64;
         let bytes = |l: QueueLimit| match l {
             QueueLimit::Packets(n) => n.saturating_mul(mss),
@@ -479,6 +484,13 @@ impl TcpParams {
         }
         if let Some(v) = o.max_adv_window {
             p.max_adv_window = bytes(v);
+        }
+        if p.preset == Preset::Ns3 && !p.timestamps {
+            // without the timestamp option the SACK option (2 + 8n) is padded alone: 4 + 8n
+            p.sack_option_base = Some(4);
+        }
+        if let Some(v) = o.syn_options {
+            p.syn_options = v.0.min(u32::MAX as u64) as u32;
         }
         p
     }

@@ -6,6 +6,7 @@
 pub mod cubic;
 pub mod linux_reno;
 pub mod newreno;
+pub mod ns3_newreno;
 pub mod reno;
 pub mod tahoe;
 pub mod vegas;
@@ -84,6 +85,12 @@ pub trait CongestionControl {
 pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
     match p.cc {
         CcKind::Tahoe => Box::new(tahoe::Tahoe),
+        CcKind::Reno if p.ns3_rules => {
+            Box::new(ns3_newreno::Ns3NewReno::new("reno", Recovery::Reno))
+        }
+        CcKind::Newreno if p.ns3_rules => {
+            Box::new(ns3_newreno::Ns3NewReno::new("newreno", Recovery::NewReno))
+        }
         CcKind::Reno => Box::new(reno::Reno),
         CcKind::Newreno => Box::new(newreno::NewReno),
         CcKind::LinuxReno => Box::new(linux_reno::LinuxReno::new(p.ns3_rules)),
