@@ -96,7 +96,8 @@ def main() -> int:
         for k in keys:
             v = [r[k] for r in rows]
             sd = st.stdev(v) if len(v) > 1 else 0.0
-            cells.append(f"{st.mean(v):.4g} ± {sd:.2g}")
+            m = st.mean(v)
+            cells.append(f"{m:.0f} ± {sd:.0f}" if abs(m) >= 100 else f"{m:.4g} ± {sd:.2g}")
         print(f"| {sim} | " + " | ".join(cells) + " |")
     b = {k: st.mean(r[k] for r in out["bufferlab"]) for k in keys}
     n = {k: st.mean(r[k] for r in out["ns-3"]) for k in keys}
