@@ -386,19 +386,7 @@ impl Simulation {
             }
             next
         } else {
-            let mut cx = QueueCtx::new(
-                now,
-                &mut port.qdisc_rng,
-                port.rate,
-                false,
-                &mut self.drop_buf,
-            );
-            let next = port.qdisc.dequeue(&mut cx);
-            let marks = cx.marks();
-            if marks > 0 {
-                port.stats.on_marks(now, marks);
-            }
-            next
+            port.dequeue(now, false, &mut self.drop_buf)
         };
         let port = &mut self.ports[pid.idx()];
         if let Some(pkt) = next {
@@ -472,19 +460,7 @@ impl Simulation {
                 break;
             }
             let busy = port.busy(now);
-            let mut cx = QueueCtx::new(
-                now,
-                &mut port.qdisc_rng,
-                port.rate,
-                busy,
-                &mut self.drop_buf,
-            );
-            let next = port.qdisc.dequeue(&mut cx);
-            let marks = cx.marks();
-            if marks > 0 {
-                port.stats.on_marks(now, marks);
-            }
-            match next {
+            match port.dequeue(now, busy, &mut self.drop_buf) {
                 Some(p) => {
                     port.device_bytes += p.size as u64;
                     port.device.push_back(p);

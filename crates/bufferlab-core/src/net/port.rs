@@ -13,6 +13,7 @@ use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::packet::Packet;
 use crate::qdisc::accounting::QueueStats;
+use crate::qdisc::{DropReason, QueueCtx};
 use crate::rng::Rng;
 use crate::scenario::config::LossPosition;
 use crate::units::{Rate, SimTime};
@@ -88,6 +89,24 @@ impl Port {
     #[inline(always)]
     pub fn waiting_bytes(&self) -> u64 {
         self.qdisc.len_bytes() + self.device_bytes
+    }
+
+    /// Takes the discipline's next packet, counting the ECN marks it made; its drops go to
+    /// `drops` for the caller to record.
+    #[inline(always)]
+    pub fn dequeue(
+        &mut self,
+        now: SimTime,
+        busy: bool,
+        drops: &mut Vec<(Packet, DropReason)>,
+    ) -> Option<Packet> {
+        let mut cx = QueueCtx::new(now, &mut self.qdisc_rng, self.rate, busy, drops);
+        let next = self.qdisc.dequeue(&mut cx);
+        let marks = cx.marks();
+        if marks > 0 {
+            self.stats.on_marks(now, marks);
+        }
+        next
     }
 
     /// A packet is being serialised at `now` (or the port is about to send the next one).

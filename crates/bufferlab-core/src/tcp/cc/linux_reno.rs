@@ -93,26 +93,8 @@ impl CongestionControl for LinuxReno {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{ack, window};
     use super::*;
-
-    fn window(cwnd_segs: f64, ssthresh_segs: f64) -> Window {
-        Window {
-            cwnd: cwnd_segs * 1000.0,
-            ssthresh: ssthresh_segs * 1000.0,
-            mss: 1000.0,
-        }
-    }
-
-    fn ack(bytes: u64) -> Ack {
-        Ack {
-            now: SimTime::ZERO,
-            acked: bytes,
-            flight_before: 0,
-            snd_una: 0,
-            snd_nxt: 0,
-            rtt: None,
-        }
-    }
 
     // ---- slow start counts segments: a delayed ACK of two segments adds two ----
     #[test]

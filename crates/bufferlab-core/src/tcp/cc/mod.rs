@@ -108,3 +108,31 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
         )),
     }
 }
+
+/// Windows and ACKs for the controllers' unit tests (MSS 1000 bytes).
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Ack, Window};
+    use crate::units::SimTime;
+
+    /// A window of `cwnd_segs` and `ssthresh_segs` segments of 1000 bytes.
+    pub fn window(cwnd_segs: f64, ssthresh_segs: f64) -> Window {
+        Window {
+            cwnd: cwnd_segs * 1000.0,
+            ssthresh: ssthresh_segs * 1000.0,
+            mss: 1000.0,
+        }
+    }
+
+    /// An ACK of `bytes` new bytes.
+    pub fn ack(bytes: u64) -> Ack {
+        Ack {
+            now: SimTime::ZERO,
+            acked: bytes,
+            flight_before: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            rtt: None,
+        }
+    }
+}

@@ -65,32 +65,14 @@ impl CongestionControl for Ns3NewReno {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{ack, window};
     use super::*;
-
-    fn window(cwnd: f64, ssthresh: f64) -> Window {
-        Window {
-            cwnd,
-            ssthresh,
-            mss: 1000.0,
-        }
-    }
-
-    fn ack(bytes: u64) -> Ack {
-        Ack {
-            now: SimTime::ZERO,
-            acked: bytes,
-            flight_before: 0,
-            snd_una: 0,
-            snd_nxt: 0,
-            rtt: None,
-        }
-    }
 
     #[test]
     fn slow_start_adds_one_segment_an_ack_and_carries_the_rest_into_avoidance() {
         let mut cc = Ns3NewReno::new("reno", Recovery::Reno);
         // two segments acked, cwnd one below ssthresh: +1 segment, then +MSS²/cwnd = 200
-        let mut w = window(4000.0, 5000.0);
+        let mut w = window(4.0, 5.0);
         cc.on_ack(&mut w, &ack(2000));
         assert_eq!(w.cwnd, 5200.0);
         // half a segment acked: no growth until the other half arrives
@@ -103,7 +85,7 @@ mod tests {
     #[test]
     fn loss_halves_the_flight_in_whole_bytes() {
         let mut cc = Ns3NewReno::new("newreno", Recovery::NewReno);
-        let w = window(10_000.0, f64::MAX);
+        let w = window(10.0, f64::MAX);
         assert_eq!(cc.ssthresh_on_loss(&w, 7001, SimTime::ZERO), 3500.0);
         assert_eq!(cc.ssthresh_on_loss(&w, 1000, SimTime::ZERO), 2000.0);
     }
