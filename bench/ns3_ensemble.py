@@ -42,29 +42,29 @@ def staggered(toml: str, flows: int, step: float) -> str:
     return head + body
 
 
+def flow_measures(flows: list[dict]) -> dict:
+    """The per-flow sums both simulators report the same way (their `tcp` counters, goodput)."""
+    t = [f["tcp"] for f in flows]
+    gp = [f["goodput_bps"] for f in flows]
+    return dict(timeouts=sum(x["timeouts"] for x in t),
+                fast_retransmits=sum(x["fast_retransmits"] for x in t),
+                goodput_mbps=sum(gp) / 1e6, jain=bench.jain(gp))
+
+
 def measures_bufferlab(runner: Path, toml: Path) -> dict:
     r = json.loads(subprocess.run([str(runner), str(toml)], capture_output=True, text=True,
                                   check=True).stdout)
     q = next(q for q in r["queues"] if q["link"] == "bottleneck")
-    t = [f["tcp"] for f in r["flows"]]
-    gp = [f["goodput_bps"] for f in r["flows"]]
-    return dict(drops=q["drops"], queue_bytes=q["avg_bytes"],
-                timeouts=sum(x["timeouts"] for x in t),
-                fast_retransmits=sum(x["fast_retransmits"] for x in t),
-                goodput_mbps=sum(gp) / 1e6, jain=sum(gp) ** 2 / len(gp) / sum(g * g for g in gp))
+    return dict(drops=q["drops"], queue_bytes=q["avg_bytes"], **flow_measures(r["flows"]))
 
 
 def measures_ns3(args: list[str]) -> dict:
     r = json.loads(subprocess.run([str(BENCH / ".peers" / "ns3_dumbbell"), *args, "--tcpStats=1"],
                                   capture_output=True, text=True, check=True).stdout)
     q = r["queue"]
-    t = [f["tcp"] for f in r["flows"]]
-    gp = [f["goodput_bps"] for f in r["flows"]]
-    # ns-3's queue disc plus its 1-packet device queue: bufferlab's one queue holds both.
+    # ns-3's queue disc plus its 1-packet device queue: bufferlab's port queue holds both.
     return dict(drops=q["drops"], queue_bytes=q["avg_bytes"] + q["device_avg_bytes"],
-                timeouts=sum(x["timeouts"] for x in t),
-                fast_retransmits=sum(x["fast_retransmits"] for x in t),
-                goodput_mbps=sum(gp) / 1e6, jain=sum(gp) ** 2 / len(gp) / sum(g * g for g in gp))
+                **flow_measures(r["flows"]))
 
 
 def main() -> int:

@@ -381,12 +381,13 @@ impl TcpParams {
                 limited_transmit: false, // Linux does RFC 3042; not modelled in this preset yet
                 ns2_rules: false,
                 ns3_rules: false,
-                prr: false, // Linux recovers with PRR (tcp_cwnd_reduction); the RFC 6675 sender here does not
+                // Linux recovers with PRR (tcp_cwnd_reduction); the RFC 6675 sender here does not
+                prr: false,
                 vegas_alpha: 2.0, // tcp_vegas alpha 2
-                vegas_beta: 4.0, // beta 4
+                vegas_beta: 4.0,  // beta 4
                 vegas_gamma: 1.0, // gamma 1
-                cubic_c: 0.4, // RFC 9438 C
-                cubic_beta: 0.7, // beta 717/1024
+                cubic_c: 0.4,     // RFC 9438 C
+                cubic_beta: 0.7,  // beta 717/1024
                 cubic_fast_convergence: true,
             },
         }
@@ -417,7 +418,6 @@ impl TcpParams {
         if p.preset != Preset::Ns2 {
             p.ack_size = p.header;
         }
-
         let mss = p.mss as u64;
         let bytes = |l: QueueLimit| match l {
             QueueLimit::Packets(n) => n.saturating_mul(mss),

@@ -142,12 +142,20 @@ impl Scoreboard {
         })
     }
 
-    /// Bytes of the holes between snd_una and snd_max that `IsLost` holds lost.
-    pub fn lost_bytes(&self, snd_una: u64, snd_max: u64, dupthresh: u32, mss: u64) -> u64 {
+    /// Bytes of the holes between snd_una and snd_max that `IsLost` holds lost, counting only
+    /// those at or above `from`.
+    pub fn lost_bytes(
+        &self,
+        snd_una: u64,
+        snd_max: u64,
+        from: u64,
+        dupthresh: u32,
+        mss: u64,
+    ) -> u64 {
         let n = self.ranges.len();
         self.holes(snd_una, snd_max)
             .filter(|&(k, _, _)| k < n && self.hole_lost(k, dupthresh, mss))
-            .map(|(_, a, b)| b - a)
+            .map(|(_, a, b)| b - a.max(from).min(b))
             .sum()
     }
 
@@ -223,7 +231,7 @@ mod tests {
         assert_eq!(sb.sacked_between(0, 1000), 400);
         assert_eq!(sb.sacked_between(150, 350), 200);
         assert_eq!(sb.sacked_between(500, 1000), 0);
-        assert_eq!(sb.lost_bytes(0, 1000, 3, mss), 100);
+        assert_eq!(sb.lost_bytes(0, 1000, 0, 3, mss), 100);
         sb.advance(500);
         assert!(sb.is_empty());
     }

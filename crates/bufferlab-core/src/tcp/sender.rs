@@ -453,12 +453,9 @@ impl TcpSender {
         loop {
             if self.in_recovery && self.p.sack {
                 // RFC 6675 section 5 step (C): send while cwnd - pipe >= 1 SMSS.
-                let pipe = if self.p.ns3_rules {
-                    self.pipe_ns3()
-                } else {
-                    self.sb
-                        .pipe(self.snd_una, self.snd_max, self.high_rxt, dt, mss)
-                };
+                let pipe = self
+                    .sb
+                    .pipe(self.snd_una, self.snd_max, self.high_rxt, dt, mss);
                 if self.w.cwnd - (pipe as f64) < mss as f64 {
                     break;
                 }
@@ -487,15 +484,7 @@ impl TcpSender {
                 }
                 break;
             }
-            let ns3_pipe = self.p.ns3_rules && self.p.sack;
-            let next = self.next_new_segment(cx.now, !ns3_pipe);
-            // ns-3 AvailableWindow(): min(rwnd, cwnd) against the pipe, not snd_nxt - snd_una.
-            let next = next.filter(|&len| {
-                !ns3_pipe
-                    || self.pipe_ns3() + len
-                        <= (self.w.cwnd as u64).min(self.rwnd.min(self.p.max_window))
-            });
-            match next {
+            match self.next_new_segment(cx.now, true) {
                 Some(len) => {
                     let s = self.snd_nxt;
                     self.emit(cx, s, len, F::ACK);

@@ -305,16 +305,10 @@ impl TcpSender {
         let lost = if self.in_loss {
             // every unSACKed byte below the recovery point, and above it what IsLost marks
             let r = self.recover.clamp(una, max);
-            let n = self.sb.ranges();
-            let above: u64 = self
-                .sb
-                .holes(una, max)
-                .filter(|&(k, _, _)| k < n && self.sb.hole_lost(k, dt, mss))
-                .map(|(_, a, b)| b - a.max(r).min(b))
-                .sum();
+            let above = self.sb.lost_bytes(una, max, r, dt, mss);
             (r - una) - self.sb.sacked_between(una, r) + above
         } else {
-            let mut l = self.sb.lost_bytes(una, max, dt, mss);
+            let mut l = self.sb.lost_bytes(una, max, una, dt, mss);
             if !self.sb.is_lost(una, dt, mss) {
                 l += self.head_lost_until.saturating_sub(una).min(sent);
             }
