@@ -64,11 +64,12 @@ fmt: $(VENV_STAMP) ## Format Rust and Python sources
 	cargo fmt --all
 	$(BIN)/ruff format python tests
 
-lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings, ruff)
+lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings, ruff, the _core stub)
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
+	cd python && ../$(BIN)/python -m mypy.stubtest bufferlab._core
 
 bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c")
 	$(PYTHON) bench/run.py $(BENCH_ARGS)

@@ -1,4 +1,25 @@
-"""Typed stub of the native module ``bufferlab._core`` (built from crates/bufferlab-py)."""
+"""Typed stub of the native module ``bufferlab._core`` (built from crates/bufferlab-py).
+
+Checked against the compiled module by ``mypy.stubtest`` in ``make lint`` (and so in CI).
+"""
+
+from collections.abc import Callable
+from os import PathLike
+
+from typing import final
+
+__all__ = [
+    "__version__",
+    "Packet",
+    "QueueContext",
+    "Window",
+    "Ack",
+    "ScenarioError",
+    "SimulationPanic",
+    "run",
+    "validate",
+    "schema",
+]
 
 __version__: str
 
@@ -13,11 +34,24 @@ def run(
     source: str = "<string>",
     seed: int | None = None,
     overrides: list[str] | None = None,
+    *,
+    ns2_trace: str | PathLike[str] | None = None,
+    trace_links: list[str] | None = None,
+    trace_flows: list[str] | None = None,
+    trace_events: str | None = None,
+    pcap_dir: str | PathLike[str] | None = None,
+    pcap_links: list[str] | None = None,
+    progress: Callable[[float, float, int, float], bool | None] | None = None,
 ) -> str:
     """Run a scenario (TOML text) and return the report as a JSON string.
 
-    The simulation runs with the GIL released. Raises ScenarioError for an invalid scenario
-    and SimulationPanic for a bug in the core.
+    ``ns2_trace`` writes an ns-2 trace file (filtered by ``trace_links``, ``trace_flows``,
+    ``trace_events``); ``pcap_dir`` writes one pcap file per direction of ``pcap_links`` (all
+    when empty). ``progress(sim_time_s, end_s, events, wall_s)`` is called after each
+    thousandth of the simulated time; returning False stops the run (so does Ctrl-C), and the
+    partial report is returned with ``"partial": true``. The simulation runs with the GIL
+    released. Raises ScenarioError for an invalid scenario and SimulationPanic for a bug in
+    the core.
     """
 
 def validate(
@@ -29,3 +63,75 @@ def validate(
 
 def schema() -> str:
     """Return the JSON Schema of the scenario file format, as a JSON string."""
+
+@final
+class Packet:
+    """A read-only view of a packet in a Python queue discipline."""
+
+    @property
+    def uid(self) -> int: ...
+    @property
+    def flow(self) -> int: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def protocol(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def ecn(self) -> str: ...
+    @property
+    def ecn_capable(self) -> bool: ...
+    @property
+    def class_(self) -> int: ...
+    @property
+    def created(self) -> float: ...
+    @property
+    def arrival(self) -> float: ...
+
+@final
+class QueueContext:
+    """What a Python queue discipline may use during one enqueue or dequeue call."""
+
+    @property
+    def now(self) -> float: ...
+    @property
+    def now_ps(self) -> int: ...
+    @property
+    def link_rate_bps(self) -> int: ...
+    @property
+    def link_busy(self) -> bool: ...
+    @property
+    def len_packets(self) -> int: ...
+    @property
+    def len_bytes(self) -> int: ...
+    def random(self) -> float: ...
+    def drop(self, pkt: Packet, reason: str = "custom") -> None: ...
+
+@final
+class Window:
+    """The window variables a Python congestion controller reads and changes (bytes)."""
+
+    cwnd: float
+    ssthresh: float
+    @property
+    def mss(self) -> float: ...
+    @property
+    def in_slow_start(self) -> bool: ...
+
+@final
+class Ack:
+    """What the sender knows when an ACK acknowledges new data."""
+
+    @property
+    def now(self) -> float: ...
+    @property
+    def bytes_acked(self) -> int: ...
+    @property
+    def flight_before(self) -> int: ...
+    @property
+    def snd_una(self) -> int: ...
+    @property
+    def snd_nxt(self) -> int: ...
+    @property
+    def rtt_s(self) -> float | None: ...
