@@ -5,20 +5,19 @@ Checked against the compiled module by ``mypy.stubtest`` in ``make lint`` (and s
 
 from collections.abc import Callable
 from os import PathLike
-
 from typing import final
 
 __all__ = [
-    "__version__",
+    "Ack",
     "Packet",
     "QueueContext",
-    "Window",
-    "Ack",
     "ScenarioError",
     "SimulationPanic",
+    "Window",
+    "__version__",
     "run",
-    "validate",
     "schema",
+    "validate",
 ]
 
 __version__: str
