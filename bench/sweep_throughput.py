@@ -19,8 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bufferlab.experiments.execute import run_sweep
+from bufferlab.experiments.spec import Sweep
 from bufferlab.scenario import load
-from bufferlab.sweep import Sweep, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 

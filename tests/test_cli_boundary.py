@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import bufferlab.cli.run as cli_run
 from bufferlab import SimulationPanic, cli
 from bufferlab.scenario import normalise_overrides
 
@@ -21,7 +22,7 @@ def test_simulation_panic_exits_3(monkeypatch, capsys, example):
     def boom(*_args, **_kwargs):
         raise SimulationPanic("the simulator panicked: index out of bounds")
 
-    monkeypatch.setattr(cli, "run_scenario", boom)
+    monkeypatch.setattr(cli_run, "run_scenario", boom)
     code, out, err = run_main(capsys, "run", str(example))
     assert code == 3
     assert out == ""
@@ -35,14 +36,14 @@ def test_unexpected_exception_exits_3(monkeypatch, capsys, example):
     def boom(*_args, **_kwargs):
         raise KeyError("oops")
 
-    monkeypatch.setattr(cli, "run_scenario", boom)
+    monkeypatch.setattr(cli_run, "run_scenario", boom)
     code, _, err = run_main(capsys, "run", str(example), "--json")
     assert code == 3
     assert len(err.splitlines()) == 1 and "internal error" in err and "Traceback" not in err
 
 
 def test_multiline_messages_become_one_line():
-    assert cli._one_line("a\n  |\nb\n\n") == "a | b"
+    assert cli._app._one_line("a\n  |\nb\n\n") == "a | b"
 
 
 @given(

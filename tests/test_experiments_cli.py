@@ -127,7 +127,7 @@ def test_errors_are_one_line_and_exit_2(swept, cli, args, needle):
 def test_advise_rules_follow_the_formulas(tmp_path, cli):
     import math
 
-    from bufferlab.advise import bottleneck_rules
+    from bufferlab.experiments.advise import bottleneck_rules
 
     p = tmp_path / "base.toml"
     p.write_text(BASE)
@@ -158,7 +158,7 @@ def test_advise_simulates_and_recommends(tmp_path, cli):
 
 
 def test_recommend_objectives():
-    from bufferlab.advise import Simulated, recommend
+    from bufferlab.experiments.advise import Simulated, recommend
 
     t = pd.DataFrame(
         {
@@ -242,7 +242,7 @@ def test_report_renders_in_headless_chromium(swept, cli, chromium, tmp_path):
 
 
 def test_axis_labels_are_short_and_unique():
-    from bufferlab.plot import axis_labels, numeric_value
+    from bufferlab.experiments.figures import axis_labels, numeric_value
 
     axes = ["links.bottleneck.queue.limit", "links.bottleneck.rate", "flows.0.app.rate",
             "flows.1.app.rate"]  # fmt: skip

@@ -47,7 +47,7 @@ def test_study_files_are_complete(name: str) -> None:
         assert items, (name, mode)
         assert all(it.overrides is not None for it in items)
     # --tiny and --quick never ask for more runs than a full run.
-    assert s.n_runs("tiny") <= s.n_runs("quick") <= s.n_runs("full")
+    assert st.n_runs(s, "tiny") <= st.n_runs(s, "quick") <= st.n_runs(s, "full")
 
 
 def test_list(tmp_path: Path) -> None:

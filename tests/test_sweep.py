@@ -14,18 +14,17 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from bufferlab.stats import summarize, t_quantile
-from bufferlab.store import Store
-from bufferlab.sweep import (
+from bufferlab.experiments.execute import run_sweep
+from bufferlab.experiments.spec import (
     SweepError,
-    aggregate,
     load_sweep,
     parse_sweep,
     replication_seed,
     run_key,
-    run_sweep,
     splitmix64,
 )
+from bufferlab.experiments.stats import aggregate, summarize, t_quantile
+from bufferlab.experiments.store import Store
 from conftest import ROOT
 
 # Two Poisson flows over a 1-pair dumbbell: 1 simulated second, a few ms of wall time per run.

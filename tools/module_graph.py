@@ -49,15 +49,19 @@ def rust_edges() -> dict[str, set[str]]:
     return edges
 
 
-def python_edges() -> dict[str, set[str]]:
+def python_edges(depth: int = 1) -> dict[str, set[str]]:
+    """Edges between the package's modules, named by their first ``depth`` dotted parts below
+    ``bufferlab`` (1: top-level modules and packages; 9: every module)."""
     edges: dict[str, set[str]] = {}
     for f in sorted(PYPKG.rglob("*.py")):
         parts = f.relative_to(PYPKG).with_suffix("").parts
-        top = parts[0]
-        if top in ("__init__", "__main__"):
+        if parts[0] in ("__init__", "__main__"):
             continue
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        top = ".".join(parts[:depth])
         edges.setdefault(top, set())
-        pkg = ["bufferlab", *parts[:-1]] if f.name != "__init__.py" else ["bufferlab", *parts[:-1]]
+        pkg = ["bufferlab", *f.relative_to(PYPKG).parts[:-1]]
         for node in ast.walk(ast.parse(f.read_text())):
             names: list[str] = []
             if isinstance(node, ast.ImportFrom):
@@ -66,13 +70,21 @@ def python_edges() -> dict[str, set[str]]:
                     mod = ".".join(base + ([node.module] if node.module else []))
                 else:
                     mod = node.module or ""
-                names = [mod] if node.module else [f"{mod}.{a.name}" for a in node.names]
+                # `from pkg import name`: the package, and `pkg.name` when that is a module.
+                names = [mod] if node.module else []
+                for a in node.names:
+                    sub = PYPKG.joinpath(*f"{mod}.{a.name}".split(".")[1:])
+                    if sub.with_suffix(".py").exists() or sub.is_dir():
+                        names.append(f"{mod}.{a.name}")
             elif isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             for n in names:
                 p = n.split(".")
-                if p[0] == "bufferlab" and len(p) > 1 and p[1] != top and p[1] != "_core":
-                    edges[top].add(p[1])
+                if p[0] != "bufferlab" or len(p) < 2 or p[1] == "_core":
+                    continue
+                dep = ".".join(p[1 : 1 + depth])
+                if dep and dep != top and not top.startswith(dep + "."):
+                    edges[top].add(dep)
     return edges
 
 
@@ -162,7 +174,12 @@ def main() -> int:
     args = ap.parse_args()
     graphs = generated()
     problems = []
-    for name, edges in (("Rust core", rust_edges()), ("Python package", python_edges())):
+    graphs_to_check = (
+        ("Rust core", rust_edges()),
+        ("Python package", python_edges()),
+        ("Python modules", python_edges(depth=9)),
+    )
+    for name, edges in graphs_to_check:
         problems += [f"{name}: import cycle between {' <-> '.join(c)}" for c in cycles(edges)]
     problems += [f"Rust core: {b}" for b in layer_breaches(rust_edges())]
     if args.write or args.check:

@@ -38,6 +38,27 @@ QUEUE_DROP_COLUMNS = ["link", "reason", "packets"]
 _NESTED = {"drops_by_location", "drops_by_reason", "tcp", "classes"}
 
 
+def long_columns(records: Any) -> list[dict[str, list[Any]]]:
+    """Series records (scalars naming the thing, lists of samples) in long format: per record,
+    its columns with one entry per sample, the scalar fields repeated. Lists shorter than the
+    longest one of their record are left out. The store (Arrow) and :attr:`Results.queue_series`
+    (pandas) both build on it."""
+    if not isinstance(records, list):
+        return []
+    out = []
+    for rec in records:
+        if not isinstance(rec, Mapping):
+            continue
+        lists = {k: v for k, v in rec.items() if isinstance(v, list)}
+        n = max((len(v) for v in lists.values()), default=0)
+        cols: dict[str, list[Any]] = {
+            k: [v] * n for k, v in rec.items() if not isinstance(v, list | Mapping)
+        }
+        cols.update({k: v for k, v in lists.items() if len(v) == n})
+        out.append(cols)
+    return out
+
+
 def _frame(rows: list[Mapping[str, Any]], columns: list[str]) -> pd.DataFrame:
     """One row per record, documented columns first, nested values flattened or left out."""
     import pandas as pd
@@ -153,33 +174,20 @@ class Results:
         """
         import pandas as pd
 
+        fixed = {"link": "string", "from": "string", "to": "string", "t_s": "float64"}
+        fixed |= {"packets": "int64", "bytes": "int64"}
         parts = []
-        for s in (self.raw.get("series") or {}).get("queues", []):
-            t = s.get("t_s") or []
-            cols = {
-                "link": pd.Series([s.get("link")] * len(t), dtype="string"),
-                "from": pd.Series([s.get("from")] * len(t), dtype="string"),
-                "to": pd.Series([s.get("to")] * len(t), dtype="string"),
-                "t_s": pd.Series(t, dtype="float64"),
-                "packets": pd.Series(s.get("packets") or [], dtype="int64"),
-                "bytes": pd.Series(s.get("bytes") or [], dtype="int64"),
-            }
+        records = [r for r in (self.raw.get("series") or {}).get("queues", []) if r]
+        for rec, cols in zip(records, long_columns(records), strict=True):
+            n = len(cols.get("t_s", []))
+            frame = {k: pd.Series(cols.get(k, [None] * n), dtype=t) for k, t in fixed.items()}
             # Further per-sample arrays (e.g. `average`, a discipline's averaged length).
-            for key, values in s.items():
-                if key not in cols and isinstance(values, list) and len(values) == len(t):
-                    cols[key] = pd.Series(values, dtype="float64")
-            parts.append(pd.DataFrame(cols))
+            for key, values in rec.items():
+                if key not in frame and isinstance(values, list) and len(values) == n:
+                    frame[key] = pd.Series(values, dtype="float64")
+            parts.append(pd.DataFrame(frame))
         if not parts:
-            return pd.DataFrame(
-                {
-                    "link": pd.Series(dtype="string"),
-                    "from": pd.Series(dtype="string"),
-                    "to": pd.Series(dtype="string"),
-                    "t_s": pd.Series(dtype="float64"),
-                    "packets": pd.Series(dtype="int64"),
-                    "bytes": pd.Series(dtype="int64"),
-                }
-            )
+            return pd.DataFrame({k: pd.Series(dtype=t) for k, t in fixed.items()})
         return pd.concat(parts, ignore_index=True)
 
     # -- output ----------------------------------------------------------------------------

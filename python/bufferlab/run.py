@@ -6,9 +6,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from bufferlab import _core
 from bufferlab.results import Results
-from bufferlab.scenario import Overrides, Scenario, load, normalise_overrides
+from bufferlab.scenario import Overrides, Scenario, load
 
 
 def as_scenario(scenario: Scenario | str | os.PathLike[str]) -> Scenario:
@@ -56,23 +55,14 @@ def run(
     The simulation runs with the GIL released, so threads run scenarios in parallel.
     Raises ScenarioError for an invalid scenario, SimulationPanic for a bug in the core.
     """
-    sc = as_scenario(scenario)
-    if seed is not None and (
-        not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64
-    ):
-        raise _core.ScenarioError(f"seed: expected an integer in 0..2^64, got {seed!r}")
-    specs = list(sc.overrides) + normalise_overrides(overrides)
-    text = _core.run(
-        sc.text,
-        source=sc.source,
-        seed=seed,
-        overrides=specs,
-        ns2_trace=None if ns2_trace is None else os.fspath(ns2_trace),
+    return as_scenario(scenario).run(
+        seed,
+        overrides,
+        ns2_trace=ns2_trace,
         trace_links=trace_links,
         trace_flows=trace_flows,
         trace_events=trace_events,
-        pcap_dir=None if pcap_dir is None else os.fspath(pcap_dir),
+        pcap_dir=pcap_dir,
         pcap_links=pcap_links,
         progress=progress,
     )
-    return Results.from_json(text)

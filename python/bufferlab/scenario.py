@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -130,11 +130,42 @@ class Scenario:
             _core.validate(self.text, source=self.source, overrides=list(self.overrides))
         )
 
-    def run(self, seed: int | None = None, overrides: Overrides = None) -> Results:
-        """Runs the scenario; see :func:`bufferlab.run`."""
-        from bufferlab.run import run
+    def run(
+        self,
+        seed: int | None = None,
+        overrides: Overrides = None,
+        *,
+        ns2_trace: str | os.PathLike[str] | None = None,
+        trace_links: list[str] | None = None,
+        trace_flows: list[str] | None = None,
+        trace_events: str | None = None,
+        pcap_dir: str | os.PathLike[str] | None = None,
+        pcap_links: list[str] | None = None,
+        progress: Callable[[float, float, int, float], bool | None] | None = None,
+    ) -> Results:
+        """Runs the scenario; see :func:`bufferlab.run` for the arguments."""
+        from bufferlab.results import Results
 
-        return run(self, seed=seed, overrides=overrides)
+        sc = self
+        if seed is not None and (
+            not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64
+        ):
+            raise _core.ScenarioError(f"seed: expected an integer in 0..2^64, got {seed!r}")
+        specs = list(sc.overrides) + normalise_overrides(overrides)
+        text = _core.run(
+            sc.text,
+            source=sc.source,
+            seed=seed,
+            overrides=specs,
+            ns2_trace=None if ns2_trace is None else os.fspath(ns2_trace),
+            trace_links=trace_links,
+            trace_flows=trace_flows,
+            trace_events=trace_events,
+            pcap_dir=None if pcap_dir is None else os.fspath(pcap_dir),
+            pcap_links=pcap_links,
+            progress=progress,
+        )
+        return Results.from_json(text)
 
 
 def load(path: str | os.PathLike[str]) -> Scenario:

@@ -127,8 +127,8 @@ def metric_figure(
     axes: Sequence[str] | None = None,
     title: str | None = None,
 ) -> Figure:
-    """``agg`` is :func:`bufferlab.sweep.aggregate`'s frame. One line per combination of the
-    axes other than ``x``; error bars are the confidence intervals."""
+    """``agg`` is :func:`bufferlab.experiments.stats.aggregate`'s frame. One line per
+    combination of the axes other than ``x``; error bars are the confidence intervals."""
     df = agg[agg["metric"] == metric]
     if axes is None:
         skip = {"point", "metric", "n", "mean", "std", "sem", "ci_low", "ci_high", "ci_half"}

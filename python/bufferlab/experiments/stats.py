@@ -1,136 +1,36 @@
-"""Metrics of a run and their aggregation over replications (mean, std, Student-t CI).
-
-A metric names one number per run, read from the store:
-
-* ``flows.goodput_bps`` - a column of the ``flows`` table, reduced over the run's flows (mean by
-  default); ``flows[tcp0].goodput_bps`` - one flow by name; ``flows.goodput_bps:sum`` - another
-  reducer (``mean``, ``sum``, ``min``, ``max``).
-* ``queues[bottleneck].avg_packets``, ``links[bottleneck].utilisation`` - queues and links by link
-  name (both directions; the default reducer there is ``max``, i.e. the busy direction).
-* ``fairness.jain`` and ``runs.<column>`` (``runs.wall_s``, ``runs.events``) - one value per run.
-"""
+"""Aggregation over replications: mean, standard deviation and the Student-t confidence
+interval of each metric per grid point (metric names: :mod:`bufferlab.experiments.metrics`)."""
 
 from __future__ import annotations
 
 import math
 import os
-import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from bufferlab.experiments.metrics import REDUCERS, Metric, MetricError, parse_metric
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     import pandas as pd
 
-    from bufferlab.store import Store
-
-TABLES = ("flows", "queues", "links", "runs", "fairness")
-REDUCERS = {"mean": "avg", "sum": "sum", "min": "min", "max": "max"}
-DEFAULT_REDUCER = {"flows": "mean", "queues": "max", "links": "max"}
-_METRIC_RE = re.compile(
-    r"^(?P<table>[a-z_]+)(?:\[(?P<sel>[^\]]+)\])?\.(?P<col>[A-Za-z_][A-Za-z0-9_]*)"
-    r"(?::(?P<red>[a-z]+))?$"
-)
-
-
-class MetricError(ValueError):
-    """A metric name that cannot be read."""
-
-
-@dataclass(frozen=True)
-class Metric:
-    text: str
-    table: str
-    column: str
-    selector: str | None
-    reducer: str
-
-
-def parse_metric(text: str) -> Metric:
-    m = _METRIC_RE.match(text.strip())
-    if not m:
-        raise MetricError(
-            f"metric {text!r}: write it as table.column, table[name].column or "
-            "table.column:reducer, e.g. flows.goodput_bps or queues[bottleneck].avg_packets"
-        )
-    table, col, sel, red = m["table"], m["col"], m["sel"], m["red"]
-    if table not in TABLES:
-        raise MetricError(f"metric {text!r}: unknown table {table!r}; use one of {list(TABLES)}")
-    if table in ("runs", "fairness") and (sel or red):
-        raise MetricError(f"metric {text!r}: {table} has one value per run (no [name] or :reducer)")
-    reducer = red or DEFAULT_REDUCER.get(table, "mean")
-    if reducer not in REDUCERS:
-        raise MetricError(f"metric {text!r}: unknown reducer {reducer!r}; use {list(REDUCERS)}")
-    return Metric(text.strip(), table, col, sel, reducer)
-
+    from bufferlab.experiments.store import Store
 
 # -- Student t --------------------------------------------------------------------------------
 
 
-def _t_cdf(x: float, df: float) -> float:
-    """CDF of Student's t with ``df`` degrees of freedom, via the regularized incomplete beta."""
-    if x == 0:
-        return 0.5
-    z = df / (df + x * x)
-    tail = 0.5 * _betainc(df / 2.0, 0.5, z)
-    return 1.0 - tail if x > 0 else tail
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularized incomplete beta I_x(a, b) by its continued fraction (Lentz's method)."""
-    if x <= 0:
-        return 0.0
-    if x >= 1:
-        return 1.0
-    lbeta = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-    front = math.exp(lbeta + a * math.log(x) + b * math.log1p(-x))
-    if x > (a + 1) / (a + b + 2):
-        return 1.0 - _betainc(b, a, 1.0 - x)
-    tiny = 1e-300
-    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    f = d
-    for m in range(1, 500):
-        for num in (
-            m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
-            -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)),
-        ):
-            d = 1.0 + num * d
-            d = 1.0 / (d if abs(d) > tiny else tiny)
-            c = 1.0 + num / c
-            c = c if abs(c) > tiny else tiny
-            f *= c * d
-        if abs(c * d - 1.0) < 1e-15:
-            break
-    return front * f / a
-
-
 @lru_cache(maxsize=256)
 def t_quantile(p: float, df: int) -> float:
-    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (bisection on the CDF,
-    accurate to ~1e-12). ``t_quantile(0.975, 2) = 4.302652...``."""
+    """The ``p`` quantile of Student's t with ``df`` degrees of freedom (scipy.stats.t):
+    ``t_quantile(0.975, 2) = 4.302652...``."""
     if df < 1:
         raise ValueError("df must be >= 1")
     if not 0 < p < 1:
         raise ValueError("p must be in (0, 1)")
-    if p == 0.5:
-        return 0.0
-    if p < 0.5:
-        return -t_quantile(1 - p, df)
-    lo, hi = 0.0, 1.0
-    while _t_cdf(hi, df) < p:
-        hi *= 2
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if _t_cdf(mid, df) < p:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-13 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
+    from scipy.stats import t  # imported on first use: the CLI starts faster without it
+
+    return float(t.ppf(p, df))
 
 
 def summarize(values: Iterable[float], confidence: float = 0.95) -> dict[str, float]:
@@ -197,12 +97,12 @@ def aggregate_store(
     metric: str | Iterable[str] | None = None,
     confidence: float = 0.95,
 ) -> pd.DataFrame:
-    """See :func:`bufferlab.sweep.aggregate`."""
+    """See :func:`aggregate`."""
     import json
 
     import pandas as pd
 
-    from bufferlab.store import Store
+    from bufferlab.experiments.store import Store
 
     store = db if isinstance(db, Store) else Store(db, read_only=True)
     try:
@@ -239,3 +139,24 @@ def aggregate_store(
     finally:
         if not isinstance(db, Store):
             store.close()
+
+
+# -- aggregation per grid point ----------------------------------------------------------------
+
+
+def aggregate(
+    db: str | os.PathLike[str] | Store,
+    sweep: str,
+    metric: str | Iterable[str] | None = None,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Mean, standard deviation and Student-t confidence interval per grid point.
+
+    ``metric`` is one metric (``"flows.goodput_bps"``, ``"flows[p].delay_mean_s"``,
+    ``"queues[bottleneck].avg_packets"``, ``"links[bottleneck].utilisation"``,
+    ``"fairness.jain"``, ``"runs.wall_s"``), a list of them, or None for the sweep's own
+    ``metrics``. One row per grid point and metric; see docs/experiments.md.
+    """
+    from bufferlab.experiments.stats import aggregate_store
+
+    return aggregate_store(db, sweep, metric, confidence)

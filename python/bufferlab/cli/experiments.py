@@ -1,6 +1,6 @@
 """The experiment commands of `bufferlab`: sweep, results, plot, report, advise.
 
-Registered on the main typer app by :mod:`bufferlab.cli`. Same contract as the other commands:
+Registered on the main typer app of :mod:`bufferlab.cli._app`. Same contract as the other commands:
 errors are one `error:` line on stderr and exit code 2 (3 for a bug). Heavy libraries (duckdb,
 matplotlib, dask) are imported inside the commands, so `bufferlab run` starts as fast as before.
 """
@@ -19,7 +19,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from bufferlab.cli import _errors, _fail, app
+from bufferlab.cli._app import _errors, _fail, app
 
 DbOpt = Annotated[
     Path,
@@ -30,9 +30,9 @@ DbOpt = Annotated[
 @contextmanager
 def _exp_errors() -> Iterator[None]:
     """The experiment modules' own errors are user errors (exit 2), like ScenarioError."""
-    from bufferlab.stats import MetricError
-    from bufferlab.store import StoreError
-    from bufferlab.sweep import SweepError
+    from bufferlab.experiments.metrics import MetricError
+    from bufferlab.experiments.spec import SweepError
+    from bufferlab.experiments.store import StoreError
 
     with _errors():
         try:
@@ -91,7 +91,8 @@ def sweep(
         TimeRemainingColumn,
     )
 
-    from bufferlab.sweep import load_sweep, run_sweep
+    from bufferlab.experiments.execute import run_sweep
+    from bufferlab.experiments.spec import load_sweep
 
     with _exp_errors():
         if executor not in ("thread", "process"):
@@ -211,8 +212,8 @@ def results(
     ] = None,
 ) -> None:
     """List the sweeps in the database, show a sweep's runs, aggregate or export them."""
-    from bufferlab.store import Store
-    from bufferlab.sweep import aggregate as agg_fn
+    from bufferlab.experiments.stats import aggregate as agg_fn
+    from bufferlab.experiments.store import Store
 
     with _exp_errors():
         store = Store(db, read_only=True)
@@ -292,9 +293,9 @@ def plot(
     ] = None,
 ) -> None:
     """Draw a figure from a sweep's results."""
-    from bufferlab import plot as pl
-    from bufferlab.store import Store
-    from bufferlab.sweep import aggregate as agg_fn
+    from bufferlab.experiments import figures as pl
+    from bufferlab.experiments.stats import aggregate as agg_fn
+    from bufferlab.experiments.store import Store
 
     with _exp_errors():
         if out.suffix.lower() not in pl.FORMATS:
@@ -349,7 +350,7 @@ def report(
     db: DbOpt = Path("results.duckdb"),
 ) -> None:
     """Write one self-contained HTML page: scenario, grid, aggregated tables, figures."""
-    from bufferlab.report import write_report
+    from bufferlab.experiments.report import write_report
 
     with _exp_errors():
         p = write_report(db, sweep_name, out)
@@ -399,7 +400,7 @@ def advise(
 ) -> None:
     """Recommend a buffer size for a scenario's bottleneck: the classic rules, then simulation
     of candidate sizes with replications."""
-    from bufferlab import advise as adv
+    from bufferlab.experiments import advise as adv
 
     with _exp_errors():
         if objective not in adv.OBJECTIVES:
@@ -418,7 +419,7 @@ def advise(
         console.print(adv.results_table(res, best, objective))
         console.print(adv.explain(best, objective, share, bound, rules, res))
         if out is not None:
-            from bufferlab import plot as pl
+            from bufferlab.experiments import figures as pl
 
             pl.save(adv.figure(res, best, rules), out)
             print(f"wrote {out}", file=sys.stderr)

@@ -51,7 +51,7 @@ _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(B|KB|kB|MB|KiB|MiB|p|packets)?\s*$
 def parse_time(text: str, what: str = "time") -> float:
     m = _TIME.match(text)
     if not m:
-        from bufferlab.sweep import SweepError
+        from bufferlab.experiments.spec import SweepError
 
         raise SweepError(f'{what}: "{text}" is not a time; use e.g. "50ms" or "0.2s"')
     return float(m[1]) * {"s": 1, None: 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60}[m[2]]
@@ -118,7 +118,7 @@ def bottleneck_rules(file: str | os.PathLike[str] | Scenario, link: str = "bottl
     import json
 
     from bufferlab import _core
-    from bufferlab.sweep import SweepError
+    from bufferlab.experiments.spec import SweepError
 
     sc = file if isinstance(file, Scenario) else load(Path(file))
     norm = sc.validate()
@@ -234,9 +234,11 @@ def simulate(
     replications, in an in-memory store."""
     import pandas as pd
 
-    from bufferlab.stats import parse_metric, run_values, summarize
-    from bufferlab.store import Store
-    from bufferlab.sweep import Sweep, SweepError, run_sweep
+    from bufferlab.experiments.execute import run_sweep
+    from bufferlab.experiments.metrics import parse_metric
+    from bufferlab.experiments.spec import Sweep, SweepError
+    from bufferlab.experiments.stats import run_values, summarize
+    from bufferlab.experiments.store import Store
 
     sizes = sizes or candidate_sizes(r)
     for s in sizes:

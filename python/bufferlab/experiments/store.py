@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     import duckdb
     import pandas as pd
 
-    from bufferlab.sweep import RunSpec, Sweep
+    from bufferlab.experiments.spec import RunSpec, Sweep
 
-from bufferlab.results import FLOW_COLUMNS, LINK_COLUMNS, QUEUE_COLUMNS
+from bufferlab.results import FLOW_COLUMNS, LINK_COLUMNS, QUEUE_COLUMNS, long_columns
 
 METRIC_TABLES = ("flows", "queues", "links")
 
@@ -246,7 +246,8 @@ class Store:
         report: dict[str, Any] | None = None
         if result.get("ok"):
             # A worker may have parsed the report and written its series already (see
-            # bufferlab.sweep.execute_run's ``stage``): then only small rows are left to do here.
+            # bufferlab.experiments.execute.execute_run's ``stage``): then only small rows are
+            # left to do here.
             report = result.get("report_obj") or json.loads(result["report"])
             tables = result.get("rows") or report_rows(report)
             if "series_staged" in result:
@@ -529,46 +530,11 @@ def stage_series(prefix: str, series: Mapping[str, Any]) -> list[tuple[str, str,
 
 
 def series_table(records: Any) -> Any:
-    """A list of series records (scalars naming the thing, lists of samples) as one Arrow
-    table in long format: one row per sample, the scalar fields repeated."""
+    """A list of series records as one Arrow table in long format (see
+    :func:`bufferlab.results.long_columns`)."""
     import pyarrow as pa
 
-    if not isinstance(records, list):
-        return None
-    parts = []
-    for rec in records:
-        if not isinstance(rec, Mapping):
-            continue
-        lists = {k: v for k, v in rec.items() if isinstance(v, list)}
-        scalars = {k: v for k, v in rec.items() if not isinstance(v, list | Mapping)}
-        n = max((len(v) for v in lists.values()), default=0)
-        cols = {k: [v] * n for k, v in scalars.items()}
-        cols.update({k: v for k, v in lists.items() if len(v) == n})
-        parts.append(pa.table(cols))
+    parts = [pa.table(cols) for cols in long_columns(records)]
     if not parts:
         return None
     return pa.concat_tables(parts, promote_options="permissive")
-
-
-def series_frame(records: Any) -> pd.DataFrame | None:
-    """A list of series records (scalars naming the thing, lists of samples) in long format:
-    one row per sample, the scalar fields repeated."""
-    import pandas as pd
-
-    if not isinstance(records, list):
-        return None
-    parts = []
-    for rec in records:
-        if not isinstance(rec, Mapping):
-            continue
-        lists = {k: v for k, v in rec.items() if isinstance(v, list)}
-        scalars = {k: v for k, v in rec.items() if not isinstance(v, list | Mapping)}
-        n = max((len(v) for v in lists.values()), default=0)
-        cols = {k: v for k, v in lists.items() if len(v) == n}
-        df = pd.DataFrame(cols)
-        for i, (k, v) in enumerate(scalars.items()):
-            df.insert(i, k, [v] * n)
-        parts.append(df)
-    if not parts:
-        return None
-    return pd.concat(parts, ignore_index=True)

@@ -1,4 +1,4 @@
-"""Parameter sweeps with replications: the sweep file, its expansion into runs, and execution.
+"""Parameter sweeps with replications: the sweep file and its expansion into runs.
 
 A sweep file (TOML) names a base scenario, the axes to vary and how many replications to run::
 
@@ -19,8 +19,8 @@ A sweep file (TOML) names a base scenario, the axes to vary and how many replica
 Runs are points of the grid times replications. Replication ``r`` of every point uses the seed
 ``replication_seed(root_seed, r)`` (independent of the grid point, so points are compared under
 the same random streams: common random numbers). Results go to a DuckDB store
-(:mod:`bufferlab.store`); each finished run is committed as it finishes, and running the same
-sweep again only runs what is missing or failed. See docs/experiments.md.
+(:mod:`bufferlab.experiments.store`); each finished run is committed as it finishes, and
+running the same sweep again only runs what is missing or failed. See docs/experiments.md.
 """
 
 from __future__ import annotations
@@ -29,9 +29,8 @@ import hashlib
 import itertools
 import json
 import os
-import time
 import tomllib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,9 +38,7 @@ from typing import TYPE_CHECKING, Any
 from bufferlab.scenario import Scenario, normalise_overrides
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from bufferlab.store import Store
+    pass
 
 MASK64 = (1 << 64) - 1
 
@@ -268,7 +265,7 @@ def parse_sweep(text: str, source: str = "<string>", base_dir: Path | None = Non
     metrics = sw.get("metrics", list(DEFAULT_METRICS))
     if not isinstance(metrics, list) or not all(isinstance(m, str) for m in metrics):
         raise _err(source, "sweep.metrics", 'expected a list of strings like "flows.goodput_bps"')
-    from bufferlab.stats import MetricError, parse_metric
+    from bufferlab.experiments.metrics import MetricError, parse_metric
 
     for i, m in enumerate(metrics):
         try:
@@ -355,282 +352,6 @@ def load_sweep(path: str | os.PathLike[str]) -> Sweep:
 
 def _dump_toml(table: Mapping[str, Any]) -> str:
     """Writes a parsed TOML table back as TOML text (for an inline [base] scenario)."""
-    from bufferlab.scenario import _toml_inline
+    import tomli_w
 
-    scalars: list[str] = []
-    tables: list[str] = []
-
-    def key(k: str) -> str:
-        return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
-
-    def emit(prefix: str, t: Mapping[str, Any]) -> None:
-        lines = []
-        subs = []
-        arrays = []
-        for k, v in t.items():
-            if isinstance(v, Mapping):
-                subs.append((k, v))
-            elif isinstance(v, list) and v and all(isinstance(x, Mapping) for x in v):
-                arrays.append((k, v))
-            else:
-                lines.append(f"{key(k)} = {_toml_inline(v)}")
-        if prefix:
-            tables.append(f"[{prefix}]\n" + "\n".join(lines))
-        else:
-            scalars.extend(lines)
-        for k, v in subs:
-            emit(f"{prefix}.{key(k)}" if prefix else key(k), v)
-        for k, items in arrays:
-            for item in items:
-                name = f"{prefix}.{key(k)}" if prefix else key(k)
-                body = "\n".join(f"{key(a)} = {_toml_inline(b)}" for a, b in item.items())
-                tables.append(f"[[{name}]]\n{body}")
-
-    emit("", table)
-    return "\n".join(scalars) + "\n\n" + "\n\n".join(tables) + "\n"
-
-
-# -- execution --------------------------------------------------------------------------------
-
-
-def execute_run(
-    scenario_text: str,
-    source: str,
-    overrides: Sequence[str],
-    seed: int,
-    outputs: Mapping[str, Any] | None = None,
-    stage: str | None = None,
-) -> dict[str, Any]:
-    """Runs one scenario and returns ``{"ok": True, "report": <JSON text>}`` or
-    ``{"ok": False, "error": "...", "error_kind": "ScenarioError"}``.
-
-    With ``stage`` (a path prefix in the store's series folder, on a file system the store
-    sees) the worker also does the heavy part of recording: it parses the report and writes
-    its time series as Parquet files under temporary names, and returns
-    ``{"ok": True, "report_obj": <report without series>, "report_text": <its JSON>, "rows":
-    <metric-table rows>, "series_staged": [...]}``. The
-    store's own thread is then left with small inserts, so it does not become the sweep's
-    bottleneck (measured in docs/performance.md, "Sweeps").
-
-    A top-level function of plain arguments and results, so it pickles: the same function runs
-    in a thread, a process or on a Dask worker.
-    """
-    from bufferlab import _core
-
-    t0 = time.perf_counter()
-    try:
-        if outputs and outputs.get("ns2_trace"):
-            Path(outputs["ns2_trace"]).parent.mkdir(parents=True, exist_ok=True)
-        text = _core.run(
-            scenario_text, source=source, seed=seed, overrides=list(overrides), **(outputs or {})
-        )
-    except Exception as e:  # recorded in the store; the sweep goes on
-        return {
-            "ok": False,
-            "error": " ".join(str(e).split()),
-            "error_kind": type(e).__name__,
-            "wall_s": time.perf_counter() - t0,
-        }
-    if stage is None:
-        return {"ok": True, "report": text, "wall_s": time.perf_counter() - t0}
-    from bufferlab.store import report_rows, stage_series
-
-    report = json.loads(text)
-    staged = stage_series(stage, report.pop("series", None) or {})
-    return {
-        "ok": True,
-        "report_obj": report,
-        "report_text": json.dumps(report),
-        "rows": report_rows(report),
-        "series_staged": staged,
-        "wall_s": time.perf_counter() - t0,
-    }
-
-
-@dataclass
-class SweepOutcome:
-    """What :func:`run_sweep` did."""
-
-    sweep: str
-    total: int
-    skipped: int
-    done: int
-    failed: int
-    wall_s: float
-
-    @property
-    def ran(self) -> int:
-        return self.done + self.failed
-
-
-ProgressFn = Callable[[int, int, int], None]
-
-
-def default_jobs() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-
-
-def run_sweep(
-    sweep: Sweep | str | os.PathLike[str],
-    db: str | os.PathLike[str] | Store = "results.duckdb",
-    jobs: int | None = None,
-    cluster: str | Any | None = None,
-    executor: str = "thread",
-    replications: int | None = None,
-    progress: Callable[[str, int, int, int, int], None] | None = None,
-    limit: int | None = None,
-) -> SweepOutcome:
-    """Runs every run of a sweep that is not yet in the store with status ok.
-
-    ``jobs`` workers (default: all cores) in threads (the core releases the GIL) or, with
-    ``executor="process"``, in processes. ``cluster`` is a Dask scheduler address
-    (``"tcp://host:8786"``) or a ``distributed.Client``; the runs then execute on its workers.
-    Each finished run is written to the store by this (the calling) thread as it finishes.
-    ``progress(event, done, failed, total_to_run, skipped)`` is called after each run.
-    ``limit`` stops after that many runs were submitted (for tests and quick looks).
-    """
-    from bufferlab.store import Store
-
-    sw = sweep if isinstance(sweep, Sweep) else load_sweep(sweep)
-    store = db if isinstance(db, Store) else Store(db)
-    own_store = not isinstance(db, Store)
-    t0 = time.perf_counter()
-    try:
-        sweep_id = store.register_sweep(sw)
-        runs = sw.runs(replications)
-        ok = store.ok_keys(sweep_id)
-        todo = [r for r in runs if r.key not in ok]
-        if limit is not None:
-            todo = todo[:limit]
-        skipped = len(runs) - len(todo)
-        done = failed = 0
-        if progress:
-            progress("start", 0, 0, len(todo), skipped)
-
-        def record(spec: RunSpec, result: Mapping[str, Any]) -> None:
-            nonlocal done, failed
-            store.record_run(sweep_id, sw, spec, result)
-            if result.get("ok"):
-                done += 1
-            else:
-                failed += 1
-            if progress:
-                progress("run", done, failed, len(todo), skipped)
-
-        if todo:
-            if cluster is not None:
-                # Dask workers may not see this file system: they return the report whole.
-                args = [_args_for(sw, spec) for spec in todo]
-                _run_dask(cluster, todo, args, record)
-            else:
-                args = [
-                    (*_args_for(sw, spec), store.series_prefix(sweep_id, spec.key)) for spec in todo
-                ]
-                _run_local(todo, args, record, jobs or default_jobs(), executor)
-        return SweepOutcome(sw.name, len(runs), skipped, done, failed, time.perf_counter() - t0)
-    finally:
-        if own_store:
-            store.close()
-
-
-def _args_for(sw: Sweep, spec: RunSpec) -> tuple[str, str, list[str], int, dict | None]:
-    sc = sw.scenario_for(spec.point)
-    return (sc.text, sc.source, list(sc.overrides), spec.seed, sw.trace_outputs(spec))
-
-
-def _run_local(
-    todo: list[RunSpec],
-    args: list[tuple[Any, ...]],
-    record: Callable[[RunSpec, Mapping[str, Any]], None],
-    jobs: int,
-    executor: str,
-) -> None:
-    from concurrent.futures import (
-        FIRST_COMPLETED,
-        Future,
-        ProcessPoolExecutor,
-        ThreadPoolExecutor,
-        wait,
-    )
-
-    if executor not in ("thread", "process"):
-        raise ValueError(f"executor: expected 'thread' or 'process', got {executor!r}")
-    pool_cls = ThreadPoolExecutor if executor == "thread" else ProcessPoolExecutor
-    # Keep at most 2 x jobs runs in flight, so an interrupted sweep has not started everything.
-    window = 2 * jobs
-    with pool_cls(max_workers=jobs) as pool:
-        pending: dict[Future[dict[str, Any]], RunSpec] = {}
-        it = iter(zip(todo, args, strict=True))
-        try:
-            for spec, a in itertools.islice(it, window):
-                pending[pool.submit(execute_run, *a)] = spec
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    spec = pending.pop(fut)
-                    record(spec, fut.result())
-                    nxt = next(it, None)
-                    if nxt is not None:
-                        pending[pool.submit(execute_run, *nxt[1])] = nxt[0]
-        except BaseException:
-            for fut in pending:
-                fut.cancel()
-            raise
-
-
-def _run_dask(
-    cluster: str | Any,
-    todo: list[RunSpec],
-    args: list[tuple[str, str, list[str], int, dict | None]],
-    record: Callable[[RunSpec, Mapping[str, Any]], None],
-) -> None:
-    try:
-        from distributed import Client, as_completed
-    except ImportError as e:  # pragma: no cover - a regular dependency
-        raise SweepError(f"--cluster needs dask.distributed: {e}") from None
-    if isinstance(cluster, str):
-        try:
-            client = Client(cluster, timeout="20s")
-        except Exception as e:  # unreachable, wrong protocol, timeout
-            msg = " ".join(str(e).split())
-            raise SweepError(
-                f"--cluster {cluster}: cannot connect to the Dask scheduler: {msg}"
-            ) from None
-    else:
-        client = cluster
-    try:
-        futures = {}
-        for spec, a in zip(todo, args, strict=True):
-            fut = client.submit(execute_run, *a, key=f"bufferlab-{spec.key}", pure=False)
-            futures[fut] = spec
-        for fut in as_completed(futures):
-            spec = futures[fut]
-            try:
-                result = fut.result()
-            except Exception as e:  # the worker died or the task could not run
-                result = {"ok": False, "error": f"{type(e).__name__}: {e}", "error_kind": "Dask"}
-            record(spec, result)
-    finally:
-        if isinstance(cluster, str):
-            client.close()
-
-
-# -- aggregation (see bufferlab.stats) --------------------------------------------------------
-
-
-def aggregate(
-    db: str | os.PathLike[str] | Store,
-    sweep: str,
-    metric: str | Iterable[str] | None = None,
-    confidence: float = 0.95,
-) -> pd.DataFrame:
-    """Mean, standard deviation and Student-t confidence interval per grid point.
-
-    ``metric`` is one metric (``"flows.goodput_bps"``, ``"flows[p].delay_mean_s"``,
-    ``"queues[bottleneck].avg_packets"``, ``"links[bottleneck].utilisation"``,
-    ``"fairness.jain"``, ``"runs.wall_s"``), a list of them, or None for the sweep's own
-    ``metrics``. One row per grid point and metric; see docs/experiments.md.
-    """
-    from bufferlab.stats import aggregate_store
-
-    return aggregate_store(db, sweep, metric, confidence)
+    return tomli_w.dumps(table)

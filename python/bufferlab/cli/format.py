@@ -1,0 +1,158 @@
+"""Terminal formatting of one run's results: numbers with units, the flow/queue/link tables."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from bufferlab.results import Results
+
+# -- formatting -----------------------------------------------------------------------------
+
+
+def _num(x: Any) -> float | None:
+    if x is None:
+        return None
+    try:
+        f = float(x)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def fmt_rate(bps: Any) -> str:
+    v = _num(bps)
+    if v is None:
+        return "-"
+    for unit, scale in (("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
+        if abs(v) >= scale:
+            return f"{v / scale:.3g} {unit}"
+    return f"{v:.3g} bit/s"
+
+
+def fmt_time(s: Any) -> str:
+    v = _num(s)
+    if v is None:
+        return "-"
+    if v == 0:
+        return "0"
+    if abs(v) >= 1:
+        return f"{v:.3g} s"
+    if abs(v) >= 1e-3:
+        return f"{v * 1e3:.3g} ms"
+    return f"{v * 1e6:.3g} µs"
+
+
+def fmt_int(n: Any) -> str:
+    v = _num(n)
+    return "-" if v is None else f"{int(v):,}"
+
+
+def fmt_pct(part: Any, whole: Any) -> str:
+    p, w = _num(part), _num(whole)
+    if p is None or not w:
+        return "-"
+    return f"{100 * p / w:.2f}%"
+
+
+def fmt_float(x: Any, digits: int = 3) -> str:
+    v = _num(x)
+    return "-" if v is None else f"{v:.{digits}g}"
+
+
+def _link_name(rec: dict[str, Any]) -> str:
+    return f"{rec.get('link')} {rec.get('from')}→{rec.get('to')}"
+
+
+def _table(title: str, columns: list[str]) -> Table:
+    """A compact table; the first column is left-aligned, the numbers right-aligned."""
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for i, col in enumerate(columns):
+        t.add_column(col, justify="left" if i < 3 else "right", no_wrap=i == 0)
+    return t
+
+
+def print_report(res: Results, console: Console, busiest: int = 5) -> None:
+    raw = res.raw
+    console.print(
+        f"[bold]{raw.get('scenario', '')}[/bold]  seed {raw.get('seed')}  "
+        f"simulated {fmt_time(raw.get('sim_time_s'))} in {fmt_time(raw.get('wall_s'))} "
+        f"({fmt_int(raw.get('events'))} events)"
+        + ("  [yellow](partial run)[/yellow]" if raw.get("partial") else "")
+    )
+
+    flows = _table(
+        "Flows",
+        ["flow", "path", "app", "sent", "received", "loss", "throughput", "goodput",
+         "delay mean", "p99", "jitter"],
+    )  # fmt: skip
+    for f in raw.get("flows", []):
+        flows.add_row(
+            str(f.get("name")),
+            f"{f.get('src')} → {f.get('dst')}",
+            f"{f.get('protocol')}/{f.get('app')}",
+            fmt_int(f.get("tx_packets")),
+            fmt_int(f.get("rx_packets")),
+            fmt_pct(f.get("lost_packets"), f.get("tx_packets")),
+            fmt_rate(f.get("throughput_bps")),
+            fmt_rate(f.get("goodput_bps")),
+            fmt_time(f.get("delay_mean_s")),
+            fmt_time(f.get("delay_p99_s")),
+            fmt_time(f.get("jitter_s")),
+        )
+    console.print(flows)
+
+    active = [q for q in raw.get("queues", []) if (q.get("arrivals") or 0) > 0]
+    queues = _table(
+        "Queues (with arrivals)",
+        ["queue", "discipline", "arrivals", "drops", "drop %", "marks", "avg pkts",
+         "max pkts", "sojourn mean", "p99"],
+    )  # fmt: skip
+    queues.columns[2].justify = "right"
+    for q in active:
+        queues.add_row(
+            _link_name(q),
+            str(q.get("discipline")),
+            fmt_int(q.get("arrivals")),
+            fmt_int(q.get("drops")),
+            fmt_pct(q.get("drops"), q.get("arrivals")),
+            fmt_int(q.get("marks")),
+            fmt_float(q.get("avg_packets")),
+            fmt_int(q.get("max_packets")),
+            fmt_time(q.get("sojourn_mean_s")),
+            fmt_time(q.get("sojourn_p99_s")),
+        )
+    console.print(queues)
+
+    used = [ln for ln in raw.get("links", []) if (ln.get("tx_packets") or 0) > 0]
+    used.sort(key=lambda ln: -(_num(ln.get("utilisation")) or 0.0))
+    links = _table(
+        f"Busiest links (top {busiest} by utilisation)",
+        ["link", "rate", "delay", "packets", "utilisation", "lost"],
+    )
+    for c in links.columns[1:]:
+        c.justify = "right"
+    for ln in used[:busiest]:
+        util = _num(ln.get("utilisation"))
+        links.add_row(
+            _link_name(ln),
+            fmt_rate(ln.get("rate_bps")),
+            fmt_time(ln.get("delay_s")),
+            fmt_int(ln.get("tx_packets")),
+            "-" if util is None else f"{100 * util:.1f}%",
+            fmt_int(ln.get("lost_packets")),
+        )
+    console.print(links)
+
+    fair = raw.get("fairness") or {}
+    names = fair.get("flows") or []
+    mean, std = fmt_rate(fair.get("throughput_mean_bps")), fmt_rate(fair.get("throughput_std_bps"))
+    console.print(
+        f"Fairness: Jain index [bold]{fmt_float(fair.get('jain'))}[/bold] over {len(names)} "
+        f"flows ({', '.join(map(str, names))}); throughput mean "
+        f"{mean}, std {std}"
+    )

@@ -1,0 +1,194 @@
+"""The single-run commands: run, validate, schema, version."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from bufferlab import _core
+from bufferlab.cli._app import FileArg, SetOpt, _errors, app
+from bufferlab.cli.format import print_report
+from bufferlab.run import run as run_scenario
+from bufferlab.scenario import Scenario, load, normalise_overrides
+
+
+def _load(file: Path, sets: list[str] | None) -> Scenario:
+    overrides = normalise_overrides(sets or [])
+    return load(file).with_overrides(overrides)
+
+
+@contextmanager
+def _progress_bar(delay_s: float = 2.0) -> Iterator[Any]:
+    """A progress callback that shows a rich bar on a terminal once a run has taken `delay_s`."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        TextColumn("{task.completed:.1f}/{task.total:.1f} s simulated"),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    state: dict[str, Any] = {"task": None}
+
+    def on_progress(sim_s: float, end_s: float, events: int, wall_s: float) -> bool:
+        if wall_s < delay_s:
+            return True
+        if state["task"] is None:
+            bar.start()
+            state["task"] = bar.add_task("run", total=end_s, rate="")
+        rate = f"{events / wall_s / 1e6:.1f} M events/s" if wall_s > 0 else ""
+        bar.update(state["task"], completed=sim_s, rate=rate)
+        return True
+
+    try:
+        yield on_progress
+    finally:
+        if state["task"] is not None:
+            bar.stop()
+
+
+# -- commands -------------------------------------------------------------------------------
+
+
+@app.command()
+def run(
+    file: FileArg,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed",
+            help="Seed of the random streams (replaces the scenario's).",
+            min=0,
+            max=2**64 - 1,
+            show_default=False,
+        ),
+    ] = None,
+    set_: SetOpt = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the report as one JSON object on stdout.")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write report.json, flows.csv, queues.csv, links.csv "
+            "and queue_series.parquet into this directory.",
+            show_default=False,
+        ),
+    ] = None,
+    trace_ns2: Annotated[
+        Path | None,
+        typer.Option("--trace-ns2", help="Write an ns-2 wired trace file.", show_default=False),
+    ] = None,
+    trace_links: Annotated[
+        list[str] | None,
+        typer.Option("--trace-link", help="Trace only this link (repeatable).", show_default=False),
+    ] = None,
+    trace_flows: Annotated[
+        list[str] | None,
+        typer.Option("--trace-flow", help="Trace only this flow (repeatable).", show_default=False),
+    ] = None,
+    trace_events: Annotated[
+        str | None,
+        typer.Option(
+            "--trace-events",
+            help="Trace only these events, e.g. 'rd' (of + - r d).",
+            show_default=False,
+        ),
+    ] = None,
+    pcap: Annotated[
+        Path | None,
+        typer.Option(
+            "--pcap", help="Write pcap files (one per link direction) into DIR.", show_default=False
+        ),
+    ] = None,
+    pcap_links: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pcap-link", help="Capture only this link (repeatable).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Run a scenario and show (or write) its results.
+
+    A run longer than a couple of seconds shows a progress bar on a terminal; Ctrl-C stops it
+    and prints the results measured so far, marked partial.
+    """
+    with _errors():
+        scenario = _load(file, set_)
+        with _progress_bar() as on_progress:
+            res = run_scenario(
+                scenario,
+                seed=seed,
+                ns2_trace=trace_ns2,
+                trace_links=trace_links,
+                trace_flows=trace_flows,
+                trace_events=trace_events,
+                pcap_dir=pcap,
+                pcap_links=pcap_links,
+                progress=on_progress,
+            )
+        if res.raw.get("partial"):
+            print(
+                f"warning: stopped at {res.raw.get('sim_time_s', 0):.3f} s of simulated time; "
+                "these are PARTIAL results",
+                file=sys.stderr,
+            )
+        if out is not None:
+            written = res.save(out)
+            print(f"wrote {len(written)} files to {out}", file=sys.stderr)
+        if json_out:
+            sys.stdout.write(res.to_json() + "\n")
+            sys.stdout.flush()
+        else:
+            # Wide enough not to truncate when the output goes to a file or a pipe.
+            console = Console() if sys.stdout.isatty() else Console(width=160)
+            print_report(res, console)
+
+
+@app.command()
+def validate(
+    file: FileArg,
+    set_: SetOpt = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print the normalised scenario as JSON.")
+    ] = False,
+) -> None:
+    """Check a scenario file (and overrides) without running it."""
+    with _errors():
+        scenario = _load(file, set_)
+        normalised = scenario.validate()
+        if json_out:
+            sys.stdout.write(json.dumps(normalised, indent=2) + "\n")
+        else:
+            name = normalised.get("name") or scenario.name or ""
+            flows = normalised.get("flows")
+            what = f" ({len(flows)} flows)" if isinstance(flows, list) else ""
+            print(f"ok: {file}: scenario {name!r} is valid{what}")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of the scenario format (for editors and validators)."""
+    with _errors():
+        sys.stdout.write(_core.schema().rstrip("\n") + "\n")
+
+
+@app.command()
+def version() -> None:
+    """Print the bufferlab version."""
+    print(f"bufferlab {_core.__version__}")

@@ -1,0 +1,196 @@
+"""The `bufferlab study` commands: list the studies, run one (or all) and write its page."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bufferlab.study.claims import check_claims
+from bufferlab.study.execute import run_study
+from bufferlab.study.figures import draw_figure
+from bufferlab.study.page import save_outcome, write_markdown
+from bufferlab.study.plan import n_runs
+from bufferlab.study.spec import TINY_ENV, StudyError, list_studies, repo_root, studies_dir
+from bufferlab.study.tables import build_table, print_table
+
+study_app = typer.Typer(
+    help="Reproduce the seed papers (studies/NAME) and compare with their published numbers.",
+    no_args_is_help=True,
+)
+
+StudiesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--studies",
+        help="The studies folder (default: ./studies or $BUFFERLAB_STUDIES).",
+        show_default=False,
+    ),
+]
+
+
+def _fail(msg: str) -> typer.Exit:
+    sys.stdout.flush()
+    print(f"error: {' '.join(str(msg).split())}", file=sys.stderr)
+    return typer.Exit(2)
+
+
+@study_app.command("list")
+def list_cmd(studies: StudiesOpt = None) -> None:
+    """List the studies with their paper and the number of runs per mode."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    try:
+        sts = list_studies(studies_dir(studies))
+    except StudyError as e:
+        raise _fail(str(e)) from None
+    tab = Table(box=box.SIMPLE_HEAVY, pad_edge=False)
+    for c in (
+        "study",
+        "paper",
+        "title",
+        "runs full",
+        "quick",
+        "tiny",
+        "tables",
+        "figures",
+        "claims",
+    ):
+        tab.add_column(c, justify="right" if c in ("runs full", "quick", "tiny") else "left")
+    for s in sts:
+        tab.add_row(
+            s.name,
+            s.paper,
+            s.title,
+            str(n_runs(s, "full")),
+            str(n_runs(s, "quick")),
+            str(n_runs(s, "tiny")),
+            str(len(s.tables)),
+            str(len(s.figures)),
+            str(len(s.claims)),
+        )
+    (Console() if sys.stdout.isatty() else Console(width=200)).print(tab)
+    if not sts:
+        print(f"no studies in {studies_dir(studies)}")
+
+
+@study_app.command("run")
+def run_cmd(
+    name: Annotated[
+        str, typer.Argument(help="A study name (see `bufferlab study list`) or `all`.")
+    ],
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Fewer replications, shorter runs.")
+    ] = False,
+    tiny: Annotated[
+        bool,
+        typer.Option(
+            "--tiny",
+            help=f"Smoke test: a few simulated seconds, 1 replication (also ${TINY_ENV}=1).",
+        ),
+    ] = False,
+    out: Annotated[Path, typer.Option("--out", help="Where figures and per-run data go.")] = Path(
+        "study-out"
+    ),
+    jobs: Annotated[
+        int | None,
+        typer.Option(
+            "--jobs", "-j", help="Parallel runs (default: all cores).", show_default=False
+        ),
+    ] = None,
+    docs: Annotated[
+        bool | None,
+        typer.Option(
+            "--docs/--no-docs",
+            help="Write docs/studies/NAME.md (default: yes except with --tiny).",
+            show_default=False,
+        ),
+    ] = None,
+    docs_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--docs-dir",
+            help="Folder of the study pages (default: docs/studies next to studies/).",
+            show_default=False,
+        ),
+    ] = None,
+    studies: StudiesOpt = None,
+) -> None:
+    """Run a study (or all): its tables beside the paper's, its figures and its page."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    tiny = tiny or os.environ.get(TINY_ENV, "") not in ("", "0")
+    mode = "tiny" if tiny else ("quick" if quick else "full")
+    sdir = studies_dir(studies)
+    try:
+        all_studies = list_studies(sdir)
+    except StudyError as e:
+        raise _fail(str(e)) from None
+    if name == "all":
+        chosen = all_studies
+    else:
+        chosen = [s for s in all_studies if s.name == name]
+        if not chosen:
+            names = ", ".join(s.name for s in all_studies) or "none"
+            raise _fail(f"no study named {name!r} in {sdir} (studies: {names}, or `all`)")
+    write_docs = (mode != "tiny") if docs is None else docs
+    ddir = docs_dir or (repo_root(sdir) / "docs" / "studies")
+    # Wide tables: do not wrap them at 80 columns when the output is not a terminal.
+    console = Console() if sys.stdout.isatty() else Console(width=240)
+    command = (
+        "bufferlab study run " + name + {"full": "", "quick": " --quick", "tiny": " --tiny"}[mode]
+    )
+    failed = 0
+    for st in chosen:
+        console.rule(f"[bold]{st.name}[/]: {st.title}")
+        n = n_runs(st, mode)
+        with Progress(
+            "{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as prog:
+            task = prog.add_task(f"{st.name} ({mode})", total=n)
+            try:
+                res = run_study(
+                    st, mode, jobs, lambda d, t, task=task: prog.update(task, completed=d)
+                )
+            except StudyError as e:
+                raise _fail(str(e)) from None
+        ok = sum(1 for r in res.records if r.get("ok"))
+        console.print(f"{ok}/{len(res.records)} runs ok in {res.wall_s:.1f} s ({mode})")
+        for k, v in res.errors.items():
+            console.print(f"[yellow]warning[/]: {k}: {v}")
+        failed += len(res.records) - ok
+        tabs = []
+        for spec in st.tables:
+            t = build_table(res, spec)
+            tabs.append(t)
+            print_table(t, console)
+        figs = []
+        for spec in st.figures:
+            try:
+                p = draw_figure(res, spec, out)
+            except StudyError as e:
+                raise _fail(str(e)) from None
+            if p is not None:
+                figs.append((spec, p))
+                console.print(f"figure {spec.get('id')}: {p}")
+        claims = check_claims(res)
+        for i, c in enumerate(claims, 1):
+            colour = {"holds": "green", "does not hold": "red"}.get(c["verdict"], "yellow")
+            console.print(f"{i}. {c['claim']} -> [{colour}]{c['verdict']}[/] {c['evidence']}")
+        save_outcome(res, tabs, claims, out)
+        if write_docs:
+            p = write_markdown(res, tabs, figs, claims, ddir / f"{st.name}.md", command)
+            console.print(f"page: {p}")
+    if failed:
+        console.print(f"[yellow]{failed} runs failed[/] (see the warnings above)")

@@ -1,0 +1,112 @@
+"""The study page (docs/studies/NAME.md) and the per-run data file."""
+
+import json
+import math
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from bufferlab.study.execute import Outcome
+from bufferlab.study.tables import TableOut, markdown_table
+
+# -- the report page ---------------------------------------------------------------------------
+
+
+def write_markdown(
+    out: Outcome,
+    tables: list[TableOut],
+    figs: list[tuple[dict, Path]],
+    claims: list[dict[str, Any]],
+    doc_path: Path,
+    command: str,
+) -> Path:
+    from bufferlab import __version__
+
+    st = out.study
+    img_dir = doc_path.parent / st.name
+    img_dir.mkdir(parents=True, exist_ok=True)
+    lines = [f"# {st.title}", ""]
+    lines += [f"Study `{st.name}` (source paper `seeds/{st.paper}`). {st.summary}".strip(), ""]
+    runs_ok = sum(1 for r in out.records if r.get("ok"))
+    lines += [
+        "This page is written by `bufferlab study run`; the assumptions behind every scenario "
+        "are in",
+        f"[studies/{st.name}/README.md](../../studies/{st.name}/README.md).",
+        "",
+        f"* command: `{command}`",
+        f"* date: {out.started}; bufferlab {__version__}; mode `{out.mode}`; "
+        f"{runs_ok} runs ({len(out.records) - runs_ok} failed), {out.wall_s:.1f} s wall",
+        "* cells: bufferlab mean ± 95 % Student-t half-width over replications (no ± with one "
+        "replication); Δ = (bufferlab - paper) / paper; † marks |Δ| above the tolerance "
+        f"({st.tolerance:.0%}, see README) with the paper's value outside the bufferlab interval.",
+        "",
+    ]
+    if out.errors:
+        lines += ["Problems met:", ""] + [f"* {k}: {v}" for k, v in out.errors.items()] + [""]
+    lines += ["## Tables", ""]
+    for t in tables:
+        lines += [f"### {t.spec.get('id', '')}: {t.spec.get('title', '')}", ""]
+        if t.spec.get("note"):
+            lines += [t.spec["note"], ""]
+        lines += [markdown_table(t), ""]
+    if figs:
+        lines += ["## Figures", ""]
+        for spec, p in figs:
+            dst = img_dir / p.name
+            if p.resolve() != dst.resolve():
+                shutil.copyfile(p, dst)
+            lines += [f"### {spec.get('id', '')}: {spec.get('title', '')}", ""]
+            if spec.get("note"):
+                lines += [spec["note"], ""]
+            lines += [f"![{spec.get('id', '')}]({st.name}/{p.name})", ""]
+    lines += ["## The paper's conclusions, checked", ""]
+    lines += ["| # | claim | verdict | evidence |", "|---|---|---|---|"]
+    for i, c in enumerate(claims, 1):
+        ev = (c["evidence"] + (f" {c['note']}" if c["note"] else "")).replace("|", "/")
+        src = f" ({c['source']})" if c["source"] else ""
+        lines.append(f"| {i} | {c['claim']}{src} | **{c['verdict']}** | {ev} |")
+    lines.append("")
+    disc = st.dir / "discussion.md"
+    if disc.exists():
+        lines += [disc.read_text(encoding="utf-8").rstrip(), ""]
+    doc_path.parent.mkdir(parents=True, exist_ok=True)
+    doc_path.write_text("\n".join(lines), encoding="utf-8")
+    return doc_path
+
+
+def save_outcome(
+    out: Outcome, tables: list[TableOut], claims: list[dict[str, Any]], d: Path
+) -> Path:
+    """``DIR/NAME.json``: per-run metric values, the tables' cells and the claims."""
+    d.mkdir(parents=True, exist_ok=True)
+    p = d / f"{out.study.name}.json"
+
+    def clean(x: Any) -> Any:
+        if isinstance(x, float) and math.isnan(x):
+            return None
+        if isinstance(x, Mapping):
+            return {str(k): clean(v) for k, v in x.items()}
+        if isinstance(x, list | tuple):
+            return [clean(v) for v in x]
+        return x
+
+    p.write_text(
+        json.dumps(
+            clean(
+                {
+                    "study": out.study.name,
+                    "mode": out.mode,
+                    "started": out.started,
+                    "wall_s": out.wall_s,
+                    "errors": out.errors,
+                    "runs": out.values,
+                    "tables": [{"id": t.spec.get("id"), "cells": t.cells} for t in tables],
+                    "claims": claims,
+                }
+            ),
+            indent=1,
+        ),
+        encoding="utf-8",
+    )
+    return p

@@ -1,0 +1,166 @@
+"""Tables: the study's values beside the paper's and the peers', for the terminal and Markdown."""
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from bufferlab.study.execute import Outcome
+from bufferlab.study.plan import label_matches
+from bufferlab.study.spec import as_list
+
+# -- tables ------------------------------------------------------------------------------------
+
+
+def published_rows(data: Mapping[str, Any], key: str | None) -> list[dict[str, Any]]:
+    if not key:
+        return []
+    t = data.get("tables", {}).get(key) if "tables" in data else data.get(key)
+    if isinstance(t, Mapping):
+        return list(t.get("rows", []))
+    return list(t or [])
+
+
+def lookup_published(rows: list[dict[str, Any]], labels: Mapping[str, Any], metric: str) -> Any:
+    for r in rows:
+        if metric in r and all(label_matches(r.get(k), v) for k, v in labels.items() if k in r):
+            return r[metric]
+    return None
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, str):
+        return x
+    x = float(x)
+    if math.isnan(x):
+        return "-"
+    if x.is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}".replace(",", " ")
+    a = abs(x)
+    if a >= 1000 or (a == int(a) and a >= 10):
+        return f"{x:,.0f}".replace(",", " ")
+    if a >= 100:
+        return f"{x:.1f}"
+    if a >= 10:
+        return f"{x:.2f}"
+    if a >= 0.01 or a == 0:
+        return f"{x:.{digits}f}"
+    return f"{x:.2g}"
+
+
+@dataclass
+class TableOut:
+    spec: dict[str, Any]
+    header: list[str]
+    rows: list[list[str]]
+    flags: int
+    cells: list[dict[str, Any]]  # machine-readable: labels, metric, bufferlab, paper, peers
+
+
+def build_table(out: Outcome, spec: Mapping[str, Any]) -> TableOut:
+    st = out.study
+    exp = spec["experiment"]
+    where = dict(spec.get("where") or {})
+    row_keys = as_list(spec.get("rows"))
+    cols = as_list(spec.get("columns"))
+    pub = published_rows(st.published, spec.get("published"))
+    peer_names = as_list(spec.get("peers"))
+    peer_rows = {
+        p: published_rows(st.peers.get(p, {}), spec.get("peer_table", spec.get("published")))
+        for p in peer_names
+    }
+    tol = float(spec.get("tolerance", st.tolerance))
+    labels_list = out.matching(exp, where, row_keys)
+    # Row dimensions that are not parameters come from `each` metrics (e.g. source S1..S4).
+    params = {p.name for p in st.experiment(exp).params}
+    each_dims = [k for k in row_keys if k not in params]
+    each_vals: list[dict[str, str]] = [{}]
+    if each_dims:
+        dim = each_dims[0]
+        m0 = next(
+            (st.metrics[c] for c in cols if st.metrics[c].each and st.metrics[c].dim == dim), None
+        )
+        each_vals = [{dim: k} for k in (m0.each or {})] if m0 else [{}]
+    header = [str(k) for k in row_keys]
+    for c in cols:
+        lab = st.metrics[c].label or c
+        header += [f"{lab} bufferlab"] + ([f"{lab} paper"] if pub or spec.get("published") else [])
+        header += [f"{lab} {p}" for p in peer_names]
+        if spec.get("published"):
+            header += ["Δ"]
+    rows, cells, flags = [], [], 0
+    for lab in labels_list:
+        for ev in each_vals:
+            full = {**lab, **ev}
+            row = [str(full.get(k, "")) for k in row_keys]
+            for c in cols:
+                mkey = f"{c}[{ev[st.metrics[c].dim]}]" if st.metrics[c].each and ev else c
+                s = out.stat(exp, lab, mkey) or {}
+                mean, half, n = s.get("mean", math.nan), s.get("ci_half", math.nan), s.get("n", 0)
+                cell = _fmt(mean)
+                if n and n > 1 and not math.isnan(half):
+                    cell += f" ±{_fmt(half)}" if half > 0 else " ±0"
+                row.append(cell)
+                p = (
+                    lookup_published(pub, {**where, **full}, st.metrics[c].paper or c)
+                    if spec.get("published")
+                    else None
+                )
+                if spec.get("published"):
+                    row.append(_fmt(p))
+                pv = {}
+                for pn in peer_names:
+                    pv[pn] = lookup_published(
+                        peer_rows[pn], {**where, **full}, st.metrics[c].paper or c
+                    )
+                    row.append(_fmt(pv[pn]))
+                delta = None
+                if spec.get("published"):
+                    if isinstance(p, int | float) and p != 0 and not math.isnan(mean):
+                        delta = (mean - p) / abs(p)
+                        outside_ci = math.isnan(half) or abs(mean - p) > half
+                        flag = abs(delta) > tol and outside_ci
+                        flags += flag
+                        row.append(f"{delta * 100:+.0f}%" + (" †" if flag else ""))
+                    else:
+                        row.append("-")
+                cells.append(
+                    {
+                        "labels": full,
+                        "metric": c,
+                        "bufferlab": mean,
+                        "ci_half": half,
+                        "n": n,
+                        "paper": p,
+                        "peers": pv,
+                        "delta": delta,
+                    }
+                )
+            rows.append(row)
+    return TableOut(dict(spec), header, rows, flags, cells)
+
+
+def print_table(t: TableOut, console: Any) -> None:
+    from rich import box
+    from rich.table import Table
+
+    title = f"{t.spec.get('id', '')}: {t.spec.get('title', '')}".strip(": ")
+    tab = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", pad_edge=False)
+    for i, h in enumerate(t.header):
+        style = (
+            "cyan" if h.endswith("paper") else ("magenta" if h.endswith(("ns-2", "ns-3")) else None)
+        )
+        tab.add_column(
+            h, justify="left" if i < len(as_list(t.spec.get("rows"))) else "right", style=style
+        )
+    for r in t.rows:
+        tab.add_row(*r)
+    console.print(tab)
+
+
+def markdown_table(t: TableOut) -> str:
+    lines = ["| " + " | ".join(t.header) + " |", "|" + "---|" * len(t.header)]
+    lines += ["| " + " | ".join(c.replace("|", "/") for c in r) + " |" for r in t.rows]
+    return "\n".join(lines)
