@@ -30,7 +30,7 @@ class TailDrop(QueueDisc):
 
 class Red(QueueDisc):
     """RED (Floyd & Jacobson 1993) in packet mode, written the way the built-in `red` computes
-    it (crates/bufferlab-core/src/qdisc/red.rs, after ns-2 queue/red.cc): EWMA average with the
+    it (crates/bufferlab-core/src/qdisc/red/, after ns-2 queue/red.cc): EWMA average with the
     idle-period decay, gentle region, `wait`, count-based spacing of drops, forced drops above
     2 max_th and at the hard limit. The defaults are the built-in `preset = "ns3"` ones, so
     `class = "python_queues.py:Red"` gives exactly `{ kind = "red", preset = "ns3" }` for the

@@ -12,11 +12,11 @@ use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::ns2_trace::{Ns2Trace, TraceEvent, TraceFilter, TraceFlow};
 use crate::monitor::pcap::PcapSet;
 use crate::monitor::queue_series::QueueSeries;
+use crate::net::loss::LossPosition;
 use crate::net::port::Port;
 use crate::net::routing::Routes;
 use crate::packet::{Packet, Protocol};
 use crate::qdisc::{DropReason, QueueCtx};
-use crate::scenario::config::LossPosition;
 use crate::sched::{Packed32, Scheduler};
 use crate::units::SimTime;
 

@@ -7,8 +7,64 @@
 //!   bad state p_good_bad / (p_good_bad + p_bad_good).
 
 use crate::rng::Rng;
-use crate::scenario::config::LossConfig;
 use rand::RngExt;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+// ---------------------------------------------------------------- configuration
+
+/// Where on the link a random loss happens.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LossPosition {
+    /// After transmission: the lost packet used link capacity (ns-3 ReceiveErrorModel, a corrupted frame).
+    #[default]
+    AfterLink,
+    /// At the link head, before the queue (ns-2 `$ns lossmodel`): the lost packet uses no capacity.
+    BeforeQueue,
+}
+
+/// A random loss model for one link direction.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LossConfig {
+    /// Each packet is lost independently with probability `rate`.
+    Bernoulli {
+        rate: f64,
+        #[serde(default)]
+        position: LossPosition,
+    },
+    /// Gilbert-Elliott two-state Markov chain (Gilbert 1960, Elliott 1963), stepped once per packet.
+    GilbertElliott {
+        /// Probability of moving from the good to the bad state.
+        p_good_bad: f64,
+        /// Probability of moving from the bad to the good state.
+        p_bad_good: f64,
+        /// Loss probability in the good state (default 0).
+        #[serde(default)]
+        loss_good: f64,
+        /// Loss probability in the bad state (default 1, Gilbert's original model).
+        #[serde(default = "one")]
+        loss_bad: f64,
+        #[serde(default)]
+        position: LossPosition,
+    },
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl LossConfig {
+    pub fn position(&self) -> LossPosition {
+        match self {
+            LossConfig::Bernoulli { position, .. }
+            | LossConfig::GilbertElliott { position, .. } => *position,
+        }
+    }
+}
+
+// ---------------------------------------------------------------- the models
 
 pub enum LossModel {
     None,

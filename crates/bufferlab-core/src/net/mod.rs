@@ -1,10 +1,7 @@
-//! The network: topologies (named nodes and duplex links), output ports with their queues and
+//! The network: output ports with their queues and
 //! link pipelines, random loss models, and static shortest-path routing.
 
-pub mod chain;
-pub mod dumbbell;
 pub mod loss;
 pub mod port;
 pub mod port_queue;
 pub mod routing;
-pub mod topology;

@@ -9,13 +9,13 @@
 //! The event queue holds at most two events per port however many packets are on the wire.
 
 use super::loss::LossModel;
+use super::loss::LossPosition;
 use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
+use crate::monitor::queue_stats::QueueStats;
 use crate::packet::Packet;
-use crate::qdisc::accounting::QueueStats;
 use crate::qdisc::{DropReason, QueueCtx};
 use crate::rng::Rng;
-use crate::scenario::config::LossPosition;
 use crate::units::{Rate, SimTime};
 use std::collections::VecDeque;
 

@@ -15,11 +15,138 @@
 //! marks, bytes) are reported as `queues[i].classes`; they cover the whole run (warm-up
 //! included), unlike the port's own statistics.
 
+use super::registry::QueueConfig;
 use super::{build, QueueCtx, QueueDisc};
 use crate::packet::{Packet, PacketKind};
-use crate::scenario::queue_config::{ClassMatch, ClassScheduler, ClassfulConfig, ClassifyBy};
+use crate::units::{Bytes, QueueLimit};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+/// What a classful queue classifies packets by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassifyBy {
+    /// The flow's `class` (default).
+    #[default]
+    Class,
+    /// The transport protocol: "udp" or "tcp" (TCP ACKs are "tcp").
+    Protocol,
+    /// The flow's index (position in the flow list after expansion).
+    Flow,
+}
+
+/// How the classes share the link.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ClassScheduler {
+    /// Deficit round robin with quantum = weight x `quantum` bytes (default).
+    #[default]
+    Drr,
+    /// Weighted round robin: up to `weight` packets per round.
+    Wrr,
+    /// Strict priority in the order the classes are listed.
+    Priority,
+}
+
+/// Which packets a class takes: a number (class or flow index), a protocol name ("udp", "tcp"),
+/// a list of those, or "default" / "*" for everything no other class takes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ClassMatch {
+    Number(u32),
+    Name(String),
+    List(Vec<ClassMatch>),
+}
+
+/// One class of a classful queue.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClassConfig {
+    /// Name in results (default "class{i}").
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(rename = "match")]
+    pub matches: ClassMatch,
+    /// Share of the link relative to the other classes (default 1).
+    #[serde(default = "one_u32")]
+    pub weight: u32,
+    /// The class's own discipline (default DropTail 100p).
+    #[serde(default)]
+    pub queue: Box<QueueConfig>,
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+/// Class-based queueing: packets are classified into separate queues, each with its own
+/// discipline (RED per class gives weighted RED), served by a weighted scheduler.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClassfulConfig {
+    #[serde(default)]
+    pub by: ClassifyBy,
+    #[serde(default)]
+    pub scheduler: ClassScheduler,
+    /// DRR quantum per unit of weight (default 1500 B, one MTU).
+    #[serde(default = "default_class_quantum")]
+    pub quantum: Bytes,
+    pub classes: Vec<ClassConfig>,
+}
+
+fn default_class_quantum() -> Bytes {
+    Bytes(1500)
+}
+
+impl ClassfulConfig {
+    /// The smallest limit of its classes (one packet must fit in each).
+    pub fn limit(&self) -> QueueLimit {
+        let mut best: Option<QueueLimit> = None;
+        for c in &self.classes {
+            let l = c.queue.limit();
+            best = Some(match (best, l) {
+                (None, l) => l,
+                (Some(QueueLimit::Bytes(a)), QueueLimit::Bytes(b)) => QueueLimit::Bytes(a.min(b)),
+                (Some(QueueLimit::Packets(a)), QueueLimit::Packets(b)) => {
+                    QueueLimit::Packets(a.min(b))
+                }
+                (Some(QueueLimit::Bytes(a)), QueueLimit::Packets(_)) => QueueLimit::Bytes(a),
+                (Some(QueueLimit::Packets(_)), QueueLimit::Bytes(b)) => QueueLimit::Bytes(b),
+            });
+        }
+        best.unwrap_or(QueueLimit::Packets(0))
+    }
+}
+
+impl ClassfulConfig {
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.classes.is_empty() {
+            return Err((
+                "classes".into(),
+                "give at least one class, e.g. classes = [{ match = \"default\", queue = { kind = \"droptail\" } }]".into(),
+            ));
+        }
+        for (i, cl) in self.classes.iter().enumerate() {
+            if matches!(*cl.queue, QueueConfig::Python(_)) {
+                return Err((
+                    format!("classes[{i}].queue.kind"),
+                    "a python discipline cannot sit inside a classful queue yet; use it as the link's queue".into(),
+                ));
+            }
+            cl.queue
+                .validate()
+                .map_err(|(f, m)| (format!("classes[{i}].queue.{f}"), m))?;
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- the discipline
 
 struct Class {
     name: String,
@@ -66,7 +193,7 @@ fn is_default(m: &ClassMatch) -> bool {
 impl Classful {
     pub fn new(cfg: &ClassfulConfig) -> Self {
         // Validation refuses an empty class list; an unused port could still hold one.
-        let fallback = [crate::scenario::queue_config::ClassConfig {
+        let fallback = [ClassConfig {
             name: Some("default".into()),
             matches: ClassMatch::Name("default".into()),
             weight: 1,
@@ -273,8 +400,7 @@ impl Classful {
 mod tests {
     use super::super::harness::Harness;
     use super::*;
-    use crate::scenario::config::{DropTailConfig, QueueConfig};
-    use crate::scenario::queue_config::ClassConfig;
+    use crate::qdisc::droptail::DropTailConfig;
     use crate::units::{Bytes, QueueLimit, Rate, SimTime};
 
     fn two_classes(scheduler: ClassScheduler, w0: u32, w1: u32) -> ClassfulConfig {

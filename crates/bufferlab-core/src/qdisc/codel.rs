@@ -14,11 +14,40 @@
 //! MinBytes, no drop while the backlog is < it; `CoDelQueueDisc::OkToDrop`). Tail drop at the limit is reported as
 //! `queue_full`, CoDel's own drops as `codel`.
 
+use super::shared_config::AqmPreset;
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::{AqmPreset, CodelConfig};
-use crate::units::{QueueLimit, SimTime};
+use crate::units::{Bytes, QueueLimit, SimTime};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+/// CoDel (RFC 8289).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CodelConfig {
+    #[serde(default)]
+    pub preset: AqmPreset,
+    /// Default: linux 1000p (sch_codel), ns3 1500p (CoDelQueueDisc MaxSize).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<QueueLimit>,
+    /// Acceptable standing delay (default 5 ms, RFC 8289 section 4.4, both presets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<SimTime>,
+    /// Sliding window of the minimum (default 100 ms, RFC 8289 section 4.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<SimTime>,
+    /// Mark ECN-capable packets instead of dropping (default false: sch_codel and ns-3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// Never drop while at most this many bytes are queued (default 1514 B: Linux mtu; ns3 MinBytes 1500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_bytes: Option<Bytes>,
+}
+
+// ---------------------------------------------------------------- the discipline
 
 /// CoDel's parameters.
 #[derive(Clone, Copy, Debug)]

@@ -13,9 +13,46 @@
 
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::config::{DropTailConfig, DropTailFlavour};
 use crate::units::QueueLimit;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailConfig {
+    /// Capacity in packets ("25p") or bytes ("50KB"). Default 100p (ns-3 DropTailQueue MaxSize).
+    #[serde(default = "default_droptail_limit")]
+    pub limit: QueueLimit,
+    /// `standard` (ns-3, Linux) or `ns2` (ns-2.35: the packet on the wire counts against the limit).
+    #[serde(default)]
+    pub flavour: DropTailFlavour,
+}
+
+impl Default for DropTailConfig {
+    fn default() -> Self {
+        Self {
+            limit: default_droptail_limit(),
+            flavour: DropTailFlavour::Standard,
+        }
+    }
+}
+
+fn default_droptail_limit() -> QueueLimit {
+    QueueLimit::Packets(100)
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DropTailFlavour {
+    #[default]
+    Standard,
+    Ns2,
+}
+
+// ---------------------------------------------------------------- the discipline
 
 pub struct DropTail {
     q: VecDeque<Packet>,

@@ -13,11 +13,77 @@
 //! Defaults (ns-2.35 tcl/lib/ns-default.tcl): quantum 250 B, buckets 10, limit 25000 B, hash on
 //! the source node (mask_ 0).
 
+use super::shared_config::FlowKey;
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::{DrrConfig, FlowKey};
+use crate::units::Bytes;
 use crate::units::QueueLimit;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+/// Deficit Round Robin (Shreedhar & Varghese 1995) as ns-2's `Queue/DRR` (queue/drr.cc).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DrrConfig {
+    /// Bytes a bucket may send per round (default 250 B, ns-2 quantum_).
+    #[serde(default = "default_drr_quantum")]
+    pub quantum: Bytes,
+    /// Number of hash buckets (default 10, ns-2 buckets_ in ns-default.tcl); ignored with `by = "flow"`.
+    #[serde(default = "default_drr_buckets")]
+    pub buckets: u32,
+    /// Shared buffer of all buckets (default 25000 B, ns-2 blimit_). On overflow the head packet of
+    /// the bucket holding the most bytes is dropped (drr.cc `getMaxflow`).
+    #[serde(default = "default_drr_limit")]
+    pub limit: QueueLimit,
+    /// What a bucket holds (default `src`, as ns-2).
+    #[serde(default)]
+    pub by: FlowKey,
+}
+
+fn default_drr_quantum() -> Bytes {
+    Bytes(250)
+}
+fn default_drr_buckets() -> u32 {
+    10
+}
+fn default_drr_limit() -> QueueLimit {
+    QueueLimit::Bytes(25_000)
+}
+
+impl Default for DrrConfig {
+    fn default() -> Self {
+        Self {
+            quantum: default_drr_quantum(),
+            buckets: default_drr_buckets(),
+            limit: default_drr_limit(),
+            by: FlowKey::Src,
+        }
+    }
+}
+
+impl DrrConfig {
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.quantum.0 == 0 {
+            return Err((
+                "quantum".into(),
+                "must be at least 1B (ns-2 default 250B)".into(),
+            ));
+        }
+        if self.buckets == 0 {
+            return Err((
+                "buckets".into(),
+                "must be at least 1 (ns-2 default 10)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- the discipline
 
 #[derive(Default)]
 struct Bucket {

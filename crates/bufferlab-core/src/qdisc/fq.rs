@@ -10,12 +10,47 @@
 //! Defaults: limit 50p per flow with the `ns2` DropTail flavour (a per-flow queue holds 49
 //! packets, drop-tail.cc `len + 1 >= qlim_`); `flavour = "standard"` holds exactly `limit`.
 
+use super::droptail::DropTailFlavour;
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::config::DropTailFlavour;
-use crate::scenario::queue_config::FqConfig;
 use crate::units::QueueLimit;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+/// Per-flow fair queueing (ns-2 `FQLink` / `Queue/FQ`): one DropTail queue per flow, served in
+/// order of virtual finish times.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FqConfig {
+    /// Limit of each flow's queue (default 50p: ns-2 `Queue set limit_ 50`; `queue-limit` on an
+    /// FQ link does not reach the per-flow queues).
+    #[serde(default = "default_fq_limit")]
+    pub limit: QueueLimit,
+    /// How each per-flow queue counts its limit (default `ns2`: holds limit - 1, as ns-2's DropTail).
+    #[serde(default = "ns2_flavour")]
+    pub flavour: DropTailFlavour,
+}
+
+fn default_fq_limit() -> QueueLimit {
+    QueueLimit::Packets(50)
+}
+fn ns2_flavour() -> DropTailFlavour {
+    DropTailFlavour::Ns2
+}
+
+impl Default for FqConfig {
+    fn default() -> Self {
+        Self {
+            limit: default_fq_limit(),
+            flavour: ns2_flavour(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------- the discipline
 
 #[derive(Default)]
 struct FlowQ {

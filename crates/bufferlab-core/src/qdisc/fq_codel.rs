@@ -18,11 +18,63 @@
 
 use super::codel::{CodelParams, CodelQueue, CodelState};
 use super::drr::mix;
+use super::shared_config::{AqmPreset, FlowKey};
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::{AqmPreset, FlowKey, FqCodelConfig};
-use crate::units::{QueueLimit, SimTime};
+use crate::units::{Bytes, QueueLimit, SimTime};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+/// FQ-CoDel (RFC 8290).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FqCodelConfig {
+    #[serde(default)]
+    pub preset: AqmPreset,
+    /// Total packets (default 10240p, Linux and ns-3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<QueueLimit>,
+    /// Hash buckets (default 1024, RFC 8290 section 5.1, Linux, ns-3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<u32>,
+    /// DRR quantum (default 1514 B, Linux; ns3 1500 B = MTU).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<Bytes>,
+    /// Default 5 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<SimTime>,
+    /// Default 100 ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<SimTime>,
+    /// Default: linux true (fq_codel enables ECN), ns3 false (UseEcn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// On overflow, drop up to this many packets from the fattest flow (default 64, Linux
+    /// drop_batch; ns3 DropBatchSize 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_batch: Option<u32>,
+    /// Hash key (default `flow`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<FlowKey>,
+}
+
+impl FqCodelConfig {
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.flows == Some(0) {
+            return Err((
+                "flows".into(),
+                "give at least 1 flow queue (default 1024)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- the discipline
 
 pub fn configured_limit(cfg: &FqCodelConfig) -> QueueLimit {
     cfg.limit.unwrap_or(QueueLimit::Packets(10240))

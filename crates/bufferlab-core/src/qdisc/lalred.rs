@@ -34,10 +34,10 @@
 //!   P(No_Drop)) ∈ [0, 2].
 //! * Everything else (presets, gentle, wait, byte mode, ECN) is RED's (see red.rs).
 
+use super::red::{LalredScale, RedConfig};
 use super::red::{Outcome, Red, Variant};
 use super::{QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::{LalredScale, RedConfig};
 use crate::units::SimTime;
 
 /// The four actions of paper 001 / Misra et al. 2010.

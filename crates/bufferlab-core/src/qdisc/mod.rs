@@ -1,13 +1,14 @@
 //! Queue disciplines. Every discipline implements [`QueueDisc`]; the port that owns it does all
 //! the accounting (arrivals, departures, drops by reason, time-average occupancy, sojourn
-//! times) in [`accounting::QueueStats`], so a discipline only decides who waits, who leaves
-//! and who is dropped, and the numbers are comparable across disciplines.
+//! times) in [`QueueStats`](crate::monitor::queue_stats::QueueStats), so a discipline only
+//! decides who waits, who leaves and who is dropped, and the numbers are comparable across
+//! disciplines. Each discipline's file holds its configuration too (fields, defaults with their
+//! sources, presets, validation); [`registry`] names the kinds a scenario can ask for.
 //!
 //! Drops go through [`QueueCtx::drop`] (at enqueue or at dequeue, as CoDel and PIE need);
 //! ECN marks through [`QueueCtx::mark`]. The context's drop buffer is reused, so nothing is
 //! allocated per packet.
 
-pub mod accounting;
 pub mod classful;
 pub mod codel;
 pub mod droptail;
@@ -18,12 +19,15 @@ pub mod lalred;
 pub mod pie;
 pub mod prio;
 pub mod red;
+pub mod registry;
 pub mod sfq;
+pub mod shared_config;
 
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
-use crate::scenario::config::QueueConfig;
 use crate::units::{Rate, SimTime};
+
+pub use registry::QueueConfig;
 
 /// Why a packet was dropped. Reported by name in results (`drops_by_reason`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -174,23 +178,9 @@ pub trait QueueDisc {
     }
 }
 
-/// Builds the discipline a scenario asks for.
+/// Builds the discipline a configuration describes ([`QueueConfig::build`]).
 pub fn build(cfg: &QueueConfig) -> Box<dyn QueueDisc> {
-    match cfg {
-        QueueConfig::Droptail(c) => Box::new(droptail::DropTail::new(c)),
-        QueueConfig::Red(c) => Box::new(red::Red::new(c, red::Variant::Red)),
-        QueueConfig::Ared(c) => Box::new(red::Red::new(c, red::Variant::Adaptive)),
-        QueueConfig::Lalred(c) => Box::new(lalred::Lalred::new(c)),
-        QueueConfig::Fq(c) => Box::new(fq::Fq::new(c)),
-        QueueConfig::Drr(c) => Box::new(drr::Drr::new(c)),
-        QueueConfig::Sfq(c) => Box::new(sfq::Sfq::new(c)),
-        QueueConfig::Prio(c) => Box::new(prio::Prio::new(c)),
-        QueueConfig::Codel(c) => Box::new(codel::Codel::new(c)),
-        QueueConfig::FqCodel(c) => Box::new(fq_codel::FqCodel::new(c)),
-        QueueConfig::Pie(c) => Box::new(pie::Pie::new(c)),
-        QueueConfig::Classful(c) => Box::new(classful::Classful::new(c)),
-        QueueConfig::Python(_) => unreachable!("built by the scenario builder through Extensions"),
-    }
+    cfg.build()
 }
 
 #[cfg(test)]

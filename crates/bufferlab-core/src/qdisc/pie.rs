@@ -34,12 +34,77 @@
 //! Updates run lazily at the first queue event at or after each due time, as many as are due,
 //! with the state of that moment.
 
+use super::shared_config::AqmPreset;
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::{AqmPreset, PieConfig};
+use crate::units::Bytes;
 use crate::units::{QueueLimit, SimTime};
 use rand::RngExt;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+/// PIE (RFC 8033).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PieConfig {
+    #[serde(default)]
+    pub preset: AqmPreset,
+    /// Default: linux 1000p (sch_pie), ns3 25p (PieQueueDisc MaxSize).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<QueueLimit>,
+    /// QDELAY_REF: 15 ms (RFC 8033 section 4.2, sch_pie; ns-3.44 QueueDelayReference).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<SimTime>,
+    /// T_UPDATE: 15 ms (RFC 8033, sch_pie; ns-3.44 Tupdate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tupdate: Option<SimTime>,
+    /// alpha in 1/s (default 0.125, RFC 8033 section 4.2; ns-3 A).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// beta in 1/s (default 1.25, RFC 8033; ns-3 B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
+    /// MAX_BURST (default 150 ms, RFC 8033 section 4.2; ns-3 MaxBurstAllowance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_burst: Option<SimTime>,
+    /// Mark instead of drop while drop_prob <= 0.1 (RFC 8033 section 5.1; default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// Mean packet size: no drop while at most 2 x this is queued (default 1500 B: RFC 8033
+    /// MEAN_PKTSIZE; ns3 MeanPktSize 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_pktsize: Option<Bytes>,
+    /// Queue delay from the departure-rate estimate (queue bytes / average dequeue rate, RFC 8033
+    /// section 4.3) instead of the last packet's sojourn time. Default false: Linux
+    /// `dq_rate_estimator` (off unless set, tc-pie(8)) and ns-3 `UseDequeueRateEstimator` (false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dq_rate_estimator: Option<bool>,
+    /// Bytes a measurement cycle of the estimator needs (default 16384B: RFC 8033 DQ_THRESHOLD
+    /// 2^14; ns-3 DequeueThreshold 16384).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dq_threshold: Option<Bytes>,
+}
+
+impl PieConfig {
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.tupdate == Some(SimTime(0)) {
+            return Err(("tupdate".into(), "must be positive (RFC 8033: 15ms)".into()));
+        }
+        if self.dq_threshold.is_some_and(|b| b.0 == 0) {
+            return Err((
+                "dq_threshold".into(),
+                "must be positive (RFC 8033 and ns-3: 16384B)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- the discipline
 
 pub fn configured_limit(cfg: &PieConfig) -> QueueLimit {
     cfg.limit.unwrap_or(match cfg.preset {
@@ -523,7 +588,7 @@ mod tests {
         assert!(!pie(AqmPreset::Linux).params.dq_rate_estimator);
         assert!(!pie(AqmPreset::Ns3).params.dq_rate_estimator);
         assert_eq!(pie(AqmPreset::Ns3).params.dq_threshold, 16384);
-        let bad = crate::scenario::config::QueueConfig::Pie(PieConfig {
+        let bad = super::super::QueueConfig::Pie(PieConfig {
             dq_threshold: Some(Bytes(0)),
             ..Default::default()
         });

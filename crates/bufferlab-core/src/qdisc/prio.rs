@@ -6,9 +6,47 @@
 
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::PrioConfig;
 use crate::units::QueueLimit;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+/// Strict priority by the flow's `class`: band = min(class, bands - 1), band 0 served first
+/// (Linux `prio` numbering).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PrioConfig {
+    /// Number of bands (default 3, Linux `prio`).
+    #[serde(default = "default_bands")]
+    pub bands: u32,
+    /// Limit of each band's FIFO (default 100p, bufferlab's DropTail default).
+    #[serde(default = "default_band_limit")]
+    pub limit: QueueLimit,
+}
+
+fn default_bands() -> u32 {
+    3
+}
+fn default_band_limit() -> QueueLimit {
+    QueueLimit::Packets(100)
+}
+
+impl PrioConfig {
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.bands == 0 {
+            return Err((
+                "bands".into(),
+                "give at least 1 band (Linux default 3)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- the discipline
 
 pub struct Prio {
     bands: Vec<(VecDeque<Packet>, u64)>,

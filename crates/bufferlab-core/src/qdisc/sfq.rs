@@ -29,12 +29,106 @@
 //! extension (Linux counts packets).
 
 use super::drr::mix;
+use super::shared_config::FlowKey;
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::{FlowKey, SfqConfig};
+use crate::units::Bytes;
 use crate::units::{QueueLimit, SimTime};
 use rand::RngExt;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+// ---------------------------------------------------------------- configuration
+
+/// Stochastic Fairness Queueing (McKenney 1990) with Linux `sch_sfq` defaults.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SfqConfig {
+    /// Total packets (default 127p, Linux SFQ_MAX_DEPTH/limit default).
+    #[serde(default = "default_sfq_limit")]
+    pub limit: QueueLimit,
+    /// Hash buckets (default 1024, Linux SFQ_DEFAULT_HASH_DIVISOR).
+    #[serde(default = "default_sfq_divisor")]
+    pub divisor: u32,
+    /// Bytes per round (default 1514 B, Linux psched_mtu of an Ethernet device).
+    #[serde(default = "default_sfq_quantum")]
+    pub quantum: Bytes,
+    /// Rehash period (default 0 = never, Linux default; tc-sfq(8) suggests 10 s).
+    #[serde(default)]
+    pub perturb: SimTime,
+    /// Hash key (default `flow`, the 5-tuple of a flow).
+    #[serde(default = "flow_key")]
+    pub by: FlowKey,
+    /// Flow slots: at most this many buckets hold packets at once; a packet that would need
+    /// another is dropped (default 128, Linux SFQ_DEFAULT_FLOWS).
+    #[serde(default = "default_sfq_flows")]
+    pub flows: u32,
+    /// Packets one flow slot may hold; an arrival beyond it is dropped (default and maximum
+    /// 127, Linux SFQ_MAX_DEPTH).
+    #[serde(default = "default_sfq_depth")]
+    pub depth: u32,
+}
+
+fn default_sfq_flows() -> u32 {
+    128
+}
+fn default_sfq_depth() -> u32 {
+    127
+}
+fn default_sfq_limit() -> QueueLimit {
+    QueueLimit::Packets(127)
+}
+fn default_sfq_divisor() -> u32 {
+    1024
+}
+fn default_sfq_quantum() -> Bytes {
+    Bytes(1514)
+}
+fn flow_key() -> FlowKey {
+    FlowKey::Flow
+}
+
+impl Default for SfqConfig {
+    fn default() -> Self {
+        Self {
+            limit: default_sfq_limit(),
+            divisor: default_sfq_divisor(),
+            quantum: default_sfq_quantum(),
+            perturb: SimTime(0),
+            by: FlowKey::Flow,
+            flows: default_sfq_flows(),
+            depth: default_sfq_depth(),
+        }
+    }
+}
+
+impl SfqConfig {
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        if self.divisor == 0 || self.quantum.0 == 0 {
+            return Err((
+                "divisor".into(),
+                "divisor and quantum must be at least 1 (Linux defaults 1024 and 1514B)".into(),
+            ));
+        }
+        if self.flows == 0 || self.flows > 65408 {
+            return Err((
+                "flows".into(),
+                "give 1 to 65408 flow slots (Linux SFQ_MAX_FLOWS; default 128)".into(),
+            ));
+        }
+        if self.depth == 0 || self.depth > 127 {
+            return Err((
+                "depth".into(),
+                "give 1 to 127 packets per flow (Linux SFQ_MAX_DEPTH; default 127)".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------- the discipline
 
 /// Linux `SFQ_ALLOT_SHIFT`: allotments count 8-byte units.
 const ALLOT_SHIFT: u32 = 3;

@@ -1,28 +1,26 @@
 //! From a parsed scenario to a runnable simulation, checking everything types cannot:
 //! names that must exist, paths that must connect, buffers that must hold one packet.
 
-use super::config::{
-    AppConfig, Distribution, FlowConfig, LossConfig, ObjectSize, QueueConfig, Scenario,
-};
+use super::config::{FlowConfig, Scenario};
+use super::topology::{self, Topology};
 use super::ScenarioError;
 use crate::ext::Extensions;
 use crate::ids::{FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::queue_series::QueueSeries;
-use crate::net::loss::LossModel;
+use crate::monitor::queue_stats::QueueStats;
+use crate::net::loss::{LossConfig, LossModel};
 use crate::net::port::Port;
 use crate::net::port_queue::PortQueue;
 use crate::net::routing;
-use crate::net::topology::{self, Topology};
 use crate::packet::Protocol;
-use crate::qdisc;
-use crate::qdisc::accounting::QueueStats;
+use crate::qdisc::{self, QueueConfig};
 use crate::rng;
 use crate::sim::{Flow, Link, Node, Simulation};
 use crate::tcp::app::TcpApp;
 use crate::tcp::config::CcKind;
 use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
-use crate::traffic;
+use crate::traffic::{self, AppConfig, Distribution, ObjectSize};
 use crate::udp::{UdpSender, UdpSink};
 use crate::units::{Bytes, QueueLimit, Rate, SimTime};
 use std::collections::VecDeque;
@@ -212,7 +210,11 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
         }
     }
     let header = f.header.unwrap_or(Bytes(28));
-    let size = app.packet_size();
+    // A TCP application is checked with a full segment of the default (`ns2`) settings,
+    // 1000 + 40 bytes; the flow's resolved TCP settings size its packets later.
+    let size = app
+        .packet_size()
+        .unwrap_or_else(|| Bytes(TcpParams::default().wire_size() as u64));
     if size.0 == 0 || size.0 > 65_535 {
         return Err(ScenarioError::field(
             format!("flows[{entry}].app.packet_size"),
@@ -427,7 +429,7 @@ pub fn build_with(
         let tcp = tcp_params(f.entry, f.cfg)?;
         let size = match &tcp {
             Some(p) => p.wire_size() as u64,
-            None => f.cfg.app.packet_size().0,
+            None => f.cfg.app.packet_size().map_or(0, |b| b.0),
         };
         for (a, b, dir) in [(src, dst, "forward"), (dst, src, "reverse")] {
             let hops = routing::path(&routes, &port_to, a, b)

@@ -4,7 +4,7 @@
 pub mod build;
 pub mod config;
 pub mod overrides;
-pub mod queue_config;
+pub mod topology;
 
 use config::Scenario;
 use std::fmt;

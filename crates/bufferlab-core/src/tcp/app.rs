@@ -9,7 +9,7 @@
 //!   sent as a packet (it would add one one-way delay to each response time).
 
 use crate::rng::Rng;
-use crate::scenario::config::{Distribution, ObjectSize};
+use crate::traffic::{Distribution, ObjectSize};
 use crate::units::SimTime;
 use rand::RngExt;
 use rand_distr::Distribution as _;

@@ -594,7 +594,7 @@ fn handshake_with_lost_syn_then_transfer_completes() {
 
 #[test]
 fn web_objects_report_response_times() {
-    use crate::scenario::config::{Distribution, ObjectSize};
+    use crate::traffic::{Distribution, ObjectSize};
     let p = params(|_| {});
     let app = TcpApp::Web {
         size: ObjectSize::Constant {

@@ -3,14 +3,17 @@
 //! the transport endpoint that owns it (UDP today) turns them into packets.
 
 pub mod cbr;
+pub mod distribution;
 pub mod onoff;
 pub mod poisson;
+pub mod registry;
 
 use crate::rng::Rng;
-use crate::scenario::config::{AppConfig, Distribution};
 use crate::units::SimTime;
+pub use distribution::{Distribution, ObjectSize, SizeDistribution};
 use rand::RngExt;
 use rand_distr::Distribution as _;
+pub use registry::AppConfig;
 
 /// A sequence of packet emissions.
 pub trait Generator {

@@ -4,9 +4,9 @@
 //! (constant, uniform, exponential, Pareto). The first on-period starts at the flow's start.
 //! A packet is sent only if its emission time falls inside the on-period (no partial packets).
 
+use super::distribution::Distribution;
 use super::{sample, Generator};
 use crate::rng::Rng;
-use crate::scenario::config::Distribution;
 use crate::units::{Rate, SimTime};
 
 pub struct OnOff {

@@ -4,9 +4,9 @@
 //! Sizes are rounded to whole bytes and never below the header size (a packet cannot be smaller
 //! than its headers): at a 1000-byte mean and 28-byte headers this raises the mean by 0.4 bytes (0.04 %).
 
+use super::distribution::SizeDistribution;
 use super::{exp_sample, Generator};
 use crate::rng::Rng;
-use crate::scenario::config::SizeDistribution;
 use crate::units::{Rate, SimTime};
 
 pub struct Poisson {

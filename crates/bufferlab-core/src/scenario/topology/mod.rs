@@ -2,7 +2,12 @@
 //! Builders for the dumbbell and the chain live beside this file; a custom topology is read
 //! directly from `nodes` and `links.*.between`.
 
-use crate::scenario::config::{LinkConfig, LossConfig, QueueConfig, Scenario, TopologyConfig};
+mod chain;
+mod dumbbell;
+
+use crate::net::loss::LossConfig;
+use crate::qdisc::QueueConfig;
+use crate::scenario::config::{LinkConfig, Scenario, TopologyConfig};
 use crate::scenario::ScenarioError;
 use crate::units::{Rate, SimTime};
 
@@ -88,13 +93,13 @@ pub fn build(s: &Scenario) -> Result<Topology, ScenarioError> {
             pairs,
             sender_delays,
             receiver_delays,
-        } => super::dumbbell::build(
+        } => dumbbell::build(
             s,
             *pairs,
             sender_delays.as_deref(),
             receiver_delays.as_deref(),
         ),
-        TopologyConfig::Chain { hops, side_nodes } => super::chain::build(s, *hops, *side_nodes),
+        TopologyConfig::Chain { hops, side_nodes } => chain::build(s, *hops, *side_nodes),
         TopologyConfig::Custom { nodes } => custom(s, nodes),
     }
 }

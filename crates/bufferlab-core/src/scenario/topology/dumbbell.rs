@@ -3,7 +3,7 @@
 //! Access links come from the `access` template (`access_s{i}` / `access_d{i}` may override
 //! single ones); per-sender and per-receiver delays give flows different RTTs.
 
-use super::topology::{check_builder_links, link_cfg, Topology};
+use super::{check_builder_links, link_cfg, Topology};
 use crate::scenario::config::{LinkConfig, Scenario};
 use crate::scenario::ScenarioError;
 use crate::units::SimTime;

@@ -47,9 +47,12 @@
 //! The link rate used for C is the real rate of the link the queue feeds (ns-3's
 //! `LinkBandwidth` attribute must be set by hand; bufferlab takes it from the link).
 
+mod config;
+
+pub use config::{LalredScale, RedConfig, RedIdle, RedPreset, Threshold};
+
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::scenario::queue_config::{RedConfig, RedIdle, RedPreset, Threshold};
 use crate::units::{QueueLimit, SimTime};
 use rand::RngExt;
 use std::collections::VecDeque;

@@ -2,7 +2,7 @@
 //! side node x{i} on each inner node n{i} (link `side{i}` from the `side` template) to inject
 //! background traffic along part of the path (the multihop topologies of 002_c5311cbaf29c9a48.txt).
 
-use super::topology::{check_builder_links, link_cfg, Topology};
+use super::{check_builder_links, link_cfg, Topology};
 use crate::scenario::config::{LinkConfig, Scenario};
 use crate::scenario::ScenarioError;
 

@@ -4,7 +4,7 @@
 //! The packet on the wire is not counted as queued (as in ns-2's QueueMonitor and ns-3's
 //! QueueDisc statistics). Counting starts at the scenario's warm-up time.
 
-use super::DropReason;
+use crate::qdisc::DropReason;
 use crate::units::SimTime;
 use hdrhistogram::Histogram;
 
@@ -49,7 +49,7 @@ impl QueueStats {
             cur_bytes: 0,
             max_packets: 0,
             max_bytes: 0,
-            sojourn_ns: crate::monitor::new_histogram(),
+            sojourn_ns: super::new_histogram(),
             zero_sojourns: 0,
             sojourn_sum_ps: 0,
         }
@@ -146,10 +146,10 @@ impl QueueStats {
     }
 
     /// Sizes the (still empty) sojourn histogram for sojourns up to `max`, so that recording
-    /// them never allocates (see [`crate::monitor::new_histogram_up_to`]).
+    /// them never allocates (see [`super::new_histogram_up_to`]).
     pub fn reserve_sojourns(&mut self, max: SimTime) {
         if self.departures == 0 {
-            self.sojourn_ns = crate::monitor::new_histogram_up_to(max.as_nanos());
+            self.sojourn_ns = super::new_histogram_up_to(max.as_nanos());
         }
     }
 

@@ -1,0 +1,131 @@
+//! The registry of queue-discipline kinds: the `kind = "..."` of a scenario's `queue` table.
+//!
+//! Each discipline keeps its configuration (fields, defaults with their sources, presets,
+//! validation) beside its algorithm in its own file; this enum only names the kinds. Adding a
+//! discipline is one variant here and one arm in each `match` below (build, limit, validate),
+//! all in this file: see CONTRIBUTING.md, "Recipe: adding a queue discipline".
+
+use super::classful::{Classful, ClassfulConfig};
+use super::codel::{Codel, CodelConfig};
+use super::droptail::{DropTail, DropTailConfig};
+use super::drr::{Drr, DrrConfig};
+use super::fq::{Fq, FqConfig};
+use super::fq_codel::{FqCodel, FqCodelConfig};
+use super::lalred::Lalred;
+use super::pie::{Pie, PieConfig};
+use super::prio::{Prio, PrioConfig};
+use super::red::{Red, RedConfig, Variant};
+use super::sfq::{Sfq, SfqConfig};
+use super::QueueDisc;
+use crate::units::QueueLimit;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A queue discipline and its parameters.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum QueueConfig {
+    /// FIFO with tail drop.
+    Droptail(DropTailConfig),
+    /// Random Early Detection (Floyd & Jacobson 1993), ns-2 / ns-3 / Linux presets.
+    Red(RedConfig),
+    /// Adaptive RED (Floyd, Gummadi & Shenker 2001).
+    Ared(RedConfig),
+    /// LALRED: RED with a discretized-pursuit learning automaton (Misra et al. 2010).
+    Lalred(RedConfig),
+    /// Per-flow fair queueing (ns-2 FQLink).
+    Fq(FqConfig),
+    /// Deficit Round Robin (Shreedhar & Varghese 1995, ns-2 drr.cc).
+    Drr(DrrConfig),
+    /// Stochastic Fairness Queueing (McKenney 1990, Linux sch_sfq).
+    Sfq(SfqConfig),
+    /// Strict priority by class.
+    Prio(PrioConfig),
+    /// CoDel (RFC 8289).
+    Codel(CodelConfig),
+    /// FQ-CoDel (RFC 8290).
+    FqCodel(FqCodelConfig),
+    /// PIE (RFC 8033).
+    Pie(PieConfig),
+    /// Class-based queues, each with its own discipline, under a weighted scheduler.
+    Classful(ClassfulConfig),
+    /// A discipline written in Python (a `bufferlab.QueueDisc` subclass), see docs/extending.md.
+    Python(PythonQueueConfig),
+}
+
+/// A queue discipline implemented in Python.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PythonQueueConfig {
+    /// `module:Class` (a module importable from the scenario's folder) or `file.py:Class`.
+    pub class: String,
+    /// Keyword arguments for the class.
+    #[serde(default)]
+    pub params: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Default for QueueConfig {
+    fn default() -> Self {
+        QueueConfig::Droptail(DropTailConfig::default())
+    }
+}
+
+impl QueueConfig {
+    /// The discipline this configuration describes.
+    pub fn build(&self) -> Box<dyn QueueDisc> {
+        match self {
+            QueueConfig::Droptail(c) => Box::new(DropTail::new(c)),
+            QueueConfig::Red(c) => Box::new(Red::new(c, Variant::Red)),
+            QueueConfig::Ared(c) => Box::new(Red::new(c, Variant::Adaptive)),
+            QueueConfig::Lalred(c) => Box::new(Lalred::new(c)),
+            QueueConfig::Fq(c) => Box::new(Fq::new(c)),
+            QueueConfig::Drr(c) => Box::new(Drr::new(c)),
+            QueueConfig::Sfq(c) => Box::new(Sfq::new(c)),
+            QueueConfig::Prio(c) => Box::new(Prio::new(c)),
+            QueueConfig::Codel(c) => Box::new(Codel::new(c)),
+            QueueConfig::FqCodel(c) => Box::new(FqCodel::new(c)),
+            QueueConfig::Pie(c) => Box::new(Pie::new(c)),
+            QueueConfig::Classful(c) => Box::new(Classful::new(c)),
+            QueueConfig::Python(_) => {
+                unreachable!("built by the scenario builder through Extensions")
+            }
+        }
+    }
+
+    /// The hard limit, to check that one packet fits.
+    pub fn limit(&self) -> QueueLimit {
+        match self {
+            QueueConfig::Droptail(c) => c.limit,
+            QueueConfig::Red(c) | QueueConfig::Ared(c) | QueueConfig::Lalred(c) => {
+                super::red::configured_limit(c)
+            }
+            QueueConfig::Fq(c) => c.limit,
+            QueueConfig::Drr(c) => c.limit,
+            QueueConfig::Sfq(c) => c.limit,
+            QueueConfig::Prio(c) => c.limit,
+            QueueConfig::Codel(c) => super::codel::configured_limit(c),
+            QueueConfig::FqCodel(c) => super::fq_codel::configured_limit(c),
+            QueueConfig::Pie(c) => super::pie::configured_limit(c),
+            QueueConfig::Classful(c) => c.limit(),
+            // The Python class decides; nothing to check before it runs.
+            QueueConfig::Python(_) => QueueLimit::Packets(u64::MAX),
+        }
+    }
+
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        match self {
+            QueueConfig::Red(c) | QueueConfig::Ared(c) | QueueConfig::Lalred(c) => c.validate(),
+            QueueConfig::Drr(c) => c.validate(),
+            QueueConfig::Sfq(c) => c.validate(),
+            QueueConfig::Prio(c) => c.validate(),
+            QueueConfig::FqCodel(c) => c.validate(),
+            QueueConfig::Pie(c) => c.validate(),
+            QueueConfig::Classful(c) => c.validate(),
+            QueueConfig::Droptail(_)
+            | QueueConfig::Fq(_)
+            | QueueConfig::Codel(_)
+            | QueueConfig::Python(_) => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! The registry of application kinds: the `kind = "..."` of a flow's `app` table, with each
+//! kind's parameters and defaults. UDP sources are built by `traffic::build`, TCP applications
+//! by `tcp::app`. Adding a source: CONTRIBUTING.md, "Recipe: adding a traffic source".
+
+use super::distribution::{Distribution, ObjectSize, SizeDistribution};
+use crate::packet::Protocol;
+use crate::units::{Bytes, Rate};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// What the application sends.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AppConfig {
+    /// Constant bit rate: one packet every packet_size*8/rate.
+    Cbr {
+        rate: Rate,
+        /// Size on the wire (default 1000 B, the packet size of the seed papers' ns-2 scripts).
+        #[serde(default = "default_packet_size")]
+        packet_size: Bytes,
+        /// Randomise each gap uniformly in [0.5, 1.5] of the interval (ns-2 CBR `random_`), default false.
+        #[serde(default)]
+        random: bool,
+    },
+    /// Poisson arrivals: exponential interarrival times with mean packet_size*8/rate.
+    Poisson {
+        /// Mean offered rate in bits per second on the wire.
+        rate: Rate,
+        /// (Mean) size on the wire (default 1000 B).
+        #[serde(default = "default_packet_size")]
+        packet_size: Bytes,
+        /// `fixed` or `exponential` packet sizes (exponential with this mean: an M/M/1 source).
+        #[serde(default)]
+        size_distribution: SizeDistribution,
+    },
+    /// On/off source: sends at `rate` during on-periods, nothing during off-periods.
+    Onoff {
+        rate: Rate,
+        #[serde(default = "default_packet_size")]
+        packet_size: Bytes,
+        on_time: Distribution,
+        off_time: Distribution,
+    },
+    /// TCP bulk transfer: always has data (ns-2 FTP, ns-3 BulkSend).
+    Bulk {},
+    /// TCP transfer of one file of `size` bytes, then FIN; the completion time is reported.
+    Transfer { size: Bytes },
+    /// TCP request/response objects over one connection: each object's size is drawn from
+    /// `object_size`; after it is delivered the client thinks for `think_time` and asks for
+    /// the next. Response times per object are reported.
+    Web {
+        object_size: ObjectSize,
+        think_time: Distribution,
+        /// Number of objects (default: until the flow stops).
+        #[serde(default)]
+        objects: Option<u32>,
+    },
+}
+
+fn default_packet_size() -> Bytes {
+    Bytes(1000)
+}
+
+impl AppConfig {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AppConfig::Cbr { .. } => "cbr",
+            AppConfig::Poisson { .. } => "poisson",
+            AppConfig::Onoff { .. } => "onoff",
+            AppConfig::Bulk { .. } => "bulk",
+            AppConfig::Transfer { .. } => "transfer",
+            AppConfig::Web { .. } => "web",
+        }
+    }
+    pub fn protocol(&self) -> Protocol {
+        match self {
+            AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => {
+                Protocol::Tcp
+            }
+            _ => Protocol::Udp,
+        }
+    }
+    /// Size on the wire of a UDP source's packets; None for TCP applications, whose segment
+    /// size comes from the flow's resolved TCP settings.
+    pub fn packet_size(&self) -> Option<Bytes> {
+        match self {
+            AppConfig::Cbr { packet_size, .. }
+            | AppConfig::Poisson { packet_size, .. }
+            | AppConfig::Onoff { packet_size, .. } => Some(*packet_size),
+            AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => None,
+        }
+    }
+}
