@@ -27,7 +27,8 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
-import run as bench  # noqa: E402  (the case table)
+from lab.cases import cases  # noqa: E402  (the case table)
+from lab.normalise import jain  # noqa: E402
 
 
 def staggered(toml: str, flows: int, step: float) -> str:
@@ -48,7 +49,7 @@ def flow_measures(flows: list[dict]) -> dict:
     gp = [f["goodput_bps"] for f in flows]
     return dict(timeouts=sum(x["timeouts"] for x in t),
                 fast_retransmits=sum(x["fast_retransmits"] for x in t),
-                goodput_mbps=sum(gp) / 1e6, jain=bench.jain(gp))
+                goodput_mbps=sum(gp) / 1e6, jain=jain(gp))
 
 
 def measures_bufferlab(runner: Path, toml: Path) -> dict:
@@ -74,7 +75,7 @@ def main() -> int:
     ap.add_argument("--step", type=float, default=0.001, help="offset unit in seconds (s = j*step)")
     ap.add_argument("--runner", default=str(ROOT / "target" / "release" / "examples" / "run"))
     a = ap.parse_args()
-    case = next((c for c in bench.cases() if c["id"] == a.case), None)
+    case = next((c for c in cases() if c["id"] == a.case), None)
     if case is None or not case.get("ns3") or "preset = \"ns3\"" not in case["toml"]:
         print(f"case: {a.case!r} is not a bench case paired with ns-3's TCP", file=sys.stderr)
         return 2

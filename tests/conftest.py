@@ -5,42 +5,69 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import tomli_w
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "dumbbell_udp.toml"
 
+
+def dumbbell(
+    *,
+    pairs: int = 1,
+    access: tuple[str, str] = ("100Mbps", "1ms"),
+    bottleneck: tuple[str, str] = ("10Mbps", "10ms"),
+    queue: dict[str, Any] | str | None = None,
+    flows: list[dict[str, Any]] = (),  # type: ignore[assignment]
+    monitor: dict[str, Any] | None = None,
+    **top: Any,
+) -> dict[str, Any]:
+    """A dumbbell scenario as a dict: ``pairs`` sender/receiver pairs, access and bottleneck
+    links (rate, delay), the bottleneck's queue (a dict, or a TOML inline table as text), the
+    flows and the monitor table; other keyword arguments are top-level keys (name, duration,
+    seed). The one builder the Python tests share (the Rust tests have theirs in
+    crates/bufferlab-core/tests/common)."""
+    if isinstance(queue, str):
+        queue = tomllib.loads(f"q = {queue}")["q"]
+    links: dict[str, Any] = {
+        "access": {"rate": access[0], "delay": access[1]},
+        "bottleneck": {"rate": bottleneck[0], "delay": bottleneck[1]},
+    }
+    if queue is not None:
+        links["bottleneck"]["queue"] = queue
+    sc: dict[str, Any] = {**top, "topology": {"kind": "dumbbell", "pairs": pairs}, "links": links}
+    sc["flows"] = list(flows)
+    if monitor:
+        sc["monitor"] = monitor
+    return sc
+
+
+def dumbbell_toml(**kw: Any) -> str:
+    """:func:`dumbbell` written as TOML text."""
+    return tomli_w.dumps(dumbbell(**kw))
+
+
 # A small Poisson scenario over a 1-pair dumbbell: fast, random, with drops at the bottleneck.
-POISSON = """\
-name = "poisson-small"
-duration = "3s"
-seed = 7
-
-[topology]
-kind = "dumbbell"
-pairs = 1
-
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[links.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-queue = { kind = "droptail", limit = "20p" }
-
-[[flows]]
-name = "p"
-src = "s0"
-dst = "d0"
-app = { kind = "poisson", rate = "9Mbps", packet_size = "1000B" }
-
-[monitor]
-queue_interval = "10ms"
-"""
+POISSON = dumbbell_toml(
+    name="poisson-small",
+    duration="3s",
+    seed=7,
+    queue={"kind": "droptail", "limit": "20p"},
+    flows=[
+        {
+            "name": "p",
+            "src": "s0",
+            "dst": "d0",
+            "app": {"kind": "poisson", "rate": "9Mbps", "packet_size": "1000B"},
+        }
+    ],
+    monitor={"queue_interval": "10ms"},
+)
 
 # Two nodes joined by a link and a third one on its own: a flow to it has no route.
 UNROUTABLE = """\

@@ -13,6 +13,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from conftest import dumbbell_toml
 from test_sweep import BASE, SWEEP, write_sweep
 
 
@@ -258,34 +259,15 @@ def test_axis_labels_are_short_and_unique():
     assert numeric_value("red") is None
 
 
-TCP_BASE = """\
-name = "tcp-tiny"
-duration = "2s"
-
-[topology]
-kind = "dumbbell"
-pairs = 2
-
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[links.bottleneck]
-rate = "2Mbps"
-delay = "10ms"
-queue = { kind = "red", limit = "20KB" }
-
-[[flows]]
-name = "t"
-count = 2
-src = "s{i}"
-dst = "d{i}"
-app = { kind = "bulk" }
-
-[monitor]
-queue_interval = "10ms"
-cwnd_interval = "50ms"
-"""
+TCP_BASE = dumbbell_toml(
+    name="tcp-tiny",
+    duration="2s",
+    pairs=2,
+    bottleneck=("2Mbps", "10ms"),
+    queue={"kind": "red", "limit": "20KB"},
+    flows=[{"name": "t", "count": 2, "src": "s{i}", "dst": "d{i}", "app": {"kind": "bulk"}}],
+    monitor={"queue_interval": "10ms", "cwnd_interval": "50ms"},
+)
 
 
 def test_tcp_series_are_stored_and_plotted(tmp_path, cli):

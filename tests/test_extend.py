@@ -12,37 +12,29 @@ from pathlib import Path
 import pytest
 
 import bufferlab
+from conftest import dumbbell_toml
 
 ROOT = Path(__file__).resolve().parents[1]
 QUEUES = ROOT / "examples" / "python_queues.py"
 
-SCENARIO = """
-duration = "10s"
-[topology]
-kind = "dumbbell"
-pairs = 2
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-[links.bottleneck]
-rate = "2Mbps"
-delay = "20ms"
-queue = QUEUE
-[[flows]]
-src = "s0"
-dst = "d0"
-app = { kind = "poisson", rate = "1.5Mbps", size_distribution = "exponential" }
-[[flows]]
-src = "s1"
-dst = "d1"
-app = { kind = "cbr", rate = "1Mbps" }
-[monitor]
-queue_interval = "100ms"
-"""
-
 
 def scenario(queue: str) -> str:
-    return SCENARIO.replace("QUEUE", queue)
+    """Two flows (Poisson, CBR) over a 2 Mbit/s bottleneck with ``queue`` (TOML inline table)."""
+    return dumbbell_toml(
+        duration="10s",
+        pairs=2,
+        bottleneck=("2Mbps", "20ms"),
+        queue=queue,
+        flows=[
+            {
+                "src": "s0",
+                "dst": "d0",
+                "app": {"kind": "poisson", "rate": "1.5Mbps", "size_distribution": "exponential"},
+            },
+            {"src": "s1", "dst": "d1", "app": {"kind": "cbr", "rate": "1Mbps"}},
+        ],
+        monitor={"queue_interval": "100ms"},
+    )
 
 
 def comparable(res: bufferlab.Results) -> dict:

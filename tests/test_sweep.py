@@ -25,42 +25,26 @@ from bufferlab.experiments.spec import (
 )
 from bufferlab.experiments.stats import aggregate, summarize, t_quantile
 from bufferlab.experiments.store import Store
-from conftest import ROOT
+from conftest import ROOT, dumbbell_toml
 
 # Two Poisson flows over a 1-pair dumbbell: 1 simulated second, a few ms of wall time per run.
-BASE = """\
-name = "tiny"
-duration = "1s"
-seed = 1
-
-[topology]
-kind = "dumbbell"
-pairs = 2
-
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-
-[links.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-queue = { kind = "droptail", limit = "20p" }
-
-[[flows]]
-name = "a"
-src = "s0"
-dst = "d0"
-app = { kind = "poisson", rate = "6Mbps", packet_size = "1000B" }
-
-[[flows]]
-name = "b"
-src = "s1"
-dst = "d1"
-app = { kind = "poisson", rate = "5Mbps", packet_size = "1000B" }
-
-[monitor]
-queue_interval = "10ms"
-"""
+BASE = dumbbell_toml(
+    name="tiny",
+    duration="1s",
+    seed=1,
+    pairs=2,
+    queue={"kind": "droptail", "limit": "20p"},
+    flows=[
+        {
+            "name": n,
+            "src": f"s{i}",
+            "dst": f"d{i}",
+            "app": {"kind": "poisson", "rate": r, "packet_size": "1000B"},
+        }
+        for i, (n, r) in enumerate([("a", "6Mbps"), ("b", "5Mbps")])
+    ],
+    monitor={"queue_interval": "10ms"},
+)
 
 
 def write_sweep(tmp: Path, body: str, base: str = BASE) -> Path:

@@ -142,7 +142,7 @@ def mermaid(edges: dict[str, set[str]], layers: list[tuple[str, list[str]]] | No
         for name, mods in layers:
             present = [m for m in mods if m in edges]
             if present:
-                lines.append(f'  subgraph {name.replace(" ", "_")}["{name}"]')
+                lines.append(f'  subgraph layer_{name.replace(" ", "_")}["{name}"]')
                 lines += [f"    {m}" for m in present]
                 lines.append("  end")
     for a in sorted(edges):

@@ -172,3 +172,12 @@ fn overrides() {
     let e = run_err(GOOD, &["links.bottleneck.queue.limit=500B"]);
     assert!(e.contains("smaller than one"), "{e}");
 }
+
+#[test]
+fn both_simulator_flavours_at_once_name_the_field() {
+    let tcp = r#"app = { kind = "bulk" }
+tcp = { preset = "ns3", ns2_rules = true }"#;
+    let e = run_err(&with(r#"app = { kind = "cbr", rate = "1Mbps" }"#, tcp), &[]);
+    assert!(e.contains("flows[0].tcp.ns2_rules"), "{e}");
+    assert!(e.contains("turn one off"), "{e}");
+}

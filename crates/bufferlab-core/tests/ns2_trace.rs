@@ -6,30 +6,22 @@ use bufferlab_core::api::{run, RunRequest};
 use bufferlab_core::monitor::ns2_trace::TraceFilter;
 use std::process::Command;
 
-const SCENARIO: &str = r#"
-duration = "10s"
-[topology]
-kind = "dumbbell"
-pairs = 2
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-[links.bottleneck]
-rate = "2Mbps"
-delay = "20ms"
-queue = { kind = "droptail", limit = "20p", flavour = "ns2" }
-loss = { kind = "bernoulli", rate = 0.01 }
-[[flows]]
-name = "cbr"
+fn scenario() -> String {
+    common::Dumbbell::new(2)
+        .duration("10s")
+        .bottleneck("2Mbps", "20ms")
+        .queue(r#"{ kind = "droptail", limit = "20p", flavour = "ns2" }"#)
+        .loss(r#"{ kind = "bernoulli", rate = 0.01 }"#)
+        .flow(r#"name = "cbr"
 src = "s0"
 dst = "d0"
-app = { kind = "cbr", rate = "1.5Mbps", packet_size = "1000B" }
-[[flows]]
-name = "exp"
+app = { kind = "cbr", rate = "1.5Mbps", packet_size = "1000B" }"#)
+        .flow(r#"name = "exp"
 src = "s1"
 dst = "d1"
-app = { kind = "onoff", rate = "1Mbps", packet_size = "500B", on_time = { kind = "exponential", mean = "300ms" }, off_time = { kind = "exponential", mean = "300ms" } }
-"#;
+app = { kind = "onoff", rate = "1Mbps", packet_size = "500B", on_time = { kind = "exponential", mean = "300ms" }, off_time = { kind = "exponential", mean = "300ms" } }"#)
+        .toml()
+}
 
 fn awk(program: &str, file: &std::path::Path) -> String {
     let out = Command::new("awk")
@@ -54,7 +46,7 @@ fn traced(filter: TraceFilter) -> (bufferlab_core::report::Report, std::path::Pa
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("out.tr");
     let r = run(&RunRequest {
-        text: SCENARIO,
+        text: &scenario(),
         source: "t.toml",
         seed: Some(3),
         overrides: &[],

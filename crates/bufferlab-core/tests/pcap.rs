@@ -6,29 +6,21 @@ mod common;
 use bufferlab_core::api::{run, RunRequest};
 use std::process::Command;
 
-const SCENARIO: &str = r#"
-duration = "5s"
-[topology]
-kind = "dumbbell"
-pairs = 2
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-[links.bottleneck]
-rate = "2Mbps"
-delay = "20ms"
-queue = { kind = "droptail", limit = "20p" }
-[[flows]]
-name = "cbr"
+fn scenario() -> String {
+    common::Dumbbell::new(2)
+        .duration("5s")
+        .bottleneck("2Mbps", "20ms")
+        .queue(r#"{ kind = "droptail", limit = "20p" }"#)
+        .flow(r#"name = "cbr"
 src = "s0"
 dst = "d0"
-app = { kind = "cbr", rate = "1.5Mbps", packet_size = "1000B" }
-[[flows]]
-name = "poisson"
+app = { kind = "cbr", rate = "1.5Mbps", packet_size = "1000B" }"#)
+        .flow(r#"name = "poisson"
 src = "s1"
 dst = "d1"
-app = { kind = "poisson", rate = "1Mbps", packet_size = "700B", size_distribution = "exponential" }
-"#;
+app = { kind = "poisson", rate = "1Mbps", packet_size = "700B", size_distribution = "exponential" }"#)
+        .toml()
+}
 
 fn tshark(args: &[&str]) -> String {
     let out = Command::new("tshark")
@@ -48,7 +40,7 @@ fn tshark(args: &[&str]) -> String {
 fn tshark_counts_match_the_link() {
     let dir = std::env::temp_dir().join(format!("bufferlab-pcap-{}", std::process::id()));
     let r = run(&RunRequest {
-        text: SCENARIO,
+        text: &scenario(),
         source: "t.toml",
         seed: Some(1),
         pcap_dir: Some(&dir),
@@ -108,39 +100,36 @@ fn tshark_counts_match_the_link() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-const TCP_SCENARIO: &str = r#"
-duration = "20s"
-[topology]
-kind = "dumbbell"
-pairs = 2
-[links.access]
-rate = "10Mbps"
-delay = "2ms"
-[links.bottleneck]
-rate = "2Mbps"
-delay = "20ms"
-queue = { kind = "droptail", limit = "15p" }
-[[flows]]
-name = "a"
+fn tcp_scenario() -> String {
+    common::Dumbbell::new(2)
+        .duration("20s")
+        .access("10Mbps", "2ms")
+        .bottleneck("2Mbps", "20ms")
+        .queue(r#"{ kind = "droptail", limit = "15p" }"#)
+        .flow(
+            r#"name = "a"
 src = "s0"
 dst = "d0"
 app = { kind = "bulk" }
-tcp = { preset = "linux", cc = "newreno" }
-[[flows]]
-name = "b"
+tcp = { preset = "linux", cc = "newreno" }"#,
+        )
+        .flow(
+            r#"name = "b"
 src = "s1"
 dst = "d1"
 start = "1s"
 app = { kind = "bulk" }
-tcp = { preset = "linux", cc = "newreno" }
-"#;
+tcp = { preset = "linux", cc = "newreno" }"#,
+        )
+        .toml()
+}
 
 // ---- tshark's TCP analysis finds the retransmissions bufferlab counted ----
 #[test]
 fn tshark_tcp_analysis_sees_the_retransmissions() {
     let dir = std::env::temp_dir().join(format!("bufferlab-pcap-tcp-{}", std::process::id()));
     let r = run(&RunRequest {
-        text: TCP_SCENARIO,
+        text: &tcp_scenario(),
         source: "t.toml",
         seed: Some(1),
         pcap_dir: Some(&dir),

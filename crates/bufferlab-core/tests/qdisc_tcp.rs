@@ -1,6 +1,7 @@
 //! Queue disciplines with TCP, against the ns-2 peer (/work/shared/peers/ns2/RESULTS.md):
 //! seed paper 004 (4 Reno flows, 2 Mb/s, limit 20) and paper 001 (RED and LALRED, 5 Reno + 5 CBR).
 
+mod common;
 use bufferlab_core::api::{run, RunRequest};
 use serde_json::Value;
 
@@ -148,31 +149,21 @@ fn lalred_vs_red_on_paper001_tcp() {
 
 // ---- paper 003's weighted RED: TCP and UDP in separate RED queues keep TCP's share ----
 fn paper003(queue: &str) -> String {
-    let mut s = format!(
-        r#"
-name = "paper003-wred"
-duration = "60s"
-warmup = "10s"
-[topology]
-kind = "dumbbell"
-pairs = 5
-[links.access]
-rate = "10Mbps"
-delay = "1ms"
-[links.bottleneck]
-rate = "1Mbps"
-delay = "20ms"
-queue = {queue}
-"#
-    );
+    let mut d = common::Dumbbell::new(5)
+        .set("name", "\"paper003-wred\"")
+        .duration("60s")
+        .set("warmup", "\"10s\"")
+        .access("10Mbps", "1ms")
+        .bottleneck("1Mbps", "20ms")
+        .queue(queue);
     for i in 0..4 {
-        s.push_str(&format!(
-            "[[flows]]\nname = \"tcp{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}s\"\napp = {{ kind = \"bulk\" }}\ntcp = {{ preset = \"ns2\", cc = \"reno\" }}\n",
+        d = d.flow(&format!(
+            "name = \"tcp{i}\"\nsrc = \"s{i}\"\ndst = \"d{i}\"\nstart = \"{}s\"\napp = {{ kind = \"bulk\" }}\ntcp = {{ preset = \"ns2\", cc = \"reno\" }}",
             i as f64 * 0.2
         ));
     }
-    s.push_str("[[flows]]\nname = \"udp\"\nsrc = \"s4\"\ndst = \"d4\"\napp = { kind = \"cbr\", rate = \"2Mbps\", packet_size = \"1000B\" }\n");
-    s
+    d.flow("name = \"udp\"\nsrc = \"s4\"\ndst = \"d4\"\napp = { kind = \"cbr\", rate = \"2Mbps\", packet_size = \"1000B\" }")
+        .toml()
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Queue disciplines in whole simulations with UDP traffic, through `bufferlab_core::api::run`.
 
+mod common;
 use bufferlab_core::api::{run, RunRequest};
 use serde_json::Value;
 
@@ -34,39 +35,22 @@ fn flow<'a>(r: &'a Value, name: &str) -> &'a Value {
 
 /// A dumbbell of `n` UDP CBR flows (rates and packet sizes given) over a 10 Mb/s bottleneck.
 fn dumbbell(queue: &str, flows: &[(&str, u32, u8)], duration: &str) -> String {
-    let mut s = format!(
-        r#"
-name = "qdisc-test"
-duration = "{duration}"
-warmup = "2s"
-[topology]
-kind = "dumbbell"
-pairs = {n}
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-[links.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-queue = {queue}
-[monitor]
-queue_interval = "10ms"
-"#,
-        n = flows.len()
-    );
+    let mut d = common::Dumbbell::new(flows.len())
+        .set("name", "\"qdisc-test\"")
+        .duration(duration)
+        .set("warmup", "\"2s\"")
+        .queue(queue)
+        .monitor("queue_interval", "\"10ms\"");
     for (i, (rate, size, class)) in flows.iter().enumerate() {
-        s.push_str(&format!(
-            r#"
-[[flows]]
-name = "f{i}"
+        d = d.flow(&format!(
+            r#"name = "f{i}"
 src = "s{i}"
 dst = "d{i}"
 class = {class}
-app = {{ kind = "cbr", rate = "{rate}", packet_size = "{size}B", random = true }}
-"#
+app = {{ kind = "cbr", rate = "{rate}", packet_size = "{size}B", random = true }}"#
         ));
     }
-    s
+    d.toml()
 }
 
 fn mean_average(r: &Value) -> f64 {
@@ -364,36 +348,28 @@ fn schema_lists_queue_kinds() {
 /// (1 - 0.002)^(1 s x 2500 packets/s) = 0.7 % before the first trickle arrival; without it
 /// only by the trickle's own arrivals to an empty queue (0.998^125 = 78 %).
 fn red_average_ratio_after_idle(idle: &str) -> f64 {
-    let text = format!(
-        r#"
-name = "red-idle"
-duration = "2.5s"
-[topology]
-kind = "dumbbell"
-pairs = 2
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-[links.bottleneck]
-rate = "10Mbps"
-delay = "10ms"
-queue = {{ kind = "red", preset = "ns2", q_weight = 0.002, idle = "{idle}" }}
-[monitor]
-queue_interval = "10ms"
-[[flows]]
-name = "flood"
+    let text = common::Dumbbell::new(2)
+        .set("name", "\"red-idle\"")
+        .duration("2.5s")
+        .queue(&format!(
+            r#"{{ kind = "red", preset = "ns2", q_weight = 0.002, idle = "{idle}" }}"#
+        ))
+        .monitor("queue_interval", "\"10ms\"")
+        .flow(
+            r#"name = "flood"
 src = "s0"
 dst = "d0"
 stop = "1s"
-app = {{ kind = "cbr", rate = "20Mbps", packet_size = "500B" }}
-[[flows]]
-name = "trickle"
+app = { kind = "cbr", rate = "20Mbps", packet_size = "500B" }"#,
+        )
+        .flow(
+            r#"name = "trickle"
 src = "s1"
 dst = "d1"
 start = "2s"
-app = {{ kind = "cbr", rate = "1Mbps", packet_size = "500B" }}
-"#
-    );
+app = { kind = "cbr", rate = "1Mbps", packet_size = "500B" }"#,
+        )
+        .toml();
     let r = run_toml(&text);
     let s = r["series"]["queues"]
         .as_array()

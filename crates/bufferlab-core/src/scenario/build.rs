@@ -146,7 +146,11 @@ fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, Scenari
         }
         return Ok(None);
     }
-    let p = TcpParams::resolve(&f.tcp.clone().unwrap_or_default(), f.header);
+    let options = f.tcp.clone().unwrap_or_default();
+    options
+        .check()
+        .map_err(|(field, msg)| ScenarioError::field(format!("flows[{entry}].tcp.{field}"), msg))?;
+    let p = TcpParams::resolve(&options, f.header);
     p.validate().map_err(|(field, msg)| {
         let path = if field == "mss"
             && f.header.is_some()

@@ -12,6 +12,7 @@
 //! * Linux (6.x) defaults: `include/net/tcp.h` (TCP_RTO_MIN 200 ms, TCP_RTO_MAX 120 s,
 //!   TCP_TIMEOUT_INIT 1 s, TCP_INIT_CWND 10, TCP_DELACK_MIN 40 ms), `net.ipv4.tcp_rmem/wmem`.
 
+use super::flavour::{Flavour, Rules};
 use crate::units::{Bytes, QueueLimit, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -193,6 +194,15 @@ pub struct TcpOptions {
     pub cubic_fast_convergence: Option<bool>,
 }
 
+impl TcpOptions {
+    /// Checks the options that cannot be resolved: the simulator flavour (`ns2_rules` and
+    /// `ns3_rules` both on). The error names the field relative to the `tcp` table.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        let preset = TcpParams::preset(self.preset.unwrap_or_default()).flavour;
+        Flavour::from_options(preset, self.ns2_rules, self.ns3_rules).map(|_| ())
+    }
+}
+
 /// Resolved settings of one TCP connection (both ends), all in bytes and simulated time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpParams {
@@ -233,8 +243,8 @@ pub struct TcpParams {
     pub dupack_threshold: u32,
     pub slow_start_restart: bool,
     pub limited_transmit: bool,
-    pub ns2_rules: bool,
-    pub ns3_rules: bool,
+    /// Whose rules the connection follows where the simulators differ (`tcp/flavour/`).
+    pub flavour: Flavour,
     pub prr: bool,
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
@@ -285,8 +295,7 @@ impl TcpParams {
                 dupack_threshold: 3, // numdupacks_ 3
                 slow_start_restart: true, // slow_start_restart_ true
                 limited_transmit: true, // singledup_ 1 (tcp.cc send_one)
-                ns2_rules: true,
-                ns3_rules: false,
+                flavour: Flavour::Ns2, // ns-2.35's agents (tcp/flavour/ns2.rs)
                 prr: false,
                 vegas_alpha: 1.0, // Agent/TCP/Vegas v_alpha_ 1
                 vegas_beta: 3.0,  // v_beta_ 3
@@ -334,14 +343,13 @@ impl TcpParams {
                 // LimitedTransmit true; with SACK, ns-3 sends by the pipe in CA_DISORDER, which
                 // is what `ns3_rules` models (tcp-socket-base.cc DupAck, AvailableWindow).
                 limited_transmit: true,
-                ns2_rules: false,
-                ns3_rules: true,
-                prr: true,        // TcpSocketBase RecoveryType = TcpPrrRecovery
-                vegas_alpha: 2.0, // TcpVegas Alpha 2
-                vegas_beta: 4.0,  // Beta 4
-                vegas_gamma: 1.0, // Gamma 1
-                cubic_c: 0.4,     // TcpCubic C 0.4
-                cubic_beta: 0.7,  // Beta 0.7
+                flavour: Flavour::Ns3, // ns-3.44's TcpSocketBase (tcp/flavour/ns3.rs)
+                prr: true,             // TcpSocketBase RecoveryType = TcpPrrRecovery
+                vegas_alpha: 2.0,      // TcpVegas Alpha 2
+                vegas_beta: 4.0,       // Beta 4
+                vegas_gamma: 1.0,      // Gamma 1
+                cubic_c: 0.4,          // TcpCubic C 0.4
+                cubic_beta: 0.7,       // Beta 0.7
                 cubic_fast_convergence: true,
             },
             // Linux 6.x host defaults.
@@ -379,8 +387,7 @@ impl TcpParams {
                 dupack_threshold: 3,                        // tcp_reordering 3
                 slow_start_restart: true,                   // tcp_slow_start_after_idle 1
                 limited_transmit: false, // Linux does RFC 3042; not modelled in this preset yet
-                ns2_rules: false,
-                ns3_rules: false,
+                flavour: Flavour::Rfc,   // the RFCs, Linux where they leave a choice
                 // Linux recovers with PRR (tcp_cwnd_reduction); the RFC 6675 sender here does not
                 prr: false,
                 vegas_alpha: 2.0, // tcp_vegas alpha 2
@@ -451,8 +458,10 @@ impl TcpParams {
         set!(dupack_threshold);
         set!(slow_start_restart);
         set!(limited_transmit);
-        set!(ns2_rules);
-        set!(ns3_rules);
+        // ns2_rules / ns3_rules override the preset's flavour; both on is refused by
+        // `TcpOptions::check` before this runs.
+        p.flavour =
+            Flavour::from_options(p.flavour, o.ns2_rules, o.ns3_rules).unwrap_or(Flavour::Ns3);
         set!(prr);
         set!(vegas_alpha);
         set!(vegas_beta);
@@ -460,7 +469,7 @@ impl TcpParams {
         set!(cubic_c);
         set!(cubic_beta);
         set!(cubic_fast_convergence);
-        if p.ns3_rules && o.iw_after_syn_loss.is_none() {
+        if p.rules().full_initial_window_after_syn_loss && o.iw_after_syn_loss.is_none() {
             p.iw_after_syn_loss = p.iw;
         }
         if let Some(v) = o.ssthresh_after_syn_loss {
@@ -493,6 +502,11 @@ impl TcpParams {
             p.syn_options = v.0.min(u32::MAX as u64) as u32;
         }
         p
+    }
+
+    /// The rules of the connection's simulator flavour.
+    pub fn rules(&self) -> &'static Rules {
+        self.flavour.rules()
     }
 
     /// Checks values types cannot; the error names the field (relative to the `tcp` table).

@@ -11,6 +11,7 @@
 pub mod app;
 pub mod cc;
 pub mod config;
+pub mod flavour;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;

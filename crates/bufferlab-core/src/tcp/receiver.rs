@@ -59,7 +59,7 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     pub fn new(p: TcpParams) -> Self {
         Self {
-            ack_next_at_once: p.ns3_rules && p.handshake,
+            ack_next_at_once: p.rules().first_data_acked_at_once && p.handshake,
             synack_at: None,
             synacks: 0,
             p,
@@ -141,7 +141,7 @@ impl TcpReceiver {
         let delack = self.delack_at;
         self.send_ack(cx, F::SYN);
         self.delack_at = delack;
-        if self.p.ns3_rules {
+        if self.p.rules().syn_ack_retransmission_timer {
             self.synacks += 1;
             self.synack_at = (self.synacks < NS3_SYN_RETRIES)
                 .then(|| cx.now + SimTime(NS3_CONN_TIMEOUT.0 << (self.synacks - 1)));

@@ -9,7 +9,7 @@
 //! * RFC 3168 section 6.1: ECN at the sender. RFC 896 / RFC 1122 4.2.3.4: Nagle.
 //! * ns-2.35 `tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-vegas.cc`: the one-way agent it
 //!   mirrors with the `ns2` preset (full-sized packets, `window_`, one timed segment per RTT)
-//!   and, with `ns2_rules`, the agent's own rules cited where they apply: `slowdown` halves
+//!   and, with its flavour's rules (`tcp/flavour/ns2.rs`, `ns2_rules`), the agent's own rules: `slowdown` halves
 //!   min(cwnd_, window_), Reno's `dupack_action` (`bugFix_`), `send_one` (limited transmit,
 //!   `singledup_`), the opening packet (`syn_`, `delay_growth_`), `timeout`.
 //!
@@ -19,6 +19,7 @@
 use super::app::{sample_size, sample_think, TcpApp};
 use super::cc::{self, Ack, CongestionControl, Recovery, Window};
 use super::config::{CcKind, TcpParams, UNLIMITED};
+use super::flavour::Rules;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use crate::endpoint::{Endpoint, EndpointCtx};
@@ -68,6 +69,8 @@ pub struct TcpSeries {
 
 pub struct TcpSender {
     p: TcpParams,
+    /// The rules of the connection's simulator flavour (`tcp/flavour/`).
+    rules: &'static Rules,
     cc: Box<dyn CongestionControl>,
     w: Window,
     rtt: RttEstimator,
@@ -95,13 +98,13 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// The last window reduction was a timeout (ns-2 `last_cwnd_action_`).
     last_action_timeout: bool,
-    /// ns-3 `CA_LOSS` (`ns3_rules`): after a timeout, until the recovery point is acknowledged.
+    /// ns-3 `CA_LOSS` (`tcp/flavour/ns3.rs`): after a timeout, until the recovery point is acknowledged.
     in_loss: bool,
-    /// ns-3 (`ns3_rules`): bytes retransmitted and not yet cumulatively acknowledged.
+    /// ns-3 (`tcp/flavour/ns3.rs`): bytes retransmitted and not yet cumulatively acknowledged.
     retx: Scoreboard,
-    /// ns-3 (`ns3_rules`): end of the head segment marked lost at recovery entry.
+    /// ns-3 (`tcp/flavour/ns3.rs`): end of the head segment marked lost at recovery entry.
     head_lost_until: u64,
-    /// ns-3 `m_isFirstPartialAck` (`ns3_rules`): the next partial ACK restarts the timer.
+    /// ns-3 `m_isFirstPartialAck` (`tcp/flavour/ns3.rs`): the next partial ACK restarts the timer.
     first_partial: bool,
     /// ns-3 `TcpPrrRecovery` state (`prr`): bytes delivered and sent since recovery began,
     /// the pipe when it began, and the bytes this ACK delivered (`currentDelivered`).
@@ -147,7 +150,7 @@ impl TcpSender {
         let mss = p.mss as f64;
         // ns-2 Vegas: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_ are true) and
         // tcp-vegas.cc recv raises it to windowInit_ on the second new ACK (see cc/vegas.rs).
-        let iw = if p.ns2_rules && p.cc == CcKind::Vegas && !p.handshake {
+        let iw = if p.rules().vegas_as_ns2_agent && p.cc == CcKind::Vegas && !p.handshake {
             1.0
         } else {
             p.iw as f64
@@ -162,7 +165,7 @@ impl TcpSender {
             mss,
         };
         let mut rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
-        if p.ns2_rules && p.clock_granularity > SimTime::ZERO {
+        if p.rules().rto_in_ticks && p.clock_granularity > SimTime::ZERO {
             rtt = rtt.ns2();
         }
         let data_end = match &app {
@@ -172,6 +175,7 @@ impl TcpSender {
         };
         let closing = matches!(app, TcpApp::Transfer { .. });
         Self {
+            rules: p.rules(),
             cc,
             w,
             rtt,
@@ -362,12 +366,12 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         let end = seq + len + fin as u64;
-        if self.p.ns3_rules && self.in_recovery {
+        if self.rules.prr_available && self.in_recovery {
             // TcpPrrRecovery::UpdateBytesSent, from SendDataPacket in CA_RECOVERY
             self.prr_out = self.prr_out.wrapping_add(len as u32);
         }
         if retx {
-            if self.p.ns3_rules {
+            if self.rules.remember_retransmitted_ranges {
                 self.note_retransmission_ns3(seq, seq + len);
             }
             self.stats.retransmitted_segments += 1;
@@ -397,7 +401,7 @@ impl TcpSender {
         // `dupack_action`) and Linux (`tcp_retransmit_skb` rearms for the queue head) do;
         // RFC 6298 alone would let it run from the last new ACK, and so does ns-3
         // (`SendDataPacket` starts it only when it is not running; `emit` does that).
-        if !self.p.ns3_rules {
+        if self.rules.restart_timer_on_head_retransmit {
             self.rto_at = Some(cx.now + self.rtt.rto());
         }
     }
@@ -444,7 +448,7 @@ impl TcpSender {
         if self.state != State::Established {
             return;
         }
-        if self.p.ns3_rules && self.p.sack {
+        if self.ns3_sack() {
             self.send_data_ns3(cx);
             return;
         }
@@ -517,7 +521,7 @@ impl TcpSender {
         self.state = State::Established;
         // ns-2's opening packet is acknowledged like data; nothing answers the ACK
         // (tcp.cc output: seqno 0 with syn_ is a bare header).
-        if self.p.handshake && !self.p.ns2_rules {
+        if self.p.handshake && self.rules.third_handshake_segment {
             // Third segment of the handshake (RFC 9293 section 3.5).
             cx.send(Packet {
                 kind: PacketKind::TcpAck,
@@ -552,13 +556,13 @@ impl TcpSender {
                     self.w.cwnd = self.p.iw_after_syn_loss as f64 * self.w.mss;
                     if let Some(s) = self.p.ssthresh_after_syn_loss {
                         self.w.ssthresh = s as f64;
-                    } else if self.p.ns2_rules {
+                    } else if self.rules.ssthresh_two_segments_after_syn_loss {
                         // ns-2 tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF): half of
                         // min(cwnd_ 1, window_), at least 2 packets.
                         self.w.ssthresh = 2.0 * self.w.mss;
                     }
                     // ns-2 keeps t_backoff_ until a timed segment is acknowledged (newack).
-                    if !self.p.ns2_rules {
+                    if !self.rules.backoff_kept_after_syn_loss {
                         self.rtt.reset_backoff();
                     }
                 } else {
@@ -574,7 +578,7 @@ impl TcpSender {
         if h.flags & F::SYN != 0 {
             // A retransmitted SYN-ACK (its ACK was lost). ns-3's DoForwardUp initialises cwnd
             // and ssthresh on every SYN it receives, even when established.
-            if self.p.ns3_rules {
+            if self.rules.syn_ack_resets_window {
                 self.w.cwnd = self.p.iw as f64 * self.w.mss;
                 self.w.ssthresh = if self.p.initial_ssthresh == UNLIMITED {
                     f64::INFINITY
@@ -593,7 +597,7 @@ impl TcpSender {
                 newly_sacked += self.sb.add(self.snd_una.max(ack), s, e);
             }
         }
-        if self.p.ns3_rules && self.p.sack {
+        if self.ns3_sack() {
             return self.on_ack_ns3(pkt, newly_sacked, cx);
         }
         let ece = self.p.ecn && h.flags & F::ECE != 0;
@@ -691,13 +695,14 @@ impl TcpSender {
                         || !guard
                         // ns-2 bugfix_ss_: also when the first data packet is lost
                         // (highest_ack_ == 0 in dupack_action).
-                        || (self.p.ns2_rules && self.snd_una == 1))
+                        || (self.rules.fast_retransmit_when_first_segment_lost
+                            && self.snd_una == 1))
                 {
                     self.enter_recovery(cx);
                 } else if self.dupacks < thresh && self.p.limited_transmit {
                     self.limited_transmit(cx);
                 }
-                if self.p.ns2_rules && self.dupacks < thresh {
+                if !self.rules.send_on_early_dupacks && self.dupacks < thresh {
                     // ns-2 recv calls send_much only when dupacks_ is 0 or >= numdupacks_.
                     return;
                 }
@@ -752,14 +757,20 @@ impl TcpSender {
         }
     }
 
+    /// The ns-3 SACK sender (`sender/ns3.rs`): ns-3's congestion states and pipe.
+    fn ns3_sack(&self) -> bool {
+        self.rules.sack_sender_by_states && self.p.sack
+    }
+
     /// ns-2's own rules for the agents ns-2.35 has (Agent/TCP, /Reno, /Newreno); CUBIC and
     /// user controllers keep theirs.
     fn ns2_aimd(&self) -> bool {
-        self.p.ns2_rules && matches!(self.p.cc, CcKind::Reno | CcKind::Tahoe | CcKind::Newreno)
+        self.rules.agent_window_halving
+            && matches!(self.p.cc, CcKind::Reno | CcKind::Tahoe | CcKind::Newreno)
     }
 
     fn ns2_vegas(&self) -> bool {
-        self.p.ns2_rules && self.p.cc == CcKind::Vegas
+        self.rules.vegas_as_ns2_agent && self.p.cc == CcKind::Vegas
     }
 
     /// ns-2 tcp.cc `slowdown` with precision_reduce_: the window it halves is
@@ -789,7 +800,7 @@ impl TcpSender {
             // tcp-reno.cc dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
             // ssthresh_ = int(W/2), cwnd_ = W/2 for W = min(cwnd_, window_), not FlightSize.
             self.w.ssthresh = self.ns2_half_ssthresh();
-        } else if self.p.ns3_rules && self.p.sack {
+        } else if self.ns3_sack() {
             // EnterRecovery marks the head lost, then BytesInFlight() sizes ssthresh.
             self.head_lost_until = self.snd_una + self.mss().min(self.flight());
             let pipe = self.pipe_ns3();
@@ -805,7 +816,7 @@ impl TcpSender {
             // retransmit the first segment presumed lost.
             self.in_recovery = true;
             self.w.cwnd = self.w.ssthresh;
-            if self.p.ns3_rules && self.p.prr {
+            if self.rules.prr_available && self.p.prr {
                 self.prr_enter();
             }
             self.retransmit_head(cx);
@@ -849,7 +860,7 @@ impl TcpSender {
         // RFC 6298 section 5.4-5.6, RFC 5681 section 3.1 (equation 4, loss window).
         self.stats.timeouts += 1;
         self.last_action_timeout = true;
-        let ns3 = self.p.ns3_rules && self.p.sack;
+        let ns3 = self.ns3_sack();
         // ns-3 ReTxTimeout: ssthresh from BytesInFlight() before the timeout (the pipe).
         let flight = if ns3 { self.pipe_ns3() } else { self.flight() };
         let ns2_ssthresh = self.ns2_half_ssthresh();

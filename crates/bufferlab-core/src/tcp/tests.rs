@@ -619,7 +619,7 @@ fn web_objects_report_response_times() {
 #[test]
 fn ns2_opening_packet_then_initial_window() {
     let p = params(|o| o.handshake = None); // the preset's opening
-    assert!(p.handshake && p.ns2_rules);
+    assert!(p.handshake && p.flavour == super::flavour::Flavour::Ns2);
     let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
     let mut sizes: Vec<(SimTime, u32, u32)> = Vec::new();
     for k in 0..3u64 {

@@ -52,3 +52,109 @@ pub fn queue<'a>(r: &'a Report, link: &str, from: &str) -> &'a bufferlab_core::r
         .find(|q| q.link == link && q.from == from)
         .unwrap_or_else(|| panic!("no queue {link} from {from}"))
 }
+
+/// A dumbbell scenario written as TOML text, the one builder the integration tests share:
+/// `pairs` senders s0.. and receivers d0.., access links (default 100 Mbit/s, 1 ms) and a
+/// bottleneck (default 10 Mbit/s, 10 ms). Values are given as TOML (`"\"10s\""`, inline
+/// tables as text), so a test reads like the scenario file it stands for.
+#[derive(Clone, Debug)]
+pub struct Dumbbell {
+    top: Vec<(String, String)>,
+    pairs: usize,
+    access: (String, String),
+    access_queue: Option<String>,
+    bottleneck: (String, String),
+    queue: Option<String>,
+    loss: Option<String>,
+    monitor: Vec<(String, String)>,
+    flows: Vec<String>,
+}
+
+impl Dumbbell {
+    pub fn new(pairs: usize) -> Self {
+        Self {
+            top: Vec::new(),
+            pairs,
+            access: ("100Mbps".into(), "1ms".into()),
+            access_queue: None,
+            bottleneck: ("10Mbps".into(), "10ms".into()),
+            queue: None,
+            loss: None,
+            monitor: Vec::new(),
+            flows: Vec::new(),
+        }
+    }
+    /// A top-level key (`name`, `duration`, `warmup`, `seed`) with its TOML value.
+    pub fn set(mut self, key: &str, value: &str) -> Self {
+        self.top.push((key.into(), value.into()));
+        self
+    }
+    pub fn duration(self, d: &str) -> Self {
+        self.set("duration", &format!("\"{d}\""))
+    }
+    pub fn access(mut self, rate: &str, delay: &str) -> Self {
+        self.access = (rate.into(), delay.into());
+        self
+    }
+    pub fn access_queue(mut self, queue: &str) -> Self {
+        self.access_queue = Some(queue.into());
+        self
+    }
+    pub fn bottleneck(mut self, rate: &str, delay: &str) -> Self {
+        self.bottleneck = (rate.into(), delay.into());
+        self
+    }
+    /// The bottleneck's queue, a TOML inline table.
+    pub fn queue(mut self, queue: &str) -> Self {
+        self.queue = Some(queue.into());
+        self
+    }
+    /// The bottleneck's loss model, a TOML inline table.
+    pub fn loss(mut self, loss: &str) -> Self {
+        self.loss = Some(loss.into());
+        self
+    }
+    pub fn monitor(mut self, key: &str, value: &str) -> Self {
+        self.monitor.push((key.into(), value.into()));
+        self
+    }
+    /// One `[[flows]]` table: its `key = value` lines.
+    pub fn flow(mut self, body: &str) -> Self {
+        self.flows.push(body.trim().into());
+        self
+    }
+    pub fn toml(&self) -> String {
+        let mut s = String::new();
+        for (k, v) in &self.top {
+            s += &format!("{k} = {v}\n");
+        }
+        s += &format!("[topology]\nkind = \"dumbbell\"\npairs = {}\n", self.pairs);
+        s += &format!(
+            "[links.access]\nrate = \"{}\"\ndelay = \"{}\"\n",
+            self.access.0, self.access.1
+        );
+        if let Some(q) = &self.access_queue {
+            s += &format!("queue = {q}\n");
+        }
+        s += &format!(
+            "[links.bottleneck]\nrate = \"{}\"\ndelay = \"{}\"\n",
+            self.bottleneck.0, self.bottleneck.1
+        );
+        if let Some(q) = &self.queue {
+            s += &format!("queue = {q}\n");
+        }
+        if let Some(l) = &self.loss {
+            s += &format!("loss = {l}\n");
+        }
+        if !self.monitor.is_empty() {
+            s += "[monitor]\n";
+            for (k, v) in &self.monitor {
+                s += &format!("{k} = {v}\n");
+            }
+        }
+        for f in &self.flows {
+            s += &format!("[[flows]]\n{f}\n");
+        }
+        s
+    }
+}

@@ -33,10 +33,10 @@ pub struct LinuxReno {
 }
 
 impl LinuxReno {
-    /// With `ns3_rules` the counter is kept across losses, as in ns-3.
-    pub fn new(ns3_rules: bool) -> Self {
+    /// `keep_count`: the counter is kept across losses, as in ns-3 (`Rules::linux_reno_keeps_ack_count`).
+    pub fn new(keep_count: bool) -> Self {
         Self {
-            keep_count: ns3_rules,
+            keep_count,
             ..Self::default()
         }
     }

@@ -85,18 +85,24 @@ pub trait CongestionControl {
 pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
     match p.cc {
         CcKind::Tahoe => Box::new(tahoe::Tahoe),
-        CcKind::Reno if p.ns3_rules => {
+        CcKind::Reno if p.rules().segment_counting_newreno => {
             Box::new(ns3_newreno::Ns3NewReno::new("reno", Recovery::Reno))
         }
-        CcKind::Newreno if p.ns3_rules => {
+        CcKind::Newreno if p.rules().segment_counting_newreno => {
             Box::new(ns3_newreno::Ns3NewReno::new("newreno", Recovery::NewReno))
         }
         CcKind::Reno => Box::new(reno::Reno),
         CcKind::Newreno => Box::new(newreno::NewReno),
-        CcKind::LinuxReno => Box::new(linux_reno::LinuxReno::new(p.ns3_rules)),
+        CcKind::LinuxReno => Box::new(linux_reno::LinuxReno::new(
+            p.rules().linux_reno_keeps_ack_count,
+        )),
         CcKind::Vegas => {
             let v = vegas::Vegas::new(p.vegas_alpha, p.vegas_beta, p.vegas_gamma);
-            Box::new(if p.ns2_rules { v.ns2(p.iw as f64) } else { v })
+            Box::new(if p.rules().vegas_as_ns2_agent {
+                v.ns2(p.iw as f64)
+            } else {
+                v
+            })
         }
         CcKind::Python => {
             unreachable!("Python controllers are built by the scenario builder through Extensions")

@@ -1,4 +1,5 @@
-//! ns-3's own sender rules (`ns3_rules`, on with the `ns3` preset) for a SACK sender, where
+//! ns-3's SACK sender (`Rules::sack_sender_by_states`, set by `tcp/flavour/ns3.rs`: `ns3_rules`,
+//! on with the `ns3` preset), where
 //! ns-3.44's `TcpSocketBase` (`src/internet/model/tcp-socket-base.cc`, read through the search
 //! tool) differs from the RFC reading of [`super`]:
 //!

@@ -1,0 +1,61 @@
+"""Each simulator's output brought to one shape (goodput, drops, queue, Jain), and medians."""
+
+from __future__ import annotations
+
+import statistics
+
+
+def jain(xs: list[float]) -> float | None:
+    s2 = sum(x * x for x in xs)
+    return (sum(xs) ** 2) / (len(xs) * s2) if xs and s2 > 0 else None
+
+
+def norm_bufferlab(r: dict) -> dict:
+    flows = r["flows"]
+    gp = [f["goodput_bps"] for f in flows]
+    bq = next(q for q in r["queues"] if q["link"] == "bottleneck" and q["from"] == "r0")
+    rx = sum(f["rx_packets"] for f in flows)
+    dsum = sum((f["delay_mean_s"] or 0) * f["rx_packets"] for f in flows)
+    early = bq.get("early_drops", 0)
+    return dict(
+        goodput_bps=gp, goodput_total_bps=sum(gp), jain=jain(gp), drops=bq["drops"],
+        early_drops=early, forced_drops=bq["drops"] - early, avg_queue_packets=bq["avg_packets"],
+        avg_queue_bytes=bq["avg_bytes"], delay_mean_s=dsum / rx if rx else None,
+        packet_hops=sum(link["tx_packets"] for link in r["links"]), events=r["events"],
+        sim_wall_s=r["wall_s"],
+    )
+
+
+def norm_ns3(r: dict) -> dict:
+    gp = [f["goodput_bps"] for f in r["flows"]]
+    q = r["queue"]
+    return dict(
+        goodput_bps=gp, goodput_total_bps=sum(gp), jain=jain(gp), drops=q["drops"],
+        early_drops=q["early_drops"], forced_drops=q["forced_drops"],
+        avg_queue_packets=q["avg_packets"], avg_queue_bytes=q["avg_bytes"],
+        # the 1-packet device queue below the queue disc (bufferlab's `device_queue`)
+        device_avg_packets=q.get("device_avg_packets"), device_avg_bytes=q.get("device_avg_bytes"),
+        delay_mean_s=r.get("delay_mean_s"), packet_hops=r["packet_hops"], events=r["events"],
+        sim_wall_s=r["sim_wall_s"],
+    )
+
+
+def norm_ns2(r: dict) -> dict:
+    gp = [f["goodput_bps"] for f in r["flows"]]
+    q = r.get("queue") or {}
+    return dict(
+        goodput_bps=gp, goodput_total_bps=sum(gp), jain=jain(gp), drops=q.get("drops"),
+        early_drops=None, forced_drops=None, avg_queue_packets=q.get("avg_packets"),
+        avg_queue_bytes=q.get("avg_bytes"), delay_mean_s=None, packet_hops=r["packet_hops"],
+        packet_hops_estimated=True, events=None, sim_wall_s=r["sim_wall_s"],
+    )
+
+
+def med(xs: list) -> float | None:
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+# ----------------------------------------------------------------------------------------------
+# Running
+# ----------------------------------------------------------------------------------------------

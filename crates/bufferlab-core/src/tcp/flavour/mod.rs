@@ -1,0 +1,149 @@
+//! Simulator flavours: whose TCP a connection follows where the implementations differ.
+//!
+//! The RFCs leave choices open and the simulators made their own: ns-2.35's one-way agents
+//! (`tcp.cc`, `tcp-reno.cc`, `tcp-vegas.cc`, ...), ns-3.44's `TcpSocketBase`, and Linux. Each
+//! rule on which they part is a named field of [`Rules`]; each flavour sets every field in its
+//! own file, with the source line it follows, so the three can be read side by side:
+//! [`rfc`] (the RFCs, Linux where they leave a choice), [`ns2`] and [`ns3`]. The sender,
+//! receiver, RTT estimator and controllers ask `params.rules()` instead of testing flags.
+//!
+//! The scenario names a flavour through the preset (`ns2`, `ns3`; every other preset is the
+//! RFC flavour) and the `ns2_rules` / `ns3_rules` options, which override it.
+//!
+//! Adding a rule (CONTRIBUTING.md, "Recipe: adding a simulator-flavour rule"): a field here with
+//! what it decides, its value with the citation in each flavour file, the code that asks for it,
+//! and a unit test that fails without it.
+
+pub mod ns2;
+pub mod ns3;
+pub mod rfc;
+
+/// Which simulator's rules a connection follows.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Flavour {
+    /// The RFCs, and Linux where they leave a choice.
+    #[default]
+    Rfc,
+    /// ns-2.35's agents (`ns2_rules`).
+    Ns2,
+    /// ns-3.44's `TcpSocketBase` (`ns3_rules`).
+    Ns3,
+}
+
+impl Flavour {
+    /// The flavour of a preset's default (`ns2_rules`, `ns3_rules`) and the options that
+    /// override it. Both on is an error: a connection follows one simulator.
+    pub fn from_options(
+        preset: Flavour,
+        ns2_rules: Option<bool>,
+        ns3_rules: Option<bool>,
+    ) -> Result<Flavour, (&'static str, String)> {
+        let ns2 = ns2_rules.unwrap_or(preset == Flavour::Ns2);
+        let ns3 = ns3_rules.unwrap_or(preset == Flavour::Ns3);
+        match (ns2, ns3) {
+            (true, true) => Err((
+                if ns3_rules == Some(true) {
+                    "ns3_rules"
+                } else {
+                    "ns2_rules"
+                },
+                "ns2_rules and ns3_rules are both on; a connection follows one simulator's \
+                 rules: turn one off (the ns2 preset turns ns2_rules on, ns3 ns3_rules)"
+                    .into(),
+            )),
+            (true, false) => Ok(Flavour::Ns2),
+            (false, true) => Ok(Flavour::Ns3),
+            (false, false) => Ok(Flavour::Rfc),
+        }
+    }
+
+    /// The rules of this flavour.
+    pub fn rules(self) -> &'static Rules {
+        match self {
+            Flavour::Rfc => &rfc::RULES,
+            Flavour::Ns2 => &ns2::RULES,
+            Flavour::Ns3 => &ns3::RULES,
+        }
+    }
+}
+
+/// Every rule on which the flavours differ. Each field says what it decides; each flavour file
+/// sets it with its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    // ---- connection set-up
+    /// The opening handshake ends with a third segment (a bare ACK of the SYN-ACK).
+    pub third_handshake_segment: bool,
+    /// After a lost SYN, ssthresh becomes two segments (half of the one-segment window).
+    pub ssthresh_two_segments_after_syn_loss: bool,
+    /// After a lost SYN, the RTO back-off is kept until a timed segment is acknowledged.
+    pub backoff_kept_after_syn_loss: bool,
+    /// A SYN-ACK arriving when established sets cwnd and ssthresh back to their initial values.
+    pub syn_ack_resets_window: bool,
+    /// The initial window after a lost SYN is the ordinary initial window (not one segment).
+    pub full_initial_window_after_syn_loss: bool,
+    /// The receiver acknowledges the first data segment at once, not delayed.
+    pub first_data_acked_at_once: bool,
+    /// The receiver retransmits an unanswered SYN-ACK on its own timer.
+    pub syn_ack_retransmission_timer: bool,
+
+    // ---- retransmission timer
+    /// The RTO is kept in whole clock ticks with fixed-point averages (needs a clock
+    /// granularity).
+    pub rto_in_ticks: bool,
+    /// A fast retransmission of the head restarts the retransmission timer.
+    pub restart_timer_on_head_retransmit: bool,
+
+    // ---- loss recovery and windows
+    /// The agents' own window arithmetic for Tahoe, Reno, NewReno and Vegas: ssthresh is half of
+    /// min(cwnd, window) in whole packets (not FlightSize / 2), Reno inflates from W / 2.
+    pub agent_window_halving: bool,
+    /// Fast retransmit is allowed when the very first data segment is lost, even inside the
+    /// window that a previous recovery guards.
+    pub fast_retransmit_when_first_segment_lost: bool,
+    /// New data may go out on duplicate ACKs below the threshold (besides limited transmit).
+    pub send_on_early_dupacks: bool,
+    /// The SACK sender follows ns-3's congestion states and pipe (`tcp/sender/ns3.rs`) instead
+    /// of RFC 6675's loop.
+    pub sack_sender_by_states: bool,
+    /// Retransmitted ranges are remembered until acknowledged (ns-3's `m_retrans`).
+    pub remember_retransmitted_ranges: bool,
+    /// Proportional Rate Reduction can be turned on (`prr`).
+    pub prr_available: bool,
+
+    // ---- congestion controllers
+    /// Reno and NewReno grow in whole segments with integer arithmetic (ns-3 `TcpNewReno`).
+    pub segment_counting_newreno: bool,
+    /// Linux Reno's ACK counter survives a loss (ns-3 `TcpLinuxReno`).
+    pub linux_reno_keeps_ack_count: bool,
+    /// Vegas as ns-2's `tcp-vegas.cc`: opens with one segment and raises the window on the
+    /// second new ACK, measures with its own fine-grained clock.
+    pub vegas_as_ns2_agent: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::config::{Preset, TcpParams};
+
+    #[test]
+    fn presets_pick_their_simulator_and_the_options_override_it() {
+        assert_eq!(TcpParams::preset(Preset::Ns2).flavour, Flavour::Ns2);
+        assert_eq!(TcpParams::preset(Preset::Ns3).flavour, Flavour::Ns3);
+        assert_eq!(TcpParams::preset(Preset::Linux).flavour, Flavour::Rfc);
+        let f = |p, a, b| Flavour::from_options(p, a, b).map_err(|e| e.0);
+        assert_eq!(f(Flavour::Ns2, Some(false), None), Ok(Flavour::Rfc));
+        assert_eq!(f(Flavour::Rfc, None, Some(true)), Ok(Flavour::Ns3));
+        assert_eq!(f(Flavour::Ns2, Some(false), Some(true)), Ok(Flavour::Ns3));
+        assert_eq!(f(Flavour::Ns3, Some(true), None), Err("ns2_rules"));
+        assert_eq!(f(Flavour::Ns2, None, Some(true)), Err("ns3_rules"));
+    }
+
+    #[test]
+    fn the_three_flavours_differ_where_they_say_they_do() {
+        // A flavour whose table equals another's would be a preset in name only.
+        assert_ne!(rfc::RULES, ns2::RULES);
+        assert_ne!(rfc::RULES, ns3::RULES);
+        assert_ne!(ns2::RULES, ns3::RULES);
+    }
+}

@@ -1,0 +1,46 @@
+//! ns-2.35's agents (`ns2_rules`, on with the `ns2` preset): `tcp/tcp.cc` (`TcpAgent`),
+//! `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-vegas.cc`, and the `TCPSink` of `tcp-sink.cc`. Each
+//! value cites the function that decides it; the unit tests are in `tcp/tests.rs` under
+//! "ns-2.35 agent rules".
+
+use super::Rules;
+
+pub const RULES: Rules = Rules {
+    // tcp.cc output(): the opening packet (seqno 0 with syn_) is a bare 40-byte header that is
+    // acknowledged like data; nothing answers the ACK.
+    third_handshake_segment: false,
+    // tcp.cc timeout() -> slowdown(CLOSE_SSTHRESH_HALF): half of min(cwnd_ 1, window_), at
+    // least 2 packets.
+    ssthresh_two_segments_after_syn_loss: true,
+    // tcp.cc newack(): t_backoff_ is reset only when a timed segment is acknowledged.
+    backoff_kept_after_syn_loss: true,
+    // ns-2's sink never sends a second SYN-ACK.
+    syn_ack_resets_window: false,
+    // tcp.cc timeout(): cwnd_ restarts from 1 after the opening packet's loss.
+    full_initial_window_after_syn_loss: false,
+    // tcp-sink.cc DelAckSink::recv: delays from the first packet on.
+    first_data_acked_at_once: false,
+    syn_ack_retransmission_timer: false,
+    // tcp.cc rtt_update(): t_srtt_ and t_rttvar_ fixed-point in ticks of tcpTick_, rtt_timeout()
+    // rounds up to whole ticks.
+    rto_in_ticks: true,
+    // tcp-reno.cc dupack_action(): reset_rtx_timer(1, 0) after the fast retransmission.
+    restart_timer_on_head_retransmit: true,
+    // tcp.cc slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF) with precision_reduce_: windowd() =
+    // min(cwnd_, window_) in packets; tcp-reno.cc window() = cwnd_ + dupwnd_; tcp-vegas.cc
+    // timeout halves the same window.
+    agent_window_halving: true,
+    // tcp.cc dupack_action() bugfix_ss_: highest_ack_ == 0 also starts a fast retransmit.
+    fast_retransmit_when_first_segment_lost: true,
+    // tcp.cc recv(): send_much only when dupacks_ is 0 or >= numdupacks_ (send_one on the first
+    // and second duplicate is limited transmit, `singledup_`).
+    send_on_early_dupacks: false,
+    sack_sender_by_states: false,
+    remember_retransmitted_ranges: false,
+    prr_available: false,
+    segment_counting_newreno: false,
+    linux_reno_keeps_ack_count: false,
+    // tcp-vegas.cc: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_), recv raises it
+    // to windowInit_ on the second new ACK; the fine-grained RTT of VegasTcpAgent::recv.
+    vegas_as_ns2_agent: true,
+};

@@ -1,0 +1,40 @@
+//! ns-3.44's `TcpSocketBase` (`ns3_rules`, on with the `ns3` preset):
+//! `src/internet/model/tcp-socket-base.cc` and its helpers (`tcp-tx-buffer.cc`,
+//! `tcp-prr-recovery.cc`, `tcp-congestion-ops.cc`, `tcp-linux-reno.cc`). The SACK sender's
+//! algorithm is `tcp/sender/ns3.rs`; the unit tests are in `tcp/tests.rs` under "ns-3.44
+//! TcpSocketBase rules", and `tests/tcp_ns3.rs` checks five flows packet for packet.
+
+use super::Rules;
+
+pub const RULES: Rules = Rules {
+    // ProcessSynSent: the SYN-ACK is answered with an ACK.
+    third_handshake_segment: true,
+    ssthresh_two_segments_after_syn_loss: false,
+    backoff_kept_after_syn_loss: false,
+    // DoForwardUp: cwnd and ssthresh are initialised on every SYN received, even established.
+    syn_ack_resets_window: true,
+    // ProcessSynSent keeps m_initialCWnd after a SYN retransmission (no RFC 5681 3.1 rule).
+    full_initial_window_after_syn_loss: true,
+    // ProcessSynRcvd: "Always respond to first data packet to speed up the connection".
+    first_data_acked_at_once: true,
+    // SendEmptyPacket in SYN_RCVD: ConnTimeout 3 s, doubled, SynRetries transmissions.
+    syn_ack_retransmission_timer: true,
+    rto_in_ticks: false,
+    // SendDataPacket starts the timer only when it is not running.
+    restart_timer_on_head_retransmit: false,
+    // EnterRecovery / ReTxTimeout: ssthresh from BytesInFlight() (the controller's GetSsThresh).
+    agent_window_halving: false,
+    fast_retransmit_when_first_segment_lost: false,
+    send_on_early_dupacks: true,
+    // ProcessAck, DupAck, SendPendingData, ReTxTimeout: the congestion states and the SACK pipe.
+    sack_sender_by_states: true,
+    // TcpTxBuffer: m_retrans marks on the sent list.
+    remember_retransmitted_ranges: true,
+    // TcpPrrRecovery, the default RecoveryType.
+    prr_available: true,
+    // TcpNewReno::SlowStart / CongestionAvoidance: whole segments, integer MSS^2/cwnd.
+    segment_counting_newreno: true,
+    // TcpLinuxReno never clears m_cWndCnt.
+    linux_reno_keeps_ack_count: true,
+    vegas_as_ns2_agent: false,
+};

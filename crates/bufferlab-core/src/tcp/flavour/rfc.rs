@@ -1,0 +1,42 @@
+//! The RFC flavour, with Linux where the RFCs leave a choice: the `linux` preset, and `ns2` or
+//! `ns3` with their rules turned off. Each value cites the rule it follows.
+
+use super::Rules;
+
+pub const RULES: Rules = Rules {
+    // RFC 9293 section 3.5: SYN, SYN-ACK, ACK.
+    third_handshake_segment: true,
+    // RFC 5681 section 3.1: a lost SYN leaves ssthresh alone; only the window drops to one.
+    ssthresh_two_segments_after_syn_loss: false,
+    // RFC 6298 section 5.7: after the handshake the RTO restarts from its initial value.
+    backoff_kept_after_syn_loss: false,
+    // RFC 9293: a duplicate SYN-ACK is acknowledged, nothing else changes.
+    syn_ack_resets_window: false,
+    // RFC 5681 section 3.1: after a lost SYN the initial window is one segment.
+    full_initial_window_after_syn_loss: false,
+    // RFC 1122 4.2.3.2 / RFC 5681 section 4.2: delayed ACKs from the first segment on.
+    first_data_acked_at_once: false,
+    // The sender's SYN timer recovers a lost SYN-ACK (RFC 9293 section 3.8.1).
+    syn_ack_retransmission_timer: false,
+    // RFC 6298: RTT variables in real time.
+    rto_in_ticks: false,
+    // Linux tcp_retransmit_skb rearms the timer for the retransmitted head.
+    restart_timer_on_head_retransmit: true,
+    // RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 SMSS).
+    agent_window_halving: false,
+    // RFC 6582 section 3.2 step 1: the recovery point guards the window.
+    fast_retransmit_when_first_segment_lost: false,
+    // RFC 5681: an ACK that does not move the window does not stop sending what cwnd allows.
+    send_on_early_dupacks: true,
+    // RFC 6675 section 5: the SACK-based loss recovery loop.
+    sack_sender_by_states: false,
+    remember_retransmitted_ranges: false,
+    // RFC 6937 is offered as ns-3 implements it only (docs/models/tcp.md).
+    prr_available: false,
+    // RFC 5681 section 3.1 in bytes (appropriate byte counting is Linux's `linux_reno`).
+    segment_counting_newreno: false,
+    // Linux tcp_cong.c tcp_cong_avoid_ai: snd_cwnd_cnt is reset with the window.
+    linux_reno_keeps_ack_count: false,
+    // Brakmo & Peterson 1995 as written (cc/vegas.rs).
+    vegas_as_ns2_agent: false,
+};
