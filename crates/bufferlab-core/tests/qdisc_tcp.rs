@@ -1,5 +1,5 @@
-//! Queue disciplines with TCP, against the ns-2 peer (/work/shared/peers/ns2/RESULTS.md):
-//! seed paper 004 (4 Reno flows, 2 Mb/s, limit 20) and paper 001 (RED and LALRED, 5 Reno + 5 CBR).
+//! Queue disciplines with TCP, against the ns-2 peer (../shared/peers/ns2/RESULTS.md, beside
+//! the repository): seed paper 004 (4 Reno flows, 2 Mb/s, limit 20) and paper 001 (RED and LALRED, 5 Reno + 5 CBR).
 
 mod common;
 use bufferlab_core::api::{run, RunRequest};

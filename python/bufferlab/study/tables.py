@@ -161,6 +161,8 @@ def print_table(t: TableOut, console: Any) -> None:
 
 
 def markdown_table(t: TableOut) -> str:
+    # Written by hand, not with pandas/tabulate: their pipe tables pad every cell to the column
+    # width, which would rewrite every committed study page (docs/studies/*.md) for no gain.
     lines = ["| " + " | ".join(t.header) + " |", "|" + "---|" * len(t.header)]
     lines += ["| " + " | ".join(c.replace("|", "/") for c in r) + " |" for r in t.rows]
     return "\n".join(lines)

@@ -8,7 +8,7 @@
 //! * ns-2.35 `tcl/lib/ns-default.tcl` (Agent/TCP, Agent/TCPSink, Agent/TCP/Vegas) and
 //!   `tcp.cc` (TcpAgent), read through the search tool.
 //! * ns-3.44 attribute defaults (`TcpSocket`, `TcpSocketBase`, `TcpL4Protocol`), as listed in
-//!   /work/shared/peers/ns3/README.md and ns-3's documentation.
+//!   ../shared/peers/ns3/README.md (beside the repository) and ns-3's documentation.
 //! * Linux (6.x) defaults: `include/net/tcp.h` (TCP_RTO_MIN 200 ms, TCP_RTO_MAX 120 s,
 //!   TCP_TIMEOUT_INIT 1 s, TCP_INIT_CWND 10, TCP_DELACK_MIN 40 ms), `net.ipv4.tcp_rmem/wmem`.
 
