@@ -8,6 +8,7 @@ recorded results (docs/studies/*.md), not tests.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -87,9 +88,40 @@ def test_run_all_tiny(tmp_path: Path) -> None:
         pngs = sorted(out.glob(f"{name}_*.png"))
         assert len(pngs) == len(s.figures), (name, pngs)
         assert all(p.stat().st_size > 1000 for p in pngs)
-        # Every claim got a verdict line.
+        # Every claim got a verdict line, and none is judged on a value this mode lacks.
         assert len(data["claims"]) == len(s.claims)
+        for c in data["claims"]:
+            if c["verdict"] in ("holds", "does not hold"):
+                assert "nan" not in c["evidence"].split(), (name, c)
         page = (docs / f"{name}.md").read_text()
         assert "## The paper's conclusions, checked" in page
+        assert "**A tiny run, not the reproduction.**" in page
         for t in s.tables:
             assert str(t.get("id")) in page
+
+
+def test_quick_and_tiny_runs_never_write_the_tracked_pages(tmp_path: Path) -> None:
+    """Only a full run writes docs/studies/NAME.md; a tiny page asked for goes to --out."""
+    studies = tmp_path / "studies"
+    shutil.copytree(STUDIES / "queues_004", studies / "queues_004")
+    tracked = tmp_path / "docs" / "studies"
+    out = tmp_path / "out"
+    r = run_cli(
+        "study", "run", "queues_004", "--tiny", "--studies", str(studies), "--out", str(out)
+    )
+    assert r.code == 0, r.stderr[-2000:]
+    assert not tracked.exists()
+    r = run_cli(
+        "study",
+        "run",
+        "queues_004",
+        "--tiny",
+        "--docs",
+        "--studies",
+        str(studies),
+        "--out",
+        str(out),
+    )
+    assert r.code == 0, r.stderr[-2000:]
+    assert not tracked.exists()
+    assert "not the reproduction" in (out / "queues_004.md").read_text()

@@ -107,7 +107,8 @@ def run_cmd(
         bool | None,
         typer.Option(
             "--docs/--no-docs",
-            help="Write docs/studies/NAME.md (default: yes except with --tiny).",
+            help="Write the study page NAME.md (default: yes for a full run; a --quick or --tiny "
+            "page goes to --out, never to docs/studies).",
             show_default=False,
         ),
     ] = None,
@@ -139,8 +140,11 @@ def run_cmd(
         if not chosen:
             names = ", ".join(s.name for s in all_studies) or "none"
             raise _fail(f"no study named {name!r} in {sdir} (studies: {names}, or `all`)")
-    write_docs = (mode != "tiny") if docs is None else docs
-    ddir = docs_dir or (repo_root(sdir) / "docs" / "studies")
+    # Only a full run writes the tracked pages (docs/studies): a quick or tiny run's numbers come
+    # from shorter runs and would contradict the page's discussion. Asked for, its page goes to
+    # --out (or an explicit --docs-dir), marked as a preview.
+    write_docs = (mode == "full") if docs is None else docs
+    ddir = docs_dir or (repo_root(sdir) / "docs" / "studies" if mode == "full" else out)
     # Wide tables: do not wrap them at 80 columns when the output is not a terminal.
     console = Console() if sys.stdout.isatty() else Console(width=240)
     command = (

@@ -14,15 +14,23 @@ from bufferlab.study.tables import published_rows
 # -- claims ------------------------------------------------------------------------------------
 
 
-def claim_namespace(out: Outcome) -> dict[str, Any]:
+def claim_namespace(out: Outcome, missing: list[str] | None = None) -> dict[str, Any]:
+    """The names a claim's check and evidence see. Every value a check asks for that this run
+    does not have (a point the mode did not run, a metric that failed) is noted in
+    ``missing``, so that the claim is reported as not checked instead of judged on NaN."""
     st = out.study
     default_exp = st.experiments[0].name if st.experiments else ""
+    missing = [] if missing is None else missing
 
     def vals(metric: str, exp: str | None = None, **where: Any) -> list[float]:
         e = exp or default_exp
-        return [
+        xs = [
             (out.stat(e, lab, metric) or {}).get("mean", math.nan) for lab in out.matching(e, where)
         ]
+        if not xs or any(math.isnan(x) for x in xs):
+            cond = ", ".join(f"{k}={v}" for k, v in where.items())
+            missing.append(f"{metric}({cond})" if cond else metric)
+        return xs
 
     def m(metric: str, exp: str | None = None, **where: Any) -> float:
         return mean_of(vals(metric, exp, **where))
@@ -106,20 +114,24 @@ def claim_namespace(out: Outcome) -> dict[str, Any]:
 
 
 def check_claims(out: Outcome) -> list[dict[str, Any]]:
-    ns = claim_namespace(out)
+    missing: list[str] = []
+    ns = claim_namespace(out, missing)
     res = []
     for c in out.study.claims:
         verdict, evidence = "not checked", ""
         try:
+            missing.clear()
             if c.get("check"):
                 ok = evaluate(c["check"], ns)
                 verdict = "holds" if ok else "does not hold"
+            needed = sorted(set(missing))
             if c.get("evidence"):
                 evidence = evaluate("f" + json.dumps(c["evidence"]), ns)
-            if verdict == "does not hold" and "nan" in evidence.split():
-                # A point the check needs did not run (e.g. --tiny or --quick subsets).
+            if needed:
+                # A value the check needs is not in this run (a point --quick or --tiny leaves
+                # out, or a metric that failed): no verdict on NaN.
                 verdict = "not checked"
-                evidence += " (points missing in this mode)"
+                evidence += f" (no value in this run for {'; '.join(needed)})"
         except Exception as e:  # reported, not fatal (e.g. a tiny run lacks a point)
             verdict, evidence = "not checked", f"({type(e).__name__}: {e})"
         res.append(

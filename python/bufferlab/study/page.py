@@ -42,6 +42,15 @@ def write_markdown(
         f"({st.tolerance:.0%}, see README) with the paper's value outside the bufferlab interval.",
         "",
     ]
+    if out.mode != "full":
+        lines += [
+            f"> **A {out.mode} run, not the reproduction.** `--{out.mode}` runs shorter and with "
+            "fewer replications (and maybe fewer points) than the study's full setup, so its "
+            "numbers are a preview and the comparison with the paper's full-length numbers does "
+            "not hold as it stands; the recorded page is written by a full run "
+            f"(`bufferlab study run {st.name}`).",
+            "",
+        ]
     if out.errors:
         lines += ["Problems met:", ""] + [f"* {k}: {v}" for k, v in out.errors.items()] + [""]
     lines += ["## Tables", ""]
