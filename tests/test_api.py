@@ -13,7 +13,9 @@ import bufferlab
 from bufferlab import Results, Scenario, ScenarioError, SimulationPanic
 from bufferlab.results import FLOW_COLUMNS, LINK_COLUMNS, QUEUE_COLUMNS
 from bufferlab.scenario import normalise_overrides
-from conftest import POISSON
+from conftest import POISSON, ROOT
+
+EXAMPLES = ROOT / "examples"
 
 
 def test_public_names():
@@ -167,3 +169,21 @@ def test_threads_give_the_same_results(poisson_file: Path):
         a.pop("wall_s")
         b.pop("wall_s")
         assert a == b
+
+
+def test_queue_figure_draws_a_byte_mode_red_average_in_bytes() -> None:
+    """RED in byte mode averages bytes: its figure is in bytes, queue and average alike (the
+    average of ~thousands of bytes was once drawn on a 0-10 packet axis)."""
+    from bufferlab.experiments.figures import queue_figure
+
+    res = bufferlab.run(
+        EXAMPLES / "table3_base.toml",
+        overrides={"duration": "3s", "monitor.queue_interval": "10ms"},
+    )
+    qs = res.queue_series
+    assert set(qs["average_unit"].dropna()) == {"bytes"}
+    ax = queue_figure(qs, link="bottleneck").axes[0]
+    assert ax.get_ylabel() == "queue length (bytes)"
+    fwd = qs[(qs["link"] == "bottleneck") & (qs["from"] == "r0")]
+    drawn = max(max(line.get_ydata()) for line in ax.lines)
+    assert drawn == max(fwd["bytes"].max(), fwd["average"].max())

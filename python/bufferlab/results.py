@@ -170,7 +170,8 @@ class Results:
         """Sampled queue occupancy, one row per queue and sample time.
 
         Columns link, from, to, t_s, packets, bytes, then any further per-sample series of the
-        report (such as ``average``, the discipline's averaged length; NaN where undefined).
+        report (such as ``average``, the discipline's averaged length; NaN where undefined) and
+        ``average_unit`` ("packets", or "bytes" for RED in byte mode) where there is one.
         """
         import pandas as pd
 
@@ -185,6 +186,8 @@ class Results:
             for key, values in rec.items():
                 if key not in frame and isinstance(values, list) and len(values) == n:
                     frame[key] = pd.Series(values, dtype="float64")
+            if "average_unit" in rec:  # "packets" or "bytes": the unit of `average`
+                frame["average_unit"] = pd.Series(cols["average_unit"], dtype="string")
             parts.append(pd.DataFrame(frame))
         if not parts:
             return pd.DataFrame({k: pd.Series(dtype=t) for k, t in fixed.items()})

@@ -84,6 +84,10 @@ pub struct QueueSeriesReport {
     pub packets: Vec<u32>,
     pub bytes: Vec<u64>,
     pub average: Vec<Option<f64>>,
+    /// The unit of `average`: "packets", or "bytes" for a discipline that averages bytes (RED
+    /// in byte mode). Absent when the discipline keeps no average.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub average_unit: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, Serialize, Default)]
@@ -258,6 +262,11 @@ impl Report {
                         packets: s.packets.clone(),
                         bytes: s.bytes.clone(),
                         average: s.average.clone(),
+                        average_unit: s
+                            .average
+                            .iter()
+                            .any(Option::is_some)
+                            .then_some(s.average_unit),
                     }
                 })
                 .collect(),

@@ -402,3 +402,46 @@ fn red_average_decays_over_an_idle_link() {
     let queue = red_average_ratio_after_idle("queue_empty");
     assert!(queue < 0.05, "queue_empty: ave kept {queue}");
 }
+
+// ---- the unit of a discipline's average in the queue series ----
+#[test]
+fn red_says_whether_its_average_counts_bytes_or_packets() {
+    let unit = |queue: &str| {
+        let text = common::Dumbbell::new(1)
+            .duration("2s")
+            .queue(queue)
+            .monitor("queue_interval", "\"10ms\"")
+            .flow(
+                r#"src = "s0"
+dst = "d0"
+app = { kind = "cbr", rate = "12Mbps", packet_size = "1000B" }"#,
+            )
+            .toml();
+        let r = run_toml(&text);
+        let s = r["series"]["queues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["from"] == "r0")
+            .unwrap()
+            .clone();
+        let max_avg = s["average"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|a| a.as_f64())
+            .fold(0.0, f64::max);
+        (s["average_unit"].as_str().map(String::from), max_avg)
+    };
+    let (u, avg) = unit(r#"{ kind = "red", limit = "30p", byte_mode = true }"#);
+    assert_eq!(u.as_deref(), Some("bytes"));
+    assert!(
+        avg > 1000.0,
+        "a byte-mode average of a standing queue is in bytes: {avg}"
+    );
+    let (u, avg) = unit(r#"{ kind = "red", limit = "30p", byte_mode = false }"#);
+    assert_eq!(u.as_deref(), Some("packets"));
+    assert!(avg > 1.0 && avg <= 30.0, "{avg}");
+    let (u, _) = unit(r#"{ kind = "droptail", limit = "30p" }"#);
+    assert_eq!(u, None, "no average, no unit");
+}

@@ -167,23 +167,37 @@ def metric_figure(
 
 
 def queue_figure(series: pd.DataFrame, title: str = "", link: str | None = None) -> Figure:
-    """Queue length against time for each queue of a run's ``queues`` series (long format)."""
+    """Queue length against time for each queue of a run's ``queues`` series (long format), with
+    the discipline's own average (RED's EWMA) or else the running mean of the samples.
+
+    Each quantity is drawn in its own unit: a discipline that averages bytes (RED in byte mode,
+    ``average_unit == "bytes"``) puts the figure in bytes, queue and average alike; otherwise it
+    is in packets."""
     fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
     df = series if link is None else series[series["link"] == link]
+    units = set()
     for (ln, fr, to), g in df.groupby(["link", "from", "to"], sort=False):
         if not (g["packets"] > 0).any():
             continue
-        (line,) = ax.plot(g["t_s"], g["packets"], lw=0.8, label=f"{ln} {fr}→{to}")
-        if "average" in g and g["average"].notna().any():
+        has_avg = "average" in g and g["average"].notna().any()
+        unit = "packets"
+        if has_avg and "average_unit" in g and (g["average_unit"] == "bytes").any():
+            unit = "bytes"
+        units.add(unit)
+        (line,) = ax.plot(g["t_s"], g[unit], lw=0.8, label=f"{ln} {fr}→{to}")
+        if has_avg:
             ax.plot(g["t_s"], g["average"], lw=1.5, color=line.get_color(), ls="--",
                     label=f"{ln} {fr}→{to} (average)")  # fmt: skip
         else:
             # The running time-average of the samples, for disciplines without their own.
-            avg = g["packets"].expanding().mean()
+            avg = g[unit].expanding().mean()
             ax.plot(g["t_s"], avg, lw=1.5, color=line.get_color(), ls="--",
                     label=f"{ln} {fr}→{to} (running mean)")  # fmt: skip
+    if units == {"bytes", "packets"}:
+        ax.set_ylabel("queue length (bytes for RED byte mode, else packets)")
+    else:
+        ax.set_ylabel(f"queue length ({units.pop() if units else 'packets'})")
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("queue length (packets)")
     ax.grid(True, alpha=0.3)
     if ax.lines:
         ax.legend(fontsize=8)

@@ -10,4 +10,6 @@ pub struct QueueSeries {
     pub bytes: Vec<u64>,
     /// The discipline's smoothed estimate (RED's average) when it keeps one.
     pub average: Vec<Option<f64>>,
+    /// The unit of `average` (`"packets"` or `"bytes"`), from the discipline.
+    pub average_unit: &'static str,
 }

@@ -191,6 +191,10 @@ impl QueueDisc for Lalred {
     fn average(&self) -> Option<f64> {
         self.red.average()
     }
+
+    fn average_unit(&self) -> &'static str {
+        self.red.average_unit()
+    }
 }
 
 #[cfg(test)]

@@ -172,6 +172,11 @@ pub trait QueueDisc {
     fn average(&self) -> Option<f64> {
         None
     }
+    /// The unit of [`average`](QueueDisc::average): `"packets"`, or `"bytes"` when the
+    /// discipline averages bytes (RED in byte mode).
+    fn average_unit(&self) -> &'static str {
+        "packets"
+    }
     /// Per-class counters of a class-based queue (reported as `queues[i].classes`).
     fn class_stats(&self) -> Option<serde_json::Value> {
         None

@@ -622,8 +622,10 @@ pub fn build_with(
                 )
             })?;
             for p in l.ports {
+                let average_unit = sim.ports[p.idx()].qdisc.disc().average_unit();
                 sim.series.push(QueueSeries {
                     port: p,
+                    average_unit,
                     ..QueueSeries::default()
                 });
             }

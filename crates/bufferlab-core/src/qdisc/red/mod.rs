@@ -543,6 +543,15 @@ impl QueueDisc for Red {
     fn average(&self) -> Option<f64> {
         Some(self.ave)
     }
+
+    fn average_unit(&self) -> &'static str {
+        // In byte mode `ave` is compared with thresholds in bytes (ns-2 `bytes_`).
+        if byte_mode(&self.cfg) {
+            "bytes"
+        } else {
+            "packets"
+        }
+    }
 }
 
 #[cfg(test)]
