@@ -62,13 +62,13 @@ test-python: $(BUILD_STAMP) ## Run the Python tests (pytest)
 
 fmt: $(VENV_STAMP) ## Format Rust and Python sources
 	cargo fmt --all
-	$(BIN)/ruff format python tests
+	$(BIN)/ruff format python tests docs/gen
 
 lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings, ruff, the _core stub)
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests docs/gen
+	$(BIN)/ruff format --check python tests docs/gen
 	cd python && ../$(BIN)/python -m mypy.stubtest bufferlab._core
 
 bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c")

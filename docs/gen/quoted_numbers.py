@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Numbers the docs quote from runs, regenerated from the current code.
+
+Each generator runs what a page quotes and returns the text between the page's markers
+``<!-- generated:NAME:start -->`` and ``<!-- generated:NAME:end -->``. Hand-written prose stays
+outside the markers; every run number inside them comes from here.
+
+    python3 docs/gen/quoted_numbers.py          # rewrite the passages and the example report
+    python3 docs/gen/quoted_numbers.py --check  # exit 1 naming each stale one (the test suite)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def table3_example(workdir: Path, write: bool) -> dict[str, str]:
+    """docs/experiments.md, "Example: the shape of Table 3 of paper 000"."""
+    from bufferlab.experiments.execute import run_sweep
+    from bufferlab.experiments.report import write_report
+    from bufferlab.experiments.stats import aggregate
+
+    db = workdir / "table3.duckdb"
+    # Relative to the repository, so that no machine's path lands in the committed report.
+    out = run_sweep(Path("examples") / "sweep_red_table3.toml", db=db, jobs=2)
+    delay = aggregate(db, "table3", "flows[tcp0].delay_mean_s")
+    at = delay[delay["links.bottleneck.rate"] == "0.1MB/s"]
+    at = at.set_index("links.bottleneck.queue.limit")
+
+    def ms(limit: str) -> str:
+        r = at.loc[limit]
+        return f"{r['mean'] * 1e3:.1f} ± {r['ci_half'] * 1e3:.1f} ms"
+
+    runs = out.done + out.skipped + out.failed
+    text = (
+        f"What it shows ({runs} runs, {out.failed} failed; mean ± 95 % CI over the "
+        "replications, flow tcp0): the one-way delay grows with the buffer (0.1 MB/s: "
+        f"{ms('5KB')} at 5 KB, {ms('10KB')} at 10 KB, {ms('50KB')} at 50 KB)"
+    )
+    report = ROOT / "docs" / "examples" / "sweep_red_table3.html"
+    html = workdir / "report.html"
+    write_report(db, "table3", html)
+    if write:
+        report.write_text(html.read_text())
+    elif _without_dates(html.read_text()) != _without_dates(report.read_text()):
+        text += " [the committed docs/examples/sweep_red_table3.html is stale]"
+    return {"table3-example": text}
+
+
+def _without_dates(html: str) -> str:
+    """A report without its creation and writing times (the rest must match byte for byte)."""
+    return re.sub(r"created [^<]*? · report written [^<]*? UTC", "", html)
+
+
+GENERATORS: dict[str, tuple[Path, Callable[[Path, bool], dict[str, str]]]] = {
+    "table3": (ROOT / "docs" / "experiments.md", table3_example),
+}
+
+
+def splice(text: str, name: str, body: str) -> str:
+    start, end = f"<!-- generated:{name}:start -->", f"<!-- generated:{name}:end -->"
+    pat = re.compile(re.escape(start) + r".*?" + re.escape(end), re.S)
+    if not pat.search(text):
+        raise SystemExit(f"markers {start} ... {end} missing")
+    return pat.sub(lambda _: f"{start}\n{body}\n{end}", text)
+
+
+def main() -> int:
+    os.chdir(ROOT)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="fail if a passage is stale")
+    args = ap.parse_args()
+    stale = []
+    with tempfile.TemporaryDirectory() as d:
+        for name, (page, gen) in GENERATORS.items():
+            work = Path(d) / name
+            work.mkdir()
+            text = page.read_text()
+            new = text
+            for marker, body in gen(work, not args.check).items():
+                new = splice(new, marker, body)
+            if new != text:
+                if args.check:
+                    stale.append(f"{page.relative_to(ROOT)}: {name}")
+                else:
+                    page.write_text(new)
+    for s in stale:
+        print(f"stale: {s} (python3 docs/gen/quoted_numbers.py)", file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
