@@ -27,7 +27,10 @@ def swept(tmp_path_factory) -> Path:
     write_sweep(d, body)
     r = run_cli("sweep", "sweep.toml", "--db", "r.duckdb", "-j", "2", cwd=d)
     assert r.code == 0, r.stderr
-    assert "tiny: 12 ok, 6 failed, 0 already done, 18 in all" in r.stderr
+    assert "tiny: 12 ok, 6 failed, 18 in all" in r.stderr
+    # The first failure is shown with its grid point, not only counted.
+    first = next(line for line in r.stderr.splitlines() if line.startswith("first failure:"))
+    assert "limit=10B" in first and "replication 0" in first and "smaller than one" in first, first
     return d
 
 
@@ -36,6 +39,14 @@ def test_sweep_prints_a_summary_and_resumes(swept, cli):
     assert r.code == 0
     assert "resuming: 12 of 18 runs already in r.duckdb" in r.stderr
     assert "0 ok, 6 failed, 12 already done" in r.stderr
+
+
+def test_sweep_limit_on_a_fresh_database_says_what_is_left(tmp_path, cli):
+    write_sweep(tmp_path, SWEEP)
+    r = cli("sweep", "sweep.toml", "--db", "r.duckdb", "--limit", "2", "--quiet", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert "already done" not in r.stderr, r.stderr
+    assert "2 ok, 0 failed, 10 left for a later call (--limit), 12 in all" in r.stderr, r.stderr
 
 
 def test_results_lists_sweeps_and_aggregates(swept, cli):

@@ -142,11 +142,22 @@ def sweep(
                 limit=limit,
             )
         rate = out.ran / out.wall_s if out.wall_s > 0 else 0.0
+        parts = [f"{out.done} ok", f"{out.failed} failed"]
+        if out.skipped:
+            parts.append(f"{out.skipped} already done")
+        if out.left:
+            parts.append(f"{out.left} left for a later call (--limit)")
         print(
-            f"{out.sweep}: {out.done} ok, {out.failed} failed, {out.skipped} already done, "
-            f"{out.total} in all ({rate:.2f} runs/s); results in {db}",
+            f"{out.sweep}: {', '.join(parts)}, {out.total} in all ({rate:.2f} runs/s); "
+            f"results in {db}",
             file=sys.stderr,
         )
+        if out.first_error:
+            print(
+                f"first failure: {out.first_error} (all failures: bufferlab results "
+                f"{out.sweep} --db {db})",
+                file=sys.stderr,
+            )
 
 
 # -- results ----------------------------------------------------------------------------------

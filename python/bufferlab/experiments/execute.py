@@ -81,10 +81,15 @@ class SweepOutcome:
 
     sweep: str
     total: int
+    #: runs already recorded as ok (a resumed sweep): not run again
     skipped: int
     done: int
     failed: int
     wall_s: float
+    #: runs still to do that ``limit`` left for a later call
+    left: int = 0
+    #: the first failure of this call: the run's grid point and replication, and the error
+    first_error: str | None = None
 
     @property
     def ran(self) -> int:
@@ -127,21 +132,28 @@ def run_sweep(
         sweep_id = store.register_sweep(sw)
         runs = sw.runs(replications)
         ok = store.ok_keys(sweep_id)
-        todo = [r for r in runs if r.key not in ok]
-        if limit is not None:
-            todo = todo[:limit]
-        skipped = len(runs) - len(todo)
+        pending = [r for r in runs if r.key not in ok]
+        todo = pending if limit is None else pending[:limit]
+        skipped = len(runs) - len(pending)
+        left = len(pending) - len(todo)
         done = failed = 0
+        first_error: str | None = None
         if progress:
             progress("start", 0, 0, len(todo), skipped)
 
         def record(spec: RunSpec, result: Mapping[str, Any]) -> None:
-            nonlocal done, failed
+            nonlocal done, failed, first_error
             store.record_run(sweep_id, sw, spec, result)
             if result.get("ok"):
                 done += 1
             else:
                 failed += 1
+                if first_error is None:
+                    first_error = (
+                        f"point {spec.point.index} ({spec.point.label()}), "
+                        f"replication {spec.replication}: "
+                        f"{result.get('error')}"
+                    )
             if progress:
                 progress("run", done, failed, len(todo), skipped)
 
@@ -155,7 +167,8 @@ def run_sweep(
                     (*_args_for(sw, spec), store.series_prefix(sweep_id, spec.key)) for spec in todo
                 ]
                 _run_local(todo, args, record, jobs or default_jobs(), executor)
-        return SweepOutcome(sw.name, len(runs), skipped, done, failed, time.perf_counter() - t0)
+        wall = time.perf_counter() - t0
+        return SweepOutcome(sw.name, len(runs), skipped, done, failed, wall, left, first_error)
     finally:
         if own_store:
             store.close()
