@@ -644,13 +644,11 @@ impl Simulation {
             .iter()
             .map(|p| {
                 let link = &self.links[p.link.idx()].name;
-                (links.is_empty() || links.contains(link)).then(|| {
-                    format!(
-                        "{link}_{}-{}.pcap",
-                        self.nodes[p.from.idx()].name,
-                        self.nodes[p.to.idx()].name
-                    )
-                })
+                if !(links.is_empty() || links.contains(link)) {
+                    return Vec::new();
+                }
+                let (from, to) = (&self.nodes[p.from.idx()].name, &self.nodes[p.to.idx()].name);
+                vec![format!("{link}_{from}-{to}.pcap"), format!("{link}.pcap")]
             })
             .collect();
         self.pcap = Some(PcapSet::create(dir, names)?);

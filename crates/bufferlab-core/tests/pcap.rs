@@ -133,7 +133,7 @@ fn tshark_tcp_analysis_sees_the_retransmissions() {
         source: "t.toml",
         seed: Some(1),
         pcap_dir: Some(&dir),
-        pcap_links: vec!["access_s0".into()],
+        pcap_links: vec!["access_s0".into(), "access_d0".into()],
         ..Default::default()
     })
     .unwrap();
@@ -171,6 +171,65 @@ fn tshark_tcp_analysis_sees_the_retransmissions() {
     assert_eq!(
         flagged, rexmit,
         "tshark flags exactly the segments bufferlab retransmitted"
+    );
+    // The receiver's side: the SYN-ACK takes one sequence number, so its pure ACKs are not
+    // keep-alives (each was one, 2 309 in a 10 s run, when the SYN-ACK did not), and no host
+    // has the network address 10.0.0.0.
+    let acks = dir.join("access_d0_d0-r1.pcap");
+    let acks = acks.to_str().unwrap();
+    let expert = tshark(&[
+        "-r",
+        acks,
+        "-Y",
+        "tcp.analysis.keep_alive",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+    ]);
+    let pure_acks = tshark(&[
+        "-r",
+        acks,
+        "-Y",
+        "tcp.len == 0",
+        "-T",
+        "fields",
+        "-e",
+        "frame.number",
+    ]);
+    assert!(
+        pure_acks.lines().count() > 100,
+        "the receiver's ACKs were captured"
+    );
+    assert_eq!(
+        expert.lines().count(),
+        0,
+        "keep-alive notes on a plain transfer"
+    );
+    // The link file holds both directions of access_s0 (data one way, ACKs the other) in
+    // time order.
+    let both = dir.join("access_s0.pcap");
+    let times = tshark(&[
+        "-r",
+        both.to_str().unwrap(),
+        "-T",
+        "fields",
+        "-e",
+        "frame.time_epoch",
+    ]);
+    let t: Vec<f64> = times.lines().map(|l| l.parse().unwrap()).collect();
+    let sent: u64 = r
+        .links
+        .iter()
+        .filter(|l| l.link == "access_s0")
+        .map(|l| l.tx_packets)
+        .sum();
+    assert_eq!(t.len() as u64, sent, "both directions in the link file");
+    assert!(t.windows(2).all(|w| w[0] <= w[1]), "in time order");
+    let addrs = tshark(&["-r", fname, "-T", "fields", "-e", "ip.src", "-e", "ip.dst"]);
+    assert!(
+        !addrs.split_whitespace().any(|a| a == "10.0.0.0"),
+        "{addrs}"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

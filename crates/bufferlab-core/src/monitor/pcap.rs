@@ -1,10 +1,13 @@
-//! pcap capture of chosen link directions, for Wireshark and tshark. One file per direction,
-//! `<link>_<from>-<to>.pcap`, nanosecond timestamps (simulated time), a record per packet
-//! when it starts transmission on the link (what a capture on the sending interface sees).
+//! pcap capture of chosen links, for Wireshark and tshark: one file per direction,
+//! `<link>_<from>-<to>.pcap`, and one per link with both directions in time order,
+//! `<link>.pcap` (a tap on the wire, as ns-3's per-device capture shows both ways). Nanosecond
+//! timestamps (simulated time), a record per packet when it starts transmission on the link
+//! (what a capture on the sending interface sees).
 //!
 //! Headers are synthesised with etherparse: Ethernet II, IPv4 (ECN codepoint as simulated),
 //! TCP (sequence and acknowledgement numbers folded to 32 bits, flags, window, SACK blocks) or
-//! UDP. Addresses: node n is 10.(n>>16).(n>>8).(n & 255); a flow's ports are 1024 + its
+//! UDP. Addresses: node n is the (n+1)-th host of 10.0.0.0/8 (10.0.0.1 for node 0: the network
+//! address itself is never a host); a flow's ports are 1024 + its
 //! index (sender) and 5001 (receiver). Only the headers are stored (the payload is zeros and
 //! left out, as with a short snap length); each record's original length is the packet's full
 //! size on the wire plus the 14-byte Ethernet header, and the IPv4 total length is the
@@ -29,7 +32,8 @@ use std::time::Duration;
 pub const DST_PORT: u16 = 5001;
 
 pub fn node_ip(n: u32) -> [u8; 4] {
-    [10, (n >> 16) as u8, (n >> 8) as u8, n as u8]
+    let h = n.wrapping_add(1);
+    [10, (h >> 16) as u8, (h >> 8) as u8, h as u8]
 }
 
 fn node_mac(n: u32) -> [u8; 6] {
@@ -42,39 +46,51 @@ pub fn flow_port(flow: u32) -> u16 {
 }
 
 pub struct PcapSet {
-    /// Per port: its writer if captured.
+    /// One writer per file.
     writers: Vec<Option<PcapWriter<BufWriter<File>>>>,
+    /// Per port: the files its packets go to (its direction's, and its link's).
+    files: Vec<Vec<usize>>,
     buf: Vec<u8>,
     error: Option<String>,
 }
 
 impl PcapSet {
-    /// Opens one file per chosen port; `ports[i]` is Some(file name) when port i is captured.
-    pub fn create(dir: &Path, ports: Vec<Option<String>>) -> Result<Self, String> {
+    /// Opens the files of the chosen ports; `ports[i]` names the files port i writes to (none
+    /// when it is not captured). A name shared by several ports is one file: the link file
+    /// holds both directions in time order.
+    pub fn create(dir: &Path, ports: Vec<Vec<String>>) -> Result<Self, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("{}: cannot create the pcap directory: {e}", dir.display()))?;
-        let mut writers = Vec::with_capacity(ports.len());
-        for name in ports {
-            writers.push(match name {
-                None => None,
-                Some(n) => {
-                    let path = dir.join(n);
-                    let f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-                    let header = PcapHeader {
-                        datalink: DataLink::ETHERNET,
-                        ts_resolution: TsResolution::NanoSecond,
-                        snaplen: 65535,
-                        ..PcapHeader::default()
-                    };
-                    Some(
-                        PcapWriter::with_header(BufWriter::new(f), header)
-                            .map_err(|e| format!("{}: {e}", path.display()))?,
-                    )
+        let mut by_name = std::collections::BTreeMap::new();
+        let mut writers = Vec::new();
+        let mut files = Vec::with_capacity(ports.len());
+        for names in ports {
+            let mut mine = Vec::with_capacity(names.len());
+            for n in names {
+                if let Some(&i) = by_name.get(&n) {
+                    mine.push(i);
+                    continue;
                 }
-            });
+                let path = dir.join(&n);
+                let f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let header = PcapHeader {
+                    datalink: DataLink::ETHERNET,
+                    ts_resolution: TsResolution::NanoSecond,
+                    snaplen: 65535,
+                    ..PcapHeader::default()
+                };
+                writers.push(Some(
+                    PcapWriter::with_header(BufWriter::new(f), header)
+                        .map_err(|e| format!("{}: {e}", path.display()))?,
+                ));
+                by_name.insert(n, writers.len() - 1);
+                mine.push(writers.len() - 1);
+            }
+            files.push(mine);
         }
         Ok(Self {
             writers,
+            files,
             buf: Vec::with_capacity(128),
             error: None,
         })
@@ -82,7 +98,7 @@ impl PcapSet {
 
     #[inline]
     pub fn wants(&self, port: usize) -> bool {
-        self.writers[port].is_some()
+        !self.files[port].is_empty()
     }
 
     pub fn record(&mut self, port: usize, now: SimTime, pkt: &Packet) {
@@ -147,7 +163,12 @@ impl PcapSet {
                 } else {
                     t.window.min(65_535)
                 };
-                let mut tcp = TcpHeader::new(src_port, dst_port, t.seq as u32, window as u16);
+                // The receiver's SYN-ACK takes its own initial sequence number, one below its
+                // later segments' (the SYN consumes one, RFC 9293 section 3.4); the model gives
+                // every receiver segment the number after it.
+                let synack = pkt.reverse && t.flags & tcp_flags::SYN != 0;
+                let seq = if synack { t.seq.wrapping_sub(1) } else { t.seq };
+                let mut tcp = TcpHeader::new(src_port, dst_port, seq as u32, window as u16);
                 tcp.acknowledgment_number = t.ack as u32;
                 tcp.ack = t.flags & tcp_flags::ACK != 0;
                 tcp.syn = t.flags & tcp_flags::SYN != 0;
@@ -198,9 +219,11 @@ impl PcapSet {
         }
         let orig_len = (pkt.size + 14).max(self.buf.len() as u32);
         let rec = PcapPacket::new(Duration::from_nanos(now.as_nanos()), orig_len, &self.buf);
-        if let Some(w) = self.writers[port].as_mut() {
-            if let Err(e) = w.write_packet(&rec) {
-                self.error = Some(e.to_string());
+        for &i in &self.files[port] {
+            if let Some(w) = self.writers[i].as_mut() {
+                if let Err(e) = w.write_packet(&rec) {
+                    self.error = Some(e.to_string());
+                }
             }
         }
     }
