@@ -13,6 +13,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from bufferlab.experiments.stats import aggregate
 from conftest import dumbbell_toml
 from test_sweep import BASE, SWEEP, write_sweep
 
@@ -301,3 +302,50 @@ def test_tcp_series_are_stored_and_plotted(tmp_path, cli):
     r = cli("plot", "tcp", "--db", "r.duckdb", "-k", "cwnd", "-o", str(out), cwd=tmp_path)
     assert r.code == 0, r.stderr
     assert out.read_bytes()[:4] == b"\x89PNG"
+
+
+def _deterministic_sweep(tmp: Path, start: dict | None) -> None:
+    flow = {"name": "t", "count": 2, "src": "s{i}", "dst": "d{i}", "app": {"kind": "bulk"}}
+    if start:
+        flow["start"] = start
+    base = dumbbell_toml(
+        name="det",
+        duration="2s",
+        pairs=2,
+        bottleneck=("2Mbps", "10ms"),
+        queue={"kind": "droptail", "limit": "10p"},
+        flows=[flow],
+    )
+    body = """[sweep]
+name = "det"
+base = "base.toml"
+replications = 3
+metrics = ["flows.goodput_bps"]
+[grid]
+"links.bottleneck.queue.limit" = ["10p"]
+"""
+    write_sweep(tmp, body, base=base)
+
+
+def test_identical_replications_are_said_and_random_starts_make_them_differ(tmp_path, cli):
+    """A deterministic TCP scenario gives identical replications: the sweep and the report say
+    so (and the interval is an exact 0, not 7e-16); random start times make them differ."""
+    _deterministic_sweep(tmp_path, None)
+    r = cli("sweep", "sweep.toml", "--db", "r.duckdb", "--quiet", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert "note: at 1 of 1 (point, metric) pairs the replications gave identical values" in (
+        r.stderr
+    )
+    agg = aggregate(tmp_path / "r.duckdb", "det")
+    assert agg["std"].tolist() == [0.0] and agg["ci_half"].tolist() == [0.0]
+    r = cli("report", "det", "--db", "r.duckdb", "-o", "rep.html", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert "replications gave identical values" in (tmp_path / "rep.html").read_text()
+
+    other = tmp_path / "random"
+    other.mkdir()
+    _deterministic_sweep(other, {"kind": "uniform", "min": "0s", "max": "0.5s"})
+    r = cli("sweep", "sweep.toml", "--db", "r.duckdb", "--quiet", cwd=other)
+    assert r.code == 0, r.stderr
+    assert "identical values" not in r.stderr
+    assert aggregate(other / "r.duckdb", "det")["std"].iloc[0] > 0

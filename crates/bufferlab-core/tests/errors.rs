@@ -181,3 +181,27 @@ tcp = { preset = "ns3", ns2_rules = true }"#;
     assert!(e.contains("flows[0].tcp.ns2_rules"), "{e}");
     assert!(e.contains("turn one off"), "{e}");
 }
+
+#[test]
+fn a_random_start_that_is_not_a_time_or_a_distribution_says_both_forms() {
+    let e = run_err(
+        &with(
+            r#"app = { kind = "cbr", rate = "1Mbps" }"#,
+            "start = true\napp = { kind = \"cbr\", rate = \"1Mbps\" }",
+        ),
+        &[],
+    );
+    assert!(e.contains("flows") && e.contains("start"), "{e}");
+    assert!(e.contains(r#"kind = "uniform""#), "{e}");
+    let e = run_err(
+        &with(
+            r#"app = { kind = "cbr", rate = "1Mbps" }"#,
+            "start = { kind = \"uniform\", min = \"2s\", max = \"1s\" }\napp = { kind = \"cbr\", rate = \"1Mbps\" }",
+        ),
+        &[],
+    );
+    assert!(
+        e.contains("flows[0].start") && e.contains("max must not be below min"),
+        "{e}"
+    );
+}

@@ -156,3 +156,33 @@ fn device_queue_holds_packets_beyond_the_discipline_limit() {
     );
     assert_eq!(flow(&a, "a").rx_packets + 1, flow(&b, "a").rx_packets);
 }
+
+// ---- random start times: drawn per flow from the run's seed ----
+#[test]
+fn random_start_times_differ_per_flow_and_per_seed_and_repeat_per_seed() {
+    let text = common::Dumbbell::new(4)
+        .duration("3s")
+        .flow(
+            r#"name = "f"
+count = 4
+src = "s{i}"
+dst = "d{i}"
+start = { kind = "uniform", min = "0s", max = "1s" }
+app = { kind = "cbr", rate = "1Mbps" }"#,
+        )
+        .toml();
+    let starts = |seed: u64| -> Vec<f64> {
+        common::run_text(&text, seed)
+            .flows
+            .iter()
+            .map(|f| f.start_s)
+            .collect()
+    };
+    let a = starts(1);
+    assert!(a.iter().all(|&s| (0.0..=1.0).contains(&s)), "{a:?}");
+    let mut sorted = a.clone();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 4, "each flow draws its own start: {a:?}");
+    assert_eq!(a, starts(1), "the same seed gives the same starts");
+    assert_ne!(a, starts(2), "another seed, other starts");
+}

@@ -152,6 +152,14 @@ def sweep(
             f"results in {db}",
             file=sys.stderr,
         )
+        if out.done and (sw.replications > 1 and not quick):
+            from bufferlab.experiments.stats import IDENTICAL_NOTE, aggregate, identical_points
+
+            agg = aggregate(db, sw.name)
+            same = identical_points(agg)
+            if same:
+                print(f"note: at {same} of {len(agg)} (point, metric) pairs the {IDENTICAL_NOTE}",
+                      file=sys.stderr)  # fmt: skip
         if out.first_error:
             print(
                 f"first failure: {out.first_error} (all failures: bufferlab results "

@@ -103,7 +103,7 @@ def _template() -> Any:
 
 def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
     """The HTML text of the report of ``sweep`` in the store ``db``."""
-    from bufferlab.experiments.stats import aggregate
+    from bufferlab.experiments.stats import IDENTICAL_NOTE, aggregate, identical_points
 
     store = db if isinstance(db, Store) else Store(db, read_only=True)
     try:
@@ -135,8 +135,17 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
                 png = plot.to_png_bytes(plot.metric_figure(agg, m, axes=axes))
                 fig = _img(png, f"{m} against {x}")
             pivot = _pivot(agg, x, others, scale)
+            same = identical_points(agg)
+            note = f"At {same} of {len(agg)} points the {IDENTICAL_NOTE}." if same else ""
             metrics.append(
-                {"name": m, "error": None, "label": label, "pivot": pivot, "figure": fig}
+                {
+                    "name": m,
+                    "error": None,
+                    "label": label,
+                    "pivot": pivot,
+                    "figure": fig,
+                    "note": note,
+                }
             )
 
         run_figures = []

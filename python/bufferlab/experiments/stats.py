@@ -45,11 +45,31 @@ def summarize(values: Iterable[float], confidence: float = 0.95) -> dict[str, fl
     if n == 1:
         return {"n": 1, "mean": mean, "std": nan, "sem": nan, "ci_low": nan, "ci_high": nan,
                 "ci_half": nan}  # fmt: skip
+    if min(xs) == max(xs):
+        # Identical replications (a deterministic scenario): exactly no spread, not the
+        # rounding residue of the mean (which printed as ± 7.1e-16).
+        return {"n": n, "mean": xs[0], "std": 0.0, "sem": 0.0, "ci_low": xs[0],
+                "ci_high": xs[0], "ci_half": 0.0}  # fmt: skip
     std = math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (n - 1))
     sem = std / math.sqrt(n)
     half = t_quantile(0.5 + confidence / 2, n - 1) * sem
     return {"n": n, "mean": mean, "std": std, "sem": sem, "ci_low": mean - half,
             "ci_high": mean + half, "ci_half": half}  # fmt: skip
+
+
+def identical_points(agg: pd.DataFrame) -> int:
+    """How many grid points of an :func:`aggregate` frame had several replications that all
+    gave the same value (their interval is empty: the scenario did not vary between them)."""
+    if agg.empty:
+        return 0
+    return int(((agg["n"] > 1) & (agg["std"] == 0)).sum())
+
+
+IDENTICAL_NOTE = (
+    "replications gave identical values: the scenario is deterministic apart from its seed's "
+    "random parts, so the interval says nothing; randomise flow start times "
+    '(start = { kind = "uniform", min = "0s", max = "1s" }, docs/scenario.md)'
+)
 
 
 # -- per-run values and aggregation -----------------------------------------------------------

@@ -1,7 +1,7 @@
 //! From a parsed scenario to a runnable simulation, checking everything types cannot:
 //! names that must exist, paths that must connect, buffers that must hold one packet.
 
-use super::config::{FlowConfig, Scenario};
+use super::config::{FlowConfig, Scenario, StartTime};
 use super::topology::{self, Topology};
 use super::ScenarioError;
 use crate::ext::Extensions;
@@ -32,9 +32,11 @@ struct ExpandedFlow<'a> {
     src: String,
     dst: String,
     cfg: &'a FlowConfig,
+    /// When it starts: `cfg.start`, or drawn for this flow from the run's seed.
+    start: SimTime,
 }
 
-fn expand_flows(s: &Scenario) -> Result<Vec<ExpandedFlow<'_>>, ScenarioError> {
+fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, ScenarioError> {
     let mut out: Vec<ExpandedFlow> = Vec::new();
     for (entry, f) in s.flows.iter().enumerate() {
         let count = f.count.unwrap_or(1);
@@ -63,12 +65,21 @@ fn expand_flows(s: &Scenario) -> Result<Vec<ExpandedFlow<'_>>, ScenarioError> {
                     format!("flow name \"{name}\" is used twice; names must be unique"),
                 ));
             }
+            let start = match &f.start {
+                StartTime::At(t) => *t,
+                StartTime::Drawn(d) => {
+                    check_distribution(format!("flows[{entry}].start"), d)?;
+                    // Its own stream per flow name: adding a flow never moves another's start.
+                    traffic::sample(d, &mut rng::stream(seed, &format!("flow/{name}/start")))
+                }
+            };
             out.push(ExpandedFlow {
                 entry,
                 name,
                 src: sub(&f.src),
                 dst: sub(&f.dst),
                 cfg: f,
+                start,
             });
         }
     }
@@ -341,7 +352,7 @@ pub fn build_with(
         }
     }
     let topo: Topology = topology::build(s)?;
-    let flows = expand_flows(s)?;
+    let flows = expand_flows(s, seed)?;
     for f in &flows {
         check_app(f.entry, f.cfg)?;
     }
@@ -467,12 +478,12 @@ pub fn build_with(
             }
         }
         let stop = f.cfg.stop.unwrap_or(s.duration).min(s.duration);
-        if f.cfg.start >= stop {
+        if f.start >= stop {
             return Err(ScenarioError::field(
                 format!("{path}.start"),
                 format!(
                     "{} is not before the flow's stop time {}; the flow would send nothing",
-                    f.cfg.start, stop
+                    f.start, stop
                 ),
             ));
         }
@@ -502,9 +513,9 @@ pub fn build_with(
                 let cc = ext
                     .congestion_control(&class, &params)
                     .map_err(|e| ScenarioError::field(&field, e))?;
-                TcpSender::with_cc(p.clone(), app, f.cfg.start, stop, cc)
+                TcpSender::with_cc(p.clone(), app, f.start, stop, cc)
             } else {
-                TcpSender::new(p.clone(), app, f.cfg.start, stop)
+                TcpSender::new(p.clone(), app, f.start, stop)
             };
             if let Some(dt) = s.monitor.cwnd_interval {
                 let chosen = s
@@ -513,7 +524,7 @@ pub fn build_with(
                     .as_ref()
                     .is_none_or(|names| names.contains(&f.name));
                 if chosen && dt > SimTime::ZERO {
-                    snd = snd.with_series(dt, s.warmup.max(f.cfg.start));
+                    snd = snd.with_series(dt, s.warmup.max(f.start));
                 }
             }
             (
@@ -522,7 +533,7 @@ pub fn build_with(
             )
         } else {
             let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
-            let gen = traffic::build(&f.cfg.app, f.cfg.start, header);
+            let gen = traffic::build(&f.cfg.app, f.start, header);
             (
                 sim.add_agent(
                     Box::new(UdpSender::new(
@@ -547,7 +558,7 @@ pub fn build_with(
             trace_type: trace_type(&f.cfg.app),
             mss,
             class: f.cfg.class,
-            start: f.cfg.start,
+            start: f.start,
             stop,
             sender,
             receiver,

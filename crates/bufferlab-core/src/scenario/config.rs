@@ -6,7 +6,7 @@ use crate::packet::Protocol;
 
 use crate::net::loss::LossConfig;
 use crate::qdisc::QueueConfig;
-use crate::traffic::AppConfig;
+use crate::traffic::{AppConfig, Distribution};
 use crate::units::{Bytes, Rate, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -158,9 +158,13 @@ pub struct FlowConfig {
     /// Transport (default: udp for cbr/poisson/onoff).
     #[serde(default)]
     pub protocol: Option<Protocol>,
-    /// When the application starts (default 0).
+    /// When the application starts (default 0): a time (`"1s"`), or a random time drawn for each
+    /// flow from the run's seed (`{ kind = "uniform", min = "0s", max = "1s" }`,
+    /// `{ kind = "exponential", mean = "200ms" }`, any random duration), as ns-2 and ns-3 scripts
+    /// jitter start times: deterministic TCP scenarios then differ from one replication to the
+    /// next.
     #[serde(default)]
-    pub start: SimTime,
+    pub start: StartTime,
     /// When it stops sending (default: the end of the run).
     #[serde(default)]
     pub stop: Option<SimTime>,
@@ -176,6 +180,45 @@ pub struct FlowConfig {
     /// TCP settings of a TCP flow (preset and overrides; see docs/models/tcp.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::tcp::TcpOptions>,
+}
+
+/// When a flow starts: a fixed time, or one drawn from a distribution for each flow.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(untagged)]
+pub enum StartTime {
+    /// At this time.
+    At(SimTime),
+    /// Drawn for each flow (after `count` expansion) from the run's seed.
+    Drawn(Distribution),
+}
+
+impl Default for StartTime {
+    fn default() -> Self {
+        StartTime::At(SimTime::ZERO)
+    }
+}
+
+impl<'de> Deserialize<'de> for StartTime {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Either {
+            At(SimTime),
+            Drawn(Distribution),
+        }
+        Either::deserialize(d)
+            .map(|e| match e {
+                Either::At(t) => StartTime::At(t),
+                Either::Drawn(x) => StartTime::Drawn(x),
+            })
+            .map_err(|_| {
+                serde::de::Error::custom(
+                    "expected a time such as \"1s\", or a random start such as \
+                     { kind = \"uniform\", min = \"0s\", max = \"1s\" } or \
+                     { kind = \"exponential\", mean = \"200ms\" }",
+                )
+            })
+    }
 }
 
 /// What is recorded over time.
