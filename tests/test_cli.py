@@ -222,3 +222,19 @@ def test_usage_errors_are_one_line(cli, example):
     assert_one_error_line(cli("run", str(example), "--no-such-option"), "--no-such-option")
     assert_one_error_line(cli("run", str(example), "--seed", "minus-one"), "--seed")
     assert_one_error_line(cli("frobnicate"), "frobnicate")
+
+
+@pytest.mark.parametrize(
+    ("override", "field"),
+    [
+        ("monitor.queue_interval=1ps", "monitor.queue_interval"),
+        ("flows.0.app.rate=1e40bps", "flows[0].app.rate"),
+    ],
+)
+def test_values_that_took_the_machine_down_are_refused_at_once(cli, example, override, field):
+    """Each of these once grew to the machine's 24 GB and was killed by the kernel."""
+    res = cli("run", str(example), "--set", override)
+    assert res.code == 2
+    assert res.stdout == ""
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and field in lines[0], res.stderr

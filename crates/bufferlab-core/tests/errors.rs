@@ -205,3 +205,41 @@ fn a_random_start_that_is_not_a_time_or_a_distribution_says_both_forms() {
         "{e}"
     );
 }
+
+// ---- values no network has, and series that would not fit in memory ----
+#[test]
+fn physical_bounds_name_the_field_and_the_bound() {
+    let cases: [(&[&str], &str, &str); 5] = [
+        (
+            &["flows.0.app.rate=1e40bps"],
+            "flows[0].app.rate",
+            "at most 10Tbps",
+        ),
+        (
+            &["links.bottleneck.rate=20Tbps"],
+            "links.bottleneck.rate",
+            "at most 10Tbps",
+        ),
+        (
+            &["monitor.queue_interval=1ps"],
+            "monitor.queue_interval",
+            "at least 1us",
+        ),
+        (
+            &["monitor.queue_interval=1us", "duration=100s"],
+            "monitor.queue_interval",
+            "2.000e8 samples",
+        ),
+        (
+            &["monitor.queue_interval=1us", "duration=100s"],
+            "monitor.queue_interval",
+            "give at least 10us",
+        ),
+    ];
+    for (overrides, field, fix) in cases {
+        let e = run_err(GOOD, overrides);
+        assert!(e.contains(field) && e.contains(fix), "{overrides:?}: {e}");
+    }
+    // the largest sensible values still run
+    common::run_text(&with("rate = \"10Mbps\"", "rate = \"10Tbps\""), 1);
+}

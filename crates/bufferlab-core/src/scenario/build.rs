@@ -245,6 +245,12 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
             ),
         ));
     }
+    if let AppConfig::Cbr { rate, .. }
+    | AppConfig::Poisson { rate, .. }
+    | AppConfig::Onoff { rate, .. } = app
+    {
+        super::bounds::check_rate(&format!("flows[{entry}].app.rate"), *rate)?;
+    }
     if let AppConfig::Onoff {
         on_time, off_time, ..
     } = app
@@ -591,6 +597,13 @@ pub fn build_with(
                 "must be positive, e.g. \"100ms\"",
             ));
         }
+        let tcp_flows = sim
+            .flows
+            .iter()
+            .filter(|f| f.protocol == Protocol::Tcp)
+            .count();
+        let chosen = s.monitor.cwnd_flows.as_ref().map_or(tcp_flows, Vec::len);
+        super::bounds::check_sampling("monitor.cwnd_interval", dt, s.duration, chosen)?;
     }
     if let Some(names) = &s.monitor.cwnd_flows {
         for (i, n) in names.iter().enumerate() {
@@ -641,6 +654,7 @@ pub fn build_with(
                 });
             }
         }
+        super::bounds::check_sampling("monitor.queue_interval", dt, s.duration, sim.series.len())?;
     }
     if sim.ports.len() >= crate::sim::MAX_EVENT_INDEX
         || sim.agents.len() >= crate::sim::MAX_EVENT_INDEX

@@ -1,6 +1,7 @@
 //! Scenario files: parsing (TOML, with `--set` overrides), validation with messages that name
 //! the field, and building a runnable [`Simulation`](crate::sim::Simulation).
 
+pub mod bounds;
 pub mod build;
 pub mod config;
 pub mod overrides;

@@ -57,6 +57,7 @@ impl Topology {
                 "missing: give the link's capacity, e.g. rate = \"10Mbps\"",
             )
         })?;
+        super::bounds::check_rate(&format!("links.{key}.rate"), rate)?;
         let delay = cfg.delay.ok_or_else(|| {
             ScenarioError::field(
                 format!("links.{key}.delay"),
