@@ -261,16 +261,29 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// A queue's own values (its discipline's `validate`) and a limit that holds a packet.
+fn check_queue(path: &str, q: &QueueConfig) -> Result<(), ScenarioError> {
+    q.validate()
+        .map_err(|(f, m)| ScenarioError::field(format!("{path}.{f}"), m))?;
+    if q.limit() == QueueLimit::Packets(0) {
+        return Err(ScenarioError::field(
+            format!("{path}.limit"),
+            "0p holds no packet; give at least 1p (or 2p with the ns2 flavour)",
+        ));
+    }
+    Ok(())
+}
+
+/// A queue on a flow's path holds one packet of the flow (its values are checked for every
+/// link by `check_queue`; a template's queue, such as `access`, is checked here).
 fn check_queue_fits(
     q: &QueueConfig,
     path: &str,
     size: u64,
     flow: &str,
 ) -> Result<(), ScenarioError> {
-    q.validate()
-        .map_err(|(f, m)| ScenarioError::field(format!("{path}.{f}"), m))?;
+    check_queue(path, q)?;
     match q.limit() {
-        QueueLimit::Packets(0) => Err(ScenarioError::field(format!("{path}.limit"), "0p holds no packet; give at least 1p (or 2p with the ns2 flavour)")),
         QueueLimit::Bytes(b) if b < size => Err(ScenarioError::field(
             format!("{path}.limit"),
             format!("{b}B is smaller than one {size}-byte packet of flow \"{flow}\"; make the buffer at least {size}B or use a packet limit"),
@@ -349,7 +362,14 @@ pub fn build_with(
             ),
         ));
     }
+    // Every configured component is checked here, used by a flow or not, in one error shape:
+    // the field's path and what to do.
     for (name, l) in &s.links {
+        for (field, q) in [("queue", &l.queue), ("reverse_queue", &l.reverse_queue)] {
+            if let Some(q) = q {
+                check_queue(&format!("links.{name}.{field}"), q)?;
+            }
+        }
         if let Some(loss) = &l.loss {
             check_loss(format!("links.{name}.loss"), loss)?;
         }
