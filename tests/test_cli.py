@@ -238,3 +238,30 @@ def test_values_that_took_the_machine_down_are_refused_at_once(cli, example, ove
     assert res.stdout == ""
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and field in lines[0], res.stderr
+
+
+@pytest.mark.parametrize("width", [80, 100, 120])
+def test_run_tables_keep_every_value_whole_at_terminal_widths(width, poisson_file):
+    """At 80-120 columns no number is cut: wide tables are split, each part repeating the
+    row's name, and every cell of the report appears whole on one line."""
+    import io
+
+    from rich.console import Console
+
+    import bufferlab
+    from bufferlab.cli.format import fmt_int, fmt_rate, fmt_time, print_report
+
+    res = bufferlab.run(poisson_file)
+    buf = io.StringIO()
+    print_report(res, Console(file=buf, width=width, color_system=None))
+    out = buf.getvalue()
+    assert max(len(line) for line in out.splitlines()) <= width
+    assert "…" not in out
+    f = res.raw["flows"][0]
+    for cell in (
+        fmt_int(f["tx_packets"]),
+        fmt_rate(f["goodput_bps"]),
+        fmt_time(f["delay_mean_s"]),
+        fmt_time(f["jitter_s"]),
+    ):
+        assert any(cell in line for line in out.splitlines()), (cell, out)

@@ -68,12 +68,54 @@ def _link_name(rec: dict[str, Any]) -> str:
     return f"{rec.get('link')} {rec.get('from')}→{rec.get('to')}"
 
 
-def _table(title: str, columns: list[str]) -> Table:
-    """A compact table; the first column is left-aligned, the numbers right-aligned."""
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    for i, col in enumerate(columns):
-        t.add_column(col, justify="left" if i < 3 else "right", no_wrap=i == 0)
-    return t
+def print_fitted(
+    console: Console,
+    title: str,
+    columns: list[str],
+    rows: list[list[str]],
+    *,
+    key: int = 1,
+    left: int = 1,
+) -> None:
+    """Prints a table whose every value is whole at the console's width.
+
+    Columns are never squeezed: no value is cut or folded. When the table is wider than the
+    console, its columns are split over several tables, each repeating the first ``key``
+    columns (the row's name). Headers may wrap at spaces. ``left`` columns are left-aligned.
+    """
+    sep = 3  # rich's SIMPLE_HEAD box: a space each side of a column, no outer padding
+
+    def need(i: int) -> int:
+        cells = [len(r[i]) for r in rows]
+        return max([*cells, *(len(w) for w in columns[i].split())] or [1])
+
+    widths = [need(i) for i in range(len(columns))]
+    room = max(console.width, 20)
+    groups: list[list[int]] = []
+    base = sum(widths[:key]) + sep * key
+    current: list[int] = []
+    used = base
+    for i in range(key, len(columns)):
+        if current and used + widths[i] + sep > room:
+            groups.append(current)
+            current, used = [], base
+        current.append(i)
+        used += widths[i] + sep
+    groups.append(current)
+    for g, cols in enumerate(groups):
+        part = title if len(groups) == 1 else f"{title} ({g + 1}/{len(groups)})"
+        t = Table(title=part, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+        for i in [*range(key), *cols]:
+            t.add_column(
+                columns[i],
+                justify="left" if i < left else "right",
+                no_wrap=False,
+                min_width=widths[i],
+                overflow="fold",
+            )
+        for r in rows:
+            t.add_row(*(r[i] for i in [*range(key), *cols]))
+        console.print(t)
 
 
 def print_report(res: Results, console: Console, busiest: int = 5) -> None:
@@ -85,13 +127,8 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
         + ("  [yellow](partial run)[/yellow]" if raw.get("partial") else "")
     )
 
-    flows = _table(
-        "Flows",
-        ["flow", "path", "app", "sent", "received", "loss", "throughput", "goodput",
-         "delay mean", "p99", "jitter"],
-    )  # fmt: skip
-    for f in raw.get("flows", []):
-        flows.add_row(
+    flow_rows = [
+        [
             str(f.get("name")),
             f"{f.get('src')} → {f.get('dst')}",
             f"{f.get('protocol')}/{f.get('app')}",
@@ -103,18 +140,21 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
             fmt_time(f.get("delay_mean_s")),
             fmt_time(f.get("delay_p99_s")),
             fmt_time(f.get("jitter_s")),
-        )
-    console.print(flows)
+        ]
+        for f in raw.get("flows", [])
+    ]
+    print_fitted(
+        console,
+        "Flows",
+        ["flow", "path", "app", "sent", "received", "loss", "throughput", "goodput",
+         "delay mean", "delay p99", "jitter"],
+        flow_rows,
+        left=3,
+    )  # fmt: skip
 
     active = [q for q in raw.get("queues", []) if (q.get("arrivals") or 0) > 0]
-    queues = _table(
-        "Queues (with arrivals)",
-        ["queue", "discipline", "arrivals", "drops", "drop %", "marks", "avg pkts",
-         "max pkts", "sojourn mean", "p99"],
-    )  # fmt: skip
-    queues.columns[2].justify = "right"
-    for q in active:
-        queues.add_row(
+    queue_rows = [
+        [
             _link_name(q),
             str(q.get("discipline")),
             fmt_int(q.get("arrivals")),
@@ -125,28 +165,39 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
             fmt_int(q.get("max_packets")),
             fmt_time(q.get("sojourn_mean_s")),
             fmt_time(q.get("sojourn_p99_s")),
-        )
-    console.print(queues)
+        ]
+        for q in active
+    ]
+    print_fitted(
+        console,
+        "Queues (with arrivals)",
+        ["queue", "discipline", "arrivals", "drops", "drop %", "marks", "avg pkts",
+         "max pkts", "sojourn mean", "sojourn p99"],
+        queue_rows,
+        left=2,
+    )  # fmt: skip
 
     used = [ln for ln in raw.get("links", []) if (ln.get("tx_packets") or 0) > 0]
     used.sort(key=lambda ln: -(_num(ln.get("utilisation")) or 0.0))
-    links = _table(
-        f"Busiest links (top {busiest} by utilisation)",
-        ["link", "rate", "delay", "packets", "utilisation", "lost"],
-    )
-    for c in links.columns[1:]:
-        c.justify = "right"
+    link_rows = []
     for ln in used[:busiest]:
         util = _num(ln.get("utilisation"))
-        links.add_row(
-            _link_name(ln),
-            fmt_rate(ln.get("rate_bps")),
-            fmt_time(ln.get("delay_s")),
-            fmt_int(ln.get("tx_packets")),
-            "-" if util is None else f"{100 * util:.1f}%",
-            fmt_int(ln.get("lost_packets")),
+        link_rows.append(
+            [
+                _link_name(ln),
+                fmt_rate(ln.get("rate_bps")),
+                fmt_time(ln.get("delay_s")),
+                fmt_int(ln.get("tx_packets")),
+                "-" if util is None else f"{100 * util:.1f}%",
+                fmt_int(ln.get("lost_packets")),
+            ]
         )
-    console.print(links)
+    print_fitted(
+        console,
+        f"Busiest links (top {busiest} by utilisation)",
+        ["link", "rate", "delay", "packets", "utilisation", "lost"],
+        link_rows,
+    )
 
     fair = raw.get("fairness") or {}
     names = fair.get("flows") or []
