@@ -104,6 +104,10 @@ fn steady_state_makes_no_allocation() {
             r#"{ kind = "sfq" }"#,
             r#"{ preset = "ns3", cc = "newreno" }"#,
         ),
+        (
+            r#"{ kind = "pi", limit = "50p", qref = 20 }"#,
+            r#"{ preset = "ns2", cc = "reno" }"#,
+        ),
     ];
     for (queue, tcp) in cases {
         let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp));

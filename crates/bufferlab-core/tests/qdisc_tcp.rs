@@ -197,3 +197,53 @@ fn weighted_red_protects_tcp_from_a_udp_flood() {
     assert_eq!(classes[0]["name"], "tcp");
     assert!(classes[1]["drops"].as_u64().unwrap() > classes[0]["drops"].as_u64().unwrap());
 }
+
+// ---- PI (Hollot et al. 2001): the integral action holds the queue at its reference ----
+fn pi_queue(qref: u32) -> (f64, f64) {
+    let text = common::Dumbbell::new(60)
+        .duration("100s")
+        .set("warmup", "\"30s\"")
+        .access("100Mbps", "10ms")
+        .bottleneck("15Mbps", "50ms")
+        .queue(&format!(
+            r#"{{ kind = "pi", limit = "400p", qref = {qref} }}"#
+        ))
+        .flow(
+            r#"name = "t"
+count = 60
+src = "s{i}"
+dst = "d{i}"
+start = { kind = "uniform", min = "0s", max = "2s" }
+app = { kind = "bulk" }"#,
+        )
+        .toml();
+    let r = run_file(&text, &[]);
+    let q = r["queues"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["link"] == "bottleneck" && q["from"] == "r0")
+        .unwrap();
+    let l = r["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["link"] == "bottleneck" && l["from"] == "r0")
+        .unwrap();
+    (
+        q["avg_packets"].as_f64().unwrap(),
+        l["utilisation"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn pi_holds_the_mean_queue_near_its_reference_with_the_link_busy() {
+    // Hollot et al. 2001's setting: 60 TCP flows, 15 Mbit/s (3 750 packets/s of 500 B),
+    // ns-2's Queue/PI gains; with integral control the steady-state error goes to zero.
+    for qref in [50u32, 100] {
+        let (avg, util) = pi_queue(qref);
+        let rel = (avg - qref as f64).abs() / qref as f64;
+        assert!(rel < 0.25, "q_ref {qref}: mean queue {avg:.1} packets");
+        assert!(util > 0.97, "q_ref {qref}: utilisation {util:.3}");
+    }
+}

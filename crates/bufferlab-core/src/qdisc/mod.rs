@@ -16,6 +16,7 @@ pub mod drr;
 pub mod fq;
 pub mod fq_codel;
 pub mod lalred;
+pub mod pi;
 pub mod pie;
 pub mod prio;
 pub mod red;
@@ -44,6 +45,8 @@ pub enum DropReason {
     Codel,
     /// PIE's probabilistic drop.
     Pie,
+    /// PI's probabilistic drop (Hollot et al. 2001).
+    Pi,
     /// Dropped by a user-defined discipline.
     Custom,
     /// Lost on the link by its random loss model (not a queue drop).
@@ -51,13 +54,14 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 8] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::QueueFull,
         DropReason::RedEarly,
         DropReason::RedForced,
         DropReason::LongestQueue,
         DropReason::Codel,
         DropReason::Pie,
+        DropReason::Pi,
         DropReason::Custom,
         DropReason::LinkLoss,
     ];
@@ -71,6 +75,7 @@ impl DropReason {
             DropReason::LongestQueue => "longest_queue",
             DropReason::Codel => "codel",
             DropReason::Pie => "pie",
+            DropReason::Pi => "pi",
             DropReason::Custom => "custom",
             DropReason::LinkLoss => "link_loss",
         }
@@ -80,7 +85,7 @@ impl DropReason {
     pub fn is_early(self) -> bool {
         matches!(
             self,
-            DropReason::RedEarly | DropReason::Codel | DropReason::Pie
+            DropReason::RedEarly | DropReason::Codel | DropReason::Pie | DropReason::Pi
         )
     }
 

@@ -12,6 +12,7 @@ use super::drr::{Drr, DrrConfig};
 use super::fq::{Fq, FqConfig};
 use super::fq_codel::{FqCodel, FqCodelConfig};
 use super::lalred::Lalred;
+use super::pi::{Pi, PiConfig};
 use super::pie::{Pie, PieConfig};
 use super::prio::{Prio, PrioConfig};
 use super::red::{Red, RedConfig, Variant};
@@ -47,6 +48,8 @@ pub enum QueueConfig {
     FqCodel(FqCodelConfig),
     /// PIE (RFC 8033).
     Pie(PieConfig),
+    /// PI (Hollot, Misra, Towsley & Gong 2001), as ns-2's Queue/PI.
+    Pi(PiConfig),
     /// Class-based queues, each with its own discipline, under a weighted scheduler.
     Classful(ClassfulConfig),
     /// A discipline written in Python (a `bufferlab.QueueDisc` subclass), see docs/extending.md.
@@ -85,6 +88,7 @@ impl QueueConfig {
             QueueConfig::Codel(c) => Box::new(Codel::new(c)),
             QueueConfig::FqCodel(c) => Box::new(FqCodel::new(c)),
             QueueConfig::Pie(c) => Box::new(Pie::new(c)),
+            QueueConfig::Pi(c) => Box::new(Pi::new(c)),
             QueueConfig::Classful(c) => Box::new(Classful::new(c)),
             QueueConfig::Python(_) => {
                 unreachable!("built by the scenario builder through Extensions")
@@ -106,6 +110,7 @@ impl QueueConfig {
             QueueConfig::Codel(c) => super::codel::configured_limit(c),
             QueueConfig::FqCodel(c) => super::fq_codel::configured_limit(c),
             QueueConfig::Pie(c) => super::pie::configured_limit(c),
+            QueueConfig::Pi(c) => super::pi::configured_limit(c),
             QueueConfig::Classful(c) => c.limit(),
             // The Python class decides; nothing to check before it runs.
             QueueConfig::Python(_) => QueueLimit::Packets(u64::MAX),
@@ -121,6 +126,7 @@ impl QueueConfig {
             QueueConfig::Prio(c) => c.validate(),
             QueueConfig::FqCodel(c) => c.validate(),
             QueueConfig::Pie(c) => c.validate(),
+            QueueConfig::Pi(c) => c.validate(),
             QueueConfig::Classful(c) => c.validate(),
             QueueConfig::Droptail(_)
             | QueueConfig::Fq(_)
