@@ -349,3 +349,38 @@ def test_identical_replications_are_said_and_random_starts_make_them_differ(tmp_
     assert r.code == 0, r.stderr
     assert "identical values" not in r.stderr
     assert aggregate(other / "r.duckdb", "det")["std"].iloc[0] > 0
+
+
+def test_a_sweep_compares_queue_disciplines_by_their_kind(tmp_path, cli):
+    """An axis over `...queue.kind` switches disciplines even when the base queue has fields
+    of its own kind (DropTail's `flavour`): each kind keeps the fields it has. The figure shows
+    each discipline as a labelled point with its interval, not a line through categories."""
+    from bufferlab.experiments.figures import _metric_label, metric_figure
+
+    base = dumbbell_toml(
+        name="kinds",
+        duration="3s",
+        pairs=2,
+        bottleneck=("2Mbps", "10ms"),
+        queue={"kind": "droptail", "limit": "20p", "flavour": "ns2"},
+        flows=[{"name": "t", "count": 2, "src": "s{i}", "dst": "d{i}", "app": {"kind": "bulk"}}],
+    )
+    body = """[sweep]
+name = "kinds"
+base = "base.toml"
+metrics = ["flows[t0].delay_mean_s"]
+[grid]
+"links.bottleneck.queue.kind" = ["droptail", "red", "codel", "pi"]
+"""
+    write_sweep(tmp_path, body, base=base)
+    r = cli("sweep", "sweep.toml", "--db", "r.duckdb", "--quiet", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert "kinds: 4 ok, 0 failed" in r.stderr, r.stderr
+    agg = aggregate(tmp_path / "r.duckdb", "kinds")
+    fig = metric_figure(agg, "flows[t0].delay_mean_s")
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["droptail", "red", "codel", "pi"]
+    assert ax.get_xlabel() == "queue discipline of bottleneck"
+    assert ax.get_ylabel() == "mean delay of t0 (ms)"
+    assert all(line.get_linestyle() == "None" for line in ax.lines if len(line.get_xdata()) > 1)
+    assert _metric_label("flows.goodput_bps:sum") == ("goodput, sum over flows (Mbit/s)", 1e6)

@@ -82,16 +82,94 @@ def _scaled_unit(kind: str, xs: Sequence[float]) -> tuple[float, str]:
     return 1, kind
 
 
+# Words and units for the columns a metric names (docs/results-json.md), and the scale that
+# turns the stored value into that unit.
+_COLUMNS: dict[str, tuple[str, str, float]] = {
+    "goodput_bps": ("goodput", "Mbit/s", 1e6),
+    "throughput_bps": ("throughput", "Mbit/s", 1e6),
+    "delay_mean_s": ("mean delay", "ms", 1e-3),
+    "delay_p50_s": ("median delay", "ms", 1e-3),
+    "delay_p95_s": ("95th-percentile delay", "ms", 1e-3),
+    "delay_p99_s": ("99th-percentile delay", "ms", 1e-3),
+    "delay_max_s": ("maximum delay", "ms", 1e-3),
+    "jitter_s": ("jitter", "ms", 1e-3),
+    "sojourn_mean_s": ("mean sojourn time", "ms", 1e-3),
+    "sojourn_p99_s": ("99th-percentile sojourn time", "ms", 1e-3),
+    "sojourn_max_s": ("maximum sojourn time", "ms", 1e-3),
+    "avg_packets": ("mean queue length", "packets", 1.0),
+    "avg_bytes": ("mean queue length", "bytes", 1.0),
+    "max_packets": ("maximum queue length", "packets", 1.0),
+    "max_bytes": ("maximum queue length", "bytes", 1.0),
+    "lost_packets": ("packets lost", "packets", 1.0),
+    "drops": ("drops", "packets", 1.0),
+    "marks": ("ECN marks", "packets", 1.0),
+    "tx_packets": ("packets sent", "packets", 1.0),
+    "rx_packets": ("packets received", "packets", 1.0),
+    "utilisation": ("utilisation", "%", 0.01),
+    "loss_ratio": ("loss", "%", 0.01),
+    "jain": ("Jain's fairness index", "", 1.0),
+    "wall_s": ("wall time", "s", 1.0),
+}
+_REDUCED = {"sum": "sum over", "mean": "mean over", "max": "largest over", "min": "smallest over"}
+_TABLE_NOUN = {"flows": "flows", "queues": "queues", "links": "links"}
+
+
 def _metric_label(metric: str) -> tuple[str, float]:
-    """A y label and the scale to divide values by."""
-    col = metric.split(".")[-1].split(":")[0]
-    if col.endswith("_bps"):
-        return f"{metric} (Mbit/s)", 1e6
-    if col.endswith("_s"):
-        return f"{metric} (ms)", 1e-3
-    if col in ("utilisation", "loss_ratio"):
-        return f"{metric} (%)", 0.01
-    return metric, 1.0
+    """A human label with its unit (``mean delay of tcp0 (ms)``, ``goodput, sum over flows
+    (Mbit/s)``) and the scale to divide values by."""
+    table, _, rest = metric.partition(".")
+    sel = None
+    if "[" in table:
+        table, sel = table[:-1].split("[", 1)
+    col, _, red = rest.partition(":")
+    words, unit, scale = _COLUMNS.get(col, (col.replace("_", " "), "", 1.0))
+    if col.endswith("_bps") and col not in _COLUMNS:
+        unit, scale = "Mbit/s", 1e6
+    elif col.endswith("_s") and col not in _COLUMNS:
+        unit, scale = "ms", 1e-3
+    if sel:
+        label = f"{words} of {sel}"
+    elif table in _TABLE_NOUN:
+        how = _REDUCED.get(red or ("max" if table in ("queues", "links") else "mean"), "over")
+        label = f"{words}, {how} {_TABLE_NOUN[table]}"
+    else:
+        label = words
+    return (f"{label} ({unit})" if unit else label), scale
+
+
+def axis_title(axis: str) -> str:
+    """A human name for a sweep axis: ``links.bottleneck.queue.kind`` -> ``queue discipline of
+    bottleneck``, ``links.bottleneck.queue.limit`` -> ``buffer of bottleneck``; other paths keep
+    their dotted form."""
+    parts = axis.split(".")
+    if parts[0] == "links" and len(parts) >= 3:
+        link, rest = parts[1], ".".join(parts[2:])
+        names = {
+            "queue": "queue",
+            "reverse_queue": "reverse queue",
+            "queue.kind": "queue discipline",
+            "reverse_queue.kind": "reverse queue discipline",
+            "queue.limit": "buffer",
+            "rate": "rate",
+            "delay": "delay",
+        }
+        if rest in names:
+            return f"{names[rest]} of {link}"
+    return axis
+
+
+def _category(v: Any) -> str:
+    """A category's tick label: the kind of an inline table (``{"kind": "red", ...}`` -> red),
+    else the value itself."""
+    if isinstance(v, str) and v.startswith("{"):
+        try:
+            d = json.loads(v)
+        except ValueError:
+            return v
+        if isinstance(d, dict) and "kind" in d:
+            rest = ", ".join(f"{k}={w}" for k, w in d.items() if k != "kind")
+            return f"{d['kind']}\n{rest}" if rest else str(d["kind"])
+    return str(v)
 
 
 def axis_labels(axes: Sequence[str]) -> dict[str, str]:
@@ -145,23 +223,32 @@ def metric_figure(
     xpos = {_key(v): p / scale for v, p in zip(xvals, pos, strict=True)}
     ylabel, yscale = _metric_label(metric)
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=100)
-    groups = df.groupby(others, sort=False, dropna=False) if others else [((), df)]
-    for gkey, g in groups:
+    groups = list(df.groupby(others, sort=False, dropna=False)) if others else [((), df)]
+    n_groups = len(groups)
+    for gi, (gkey, g) in enumerate(groups):
         gkey = gkey if isinstance(gkey, tuple) else (gkey,)
         names = axis_labels(list(axes))
         label = ", ".join(f"{names[o]}={v}" for o, v in zip(others, gkey, strict=True))
         xs = [xpos[_key(v)] for v in g[x]]
         ys = g["mean"] / yscale
         err = g["ci_half"].fillna(0) / yscale
-        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label or None)
+        if kind is None:
+            # Categories (queue disciplines, ...): points with their intervals, side by side
+            # per group, never joined by a line that would suggest an order between them.
+            shift = (gi - (n_groups - 1) / 2) * 0.08
+            ax.errorbar([v + shift for v in xs], ys, yerr=err, marker="o", ls="none",
+                        capsize=3, label=label or None)  # fmt: skip
+        else:
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label or None)
     if kind is None:
-        ax.set_xticks(list(xpos.values()), [str(v) for v in xvals])
-    ax.set_xlabel(f"{x} ({unit})" if unit else x)
+        ax.set_xticks(list(xpos.values()), [_category(v) for v in xvals])
+    title_x = axis_title(x)
+    ax.set_xlabel(f"{title_x} ({unit})" if unit else title_x)
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
     if others:
         ax.legend(fontsize=8)
-    ax.set_title(title or f"{metric} (mean, 95% CI)", fontsize=10)
+    ax.set_title(title or f"{ylabel.rsplit(' (', 1)[0]}: mean and 95 % CI", fontsize=10)
     fig.tight_layout()
     return fig
 
