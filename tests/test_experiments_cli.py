@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from bufferlab.experiments.stats import aggregate
-from conftest import dumbbell_toml
+from conftest import ROOT, dumbbell_toml
 from test_sweep import BASE, SWEEP, write_sweep
 
 
@@ -384,3 +384,16 @@ metrics = ["flows[t0].delay_mean_s"]
     assert ax.get_ylabel() == "mean delay of t0 (ms)"
     assert all(line.get_linestyle() == "None" for line in ax.lines if len(line.get_xdata()) > 1)
     assert _metric_label("flows.goodput_bps:sum") == ("goodput, sum over flows (Mbit/s)", 1e6)
+
+
+def test_advise_converts_with_the_packet_size_the_core_resolves():
+    """examples/dumbbell_tcp.toml: ns-2 preset, 1000-byte segments + 40 bytes of headers. The
+    advisor once assumed 1500-byte packets whatever the preset (BDP 8.0 packets instead of
+    11.5)."""
+    from bufferlab.experiments.advise import bottleneck_rules
+
+    r = bottleneck_rules(ROOT / "examples" / "dumbbell_tcp.toml")
+    assert r.packet_bytes == 1040
+    rtt = 2 * (0.002 + 0.020 + 0.002)  # access 2 ms, bottleneck 20 ms, access 2 ms
+    assert abs(r.bdp_bytes - 2e6 * rtt / 8) < 1
+    assert round(r.bdp_bytes / r.packet_bytes, 1) == 11.5

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pandas is imported on first use: the CLI starts faster with
     import pandas as pd
 
 FLOW_COLUMNS = [
-    "name", "src", "dst", "protocol", "app", "start_s", "stop_s",
+    "name", "src", "dst", "protocol", "app", "packet_size", "start_s", "stop_s",
     "tx_packets", "tx_bytes", "rx_packets", "rx_bytes", "lost_packets", "lost_bytes",
     "in_flight_packets", "throughput_bps", "goodput_bps",
     "delay_mean_s", "delay_p50_s", "delay_p95_s", "delay_p99_s", "delay_max_s", "jitter_s",

@@ -15,6 +15,8 @@ pub struct FlowReport {
     pub dst: String,
     pub protocol: &'static str,
     pub app: &'static str,
+    /// Bytes on the wire of a full data packet (TCP: the resolved segment with its headers).
+    pub packet_size: u64,
     pub start_s: f64,
     pub stop_s: f64,
     pub tx_packets: u64,
@@ -150,6 +152,7 @@ impl Report {
                     dst: node(f.dst),
                     protocol: f.protocol.as_str(),
                     app: f.app,
+                    packet_size: f.packet_size,
                     start_s: f.start.as_secs_f64(),
                     stop_s: f.stop.as_secs_f64(),
                     tx_packets: st.tx_packets,

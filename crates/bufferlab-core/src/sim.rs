@@ -83,6 +83,9 @@ pub struct Flow {
     pub trace_type: &'static str,
     /// Segment size in bytes for TCP (traces number segments); 1 for UDP.
     pub mss: u32,
+    /// Bytes on the wire of a full data packet: a TCP segment with its headers (the resolved
+    /// TCP settings), or the UDP source's packet size (the mean for a random size).
+    pub packet_size: u64,
     pub class: u8,
     pub start: SimTime,
     pub stop: SimTime,

@@ -109,6 +109,20 @@ def _paths(links: list[dict[str, Any]], src: str, dst: str) -> list[dict[str, An
     return path[::-1]
 
 
+def _start_s(start: object) -> float:
+    """A flow's start in seconds: a time, or the mean of a random start."""
+    if isinstance(start, dict):
+        kind = start.get("kind")
+        if kind == "uniform":
+            return (parse_time(str(start["min"])) + parse_time(str(start["max"]))) / 2
+        if kind in ("exponential", "pareto"):
+            return parse_time(str(start["mean"]))
+        if kind == "constant":
+            return parse_time(str(start["value"]))
+        return 0.0
+    return parse_time(str(start or "0s"))
+
+
 def bottleneck_rules(file: str | os.PathLike[str] | Scenario, link: str = "bottleneck") -> Rules:
     """Reads the scenario, finds the flows crossing ``link`` and computes the classic rules.
 
@@ -150,14 +164,10 @@ def bottleneck_rules(file: str | os.PathLike[str] | Scenario, link: str = "bottl
         crossing.setdefault(d, []).append(f["name"])
         rtts[f["name"]] = 2 * sum(ln["delay_s"] for ln in path)
         cfg = by_name.get(f["name"]) or {}
-        app = cfg.get("app") or {}
-        tcp = cfg.get("tcp") or {}
-        if app.get("packet_size"):
-            ps = _size_bytes(app["packet_size"], 1500) or 1500
-        else:  # TCP: MSS + 40 bytes of IPv4 and TCP headers on the wire
-            ps = (_size_bytes(tcp.get("mss") or "1460B", 1500) or 1460) + 40
-        sizes.append(ps)
-        start = parse_time(str(cfg.get("start") or "0s"))
+        # The core's own size of a full data packet on the wire (TCP: the resolved segment with
+        # its headers, whatever the preset), not a re-derivation here.
+        sizes.append(float(f["packet_size"]))
+        start = _start_s(cfg.get("start"))
         stop = parse_time(str(cfg.get("stop"))) if cfg.get("stop") else duration
         long_lived[f["name"]] = int(duration <= 0 or (stop - start) >= duration / 2)
     if not crossing:

@@ -583,6 +583,7 @@ pub fn build_with(
             app: f.cfg.app.kind(),
             trace_type: trace_type(&f.cfg.app),
             mss,
+            packet_size: size,
             class: f.cfg.class,
             start: f.start,
             stop,
