@@ -235,6 +235,15 @@ def test_report_renders_in_headless_chromium(swept, cli, chromium, tmp_path):
     assert not re.search(r'(src|href)="(https?:)?//', page)
     n_img = page.count("<img ")
     assert n_img >= 4  # two metric figures, the queue and the flows of one run
+    # For readers: a table of contents, a summary of what the sweep found (each metric's range
+    # over the grid, named points), human metric labels, and the run shown chosen on purpose.
+    assert '<a href="#summary">Summary</a>' in page
+    summary = page[page.index('<h2 id="summary">') : page.index('<h2 id="grid">')]
+    assert summary.count("<li>") == 2 and " from " in summary and "limit=" in summary
+    assert "goodput, mean over flows (Mbit/s)" in page
+    assert "flows.goodput_bps (" not in page
+    assert "The run shown is the first ok replication of point" in page
+    assert '<p id="render-check" class="meta" hidden>' in page  # the test hook is not shown
 
     p = _headless(chromium, tmp_path, "--virtual-time-budget=10000", "--dump-dom",
                   out.as_uri())  # fmt: skip

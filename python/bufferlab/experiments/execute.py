@@ -88,7 +88,7 @@ class SweepOutcome:
     wall_s: float
     #: runs still to do that ``limit`` left for a later call
     left: int = 0
-    #: the first failure of this call: the run's grid point and replication, and the error
+    #: the first failure of this call in grid order: its grid point, replication and error
     first_error: str | None = None
 
     @property
@@ -138,17 +138,22 @@ def run_sweep(
         left = len(pending) - len(todo)
         done = failed = 0
         first_error: str | None = None
+        first_order = (0, 0)
         if progress:
             progress("start", 0, 0, len(todo), skipped)
 
         def record(spec: RunSpec, result: Mapping[str, Any]) -> None:
-            nonlocal done, failed, first_error
+            nonlocal done, failed, first_error, first_order
             store.record_run(sweep_id, sw, spec, result)
             if result.get("ok"):
                 done += 1
             else:
                 failed += 1
-                if first_error is None:
+                # The first failure in grid order (not in completion order, which depends on
+                # the workers): the same message whatever the number of workers.
+                order = (spec.point.index, spec.replication)
+                if first_error is None or order < first_order:
+                    first_order = order
                     first_error = (
                         f"point {spec.point.index} ({spec.point.label()}), "
                         f"replication {spec.replication}: "

@@ -84,6 +84,12 @@ def _pivot(agg: Any, x: str | None, others: list[str], scale: float) -> dict[str
     return {"headers": heads, "rows": rows, "left": len(heads)}
 
 
+def _where(row: Any, axes: list[str]) -> str:
+    """A grid point in words: ``limit=10KB, rate=0.1MB/s``."""
+    names = plot.axis_labels(axes)
+    return ", ".join(f"{names[a]}={row[a]}" for a in axes) or "the only point"
+
+
 def _img(png: bytes, caption: str) -> dict[str, str]:
     return {"b64": base64.b64encode(png).decode(), "caption": caption}
 
@@ -122,6 +128,8 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
         x = plot.default_x_axis(axes) if axes else None
         others = [a for a in axes if a != x]
         metrics = []
+        summary: list[str] = []
+        representative: tuple[int, str, str] | None = None
         for m in info["metrics"]:
             try:
                 parse_metric(m)
@@ -135,6 +143,19 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
                 png = plot.to_png_bytes(plot.metric_figure(agg, m, axes=axes))
                 fig = _img(png, f"{m} against {x}")
             pivot = _pivot(agg, x, others, scale)
+            found = agg[agg["n"] > 0]
+            if len(found) > 1:
+                lo, hi = found.loc[found["mean"].idxmin()], found.loc[found["mean"].idxmax()]
+                summary.append(
+                    f"{label}: from {lo['mean'] / scale:.4g} at {_where(lo, axes)} to "
+                    f"{hi['mean'] / scale:.4g} at {_where(hi, axes)}."
+                )
+                if representative is None:
+                    # The run shown under "One run": replication 0 of the point whose first
+                    # metric is the median of the grid, a typical point rather than the first.
+                    order = found.sort_values("mean")
+                    mid = order.iloc[(len(order) - 1) // 2]
+                    representative = (int(mid["point"]), label, _where(mid, axes))
             same = identical_points(agg)
             note = f"At {same} of {len(agg)} points the {IDENTICAL_NOTE}." if same else ""
             metrics.append(
@@ -149,7 +170,18 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
             )
 
         run_figures = []
-        key = plot.first_ok_run(store, sweep)
+        run_note = ""
+        key = None
+        if representative is not None:
+            point, label, where = representative
+            key = plot.first_ok_run(store, sweep, point=point)
+            run_note = (
+                f"The run shown is the first ok replication of point {point} ({where}): the grid "
+                f"point whose {label.rsplit(' (', 1)[0]} is the median of the points."
+            )
+        if key is None:
+            key = plot.first_ok_run(store, sweep)
+            run_note = "The run shown is the first ok run of the grid (no metric to choose by)."
         if key is not None:
             what = plot.describe_run(store, key)
             series = store.series(key, "queues")
@@ -184,7 +216,9 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
             n_failed=int((runs["status"] == "failed").sum()) if len(runs) else 0,
             grid_rows=grid_rows,
             metrics=metrics,
+            summary=summary,
             run_figures=run_figures,
+            run_note=run_note if key is not None else "",
             failed_headers=[*axes, "replication", "error"],
             failed_rows=failed_rows,
         )
