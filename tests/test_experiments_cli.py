@@ -406,3 +406,25 @@ def test_advise_converts_with_the_packet_size_the_core_resolves():
     rtt = 2 * (0.002 + 0.020 + 0.002)  # access 2 ms, bottleneck 20 ms, access 2 ms
     assert abs(r.bdp_bytes - 2e6 * rtt / 8) < 1
     assert round(r.bdp_bytes / r.packet_bytes, 1) == 11.5
+
+
+def test_results_tables_keep_every_value_whole_at_80_columns(swept):
+    """The runs view of `bufferlab results` at 80 columns: split into parts that repeat the run
+    key, no value cut or folded."""
+    import io
+
+    from rich.console import Console
+
+    from bufferlab.cli.experiments import _print_df
+    from bufferlab.experiments.store import Store
+
+    store = Store(swept / "r.duckdb", read_only=True)
+    runs = store.runs("tiny")
+    store.close()
+    buf = io.StringIO()
+    _print_df(Console(file=buf, width=80, color_system=None), runs, "tiny: runs")
+    out = buf.getvalue()
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "…" not in out
+    for key in runs["run_key"]:
+        assert out.count(key) >= 2  # whole, and repeated in each part

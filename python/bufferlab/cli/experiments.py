@@ -15,9 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from bufferlab.cli._app import _errors, _fail, app
 
@@ -176,29 +174,24 @@ def _short_axis(path: str) -> str:
     return ".".join(parts[-2:]) if len(parts) > 2 else path
 
 
-def _df_table(df: Any, title: str = "", max_rows: int = 200) -> Table:
+def _print_df(console: Console, df: Any, title: str = "", max_rows: int = 200) -> None:
+    """A data frame as terminal tables whose every value is whole at the console's width
+    (wide frames are split into parts that repeat the first column)."""
     import math
 
-    from rich.markup import escape
+    from bufferlab.cli.format import print_fitted
 
-    t = Table(
-        title=escape(title) if title else None,
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
-    for c in df.columns:
-        left = df[c].dtype == object
-        t.add_column(escape(str(c)), justify="left" if left else "right", overflow="fold")
+    rows = []
     for row in df.head(max_rows).itertuples(index=False):
         cells = []
         for v in row:
             if isinstance(v, float):
                 cells.append("-" if math.isnan(v) else f"{v:.4g}")
             else:
-                cells.append("-" if v is None else escape(str(v)))
-        t.add_row(*cells)
-    return t
+                cells.append("-" if v is None else str(v))
+        rows.append(cells)
+    left = sum(1 for c in df.columns if df[c].dtype == object) and 1
+    print_fitted(console, title, [str(c) for c in df.columns], rows, left=left)
 
 
 @app.command()
@@ -240,7 +233,7 @@ def results(
             console = _console()
             if sweep_name is None:
                 df = store.list_sweeps()
-                console.print(_df_table(df, f"Sweeps in {db}"))
+                _print_df(console, df, f"Sweeps in {db}")
                 return
             if aggregate:
                 metrics = None if aggregate == ["all"] else aggregate
@@ -265,9 +258,9 @@ def results(
                         if len(set(short.values())) == len(short):  # only if still unique
                             g = g.rename(columns=short)
                         title = f"{sweep_name}: {m} (mean, std and 95% CI over replications)"
-                        console.print(_df_table(g, title))
+                        _print_df(console, g, title)
                 else:
-                    console.print(_df_table(df, f"{sweep_name}: {table}"))
+                    _print_df(console, df, f"{sweep_name}: {table}")
         finally:
             store.close()
 
