@@ -29,6 +29,7 @@ def test_cli_writes_filtered_ns2_trace_and_pcap(tmp_path: Path) -> None:
     assert len(lines) == drops["drops"] > 0
     assert all(line.split()[0] == "d" and len(line.split()) == 12 for line in lines)
     assert sorted(p.name for p in pcap.iterdir()) == [
+        "bottleneck.pcap",  # both directions in time order
         "bottleneck_r0-r1.pcap",
         "bottleneck_r1-r0.pcap",
     ]
