@@ -277,10 +277,16 @@ impl TcpSender {
     }
 
     fn record_series(&mut self, now: SimTime) {
-        let Some(s) = self.series.as_mut() else {
-            return;
-        };
-        while s.next <= now {
+        if let Some(mut s) = self.series.take() {
+            self.sample_until(&mut s, now);
+            self.series = Some(s);
+        }
+    }
+
+    /// Appends the samples due up to `until`, each the sender's current state (sample-and-hold:
+    /// the state only changes inside the endpoint's calls).
+    fn sample_until(&self, s: &mut TcpSeries, until: SimTime) {
+        while s.next <= until {
             s.t_s.push(s.next.as_secs_f64());
             s.cwnd_bytes.push(self.w.cwnd);
             s.ssthresh_bytes
@@ -1000,17 +1006,7 @@ impl Endpoint for TcpSender {
     fn series(&self, end: SimTime) -> Option<serde_json::Value> {
         let mut me = TcpSeries::clone(self.series.as_ref()?);
         // Fill to the end with the current state (sample-and-hold).
-        while me.next <= end {
-            me.t_s.push(me.next.as_secs_f64());
-            me.cwnd_bytes.push(self.w.cwnd);
-            me.ssthresh_bytes
-                .push(self.w.ssthresh.is_finite().then_some(self.w.ssthresh));
-            me.rwnd_bytes.push(self.rwnd.min(self.p.max_window));
-            me.srtt_s.push(self.rtt.srtt());
-            me.rtt_s
-                .push((self.rtt.samples > 0).then_some(self.rtt.last_sample));
-            me.next = me.next + me.interval;
-        }
+        self.sample_until(&mut me, end);
         Some(json!({
             "t_s": me.t_s,
             "cwnd_bytes": me.cwnd_bytes,
