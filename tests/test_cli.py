@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from conftest import UNROUTABLE
+from conftest import ROOT, UNROUTABLE, dumbbell_toml
 
 REPORT_KEYS = {
     "bufferlab_version", "scenario", "seed", "sim_time_s", "events", "wall_s", "partial",
@@ -118,7 +118,48 @@ def test_validate_ok(cli, example):
 def test_validate_json_is_normalised_scenario(cli, example):
     res = cli("validate", str(example), "--json", "--set", "duration=5s")
     assert res.code == 0, res.stderr
-    assert isinstance(json.loads(res.stdout), dict)
+    both = json.loads(res.stdout)
+    assert both["scenario"]["duration"] == "5s"
+    assert both["resolved"]["duration_s"] == 5.0
+
+
+def test_validate_json_shows_the_network_as_built(cli):
+    """Every default resolved by the core: the TCP preset's packet size on the wire (ns-2:
+    1000-byte segments + 40 bytes of headers), routed paths, propagation RTTs and the RED
+    thresholds a preset works out (ns-2: automatic, from the link rate)."""
+    res = cli("validate", str(ROOT / "examples" / "dumbbell_tcp.toml"), "--json",
+              "--set", 'links.bottleneck.queue={ kind = "red", preset = "ns2" }')  # fmt: skip
+    assert res.code == 0, res.stderr
+    built = json.loads(res.stdout)["resolved"]
+    tcp0 = next(f for f in built["flows"] if f["name"] == "tcp0")
+    assert tcp0["packet_size"] == 1040
+    assert tcp0["tcp"]["mss_bytes"] == 1000
+    assert [h["link"] for h in tcp0["path"]] == ["access_s0", "bottleneck", "access_d0"]
+    hops = built["links"]
+    delay = {(h["link"], h["from"]): h["delay_s"] for h in hops}
+    there = sum(delay[(h["link"], h["from"])] for h in tcp0["path"])
+    back = sum(delay[(h["link"], h["from"])] for h in tcp0["reverse_path"])
+    assert tcp0["rtt_propagation_s"] == pytest.approx(there + back)
+    red = next(h for h in hops if h["link"] == "bottleneck")["queue"]["settings"]
+    rate = next(h["rate_bps"] for h in hops if h["link"] == "bottleneck")
+    # ns-2 RED initialize_params: max(5, 5 ms x C / (8 x 500 B) / 2) packets of 500 B, x 3
+    min_pkts = max(5.0, 0.005 * rate / (8 * 500) / 2)
+    assert red["unit"] == "bytes"
+    assert red["min_th"] == pytest.approx(min_pkts * 500)
+    assert red["max_th"] == pytest.approx(3 * min_pkts * 500)
+
+
+def test_red_limit_below_max_th_is_warned(cli, tmp_path):
+    p = tmp_path / "red.toml"
+    p.write_text(dumbbell_toml(
+        name="red", duration="1s", bottleneck=("100Mbps", "10ms"),
+        queue='{ kind = "red", preset = "ns2", limit = "50p" }',
+        flows=[{"name": "f", "src": "s0", "dst": "d0", "app": {"kind": "bulk"}}],
+    ))  # fmt: skip
+    for cmd in ("validate", "run"):
+        res = cli(cmd, str(p))
+        assert res.code == 0, res.stderr
+        assert "warning: link bottleneck r0->r1: RED's queue limit" in res.stderr, res.stderr
 
 
 def test_schema_is_json_schema(cli):

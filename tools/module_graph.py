@@ -28,7 +28,7 @@ DOC = ROOT / "docs" / "architecture.md"
 RUST_LAYERS = [
     ("foundations", ["units", "ids", "rng", "packet", "sched"]),
     ("models", ["monitor", "qdisc", "net", "tcp", "traffic", "udp", "endpoint", "ext"]),
-    ("engine", ["sim", "report"]),
+    ("engine", ["sim", "report", "resolved"]),
     ("scenario", ["scenario"]),
     ("entry point", ["api"]),
 ]

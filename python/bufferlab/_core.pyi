@@ -15,6 +15,8 @@ __all__ = [
     "SimulationPanic",
     "Window",
     "__version__",
+    "quantity",
+    "resolve",
     "run",
     "schema",
     "validate",
@@ -59,6 +61,19 @@ def validate(
     overrides: list[str] | None = None,
 ) -> str:
     """Validate a scenario (TOML text, with overrides) and return it normalised, as JSON."""
+
+def resolve(
+    text: str,
+    source: str = "<string>",
+    seed: int | None = None,
+    overrides: list[str] | None = None,
+) -> str:
+    """Validate a scenario and return ``{"scenario": normalised, "resolved": as built}`` as
+    JSON: routed paths, propagation RTTs, resolved TCP and queue settings, warnings."""
+
+def quantity(text: str) -> tuple[float, str] | None:
+    """A value with a unit in base units and its kind ("packets", "bytes", "s", "bit/s", or
+    "" for a bare number); None when it is not a quantity of the scenario grammar."""
 
 def schema() -> str:
     """Return the JSON Schema of the scenario file format, as a JSON string."""

@@ -124,6 +124,12 @@ class Results:
         return bool(self.raw.get("partial", False))
 
     @property
+    def warnings(self) -> list[str]:
+        """Settings that made a component act unlike its name (RED with its limit below
+        max_th, ...), each naming the link and the fix."""
+        return list(self.raw.get("warnings", []))
+
+    @property
     def fairness(self) -> dict[str, Any]:
         return dict(self.raw.get("fairness") or {})
 

@@ -130,6 +130,18 @@ class Scenario:
             _core.validate(self.text, source=self.source, overrides=list(self.overrides))
         )
 
+    def resolve(self, seed: int | None = None) -> dict[str, Any]:
+        """The network as the core builds it, every default filled in: each link direction's
+        rate, delay and queue settings (the thresholds a RED preset resolves to), each flow's
+        routed ``path``, ``rtt_propagation_s``, ``packet_size``, start and stop, and its
+        resolved ``tcp`` settings; plus ``warnings``. Raises ScenarioError like validate().
+        """
+        both = json.loads(
+            _core.resolve(self.text, source=self.source, seed=seed, overrides=list(self.overrides))
+        )
+        resolved: dict[str, Any] = both["resolved"]
+        return resolved
+
     def run(
         self,
         seed: int | None = None,

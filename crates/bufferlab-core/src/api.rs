@@ -41,13 +41,18 @@ pub struct RunRequest<'a> {
     pub extensions: Option<&'a dyn crate::ext::Extensions>,
 }
 
-/// Parses and validates the scenario of a request, returning it with the seed to use.
-pub fn load(req: &RunRequest) -> Result<(Scenario, u64), Error> {
-    let source = if req.source.is_empty() {
+/// Where the request's text came from, for error messages.
+fn source_name<'a>(req: &RunRequest<'a>) -> &'a str {
+    if req.source.is_empty() {
         "<scenario>"
     } else {
         req.source
-    };
+    }
+}
+
+/// Parses and validates the scenario of a request, returning it with the seed to use.
+pub fn load(req: &RunRequest) -> Result<(Scenario, u64), Error> {
+    let source = source_name(req);
     let s =
         scenario::parse(req.text, req.overrides).map_err(|e| Error::Scenario(e.render(source)))?;
     let seed = req.seed.unwrap_or(s.seed);
@@ -78,11 +83,7 @@ pub fn run_with_progress(
     req: &RunRequest,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Report, Error> {
-    let source = if req.source.is_empty() {
-        "<scenario>"
-    } else {
-        req.source
-    };
+    let source = source_name(req);
     let (s, seed) = load(req)?;
     let t0 = Instant::now();
     let mut sim = build::build_with(&s, seed, req.extensions)
@@ -135,14 +136,31 @@ pub fn run_json(req: &RunRequest) -> Result<String, Error> {
 /// Validates a scenario (with overrides, building it to check names and paths) and returns
 /// the normalised scenario as JSON.
 pub fn validate_json(req: &RunRequest) -> Result<String, Error> {
-    let source = if req.source.is_empty() {
-        "<scenario>"
-    } else {
-        req.source
-    };
+    let source = source_name(req);
     let (s, seed) = load(req)?;
     build::build_with(&s, seed, req.extensions).map_err(|e| Error::Scenario(e.render(source)))?;
     serde_json::to_string(&s).map_err(|e| Error::Internal(format!("serialising the scenario: {e}")))
+}
+
+/// Validates a scenario like [`validate_json`] and returns `{"scenario": the normalised
+/// scenario, "resolved": the network as built}` ([`crate::resolved::Resolved`]: every
+/// default filled in, routed paths, resolved TCP and queue settings, warnings).
+pub fn resolve_json(req: &RunRequest) -> Result<String, Error> {
+    let source = source_name(req);
+    let (s, seed) = load(req)?;
+    let sim = build::build_with(&s, seed, req.extensions)
+        .map_err(|e| Error::Scenario(e.render(source)))?;
+    #[derive(serde::Serialize)]
+    struct Both<'a> {
+        scenario: &'a Scenario,
+        resolved: crate::resolved::Resolved,
+    }
+    let both = Both {
+        scenario: &s,
+        resolved: crate::resolved::Resolved::from_sim(&sim),
+    };
+    serde_json::to_string(&both)
+        .map_err(|e| Error::Internal(format!("serialising the scenario: {e}")))
 }
 
 /// JSON Schema of the scenario file format.

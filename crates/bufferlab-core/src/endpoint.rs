@@ -53,6 +53,10 @@ pub trait Endpoint {
     fn report(&self) -> Option<serde_json::Value> {
         None
     }
+    /// The settings it runs with, every preset default resolved (TCP's), if any.
+    fn settings(&self) -> Option<serde_json::Value> {
+        None
+    }
     /// Time series recorded by the endpoint (TCP cwnd/RTT), completed up to `end`, if any.
     fn series(&self, _end: SimTime) -> Option<serde_json::Value> {
         None

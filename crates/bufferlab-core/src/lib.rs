@@ -14,6 +14,7 @@ pub mod net;
 pub mod packet;
 pub mod qdisc;
 pub mod report;
+pub mod resolved;
 pub mod rng;
 pub mod scenario;
 pub mod sched;

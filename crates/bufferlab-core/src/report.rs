@@ -116,6 +116,10 @@ pub struct Report {
     pub links: Vec<LinkReport>,
     pub fairness: Fairness,
     pub series: SeriesReport,
+    /// Settings that make a component act unlike its name (RED with its limit below
+    /// max_th, ...), each naming the link and the fix. Absent when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Report {
@@ -298,6 +302,7 @@ impl Report {
             links,
             fairness,
             series,
+            warnings: crate::resolved::warnings(sim),
         }
     }
 }

@@ -249,6 +249,27 @@ pub fn parse_limit(s: &str) -> Result<QueueLimit, String> {
         .map_err(|_| format!("\"{s}\" is not {LIMIT_HELP}"))
 }
 
+/// What a scenario value with a unit means, in base units: `"25p"` -> (25, "packets"),
+/// `"50KB"` -> (50000, "bytes"), `"20ms"` -> (0.02, "s"), `"10Mbps"` -> (1e7, "bit/s"); a bare
+/// number -> (n, ""). None when the text is not a quantity the scenario grammar knows. Front
+/// ends use it to place sweep values on axes without a grammar of their own.
+pub fn quantity(s: &str) -> Option<(f64, &'static str)> {
+    let (v, unit) = split_number(s)?;
+    if unit.is_empty() {
+        return Some((v, ""));
+    }
+    if let Ok(QueueLimit::Packets(n)) = parse_limit(s) {
+        return Some((n as f64, "packets"));
+    }
+    if let Ok(t) = parse_time(s) {
+        return Some((t.as_secs_f64(), "s"));
+    }
+    if let Ok(b) = parse_size(s) {
+        return Some((b.0 as f64, "bytes"));
+    }
+    parse_rate(s).ok().map(|r| (r.bps() as f64, "bit/s"))
+}
+
 /// Accepts a string (parsed with `parse`) or a plain number (converted with `from_num`).
 struct UnitVisitor<T> {
     expecting: &'static str,

@@ -200,6 +200,42 @@ fn validate(
     })
 }
 
+/// Validates a scenario and returns `{"scenario": normalised, "resolved": the network as
+/// built}` as JSON: routed paths, resolved TCP and queue settings, warnings.
+#[pyfunction]
+#[pyo3(signature = (text, source = "<string>", seed = None, overrides = None))]
+fn resolve(
+    py: Python<'_>,
+    text: &str,
+    source: &str,
+    seed: Option<u64>,
+    overrides: Option<Vec<String>>,
+) -> PyResult<String> {
+    let text = text.to_owned();
+    let source = source.to_owned();
+    let overrides = overrides.unwrap_or_default();
+    let ext = extensions::PyExtensions {
+        base_dir: base_dir(&source),
+    };
+    call_core(py, || {
+        api::resolve_json(&RunRequest {
+            text: &text,
+            source: &source,
+            seed,
+            overrides: &overrides,
+            extensions: Some(&ext),
+            ..Default::default()
+        })
+    })
+}
+
+/// A scenario value with a unit in base units and its kind ("packets", "bytes", "s",
+/// "bit/s", or "" for a bare number); None when it is not a quantity.
+#[pyfunction]
+fn quantity(text: &str) -> Option<(f64, &'static str)> {
+    bufferlab_core::units::quantity(text)
+}
+
 /// The JSON Schema of the scenario file format, as a JSON string.
 #[pyfunction]
 fn schema(py: Python<'_>) -> PyResult<String> {
@@ -231,6 +267,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationPanic", py.get_type::<SimulationPanic>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     Ok(())
 }

@@ -142,6 +142,8 @@ def run(
                 pcap_links=pcap_links,
                 progress=on_progress,
             )
+        for w in res.warnings:
+            print(f"warning: {w}", file=sys.stderr)
         if res.raw.get("partial"):
             print(
                 f"warning: stopped at {res.raw.get('sim_time_s', 0):.3f} s of simulated time; "
@@ -165,20 +167,30 @@ def validate(
     file: FileArg,
     set_: SetOpt = None,
     json_out: Annotated[
-        bool, typer.Option("--json", help="Print the normalised scenario as JSON.")
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the normalised scenario and the network as built (every default "
+            "resolved: paths, RTTs, TCP and queue settings) as JSON.",
+        ),
     ] = False,
 ) -> None:
     """Check a scenario file (and overrides) without running it."""
     with _errors():
         scenario = _load(file, set_)
-        normalised = scenario.validate()
+        both = json.loads(
+            _core.resolve(scenario.text, source=scenario.source, overrides=list(scenario.overrides))
+        )
+        normalised = both["scenario"]
         if json_out:
-            sys.stdout.write(json.dumps(normalised, indent=2) + "\n")
-        else:
-            name = normalised.get("name") or scenario.name or ""
-            flows = normalised.get("flows")
-            what = f" ({len(flows)} flows)" if isinstance(flows, list) else ""
-            print(f"ok: {file}: scenario {name!r} is valid{what}")
+            sys.stdout.write(json.dumps(both, indent=2) + "\n")
+            return
+        for w in both["resolved"]["warnings"]:
+            print(f"warning: {w}", file=sys.stderr)
+        name = normalised.get("name") or scenario.name or ""
+        flows = normalised.get("flows")
+        what = f" ({len(flows)} flows)" if isinstance(flows, list) else ""
+        print(f"ok: {file}: scenario {name!r} is valid{what}")
 
 
 @app.command()

@@ -4,8 +4,8 @@ simulation of candidate sizes with replications and a recommendation under an ob
 Rules (sizes in bytes; packets = bytes / mean packet size of the flows crossing the link):
 
 * ``BDP`` - the rule of thumb (Villamizar and Song 1994): ``C x RTT`` with C the link rate and
-  RTT = 2 x the sum of the one-way propagation delays on each flow's path, averaged over the
-  flows that cross the link.
+  RTT the propagation delay of each flow's routed path there and back (the core's
+  ``rtt_propagation_s``), averaged over the flows that cross the link.
 * ``2 x BDP`` - twice that (a conservative choice for few, synchronised flows).
 * ``BDP / sqrt(N)`` - Appenzeller, Keslassy and McKeown, "Sizing router buffers", SIGCOMM 2004,
   with N the number of long-lived flows crossing the link (flows active at least half the run).
@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,29 +42,31 @@ OBJECTIVES = ("throughput", "delay", "power")
 ENACHESCU_RHO = 0.8
 ENACHESCU_THETA = 0.75
 
-_TIME = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(s|ms|us|ns|min)?\s*$")
-_SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*(B|KB|kB|MB|KiB|MiB|p|packets)?\s*$")
-
 
 def parse_time(text: str, what: str = "time") -> float:
-    m = _TIME.match(text)
-    if not m:
+    """Seconds in a time written as in a scenario ("50ms"), by the core's own grammar."""
+    from bufferlab import _core
+
+    q = _core.quantity(text)
+    if q is None or q[1] not in ("s", ""):
         from bufferlab.experiments.spec import SweepError
 
         raise SweepError(f'{what}: "{text}" is not a time; use e.g. "50ms" or "0.2s"')
-    return float(m[1]) * {"s": 1, None: 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "min": 60}[m[2]]
+    return q[0]
 
 
 def _size_bytes(text: Any, packet: float) -> float | None:
+    """Bytes in a buffer size ("50KB", "25p" counted in ``packet``-byte packets), by the core's
+    grammar; None when it is not a size."""
+    from bufferlab import _core
+
     if isinstance(text, int | float):
         return float(text)
-    m = _SIZE.match(str(text))
-    if not m:
+    q = _core.quantity(str(text))
+    if q is None:
         return None
-    unit = m[2] or "B"
-    if unit in ("p", "packets"):
-        return float(m[1]) * packet
-    return float(m[1]) * {"B": 1, "KB": 1e3, "kB": 1e3, "MB": 1e6, "KiB": 1024, "MiB": 2**20}[unit]
+    value, kind = q
+    return {"bytes": value, "packets": value * packet}.get(kind)
 
 
 @dataclass
@@ -86,98 +86,46 @@ class Rules:
         return b / self.packet_bytes
 
 
-def _paths(links: list[dict[str, Any]], src: str, dst: str) -> list[dict[str, Any]] | None:
-    """Shortest path by hop count over the report's link directions (ties: first listed)."""
-    prev: dict[str, tuple[str, dict[str, Any]] | None] = {src: None}
-    q = deque([src])
-    while q:
-        u = q.popleft()
-        if u == dst:
-            break
-        for ln in links:
-            if ln["from"] == u and ln["to"] not in prev:
-                prev[ln["to"]] = (u, ln)
-                q.append(ln["to"])
-    if dst not in prev:
-        return None
-    path = []
-    node = dst
-    while prev[node] is not None:
-        u, ln = prev[node]  # type: ignore[misc]
-        path.append(ln)
-        node = u
-    return path[::-1]
-
-
-def _start_s(start: object) -> float:
-    """A flow's start in seconds: a time, or the mean of a random start."""
-    if isinstance(start, dict):
-        kind = start.get("kind")
-        if kind == "uniform":
-            return (parse_time(str(start["min"])) + parse_time(str(start["max"]))) / 2
-        if kind in ("exponential", "pareto"):
-            return parse_time(str(start["mean"]))
-        if kind == "constant":
-            return parse_time(str(start["value"]))
-        return 0.0
-    return parse_time(str(start or "0s"))
-
-
 def bottleneck_rules(file: str | os.PathLike[str] | Scenario, link: str = "bottleneck") -> Rules:
     """Reads the scenario, finds the flows crossing ``link`` and computes the classic rules.
 
-    A short pilot run (every flow sending for 1 ms) gives the topology as built: link
-    directions, rates, delays and the flows' end nodes.
+    Everything comes from the core's resolved scenario (``Scenario.resolve``): the routed
+    paths, each link direction's rate and delay, the flows' packet sizes on the wire (TCP: the
+    resolved segment with its headers, whatever the preset) and their start and stop times.
     """
-    import json
-
-    from bufferlab import _core
     from bufferlab.experiments.spec import SweepError
 
     sc = file if isinstance(file, Scenario) else load(Path(file))
-    norm = sc.validate()
-    flows_cfg = norm.get("flows") or []
-    pilot_over = ["duration=0.002s"]
-    for i in range(len(flows_cfg)):
-        pilot_over += [f"flows.{i}.start=0s", f"flows.{i}.stop=0.001s"]
-    rep = json.loads(
-        _core.run(sc.text, source=sc.source, seed=None, overrides=[*sc.overrides, *pilot_over])
-    )
-    links = rep["links"]
-    names = sorted({ln["link"] for ln in links})
+    built = sc.resolve()
+    names = sorted({ln["link"] for ln in built["links"]})
     if link not in names:
         raise SweepError(f"--link: no link named {link!r}; links are {', '.join(names)}")
-    duration = parse_time(str(norm.get("duration", "0s")))
+    duration = float(built["duration_s"])
     crossing: dict[str, list[str]] = {}
     rtts: dict[str, float] = {}
     sizes: list[float] = []
-    by_name = {f.get("name"): f for f in flows_cfg}
     long_lived: dict[str, int] = {}
-    for f in rep["flows"]:
-        path = _paths(links, f["src"], f["dst"])
-        if not path:
-            continue
-        hit = [ln for ln in path if ln["link"] == link]
+    for f in built["flows"]:
+        hit = [h for h in f["path"] if h["link"] == link]
         if not hit:
             continue
         d = f"{hit[0]['from']}->{hit[0]['to']}"
         crossing.setdefault(d, []).append(f["name"])
-        rtts[f["name"]] = 2 * sum(ln["delay_s"] for ln in path)
-        cfg = by_name.get(f["name"]) or {}
-        # The core's own size of a full data packet on the wire (TCP: the resolved segment with
-        # its headers, whatever the preset), not a re-derivation here.
+        rtts[f["name"]] = float(f["rtt_propagation_s"])
         sizes.append(float(f["packet_size"]))
-        start = _start_s(cfg.get("start"))
-        stop = parse_time(str(cfg.get("stop"))) if cfg.get("stop") else duration
-        long_lived[f["name"]] = int(duration <= 0 or (stop - start) >= duration / 2)
+        active = float(f["stop_s"]) - float(f["start_s"])
+        long_lived[f["name"]] = int(duration <= 0 or active >= duration / 2)
     if not crossing:
         raise SweepError(f"--link {link}: no flow of the scenario crosses this link")
     direction, fnames = max(crossing.items(), key=lambda kv: len(kv[1]))
-    a, _b = direction.split("->")
-    rate = next(ln["rate_bps"] for ln in links if ln["link"] == link and ln["from"] == a)
+    a, b = direction.split("->")
+    rate = next(
+        ln["rate_bps"] for ln in built["links"]
+        if ln["link"] == link and ln["from"] == a and ln["to"] == b
+    )  # fmt: skip
     rtt = sum(rtts[n] for n in fnames) / len(fnames)
     n = max(1, sum(long_lived.get(x, 1) for x in fnames))
-    pkt = sum(sizes) / len(sizes) if sizes else 1500.0
+    pkt = sum(sizes) / len(sizes)
     bdp = rate * rtt / 8
     bdp_pkts = bdp / pkt
     w = max(2.0, 2 * bdp_pkts / n)

@@ -12,7 +12,6 @@ Each returns a matplotlib Figure; :func:`save` writes it as PNG, SVG or PDF by t
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,35 +27,20 @@ if TYPE_CHECKING:
 
 FORMATS = (".png", ".svg", ".pdf")
 
-_NUM_UNIT = re.compile(r"^\s*([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-z/]*)\s*$")
-_SCALE = {
-    "": 1, "b": 1, "B": 1, "KB": 1e3, "kB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024,
-    "MiB": 1024**2, "p": 1, "packets": 1, "s": 1, "ms": 1e-3, "us": 1e-6, "ns": 1e-9,
-    "bps": 1, "kbps": 1e3, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9, "kb": 1e3, "Mb": 1e6,
-    "Gb": 1e9, "B/s": 8, "KB/s": 8e3, "MB/s": 8e6, "GB/s": 8e9,
-}  # fmt: skip
-_UNIT_KIND = {
-    "B": "bytes", "KB": "bytes", "kB": "bytes", "MB": "bytes", "GB": "bytes", "KiB": "bytes",
-    "MiB": "bytes", "p": "packets", "packets": "packets", "s": "s", "ms": "s", "us": "s",
-    "ns": "s", "bps": "bit/s", "kbps": "bit/s", "Kbps": "bit/s", "Mbps": "bit/s",
-    "Gbps": "bit/s", "kb": "bit/s", "Mb": "bit/s", "Gb": "bit/s", "B/s": "bit/s",
-    "KB/s": "bit/s", "MB/s": "bit/s", "GB/s": "bit/s",
-}  # fmt: skip
-
 
 def numeric_value(v: Any) -> tuple[float, str] | None:
     """``"50KB"`` -> (50000.0, "bytes"), ``"25p"`` -> (25.0, "packets"), ``3`` -> (3.0, "");
-    None when the value is not a number with a known unit."""
+    None when the value is not a number with a unit of the scenario grammar (the core's own
+    parser reads it, so axes agree with what the runs used)."""
+    from bufferlab import _core
+
     if isinstance(v, bool):
         return None
     if isinstance(v, int | float):
         return float(v), ""
     if not isinstance(v, str):
         return None
-    m = _NUM_UNIT.match(v)
-    if not m or m[2] not in _SCALE:
-        return None
-    return float(m[1]) * _SCALE[m[2]], _UNIT_KIND.get(m[2], "")
+    return _core.quantity(v)
 
 
 def axis_positions(values: Sequence[Any]) -> tuple[list[float], str | None]:

@@ -78,13 +78,24 @@ pub fn path(
     src: NodeId,
     dst: NodeId,
 ) -> Option<Vec<PortId>> {
+    path_by(&|n| &routes[n.idx()], port_to, routes.len(), src, dst)
+}
+
+/// [`path`] over routes held elsewhere (each node's own table): `routes_of(n)` gives node n's.
+pub fn path_by<'a>(
+    routes_of: &dyn Fn(NodeId) -> &'a Routes,
+    port_to: &dyn Fn(PortId) -> NodeId,
+    nodes: usize,
+    src: NodeId,
+    dst: NodeId,
+) -> Option<Vec<PortId>> {
     let mut hops = Vec::new();
     let mut at = src;
     while at != dst {
-        let p = routes[at.idx()].next_port(dst)?;
+        let p = routes_of(at).next_port(dst)?;
         hops.push(p);
         at = port_to(p);
-        if hops.len() > routes.len() {
+        if hops.len() > nodes {
             return None;
         }
     }

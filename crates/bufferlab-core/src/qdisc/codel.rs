@@ -61,6 +61,19 @@ pub struct CodelParams {
     pub min_bytes_strict: bool,
 }
 
+impl CodelParams {
+    /// The resolved settings, for `validate --json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "target_s": self.target.as_secs_f64(),
+            "interval_s": self.interval.as_secs_f64(),
+            "ecn": self.ecn,
+            "min_bytes": self.min_bytes,
+            "min_bytes_strict": self.min_bytes_strict,
+        })
+    }
+}
+
 /// CoDel's per-queue state (one per flow in FQ-CoDel).
 #[derive(Clone, Debug, Default)]
 pub struct CodelState {
@@ -252,6 +265,11 @@ impl QueueDisc for Codel {
     }
     fn kind(&self) -> &'static str {
         "codel"
+    }
+    fn resolved_settings(&self, _rate_bps: f64) -> Option<serde_json::Value> {
+        let mut v = self.params.to_json();
+        v["limit"] = self.limit.to_string().into();
+        Some(v)
     }
 }
 

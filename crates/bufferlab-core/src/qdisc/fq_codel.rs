@@ -270,6 +270,14 @@ impl QueueDisc for FqCodel {
     fn kind(&self) -> &'static str {
         "fq_codel"
     }
+    fn resolved_settings(&self, _rate_bps: f64) -> Option<serde_json::Value> {
+        let mut v = self.params.to_json();
+        v["limit"] = self.limit.to_string().into();
+        v["quantum_bytes"] = self.quantum.into();
+        v["flows"] = self.flows.len().into();
+        v["drop_batch"] = self.drop_batch.into();
+        Some(v)
+    }
 }
 
 #[cfg(test)]

@@ -195,6 +195,14 @@ impl QueueDisc for Lalred {
     fn average_unit(&self) -> &'static str {
         self.red.average_unit()
     }
+
+    fn resolved_settings(&self, rate_bps: f64) -> Option<serde_json::Value> {
+        self.red.resolved_settings(rate_bps)
+    }
+
+    fn warnings(&self, rate_bps: f64) -> Vec<String> {
+        self.red.warnings(rate_bps)
+    }
 }
 
 #[cfg(test)]

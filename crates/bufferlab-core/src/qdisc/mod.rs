@@ -186,6 +186,17 @@ pub trait QueueDisc {
     fn class_stats(&self) -> Option<serde_json::Value> {
         None
     }
+    /// The settings it runs with on a link of `rate_bps`, every preset default resolved
+    /// (thresholds in their units, weights, targets), for `bufferlab validate --json`. None
+    /// when the scenario's own configuration already says everything.
+    fn resolved_settings(&self, _rate_bps: f64) -> Option<serde_json::Value> {
+        None
+    }
+    /// Settings under which the discipline would not act as its name says (RED whose limit is
+    /// below max_th works as DropTail), in words naming the fix.
+    fn warnings(&self, _rate_bps: f64) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Builds the discipline a configuration describes ([`QueueConfig::build`]).

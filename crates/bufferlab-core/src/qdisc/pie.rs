@@ -401,6 +401,22 @@ impl QueueDisc for Pie {
     fn kind(&self) -> &'static str {
         "pie"
     }
+    fn resolved_settings(&self, _rate_bps: f64) -> Option<serde_json::Value> {
+        let p = &self.params;
+        Some(serde_json::json!({
+            "limit": self.limit.to_string(),
+            "target_s": p.target,
+            "tupdate_s": p.tupdate.as_secs_f64(),
+            "alpha": p.alpha,
+            "beta": p.beta,
+            "max_burst_s": p.max_burst,
+            "ecn": p.ecn,
+            "mean_pktsize_bytes": p.mean_pktsize,
+            "ns3_burst": p.ns3_burst,
+            "dq_rate_estimator": p.dq_rate_estimator,
+            "dq_threshold_bytes": p.dq_threshold,
+        }))
+    }
 }
 
 #[cfg(test)]

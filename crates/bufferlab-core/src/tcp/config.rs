@@ -505,6 +505,55 @@ impl TcpParams {
     }
 
     /// The rules of the connection's simulator flavour.
+    /// Every setting as the connection runs with it (units in the names; `null` for
+    /// unlimited), for `bufferlab validate --json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let bytes = |b: u64| (b != UNLIMITED).then_some(b);
+        let flavour = match self.flavour {
+            Flavour::Rfc => "rfc",
+            Flavour::Ns2 => "ns2",
+            Flavour::Ns3 => "ns3",
+        };
+        serde_json::json!({
+            "preset": self.preset,
+            "cc": self.cc,
+            "rules": flavour,
+            "mss_bytes": self.mss,
+            "header_bytes": self.header,
+            "segment_on_wire_bytes": self.wire_size(),
+            "ack_bytes": self.ack_size,
+            "syn_option_bytes": self.syn_options,
+            "sack_option_base_bytes": self.sack_option_base,
+            "initial_window_segments": self.iw,
+            "initial_window_after_syn_loss_segments": self.iw_after_syn_loss,
+            "initial_ssthresh_bytes": bytes(self.initial_ssthresh),
+            "ssthresh_after_syn_loss_bytes": self.ssthresh_after_syn_loss.and_then(bytes),
+            "max_window_bytes": bytes(self.max_window),
+            "send_buffer_bytes": bytes(self.send_buffer),
+            "recv_buffer_bytes": bytes(self.recv_buffer),
+            "max_advertised_window_bytes": bytes(self.max_adv_window),
+            "sack": self.sack,
+            "delayed_ack": self.delayed_ack,
+            "delayed_ack_count": self.delack_count,
+            "delayed_ack_timeout_s": self.delack_timeout.as_secs_f64(),
+            "nagle": self.nagle,
+            "ecn": self.ecn,
+            "handshake": self.handshake,
+            "timestamps": self.timestamps,
+            "initial_rto_s": self.initial_rto.as_secs_f64(),
+            "min_rto_s": self.min_rto.as_secs_f64(),
+            "max_rto_s": self.max_rto.as_secs_f64(),
+            "clock_granularity_s": self.clock_granularity.as_secs_f64(),
+            "dupack_threshold": self.dupack_threshold,
+            "slow_start_restart": self.slow_start_restart,
+            "limited_transmit": self.limited_transmit,
+            "prr": self.prr,
+            "vegas": {"alpha": self.vegas_alpha, "beta": self.vegas_beta, "gamma": self.vegas_gamma},
+            "cubic": {"c": self.cubic_c, "beta": self.cubic_beta,
+                      "fast_convergence": self.cubic_fast_convergence},
+        })
+    }
+
     pub fn rules(&self) -> &'static Rules {
         self.flavour.rules()
     }

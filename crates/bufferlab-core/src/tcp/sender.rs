@@ -949,6 +949,10 @@ impl TcpSender {
 }
 
 impl Endpoint for TcpSender {
+    fn settings(&self) -> Option<serde_json::Value> {
+        Some(self.p.to_json())
+    }
+
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
         self.record_series(cx.now);
         self.on_ack(&pkt, cx);

@@ -255,6 +255,85 @@ impl Params {
         }
     }
 
+    /// The resolved settings, thresholds in RED's own unit (`unit`), for `validate --json`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "unit": if self.byte_mode { "bytes" } else { "packets" },
+            "mean_pktsize_bytes": self.mean_pktsize,
+            "limit": self.limit.to_string(),
+            "min_th": self.min_th,
+            "max_th": self.max_th,
+            "max_p": self.max_p,
+            "q_weight": self.q_w,
+            "gentle": self.gentle,
+            "wait": self.wait,
+            "ecn": self.ecn,
+            "use_mark_p": self.use_mark_p,
+            "idle": self.idle,
+            "ns2_hard_limit": self.ns2_limit,
+            "adaptive": self.adaptive,
+        });
+        if self.adaptive {
+            let extra = serde_json::json!({
+                "alpha": self.alpha,
+                "beta": self.beta,
+                "interval_s": self.interval.as_secs_f64(),
+                "top": self.top,
+                "bottom": self.bottom,
+            });
+            if let (Some(m), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
+                m.extend(e);
+            }
+        }
+        v
+    }
+
+    /// The limit in RED's unit (bytes in byte mode, else mean-size packets).
+    fn limit_units(&self) -> f64 {
+        match (self.limit, self.byte_mode) {
+            (QueueLimit::Packets(n), true) => n as f64 * self.mean_pktsize,
+            (QueueLimit::Packets(n), false) => n as f64,
+            (QueueLimit::Bytes(b), true) => b as f64,
+            (QueueLimit::Bytes(b), false) => b as f64 / self.mean_pktsize,
+        }
+    }
+
+    /// RED whose hard limit is below max_th overflows before its average reaches the
+    /// forced-drop region: the tail drops of a full queue do the work (Floyd and Jacobson 1993
+    /// size the buffer above max_th).
+    pub fn warnings(&self) -> Vec<String> {
+        let unit = if self.byte_mode { "bytes" } else { "packets" };
+        let limit = self.limit_units();
+        if limit < self.max_th {
+            let which = if limit <= self.min_th {
+                "min_th"
+            } else {
+                "max_th"
+            };
+            let th = if limit <= self.min_th {
+                self.min_th
+            } else {
+                self.max_th
+            };
+            let num = |v: f64| {
+                if (v - v.round()).abs() < 1e-6 {
+                    format!("{}", v.round())
+                } else {
+                    format!("{v:.1}")
+                }
+            };
+            vec![format!(
+                "RED's queue limit ({} {unit}) is below {which} ({} {unit}): the queue overflows \
+                 before RED's average gets there, so it drops mostly at the tail like DropTail; \
+                 raise `limit` above max_th or lower the thresholds",
+                num(limit),
+                num(th)
+            )]
+        } else {
+            Vec::new()
+        }
+    }
+
     /// p_b as ns-2 `calculate_p_new`.
     pub fn p_b(&self, ave: f64, max_p: f64) -> f64 {
         let p = if ave >= self.max_th {
@@ -542,6 +621,14 @@ impl QueueDisc for Red {
 
     fn average(&self) -> Option<f64> {
         Some(self.ave)
+    }
+
+    fn resolved_settings(&self, rate_bps: f64) -> Option<serde_json::Value> {
+        Some(Params::resolve(&self.cfg, self.variant, rate_bps).to_json())
+    }
+
+    fn warnings(&self, rate_bps: f64) -> Vec<String> {
+        Params::resolve(&self.cfg, self.variant, rate_bps).warnings()
     }
 
     fn average_unit(&self) -> &'static str {
