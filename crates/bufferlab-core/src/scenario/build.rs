@@ -148,11 +148,11 @@ fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioErro
 
 /// The resolved TCP settings of a flow (TCP applications only), checked.
 fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, ScenarioError> {
-    if f.app.protocol() != Protocol::Tcp {
+    if f.protocol() != Protocol::Tcp {
         if f.tcp.is_some() {
             return Err(ScenarioError::field(
                 format!("flows[{entry}].tcp"),
-                format!("the {} application runs over UDP; remove the `tcp` table or use a TCP application (bulk, transfer, web)", f.app.kind()),
+                format!("the flow runs over UDP; remove the `tcp` table, or say protocol = \"tcp\" (its {} source then writes into a TCP connection), or use a TCP application (bulk, transfer, web)", f.app.kind()),
             ));
         }
         return Ok(None);
@@ -202,27 +202,19 @@ fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, Scenari
 
 fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
     let app = &f.app;
-    if app.protocol() == Protocol::Tcp {
-        if let Some(p) = f.protocol {
-            if p != Protocol::Tcp {
-                return Err(ScenarioError::field(
-                    format!("flows[{entry}].protocol"),
-                    format!("the {} application runs over tcp, not {}; remove `protocol` or pick another app", app.kind(), p.as_str()),
-                ));
-            }
-        }
-        return tcp_params(entry, f).map(|_| ());
-    }
-    if f.tcp.is_some() {
-        tcp_params(entry, f)?;
-    }
     if let Some(p) = f.protocol {
-        if p != app.protocol() {
+        if !app.runs_over(p) {
             return Err(ScenarioError::field(
                 format!("flows[{entry}].protocol"),
                 format!("the {} application runs over {}, not {}; remove `protocol` or pick another app", app.kind(), app.protocol().as_str(), p.as_str()),
             ));
         }
+    }
+    if f.protocol() == Protocol::Tcp && app.protocol() == Protocol::Tcp {
+        return tcp_params(entry, f).map(|_| ());
+    }
+    if f.tcp.is_some() || f.protocol() == Protocol::Tcp {
+        tcp_params(entry, f)?;
     }
     let header = f.header.unwrap_or(Bytes(28));
     // A TCP application is checked with a full segment of the default (`ns2`) settings,
@@ -236,7 +228,9 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
             format!("{}B: a packet must be 1 to 65535 bytes", size.0),
         ));
     }
-    if header.0 >= size.0 && !matches!(app, AppConfig::Poisson { .. }) {
+    // Over TCP the size is what each emission writes (the segments carry their own headers).
+    let over_tcp = f.protocol() == Protocol::Tcp;
+    if header.0 >= size.0 && !over_tcp && !matches!(app, AppConfig::Poisson { .. }) {
         return Err(ScenarioError::field(
             format!("flows[{entry}].app.packet_size"),
             format!(
@@ -293,7 +287,11 @@ fn check_queue_fits(
 }
 
 /// The ns-2 packet type of an application's packets (ns-2 common/packet.h names).
-fn trace_type(app: &AppConfig) -> &'static str {
+fn trace_type(app: &AppConfig, protocol: Protocol) -> &'static str {
+    if protocol == Protocol::Tcp {
+        // ns-2 FTP over Agent/TCP: data "tcp", ACKs "ack" (the trace writer picks by packet kind).
+        return "tcp";
+    }
     match app {
         AppConfig::Cbr { .. } => "cbr",
         AppConfig::Poisson { .. } => "udp",
@@ -302,7 +300,6 @@ fn trace_type(app: &AppConfig) -> &'static str {
             ..
         } => "pareto",
         AppConfig::Onoff { .. } => "exp",
-        // ns-2 FTP over Agent/TCP: data "tcp", ACKs "ack" (the trace writer picks by packet kind).
         AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => "tcp",
     }
 }
@@ -528,7 +525,12 @@ pub fn build_with(
                     objects: *objects,
                     rng: rng::stream(seed, &format!("flow/{}/web", f.name)),
                 },
-                _ => TcpApp::Bulk,
+                AppConfig::Bulk { .. } => TcpApp::Bulk,
+                // a packet source over TCP: each emission writes its size into the connection
+                source => TcpApp::writes(
+                    traffic::build(source, f.start, 1),
+                    rng::stream(seed, &format!("flow/{}/app", f.name)),
+                ),
             };
             let mut snd = if p.cc == CcKind::Python {
                 let opts = f.cfg.tcp.clone().unwrap_or_default();
@@ -579,9 +581,9 @@ pub fn build_with(
             name: f.name.clone(),
             src,
             dst,
-            protocol: f.cfg.app.protocol(),
+            protocol: f.cfg.protocol(),
             app: f.cfg.app.kind(),
-            trace_type: trace_type(&f.cfg.app),
+            trace_type: trace_type(&f.cfg.app, f.cfg.protocol()),
             mss,
             packet_size: size,
             class: f.cfg.class,

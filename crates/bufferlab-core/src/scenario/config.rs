@@ -155,7 +155,8 @@ pub struct FlowConfig {
     /// Repeat this entry `count` times, substituting `{i}`.
     #[serde(default)]
     pub count: Option<u32>,
-    /// Transport (default: udp for cbr/poisson/onoff).
+    /// Transport (default: udp for cbr/poisson/onoff, tcp for bulk/transfer/web). `tcp` on a
+    /// cbr, poisson or onoff flow writes each emission into a TCP connection (on/off TCP).
     #[serde(default)]
     pub protocol: Option<Protocol>,
     /// When the application starts (default 0): a time (`"1s"`), or a random time drawn for each
@@ -180,6 +181,13 @@ pub struct FlowConfig {
     /// TCP settings of a TCP flow (preset and overrides; see docs/models/tcp.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::tcp::TcpOptions>,
+}
+
+impl FlowConfig {
+    /// The flow's transport: `protocol` when given, else the application's own.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol.unwrap_or_else(|| self.app.protocol())
+    }
 }
 
 /// When a flow starts: a fixed time, or one drawn from a distribution for each flow.

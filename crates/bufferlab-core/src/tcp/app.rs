@@ -7,9 +7,16 @@
 //!   client "thinks" for a random time and the next object is written. The response time of
 //!   an object is from its write to its last byte acknowledged. The request itself is not
 //!   sent as a packet (it would add one one-way delay to each response time).
+//! * a packet source (`cbr`, `poisson`, `onoff`) with `protocol = "tcp"`: each emission of the
+//!   source writes its `packet_size` bytes into the connection, as ns-3's `OnOffApplication`
+//!   on a TCP socket (`OnOffApplication::SendPacket` calls `Socket::Send` with `PacketSize`
+//!   bytes every `PacketSize * 8 / DataRate` during an on-period). TCP sends them as the
+//!   window allows, so an on/off source is bulk TCP that pauses and resumes (seed 003). A
+//!   write that does not fit the send buffer is refused and lost, as `Socket::Send` fails
+//!   there; with an unlimited send buffer (the ns2 preset) nothing is refused.
 
 use crate::rng::Rng;
-use crate::traffic::{Distribution, ObjectSize};
+use crate::traffic::{Distribution, Generator, ObjectSize};
 use crate::units::SimTime;
 use rand::RngExt;
 use rand_distr::Distribution as _;
@@ -26,14 +33,38 @@ pub enum TcpApp {
         objects: Option<u32>,
         rng: Rng,
     },
+    /// A packet source's emissions, written into the connection.
+    Writes {
+        gen: Box<dyn Generator>,
+        rng: Rng,
+        /// The next emission (time, bytes), if any.
+        pending: Option<(SimTime, u32)>,
+        /// Bytes written into the connection.
+        written_bytes: u64,
+        /// Bytes written while the send buffer was full (lost, as a failed `Socket::Send`).
+        refused_bytes: u64,
+    },
 }
 
 impl TcpApp {
+    /// A packet source written into the connection.
+    pub fn writes(mut gen: Box<dyn Generator>, mut rng: Rng) -> TcpApp {
+        let pending = gen.next(&mut rng);
+        TcpApp::Writes {
+            gen,
+            rng,
+            pending,
+            written_bytes: 0,
+            refused_bytes: 0,
+        }
+    }
+
     pub fn kind(&self) -> &'static str {
         match self {
             TcpApp::Bulk => "bulk",
             TcpApp::Transfer { .. } => "transfer",
             TcpApp::Web { .. } => "web",
+            TcpApp::Writes { .. } => "writes",
         }
     }
 }

@@ -171,7 +171,7 @@ impl TcpSender {
         let data_end = match &app {
             TcpApp::Bulk => u64::MAX / 4,
             TcpApp::Transfer { bytes } => 1 + bytes,
-            TcpApp::Web { .. } => 1,
+            TcpApp::Web { .. } | TcpApp::Writes { .. } => 1,
         };
         let closing = matches!(app, TcpApp::Transfer { .. });
         Self {
@@ -308,7 +308,39 @@ impl TcpSender {
         self.data_end.min(buf)
     }
 
+    /// The application acts at `now`: a web client starts its next object; a packet source
+    /// writes every emission due by now (those that fit the send buffer) and sets the time of
+    /// its next one.
     fn start_object(&mut self, now: SimTime) {
+        if let TcpApp::Writes {
+            gen,
+            rng,
+            pending,
+            written_bytes,
+            refused_bytes,
+        } = &mut self.app
+        {
+            self.app_at = None;
+            if now >= self.stop {
+                return;
+            }
+            while let Some((at, size)) = *pending {
+                if at > now {
+                    self.app_at = (at < self.stop).then_some(at);
+                    break;
+                }
+                *pending = gen.next(rng);
+                let size = size as u64;
+                let queued = self.data_end.saturating_sub(self.snd_una);
+                if queued + size <= self.p.send_buffer {
+                    self.data_end += size;
+                    *written_bytes += size;
+                } else {
+                    *refused_bytes += size;
+                }
+            }
+            return;
+        }
         if let TcpApp::Web {
             size, objects, rng, ..
         } = &mut self.app
@@ -910,7 +942,7 @@ impl TcpSender {
             })
         };
         let st = &self.stats;
-        json!({
+        let mut r = json!({
             "cc": self.cc.name(),
             "preset": format!("{:?}", self.p.preset).to_lowercase(),
             "app": self.app.kind(),
@@ -944,7 +976,18 @@ impl TcpSender {
             "response_time_p95_s": q(0.95),
             "response_time_max_s": sorted.last(),
             "cc_state": self.cc.report(),
-        })
+        });
+        if let TcpApp::Writes {
+            written_bytes,
+            refused_bytes,
+            ..
+        } = &self.app
+        {
+            // what the source wrote, and what a full send buffer refused
+            r["app_written_bytes"] = json!(written_bytes);
+            r["app_refused_bytes"] = json!(refused_bytes);
+        }
+        r
     }
 }
 

@@ -72,6 +72,7 @@ impl AppConfig {
             AppConfig::Web { .. } => "web",
         }
     }
+    /// The transport the application runs over unless the flow says `protocol`.
     pub fn protocol(&self) -> Protocol {
         match self {
             AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => {
@@ -79,6 +80,13 @@ impl AppConfig {
             }
             _ => Protocol::Udp,
         }
+    }
+    /// Whether it can run over `p`. The packet sources (cbr, poisson, onoff) run over either:
+    /// over TCP each emission is a write of `packet_size` bytes into the connection, as ns-3's
+    /// `OnOffApplication` on a TCP socket (seed 003's on/off TCP); bulk, transfer and web are
+    /// TCP only.
+    pub fn runs_over(&self, p: Protocol) -> bool {
+        p == Protocol::Tcp || self.protocol() == p
     }
     /// Size on the wire of a UDP source's packets; None for TCP applications, whose segment
     /// size comes from the flow's resolved TCP settings.
