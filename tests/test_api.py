@@ -13,7 +13,7 @@ import bufferlab
 from bufferlab import Results, Scenario, ScenarioError, SimulationPanic
 from bufferlab.results import FLOW_COLUMNS, LINK_COLUMNS, QUEUE_COLUMNS
 from bufferlab.scenario import normalise_overrides
-from conftest import POISSON, ROOT
+from conftest import POISSON, ROOT, dumbbell_toml
 
 EXAMPLES = ROOT / "examples"
 
@@ -150,6 +150,22 @@ def test_run_errors_are_scenario_errors(poisson_file: Path):
         bufferlab.run(poisson_file, seed=-1)
     with pytest.raises(ScenarioError):
         bufferlab.run(POISSON + "\nnot toml at all [\n")
+
+
+def test_flow_series_frame_matches_the_report(tmp_path: Path):
+    text = dumbbell_toml(
+        name="fs", duration="3s", monitor={"flow_interval": "1s"},
+        flows=[{"name": "u", "src": "s0", "dst": "d0",
+                "app": {"kind": "cbr", "rate": "1Mbps"}}],
+    )  # fmt: skip
+    res = bufferlab.run(text)
+    fs = res.flow_series
+    assert list(fs["t_s"]) == [1.0, 2.0, 3.0]
+    assert fs["tx_packets"].sum() == res.flows.loc[0, "tx_packets"]
+    assert fs["rx_packets"].sum() == res.flows.loc[0, "rx_packets"]
+    written = res.save(tmp_path / "out")
+    assert (tmp_path / "out" / "flow_series.parquet") in written
+    assert bufferlab.run(text.replace("flow_interval", "queue_interval")).flow_series.empty
 
 
 def test_empty_series_frame_has_columns():

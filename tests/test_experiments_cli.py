@@ -311,6 +311,29 @@ def test_tcp_series_are_stored_and_plotted(tmp_path, cli):
     r = cli("plot", "tcp", "--db", "r.duckdb", "-k", "cwnd", "-o", str(out), cwd=tmp_path)
     assert r.code == 0, r.stderr
     assert out.read_bytes()[:4] == b"\x89PNG"
+    r = cli("plot", "tcp", "--db", "r.duckdb", "-k", "flow-series", "-o", str(out), cwd=tmp_path)
+    assert r.code == 2 and "set [monitor] flow_interval" in r.stderr, r.stderr
+
+
+def test_flow_series_are_stored_and_plotted(tmp_path, cli):
+    base = TCP_BASE + "flow_interval = '500ms'\n"  # the [monitor] table is last
+    body = (
+        "[sweep]\nname = 'fs'\nbase = 'base.toml'\nreplications = 1\n"
+        "[grid]\n'links.bottleneck.queue.limit' = ['10KB']\n"
+    )
+    write_sweep(tmp_path, body, base=base)
+    r = cli("sweep", "sweep.toml", "--db", "r.duckdb", "-q", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    con = duckdb.connect(str(tmp_path / "r.duckdb"), read_only=True)
+    path = con.execute("SELECT path FROM series WHERE kind = 'flows'").fetchone()[0]
+    con.close()
+    fs = pd.read_parquet(tmp_path / path)
+    assert set(fs["flow"]) == {"t0", "t1"} and len(fs) == 2 * 4  # 2 s in 0.5 s intervals
+    assert {"tx_packets", "lost_packets", "throughput_bps"} <= set(fs.columns)
+    out = tmp_path / "fs.png"
+    r = cli("plot", "fs", "--db", "r.duckdb", "-k", "flow-series", "-o", str(out), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert out.read_bytes()[:4] == b"\x89PNG"
 
 
 def _deterministic_sweep(tmp: Path, start: dict | None) -> None:

@@ -199,6 +199,27 @@ class Results:
             return pd.DataFrame({k: pd.Series(dtype=t) for k, t in fixed.items()})
         return pd.concat(parts, ignore_index=True)
 
+    @cached_property
+    def flow_series(self) -> pd.DataFrame:
+        """Per-flow series (``monitor.flow_interval``), one row per flow and interval: flow,
+        interval_s, t_s (the interval's end), tx_packets, rx_packets, lost_packets,
+        acks_received (counts in the interval), throughput_bps, goodput_bps. Empty without."""
+        import pandas as pd
+
+        columns = {
+            "flow": "string", "interval_s": "float64", "t_s": "float64", "tx_packets": "int64",
+            "rx_packets": "int64", "lost_packets": "int64", "acks_received": "int64",
+            "throughput_bps": "float64", "goodput_bps": "float64",
+        }  # fmt: skip
+        records = (self.raw.get("series") or {}).get("flows", [])
+        parts = [
+            pd.DataFrame({k: pd.Series(cols.get(k, []), dtype=t) for k, t in columns.items()})
+            for cols in long_columns(records)
+        ]
+        if not parts:
+            return pd.DataFrame({k: pd.Series(dtype=t) for k, t in columns.items()})
+        return pd.concat(parts, ignore_index=True)
+
     # -- output ----------------------------------------------------------------------------
     def to_json(self, indent: int | None = None) -> str:
         """The report as JSON (exactly the core's text when ``indent`` is None)."""
@@ -207,7 +228,8 @@ class Results:
         return json.dumps(self.raw, indent=indent)
 
     def save(self, out_dir: str | Path) -> list[Path]:
-        """Writes report.json, flows.csv, queues.csv, links.csv and queue_series.parquet."""
+        """Writes report.json, flows.csv, queues.csv, links.csv and queue_series.parquet, and
+        flow_series.parquet when the run recorded per-flow series."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = [
@@ -222,6 +244,9 @@ class Results:
         self.queues.to_csv(written[2], index=False)
         self.links.to_csv(written[3], index=False)
         self.queue_series.to_parquet(written[4], index=False)
+        if not self.flow_series.empty:
+            written.append(out / "flow_series.parquet")
+            self.flow_series.to_parquet(written[-1], index=False)
         return written
 
     def __repr__(self) -> str:

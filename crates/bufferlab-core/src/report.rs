@@ -92,6 +92,21 @@ pub struct QueueSeriesReport {
     pub average_unit: Option<&'static str>,
 }
 
+/// One flow's series (`monitor.flow_interval`): counts and rates in each interval ending at
+/// `t_s`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FlowSeriesReport {
+    pub flow: String,
+    pub interval_s: f64,
+    pub t_s: Vec<f64>,
+    pub tx_packets: Vec<u64>,
+    pub rx_packets: Vec<u64>,
+    pub lost_packets: Vec<u64>,
+    pub acks_received: Vec<u64>,
+    pub throughput_bps: Vec<f64>,
+    pub goodput_bps: Vec<f64>,
+}
+
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct SeriesReport {
     pub queues: Vec<QueueSeriesReport>,
@@ -99,6 +114,9 @@ pub struct SeriesReport {
     /// `ssthresh_bytes`, `rwnd_bytes`, `srtt_s`, `rtt_s`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tcp: Vec<serde_json::Value>,
+    /// Per-flow series (`monitor.flow_interval`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<FlowSeriesReport>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -288,6 +306,26 @@ impl Report {
                     Some(v)
                 })
                 .collect(),
+            flows: sim
+                .flow_series
+                .as_ref()
+                .map(|set| {
+                    set.series
+                        .iter()
+                        .map(|s| FlowSeriesReport {
+                            flow: sim.flows[s.flow].name.clone(),
+                            interval_s: set.interval.as_secs_f64(),
+                            t_s: s.t_s.clone(),
+                            tx_packets: s.tx_packets.clone(),
+                            rx_packets: s.rx_packets.clone(),
+                            lost_packets: s.lost_packets.clone(),
+                            acks_received: s.acks_received.clone(),
+                            throughput_bps: s.throughput_bps.clone(),
+                            goodput_bps: s.goodput_bps.clone(),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
         };
         Report {
             bufferlab_version: crate::VERSION,

@@ -8,6 +8,7 @@
 
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::ids::{AgentId, FlowId, LinkId, NodeId, PortId};
+use crate::monitor::flow_series::FlowSeriesSet;
 use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::ns2_trace::{Ns2Trace, TraceEvent, TraceFilter, TraceFlow};
 use crate::monitor::pcap::PcapSet;
@@ -119,6 +120,10 @@ pub struct Simulation {
     pub(crate) sched: Scheduler<Event>,
     pub(crate) sample_interval: Option<SimTime>,
     pub series: Vec<QueueSeries>,
+    /// When the queue series take their next sample.
+    next_queue_sample: SimTime,
+    /// Per-flow series (`monitor.flow_interval`), if asked for.
+    pub flow_series: Option<FlowSeriesSet>,
     /// An ns-2 trace file being written, if asked for.
     pub ns2_trace: Option<Ns2Trace>,
     /// pcap files being written, if asked for.
@@ -145,6 +150,8 @@ impl Simulation {
             sched: Scheduler::default(),
             sample_interval: None,
             series: Vec::new(),
+            next_queue_sample: SimTime::ZERO,
+            flow_series: None,
             ns2_trace: None,
             pcap: None,
             next_uid: 0,
@@ -176,8 +183,9 @@ impl Simulation {
         for a in 0..self.agents.len() {
             self.update_timer(AgentId(a as u32));
         }
-        if self.sample_interval.is_some() && !self.series.is_empty() {
-            self.sched.schedule(self.warmup, Event::Sample);
+        self.next_queue_sample = self.warmup;
+        if let Some(t) = self.next_sample() {
+            self.sched.schedule(t, Event::Sample);
         }
     }
 
@@ -554,17 +562,41 @@ impl Simulation {
 
     // ---- monitors ----
 
-    fn sample(&mut self) {
-        let t = self.now.as_secs_f64();
-        for s in &mut self.series {
-            let port = &self.ports[s.port.idx()];
-            s.t_s.push(t);
-            s.packets.push(port.waiting_packets() as u32);
-            s.bytes.push(port.waiting_bytes());
-            s.average.push(port.qdisc.disc().average());
+    /// When the next sample of any series falls: queue series from the warm-up on, each
+    /// interval; flow series at the end of each interval.
+    fn next_sample(&self) -> Option<SimTime> {
+        let queues = (self.sample_interval.is_some() && !self.series.is_empty())
+            .then_some(self.next_queue_sample);
+        let flows = self.flow_series.as_ref().map(|f| f.due());
+        match (queues, flows) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
         if let Some(dt) = self.sample_interval {
-            self.sched.schedule(self.now + dt, Event::Sample);
+            if now >= self.next_queue_sample {
+                let t = now.as_secs_f64();
+                for s in &mut self.series {
+                    let port = &self.ports[s.port.idx()];
+                    s.t_s.push(t);
+                    s.packets.push(port.waiting_packets() as u32);
+                    s.bytes.push(port.waiting_bytes());
+                    s.average.push(port.qdisc.disc().average());
+                }
+                self.next_queue_sample = now + dt;
+            }
+        }
+        if let Some(fs) = &mut self.flow_series {
+            if now >= fs.due() {
+                let flows = &self.flows;
+                fs.sample(|i| &flows[i].stats);
+            }
+        }
+        if let Some(t) = self.next_sample() {
+            self.sched.schedule(t, Event::Sample);
         }
     }
 

@@ -274,7 +274,8 @@ def plot(
     out: Annotated[Path, typer.Option("--out", "-o", help="Figure file: .png, .svg or .pdf.")],
     db: DbOpt = Path("results.duckdb"),
     kind: Annotated[
-        str, typer.Option("--kind", "-k", help="metric, queue, flows or cwnd.")
+        str,
+        typer.Option("--kind", "-k", help="metric, queue, flows, flow-series or cwnd."),
     ] = "metric",
     metric: Annotated[
         str | None,
@@ -322,7 +323,7 @@ def plot(
                     fig = pl.metric_figure(agg, m, x=x, axes=info["axes"])
                 except ValueError as e:
                     _fail(f"--x: {e}")
-            elif kind in ("queue", "flows", "cwnd"):
+            elif kind in ("queue", "flows", "flow-series", "cwnd"):
                 key = run_key or pl.first_ok_run(store, sweep_name, point)
                 if key is None:
                     _fail(f"sweep {sweep_name!r} has no ok run to plot")
@@ -337,13 +338,20 @@ def plot(
                     if fl.empty:
                         _fail(f"run {key}: no flows recorded")
                     fig = pl.flows_figure(fl, title=f"flows: {what}")
+                elif kind == "flow-series":
+                    fs = pl.flow_series_figure(
+                        store.series(key, "flows"), title=f"per-flow series: {what}"
+                    )
+                    if fs is None:
+                        _fail(f"run {key}: no per-flow series (set [monitor] flow_interval)")
+                    fig = fs
                 else:
                     cw = pl.cwnd_figure(store.series(key, "tcp"), title=f"cwnd: {what}")
                     if cw is None:
                         _fail(f"run {key}: the report has no TCP series (no TCP flows?)")
                     fig = cw
             else:
-                _fail(f"--kind: expected metric, queue, flows or cwnd, got {kind!r}")
+                _fail(f"--kind: expected metric, queue, flows, flow-series or cwnd, got {kind!r}")
             pl.save(fig, out)
             print(f"wrote {out}", file=sys.stderr)
         finally:

@@ -310,14 +310,42 @@ def cwnd_figure(tcp_series: pd.DataFrame | None, title: str = "") -> Figure | No
     who = next((c for c in ("flow", "name") if c in tcp_series), None)
     fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
     groups = tcp_series.groupby(who, sort=False) if who else [("", tcp_series)]
+    in_bytes = ycol != "cwnd_packets"
+    scale, unit = _scaled_unit("bytes", list(tcp_series[ycol])) if in_bytes else (1, "packets")
     for name, g in groups:
-        ax.step(g["t_s"], g[ycol], where="post", lw=0.9, label=str(name))
+        ax.step(g["t_s"], g[ycol] / scale, where="post", lw=0.9, label=str(name))
     ax.set_xlabel("time (s)")
-    ax.set_ylabel(ycol)
+    ax.set_ylabel(f"congestion window ({unit})")
     ax.grid(True, alpha=0.3)
     if who:
         ax.legend(fontsize=8)
     ax.set_title(title or "congestion window", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def flow_series_figure(series: pd.DataFrame | None, title: str = "") -> Figure | None:
+    """Per-flow series against time (``monitor.flow_interval``): throughput delivered in each
+    interval, and packets sent and lost in each interval, one line per flow (seed 004's
+    per-source figures). None without a series."""
+    if series is None or series.empty or "t_s" not in series:
+        return None
+    fig, (a1, a2, a3) = plt.subplots(3, 1, figsize=(7, 7.2), dpi=100, sharex=True)
+    scale, unit = _scaled_unit("bit/s", list(series["throughput_bps"]))
+    for name, g in series.groupby("flow", sort=False):
+        a1.step(g["t_s"], g["throughput_bps"] / scale, where="pre", lw=0.9, label=str(name))
+        a2.step(g["t_s"], g["tx_packets"], where="pre", lw=0.9)
+        a3.step(g["t_s"], g["lost_packets"], where="pre", lw=0.9)
+    dt = float(series["interval_s"].iloc[0]) if "interval_s" in series else None
+    per = f" per {dt:g} s" if dt else " per interval"
+    a1.set_ylabel(f"throughput ({unit})")
+    a2.set_ylabel(f"packets sent{per}")
+    a3.set_ylabel(f"packets lost{per}")
+    a3.set_xlabel("time (s)")
+    for a in (a1, a2, a3):
+        a.grid(True, alpha=0.3)
+    a1.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title or "per-flow series", fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -199,6 +199,13 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
             cw = plot.cwnd_figure(store.series(key, "tcp"), title=f"cwnd: {what}")
             if cw is not None:
                 run_figures.append(_img(plot.to_png_bytes(cw), f"Congestion window, {what}"))
+            fs = plot.flow_series_figure(
+                store.series(key, "flows"), title=f"per-flow series: {what}"
+            )
+            if fs is not None:
+                run_figures.append(
+                    _img(plot.to_png_bytes(fs), f"Per-flow throughput, sends and losses, {what}")
+                )
 
         failed = runs[runs["status"] == "failed"] if len(runs) else runs
         failed_rows = [

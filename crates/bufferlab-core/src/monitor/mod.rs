@@ -1,6 +1,7 @@
 //! Measurements: per-flow statistics, queue time series and fairness indices.
 
 pub mod fairness;
+pub mod flow_series;
 pub mod flow_stats;
 pub mod ns2_trace;
 pub mod pcap;

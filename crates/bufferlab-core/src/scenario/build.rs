@@ -6,6 +6,7 @@ use super::topology::{self, Topology};
 use super::ScenarioError;
 use crate::ext::Extensions;
 use crate::ids::{FlowId, LinkId, NodeId, PortId};
+use crate::monitor::flow_series::FlowSeriesSet;
 use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::queue_series::QueueSeries;
 use crate::monitor::queue_stats::QueueStats;
@@ -646,6 +647,37 @@ pub fn build_with(
                 _ => {}
             }
         }
+    }
+
+    if let Some(dt) = s.monitor.flow_interval {
+        if dt == SimTime::ZERO {
+            return Err(ScenarioError::field(
+                "monitor.flow_interval",
+                "must be positive, e.g. \"1s\"",
+            ));
+        }
+        let mut chosen = Vec::new();
+        match &s.monitor.flows {
+            None => chosen.extend(0..sim.flows.len()),
+            Some(names) => {
+                for (i, n) in names.iter().enumerate() {
+                    let at = sim.flows.iter().position(|f| &f.name == n).ok_or_else(|| {
+                        ScenarioError::field(
+                            format!("monitor.flows[{i}]"),
+                            format!("no flow is named \"{n}\""),
+                        )
+                    })?;
+                    chosen.push(at);
+                }
+            }
+        }
+        super::bounds::check_sampling("monitor.flow_interval", dt, s.duration, chosen.len())?;
+        sim.flow_series = Some(FlowSeriesSet::new(dt, s.warmup, chosen.into_iter()));
+    } else if s.monitor.flows.is_some() {
+        return Err(ScenarioError::field(
+            "monitor.flows",
+            "records nothing without monitor.flow_interval; add flow_interval = \"1s\"",
+        ));
     }
 
     if let Some(dt) = s.monitor.queue_interval {

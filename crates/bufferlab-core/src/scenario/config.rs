@@ -245,6 +245,13 @@ pub struct MonitorConfig {
     /// TCP flows whose series are recorded (default: every TCP flow).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwnd_flows: Option<Vec<String>>,
+    /// Interval of the per-flow series: packets sent, delivered and lost, ACKs received,
+    /// throughput and goodput in each interval (default: no series).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_interval: Option<SimTime>,
+    /// Flows whose per-flow series are recorded (default: every flow).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flows: Option<Vec<String>>,
 }
 
 /// Which flows Jain's index and the throughput spread are computed over.
