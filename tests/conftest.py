@@ -98,11 +98,12 @@ class CliResult:
     stderr: str
 
 
-def run_cli(*args: str, cwd: Path = ROOT) -> CliResult:
-    """Runs `python -m bufferlab ARGS` in a subprocess, exactly as a user would."""
+def run_cli(*args: str, cwd: Path = ROOT, columns: int = 200) -> CliResult:
+    """Runs `python -m bufferlab ARGS` in a subprocess, exactly as a user would, its tables
+    fitted to ``columns`` (``$COLUMNS``)."""
     env = dict(os.environ)
     env.pop("BUFFERLAB_DEBUG", None)
-    env["COLUMNS"] = "200"
+    env["COLUMNS"] = str(columns)
     p = subprocess.run(
         [sys.executable, "-m", "bufferlab", *args],
         cwd=cwd,

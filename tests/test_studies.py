@@ -52,10 +52,13 @@ def test_study_files_are_complete(name: str) -> None:
 
 
 def test_list(tmp_path: Path) -> None:
-    r = run_cli("study", "list")
+    r = run_cli("study", "list", columns=80)
     assert r.code == 0, r.stderr
     for name in EXPECTED:
         assert name in r.stdout
+    assert max(len(line.rstrip()) for line in r.stdout.splitlines()) <= 80
+    # papers are cited by authors and title, not by file names that are not in the repository
+    assert "Mansour and Hmeed" in r.stdout and ".txt" not in r.stdout
 
 
 def test_unknown_study_is_one_line_error() -> None:
@@ -66,14 +69,18 @@ def test_unknown_study_is_one_line_error() -> None:
 
 
 def test_run_all_tiny(tmp_path: Path) -> None:
-    """`bufferlab study run all --tiny`: every study runs, tabulates, draws and checks."""
+    """`bufferlab study run all --tiny`: every study runs, tabulates, draws and checks; at 80
+    columns every table value is whole (wide tables split into parts) and nothing is cut."""
     out = tmp_path / "out"
     docs = tmp_path / "docs"
     r = run_cli(
-        "study", "run", "all", "--tiny", "--out", str(out), "--docs", "--docs-dir", str(docs)
-    )
+        "study", "run", "all", "--tiny", "--out", str(out), "--docs", "--docs-dir", str(docs),
+        columns=80,
+    )  # fmt: skip
     assert r.code == 0, r.stderr[-2000:]
     assert "runs failed" not in r.stdout, r.stdout[-3000:]
+    assert max(len(line.rstrip()) for line in r.stdout.splitlines()) <= 80
+    assert "…" not in r.stdout
     for name in NAMES:
         s = st.load_study(STUDIES / name)
         data = json.loads((out / f"{name}.json").read_text())

@@ -18,6 +18,7 @@ import typer
 from rich.console import Console
 
 from bufferlab.cli._app import _errors, _fail, app
+from bufferlab.cli.format import output_console
 
 DbOpt = Annotated[
     Path,
@@ -40,7 +41,7 @@ def _exp_errors() -> Iterator[None]:
 
 
 def _console() -> Console:
-    return Console() if sys.stdout.isatty() else Console(width=160)
+    return output_console(160)
 
 
 # -- sweep ------------------------------------------------------------------------------------

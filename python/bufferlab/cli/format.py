@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import math
+import os
+import sys
 from typing import Any
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
@@ -64,6 +67,16 @@ def fmt_float(x: Any, digits: int = 3) -> str:
     return "-" if v is None else f"{v:.{digits}g}"
 
 
+def output_console(width: int = 160) -> Console:
+    """The console for a command's tables: the terminal's width on a terminal; elsewhere
+    ``$COLUMNS`` when set (tables are fitted to it), else ``width``, wide enough that a file or
+    a pipe gets each table whole in one piece."""
+    if sys.stdout.isatty():
+        return Console()
+    columns = os.environ.get("COLUMNS", "")
+    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else width)
+
+
 def _link_name(rec: dict[str, Any]) -> str:
     return f"{rec.get('link')} {rec.get('from')}→{rec.get('to')}"
 
@@ -83,39 +96,44 @@ def print_fitted(
     console, its columns are split over several tables, each repeating the first ``key``
     columns (the row's name). Headers may wrap at spaces. ``left`` columns are left-aligned.
     """
-    sep = 3  # rich's SIMPLE_HEAD box: a space each side of a column, no outer padding
 
     def need(i: int) -> int:
-        cells = [len(r[i]) for r in rows]
-        return max([*cells, *(len(w) for w in columns[i].split())] or [1])
+        cells = [cell_len(r[i]) for r in rows]
+        return max([*cells, *(cell_len(w) for w in columns[i].split())] or [1])
 
     widths = [need(i) for i in range(len(columns))]
-    room = max(console.width, 20)
-    groups: list[list[int]] = []
-    base = sum(widths[:key]) + sep * key
-    current: list[int] = []
-    used = base
-    for i in range(key, len(columns)):
-        if current and used + widths[i] + sep > room:
-            groups.append(current)
-            current, used = [], base
-        current.append(i)
-        used += widths[i] + sep
-    groups.append(current)
-    for g, cols in enumerate(groups):
-        part = title if len(groups) == 1 else f"{title} ({g + 1}/{len(groups)})"
+
+    def table(cols: list[int], part: str) -> Table:
         t = Table(title=part, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for i in [*range(key), *cols]:
             t.add_column(
                 columns[i],
                 justify="left" if i < left else "right",
                 no_wrap=False,
-                min_width=widths[i],
+                width=widths[i],
                 overflow="fold",
             )
         for r in rows:
             t.add_row(*(r[i] for i in [*range(key), *cols]))
-        console.print(t)
+        return t
+
+    def rendered_width(cols: list[int]) -> int:
+        # Every column has exactly its width (headers wrap at spaces); SIMPLE_HEAD without
+        # edge padding adds an edge each side and three characters between columns.
+        return sum(widths[i] for i in [*range(key), *cols]) + 3 * (key + len(cols)) - 1
+
+    room = max(console.width, 20)
+    groups: list[list[int]] = []
+    current: list[int] = []
+    for i in range(key, len(columns)):
+        if current and rendered_width([*current, i]) > room:
+            groups.append(current)
+            current = []
+        current.append(i)
+    groups.append(current)
+    for g, cols in enumerate(groups):
+        part = title if len(groups) == 1 else f"{title} ({g + 1}/{len(groups)})"
+        console.print(table(cols, part))
 
 
 def print_report(res: Results, console: Console, busiest: int = 5) -> None:

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from bufferlab import _core
 from bufferlab.cli._app import FileArg, SetOpt, _errors, app
-from bufferlab.cli.format import print_report
+from bufferlab.cli.format import output_console, print_report
 from bufferlab.run import run as run_scenario
 from bufferlab.scenario import Scenario, load, normalise_overrides
 
@@ -158,7 +158,7 @@ def run(
             sys.stdout.flush()
         else:
             # Wide enough not to truncate when the output goes to a file or a pipe.
-            console = Console() if sys.stdout.isatty() else Console(width=160)
+            console = output_console(160)
             print_report(res, console)
 
 

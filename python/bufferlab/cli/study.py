@@ -9,13 +9,14 @@ from typing import Annotated
 
 import typer
 
+from bufferlab.cli.format import output_console, print_fitted
 from bufferlab.study.claims import check_claims
 from bufferlab.study.execute import run_study
 from bufferlab.study.figures import draw_figure
 from bufferlab.study.page import save_outcome, write_markdown
 from bufferlab.study.plan import n_runs
 from bufferlab.study.spec import TINY_ENV, StudyError, list_studies, repo_root, studies_dir
-from bufferlab.study.tables import build_table, print_table
+from bufferlab.study.tables import build_table, label_columns
 
 study_app = typer.Typer(
     help="Reproduce the seed papers (studies/NAME) and compare with their published numbers.",
@@ -41,42 +42,26 @@ def _fail(msg: str) -> typer.Exit:
 @study_app.command("list")
 def list_cmd(studies: StudiesOpt = None) -> None:
     """List the studies with their paper and the number of runs per mode."""
-    from rich import box
-    from rich.console import Console
-    from rich.table import Table
 
     try:
         sts = list_studies(studies_dir(studies))
     except StudyError as e:
         raise _fail(str(e)) from None
-    tab = Table(box=box.SIMPLE_HEAVY, pad_edge=False)
-    for c in (
-        "study",
-        "paper",
-        "title",
-        "runs full",
-        "quick",
-        "tiny",
-        "tables",
-        "figures",
-        "claims",
-    ):
-        tab.add_column(c, justify="right" if c in ("runs full", "quick", "tiny") else "left")
-    for s in sts:
-        tab.add_row(
-            s.name,
-            s.paper,
-            s.title,
-            str(n_runs(s, "full")),
-            str(n_runs(s, "quick")),
-            str(n_runs(s, "tiny")),
-            str(len(s.tables)),
-            str(len(s.figures)),
-            str(len(s.claims)),
-        )
-    (Console() if sys.stdout.isatty() else Console(width=200)).print(tab)
     if not sts:
         print(f"no studies in {studies_dir(studies)}")
+        return
+    console = output_console(100)
+    columns = ["study", "runs full", "runs quick", "runs tiny", "tables", "figures", "claims"]
+    rows = [
+        [s.name, *(str(n_runs(s, m)) for m in ("full", "quick", "tiny")),
+         str(len(s.tables)), str(len(s.figures)), str(len(s.claims))]
+        for s in sts
+    ]  # fmt: skip
+    print_fitted(console, "Studies", columns, rows)
+    for s in sts:
+        # Titles and citations are prose: wrapped at the console's width, never cut.
+        console.print(f"[bold]{s.name}[/]: {s.title}", highlight=False)
+        console.print(f"  paper: {s.paper}", highlight=False)
 
 
 @study_app.command("run")
@@ -123,7 +108,6 @@ def run_cmd(
     studies: StudiesOpt = None,
 ) -> None:
     """Run a study (or all): its tables beside the paper's, its figures and its page."""
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     tiny = tiny or os.environ.get(TINY_ENV, "") not in ("", "0")
@@ -146,13 +130,14 @@ def run_cmd(
     write_docs = (mode == "full") if docs is None else docs
     ddir = docs_dir or (repo_root(sdir) / "docs" / "studies" if mode == "full" else out)
     # Wide tables: do not wrap them at 80 columns when the output is not a terminal.
-    console = Console() if sys.stdout.isatty() else Console(width=240)
+    console = output_console(240)
     command = (
         "bufferlab study run " + name + {"full": "", "quick": " --quick", "tiny": " --tiny"}[mode]
     )
     failed = 0
     for st in chosen:
-        console.rule(f"[bold]{st.name}[/]: {st.title}")
+        console.rule()
+        console.print(f"[bold]{st.name}[/]: {st.title}", highlight=False)
         n = n_runs(st, mode)
         with Progress(
             "{task.description}",
@@ -178,7 +163,9 @@ def run_cmd(
         for spec in st.tables:
             t = build_table(res, spec)
             tabs.append(t)
-            print_table(t, console)
+            title = f"{spec.get('id', '')}: {spec.get('title', '')}".strip(": ")
+            n = max(1, label_columns(t))
+            print_fitted(console, title, t.header, t.rows, key=n, left=n)
         figs = []
         for spec in st.figures:
             try:

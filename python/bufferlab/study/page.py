@@ -27,7 +27,7 @@ def write_markdown(
     img_dir = doc_path.parent / st.name
     img_dir.mkdir(parents=True, exist_ok=True)
     lines = [f"# {st.title}", ""]
-    lines += [f"Study `{st.name}` (source paper `seeds/{st.paper}`). {st.summary}".strip(), ""]
+    lines += [f"Study `{st.name}`. Source paper: {st.paper}. {st.summary}".strip(), ""]
     runs_ok = sum(1 for r in out.records if r.get("ok"))
     lines += [
         "This page is written by `bufferlab study run`; the assumptions behind every scenario "

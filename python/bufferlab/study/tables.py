@@ -142,22 +142,9 @@ def build_table(out: Outcome, spec: Mapping[str, Any]) -> TableOut:
     return TableOut(dict(spec), header, rows, flags, cells)
 
 
-def print_table(t: TableOut, console: Any) -> None:
-    from rich import box
-    from rich.table import Table
-
-    title = f"{t.spec.get('id', '')}: {t.spec.get('title', '')}".strip(": ")
-    tab = Table(title=title, box=box.SIMPLE_HEAVY, title_justify="left", pad_edge=False)
-    for i, h in enumerate(t.header):
-        style = (
-            "cyan" if h.endswith("paper") else ("magenta" if h.endswith(("ns-2", "ns-3")) else None)
-        )
-        tab.add_column(
-            h, justify="left" if i < len(as_list(t.spec.get("rows"))) else "right", style=style
-        )
-    for r in t.rows:
-        tab.add_row(*r)
-    console.print(tab)
+def label_columns(t: TableOut) -> int:
+    """How many leading columns name the row (the spec's ``rows``)."""
+    return len(as_list(t.spec.get("rows")))
 
 
 def markdown_table(t: TableOut) -> str:

@@ -1,6 +1,7 @@
 //! Fairness of a set of throughputs: Jain's index (Jain, Chiu & Hawe 1984,
 //! J = (sum x)^2 / (n * sum x^2), 1 when all are equal, 1/n when one takes all) and the
-//! population standard deviation (what 004_9546e1d7f94e71ea.txt reports).
+//! population standard deviation (what Mansour and
+//! Hmeed, "A Comparison of Queuing Algorithms Over TCP Protocol", seed 004, report).
 
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Fairness {

@@ -1,6 +1,7 @@
 //! The chain: n0 - n1 - ... - n{hops}, links `hop{i}` from the `hop` template, optionally a
 //! side node x{i} on each inner node n{i} (link `side{i}` from the `side` template) to inject
-//! background traffic along part of the path (the multihop topologies of 002_c5311cbaf29c9a48.txt).
+//! background traffic along part of the path (the multihop topologies of
+//! Halepoto et al., "Effect of TCP Buffer Size on the Internet Applications", seed 002).
 
 use super::{check_builder_links, link_cfg, Topology};
 use crate::scenario::config::{LinkConfig, Scenario};
