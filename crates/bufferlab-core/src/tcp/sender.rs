@@ -624,7 +624,9 @@ impl TcpSender {
                     self.p.initial_ssthresh as f64
                 };
             }
-            return;
+            if !self.rules.repeated_syn_ack_is_an_ack {
+                return;
+            }
         }
         self.rwnd = h.window as u64;
         let ack = h.ack;

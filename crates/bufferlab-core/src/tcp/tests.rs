@@ -655,6 +655,24 @@ fn ns2_opening_packet_then_initial_window() {
     assert_eq!(pipe.snd.rtt_estimator().backoff(), 1);
 }
 
+/// ns-2 tcp-sink.cc ACKs a retransmitted opening packet again and tcp-reno.cc counts that ACK as
+/// a duplicate; the RFC flavour discards a SYN-ACK that arrives when established (RFC 5961).
+/// An RTT of 4 s beside the 3 s initial RTO retransmits the opening packet, so two SYN-ACKs come.
+#[test]
+fn ns2_a_repeated_opening_ack_is_a_duplicate_ack() {
+    for ns2 in [true, false] {
+        let p = params(|o| {
+            o.handshake = None;
+            o.ns2_rules = Some(ns2);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(2000));
+        pipe.run_until(ms(7100));
+        assert_eq!(pipe.synacks, 2, "ns2_rules = {ns2}");
+        let dup = pipe.snd.stats.dupacks_received;
+        assert_eq!(dup, u64::from(ns2), "ns2_rules = {ns2}");
+    }
+}
+
 /// ns-2 tcp-reno.cc dupack_action with bugFix_: after a partial ACK ends recovery, the
 /// duplicates of a second loss of the same window do not fast-retransmit; the timer fires.
 /// Then tcp.cc timeout halves min(cwnd_, window_) -- the already halved cwnd_ -- not the flight.

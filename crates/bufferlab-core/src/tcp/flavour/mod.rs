@@ -80,6 +80,9 @@ pub struct Rules {
     pub backoff_kept_after_syn_loss: bool,
     /// A SYN-ACK arriving when established sets cwnd and ssthresh back to their initial values.
     pub syn_ack_resets_window: bool,
+    /// A SYN-ACK arriving when established is an ordinary ACK (a duplicate of the opening
+    /// packet's): it counts towards fast retransmit like any duplicate ACK.
+    pub repeated_syn_ack_is_an_ack: bool,
     /// The initial window after a lost SYN is the ordinary initial window (not one segment).
     pub full_initial_window_after_syn_loss: bool,
     /// The receiver acknowledges the first data segment at once, not delayed.

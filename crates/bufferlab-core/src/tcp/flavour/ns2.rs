@@ -14,8 +14,12 @@ pub const RULES: Rules = Rules {
     ssthresh_two_segments_after_syn_loss: true,
     // tcp.cc newack(): t_backoff_ is reset only when a timed segment is acknowledged.
     backoff_kept_after_syn_loss: true,
-    // ns-2's sink never sends a second SYN-ACK.
+    // tcp.cc has no SYN state to reset: the opening packet is packet 0 like any other.
     syn_ack_resets_window: false,
+    // tcp-sink.cc acknowledges a retransmitted packet 0 again, and tcp-reno.cc recv() takes that
+    // ACK (ackno == last_ack_) as a duplicate: ++dupacks_ (seen when the RTT exceeds the 3 s
+    // rtxcur_init_, seed 002's 500 ms chain).
+    repeated_syn_ack_is_an_ack: true,
     // tcp.cc timeout(): cwnd_ restarts from 1 after the opening packet's loss.
     full_initial_window_after_syn_loss: false,
     // tcp-sink.cc DelAckSink::recv: delays from the first packet on.

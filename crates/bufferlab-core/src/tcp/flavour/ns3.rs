@@ -13,6 +13,8 @@ pub const RULES: Rules = Rules {
     backoff_kept_after_syn_loss: false,
     // DoForwardUp: cwnd and ssthresh are initialised on every SYN received, even established.
     syn_ack_resets_window: true,
+    // DoForwardUp handles the SYN in ProcessEstablished's "else" branch: no ACK processing.
+    repeated_syn_ack_is_an_ack: false,
     // ProcessSynSent keeps m_initialCWnd after a SYN retransmission (no RFC 5681 3.1 rule).
     full_initial_window_after_syn_loss: true,
     // ProcessSynRcvd: "Always respond to first data packet to speed up the connection".

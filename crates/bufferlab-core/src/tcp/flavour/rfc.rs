@@ -12,6 +12,9 @@ pub const RULES: Rules = Rules {
     backoff_kept_after_syn_loss: false,
     // RFC 9293: a duplicate SYN-ACK is acknowledged, nothing else changes.
     syn_ack_resets_window: false,
+    // RFC 5961 section 4 (Linux tcp_validate_incoming): a SYN in ESTABLISHED gets a challenge
+    // ACK and is discarded, not processed as an ACK.
+    repeated_syn_ack_is_an_ack: false,
     // RFC 5681 section 3.1: after a lost SYN the initial window is one segment.
     full_initial_window_after_syn_loss: false,
     // RFC 1122 4.2.3.2 / RFC 5681 section 4.2: delayed ACKs from the first segment on.
