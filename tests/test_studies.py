@@ -51,6 +51,44 @@ def test_study_files_are_complete(name: str) -> None:
     assert st.n_runs(s, "tiny") <= st.n_runs(s, "quick") <= st.n_runs(s, "full")
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_recorded_runs_are_reproduced(name: str) -> None:
+    """A sample of the recorded full run's runs (docs/studies/NAME/runs-sample.json), run again
+    on today's code, gives the same values to the last bit: a model change that moves a
+    recorded study fails here (the study must then be re-run and its discussion checked)."""
+    from bufferlab.study.execute import rerun_sample
+
+    path = ROOT / "docs" / "studies" / name / "runs-sample.json"
+    assert path.exists(), f"{path}: run `bufferlab study run {name}` (a full run writes it)"
+    sample = json.loads(path.read_text())["runs"]
+    got = rerun_sample(st.load_study(STUDIES / name), sample, jobs=2)
+
+    def same(a: object, b: object) -> bool:
+        if isinstance(a, float) and isinstance(b, float) and a != a and b != b:
+            return True  # NaN recorded, NaN again
+        return a == b
+
+    for rec, metrics in zip(sample, got, strict=True):
+        where = f"{rec['experiment']} {rec['labels']} replication {rec['replication']}"
+        assert metrics is not None, f"{name}: {where} is no longer in the plan; re-run the study"
+        assert metrics.keys() == rec["metrics"].keys(), where
+        for k, v in rec["metrics"].items():
+            assert same(metrics[k], v), (
+                f"{name}: {where}: {k} {v} -> {metrics[k]}; re-run the study"
+            )
+
+
+def test_index_says_what_its_pages_say() -> None:
+    """docs/studies/README.md is generated from the recorded pages (their claims and
+    verdicts): a page re-run without its index, or an index edited by hand, fails here."""
+    from bufferlab.study.page import index_markdown
+
+    docs = ROOT / "docs" / "studies"
+    assert (docs / "README.md").read_text(encoding="utf-8") == index_markdown(docs), (
+        "docs/studies/README.md is stale: run `bufferlab study run NAME` (a full run writes it)"
+    )
+
+
 def test_list(tmp_path: Path) -> None:
     r = run_cli("study", "list", columns=80)
     assert r.code == 0, r.stderr

@@ -13,7 +13,7 @@ from bufferlab.cli.format import output_console, print_fitted
 from bufferlab.study.claims import check_claims
 from bufferlab.study.execute import run_study
 from bufferlab.study.figures import draw_figure
-from bufferlab.study.page import save_outcome, write_markdown
+from bufferlab.study.page import save_outcome, write_index, write_markdown, write_run_sample
 from bufferlab.study.plan import n_runs
 from bufferlab.study.spec import TINY_ENV, StudyError, list_studies, repo_root, studies_dir
 from bufferlab.study.tables import build_table, label_columns
@@ -177,11 +177,15 @@ def run_cmd(
                 console.print(f"figure {spec.get('id')}: {p}")
         claims = check_claims(res)
         for i, c in enumerate(claims, 1):
-            colour = {"holds": "green", "does not hold": "red"}.get(c["verdict"], "yellow")
+            head = c["verdict"].split(";")[0]
+            colour = {"holds": "green", "does not hold": "red"}.get(head, "yellow")
             console.print(f"{i}. {c['claim']} -> [{colour}]{c['verdict']}[/] {c['evidence']}")
         save_outcome(res, tabs, claims, out)
         if write_docs:
             p = write_markdown(res, tabs, figs, claims, ddir / f"{st.name}.md", command)
             console.print(f"page: {p}")
+            if mode == "full":
+                write_run_sample(res, ddir)
+                console.print(f"index: {write_index(ddir)}")
     if failed:
         console.print(f"[yellow]{failed} runs failed[/] (see the warnings above)")

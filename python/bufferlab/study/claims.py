@@ -113,7 +113,54 @@ def claim_namespace(out: Outcome, missing: list[str] | None = None) -> dict[str,
     }
 
 
+def peer_namespace(
+    out: Outcome, peer: str, table: str, missing: list[str] | None = None
+) -> dict[str, Any]:
+    """The claim namespace with ``m`` and ``vals`` reading a peer's recorded table
+    (``peers.json``) instead of bufferlab's runs, so that the same ``check`` says whether the
+    claim holds in ns-2 or ns-3 too. A row matches when each label asked for equals the row's;
+    ``exp`` is ignored (a peer table is one experiment)."""
+    ns = claim_namespace(out, missing)
+    rows = published_rows(out.study.peers.get(peer, {}), table)
+    missing = [] if missing is None else missing
+
+    def vals(metric: str, exp: str | None = None, **where: Any) -> list[float]:
+        xs = [
+            float(r[metric])
+            for r in rows
+            if r.get(metric) is not None
+            and all(normalise_label(r.get(k)) == normalise_label(v) for k, v in where.items())
+        ]
+        if not xs:
+            cond = ", ".join(f"{k}={v}" for k, v in where.items())
+            missing.append(f"{peer} {metric}({cond})")
+        return xs
+
+    def m(metric: str, exp: str | None = None, **where: Any) -> float:
+        return mean_of(vals(metric, exp, **where))
+
+    return {**ns, "m": m, "vals": vals}
+
+
+def _peer_verdicts(out: Outcome, c: Mapping[str, Any]) -> str:
+    """``"; ns-2: holds"`` for each peer a claim names (``peers`` and ``peer_table``): the
+    claim's own check on the peer's recorded numbers."""
+    parts = []
+    for peer in c.get("peers", []) or []:
+        missing: list[str] = []
+        try:
+            ok = evaluate(c["check"], peer_namespace(out, peer, c["peer_table"], missing))
+            v = "not checked" if missing else ("holds" if ok else "does not hold")
+        except Exception:  # a check the peer's table cannot answer
+            v = "not checked"
+        parts.append(f"{peer}: {v}")
+    return "".join(f"; {p}" for p in parts)
+
+
 def check_claims(out: Outcome) -> list[dict[str, Any]]:
+    """Each claim's verdict on bufferlab's runs ("holds", "does not hold", or "not checked"
+    when a value it needs is missing), followed by the same check on each peer it names
+    ("holds; ns-2: does not hold"): a verdict says what all the evidence says."""
     missing: list[str] = []
     ns = claim_namespace(out, missing)
     res = []
@@ -134,6 +181,8 @@ def check_claims(out: Outcome) -> list[dict[str, Any]]:
                 evidence += f" (no value in this run for {'; '.join(needed)})"
         except Exception as e:  # reported, not fatal (e.g. a tiny run lacks a point)
             verdict, evidence = "not checked", f"({type(e).__name__}: {e})"
+        if c.get("check") and c.get("peers"):
+            verdict += _peer_verdicts(out, c)
         res.append(
             {
                 "claim": c.get("text", ""),

@@ -139,7 +139,11 @@ def run_study(
     if mode not in MODES:
         raise StudyError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
     items = plan(study, mode)
-    series_exps = {f.get("experiment") for f in study.figures if f.get("kind") in ("queue", "cwnd")}
+    series_exps = {
+        f.get("experiment")
+        for f in study.figures
+        if f.get("kind") in ("queue", "cwnd", "flow_series")
+    }
 
     def keep(it: RunItem) -> bool:
         return it.replication == 0 and it.exp.name in series_exps
@@ -167,3 +171,25 @@ def run_study(
     out = Outcome(study, mode, records, values, errors, time.perf_counter() - t0, started)
     out.aggregate()
     return out
+
+
+def rerun_sample(study: Study, sample: Sequence[Mapping[str, Any]], jobs: int = 1) -> list[Any]:
+    """Runs again the full-mode runs a recorded sample names (experiment, labels,
+    replication) and returns each one's metric values, in the sample's order (None for a run
+    the current plan no longer has)."""
+    items = plan(study, "full")
+
+    def key(exp: str, labels: Mapping[str, Any], rep: int) -> tuple:
+        return exp, tuple(sorted((k, normalise_label(v)) for k, v in labels.items())), rep
+
+    by_key = {key(it.exp.name, it.labels, it.replication): it for it in items}
+    chosen = [by_key.get(key(r["experiment"], r["labels"], r["replication"])) for r in sample]
+    errors: dict[str, str] = {}
+    records = execute(
+        [it for it in chosen if it is not None],
+        jobs,
+        lambda it: False,
+        measure=lambda rec: run_metrics(study, rec, errors),
+    )
+    got = iter(records)
+    return [None if it is None else next(got).get("metrics") for it in chosen]

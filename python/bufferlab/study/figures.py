@@ -26,7 +26,13 @@ def draw_figure(out: Outcome, spec: Mapping[str, Any], out_dir: Path) -> Path | 
     import matplotlib.pyplot as plt
 
     kind = spec.get("kind", "line")
-    fn = {"line": _fig_line, "bars": _fig_bars, "queue": _fig_queue, "cwnd": _fig_cwnd}.get(kind)
+    fn = {
+        "line": _fig_line,
+        "bars": _fig_bars,
+        "queue": _fig_queue,
+        "cwnd": _fig_cwnd,
+        "flow_series": _fig_flow_series,
+    }.get(kind)
     if fn is None:
         raise StudyError(
             f"{out.study.dir / 'study.toml'}: {spec.get('id')}: unknown figure kind {kind!r}"
@@ -273,6 +279,45 @@ def _fig_queue(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
             ax.grid(alpha=0.3)
             if spec.get("series"):
                 ax.legend(fontsize=7)
+    fig.suptitle(f"{spec.get('id', '')}: {spec.get('title', '')}", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+_FLOW_SERIES_LABELS = {
+    "tx_packets": "sent",
+    "rx_packets": "received",
+    "lost_packets": "dropped",
+    "acks_received": "ACKs",
+}
+
+
+def _fig_flow_series(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
+    """Per-interval packet counts against time (``[monitor] flow_interval``), summed over the
+    flows of the run: one panel per ``panels`` value, one line per quantity in ``show``."""
+    exp = spec["experiment"]
+    panels = _panels(out, spec)
+    what = as_list(spec.get("show", ["tx_packets", "lost_packets", "acks_received"]))
+    tmax = spec.get("tmax")
+    fig, axes = _grid(plt, len(panels), spec)
+    for ax, pw in zip(axes, panels, strict=True):
+        labs = out.matching(exp, pw)
+        ser = _series_of(out, exp, labs[0], "flows") if labs else []
+        if not ser:
+            continue
+        t = ser[0].get("t_s") or []
+        n = sum(1 for x in t if x <= tmax) if tmax else len(t)
+        dt = ser[0].get("interval_s")
+        for gi, w in enumerate(what):
+            total = [sum((s.get(w) or [0] * n)[i] for s in ser) for i in range(n)]
+            ax.step(t[:n], total, where="pre", lw=0.9, color=f"C{gi}",
+                    label=_FLOW_SERIES_LABELS.get(w, w))  # fmt: skip
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel(f"packets per {dt:g} s, all sources" if dt else "packets per interval")
+        if spec.get("panels"):
+            ax.set_title(" ".join(f"{k}={v}" for k, v in pw.items()), fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
     fig.suptitle(f"{spec.get('id', '')}: {spec.get('title', '')}", fontsize=11)
     fig.tight_layout()
     return fig

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -116,6 +117,79 @@ def save_outcome(
             ),
             indent=1,
         ),
+        encoding="utf-8",
+    )
+    return p
+
+
+_CLAIM_ROW = re.compile(r"^\| (\d+) \| (.*) \| \*\*(.+?)\*\* \| .* \|$")
+_RUNS = re.compile(r"mode `(\w+)`; (\d+) runs \((\d+) failed\)")
+
+
+def index_markdown(docs_dir: Path) -> str:
+    """``docs/studies/README.md``: every recorded study page's claims and their verdicts, read
+    from the pages themselves, so that the index cannot say something its pages do not."""
+    lines = [
+        "# Study results",
+        "",
+        "Recorded full runs of `bufferlab study run NAME` (scenarios, assumptions and published",
+        "data in `studies/NAME/`; the command and date are at the top of each page). Each page",
+        "holds the paper's tables beside bufferlab's numbers (and the ns-2 / ns-3 peers' where",
+        "they ran the same scenario), the paper's figures redrawn, every conclusion of the paper",
+        "checked, and a discussion of the differences. A verdict is bufferlab's, followed by the",
+        "same check on each peer's recorded numbers where the study has them.",
+        "",
+        "This index is written by `bufferlab study run` from the pages below; do not edit it.",
+        "",
+        "| study | mode | runs | claims | holds | does not hold | not checked |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    sections: list[str] = []
+    for page in sorted(docs_dir.glob("*.md")):
+        if page.name == "README.md":
+            continue
+        text = page.read_text(encoding="utf-8")
+        title = text.splitlines()[0].lstrip("# ").strip()
+        runs = _RUNS.search(text)
+        claims = [m.groups() for line in text.splitlines() if (m := _CLAIM_ROW.match(line))]
+        heads = [v.split(";")[0].strip() for _, _, v in claims]
+        mode, n = (runs[1], runs[2]) if runs else ("?", "?")
+        lines.append(
+            f"| [{page.stem}]({page.name}) | {mode} | {n} | {len(claims)} | "
+            f"{heads.count('holds')} | {heads.count('does not hold')} | "
+            f"{heads.count('not checked')} |"
+        )
+        sections += [f"## [{page.stem}]({page.name}): {title}", ""]
+        sections += ["| # | claim | verdict |", "|---|---|---|"]
+        sections += [f"| {i} | {c} | {v} |" for i, c, v in claims]
+        sections.append("")
+    return "\n".join([*lines, "", *sections]).rstrip("\n") + "\n"
+
+
+def write_index(docs_dir: Path) -> Path:
+    p = docs_dir / "README.md"
+    p.write_text(index_markdown(docs_dir), encoding="utf-8")
+    return p
+
+
+SAMPLE_RUNS = 10
+
+
+def write_run_sample(out: Outcome, docs_dir: Path) -> Path:
+    """``docs/studies/NAME/runs-sample.json``: the metric values of a few runs of the recorded
+    full run, spread over its plan. The test suite runs them again and compares: a change to
+    the engine that moves a recorded study fails there, not months later."""
+    vals = out.values
+    k = min(SAMPLE_RUNS, len(vals))
+    picks = sorted({round(i * (len(vals) - 1) / max(1, k - 1)) for i in range(k)})
+    runs = [
+        {key: vals[i][key] for key in ("experiment", "labels", "replication", "metrics")}
+        for i in picks
+    ]
+    p = docs_dir / out.study.name / "runs-sample.json"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(
+        json.dumps({"study": out.study.name, "mode": out.mode, "runs": runs}, indent=1) + "\n",
         encoding="utf-8",
     )
     return p
