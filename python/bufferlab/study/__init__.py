@@ -40,8 +40,10 @@ study.toml::
 
     [[table]]   id = "Table 3"; experiment = "main"; where = { loss = 0.01 }
                 rows = ["bw", "buffer_kb"]; columns = ["tcp_thr_kbps"]; published = "table3"
-    [[figure]]  id = "Figure 3"; kind = "line" | "bars" | "queue" | "cwnd"; ...
+    [[figure]]  id = "Figure 3"; kind = "line" | "bars" | "queue" | "cwnd" | "flow_series"; ...
     [[claim]]   text = "..."; check = "m('tcp_thr_kbps', buffer_kb=10) > m(...)"; evidence = "..."
+                peers = ["ns-2"]; peer_table = "table3"   # optional: the check on the peer too
+                note = "..."                              # optional: what the verdict rests on
 
 Metric expressions see: ``flows(pattern, field)`` (list over flows whose name matches the glob),
 ``flow(name, field)``, ``queue(link, field)``, ``link(link, field)``, ``fairness(field)``,
