@@ -203,3 +203,19 @@ def test_queue_figure_draws_a_byte_mode_red_average_in_bytes() -> None:
     fwd = qs[(qs["link"] == "bottleneck") & (qs["from"] == "r0")]
     drawn = max(max(line.get_ydata()) for line in ax.lines)
     assert drawn == max(fwd["bytes"].max(), fwd["average"].max())
+
+
+def test_limits_stop_a_run_and_a_sweep_records_it_as_failed():
+    """max_memory / max_wall reach the core from the Python API; a sweep run that a limit
+    stopped is a failed run with the reason, not a short successful one."""
+    from bufferlab.experiments.execute import execute_run
+
+    text = (ROOT / "bench" / "scenarios" / "c_ns2.toml").read_text()
+    res = bufferlab.run(text, max_memory=1)  # any process holds more than one byte
+    assert res.partial and res.stopped and res.stopped["kind"] == "max_memory"
+    assert "--max-memory" in res.stopped["message"]
+    out = execute_run(text, "c_ns2.toml", [], 1, {"max_memory": 1})
+    assert not out["ok"] and out["error_kind"] == "stopped:max_memory", out
+    assert bufferlab.run(text, overrides={"duration": "2s"}, max_memory=0).stopped is None
+    with pytest.raises(ScenarioError, match="max_wall"):
+        bufferlab.run(text, max_wall=-1.0)

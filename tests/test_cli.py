@@ -306,3 +306,29 @@ def test_run_tables_keep_every_value_whole_at_terminal_widths(width, poisson_fil
         fmt_time(f["jitter_s"]),
     ):
         assert any(cell in line for line in out.splitlines()), (cell, out)
+
+
+def test_max_wall_stops_with_partial_results(cli):
+    """--max-wall: a hard stop the user asked for; the report says where it stopped."""
+    res = cli("run", str(ROOT / "bench" / "scenarios" / "c_ns2.toml"), "--json",
+              "--set", "duration=10000s", "--max-wall", "0.3s")  # fmt: skip
+    assert res.code == 0, res.stderr
+    assert "stopped by --max-wall after" in res.stderr
+    report = json.loads(res.stdout)
+    assert report["partial"] and report["stopped"]["kind"] == "max_wall"
+    assert 0 < report["sim_time_s"] < 10000
+
+
+def test_max_memory_is_an_error_that_keeps_what_was_measured(cli, tmp_path):
+    """A run past --max-memory stops with one error line (exit 2) and still writes its
+    partial results where -o asked; the Python process alone holds more than 30 MB."""
+    out = tmp_path / "out"
+    res = cli("run", str(ROOT / "bench" / "scenarios" / "c_ns2.toml"), "--max-memory", "30MB",
+              "-o", str(out))  # fmt: skip
+    assert res.code == 2
+    errors = [line for line in res.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "--max-memory 30 MB" in errors[0], res.stderr
+    report = json.loads((out / "report.json").read_text())
+    assert report["partial"] and report["stopped"]["kind"] == "max_memory"
+    bad = cli("run", str(ROOT / "bench" / "scenarios" / "c_ns2.toml"), "--max-memory", "3x")
+    assert bad.code == 2 and '--max-memory: "3x" is not a size' in bad.stderr

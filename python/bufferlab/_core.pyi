@@ -43,6 +43,8 @@ def run(
     pcap_dir: str | PathLike[str] | None = None,
     pcap_links: list[str] | None = None,
     progress: Callable[[float, float, int, float], bool | None] | None = None,
+    max_wall: float | None = None,
+    max_memory: int | None = None,
 ) -> str:
     """Run a scenario (TOML text) and return the report as a JSON string.
 

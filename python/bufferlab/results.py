@@ -124,6 +124,13 @@ class Results:
         return bool(self.raw.get("partial", False))
 
     @property
+    def stopped(self) -> dict[str, str] | None:
+        """Why a limit stopped the run before its end (``kind``: ``max_wall``, ``max_memory``
+        or ``stalled``; ``message``), or None."""
+        s = self.raw.get("stopped")
+        return dict(s) if s else None
+
+    @property
     def warnings(self) -> list[str]:
         """Settings that made a component act unlike its name (RED with its limit below
         max_th, ...), each naming the link and the fix."""

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
+from typing import Unpack
 
 from bufferlab.results import Results
-from bufferlab.scenario import Overrides, Scenario, load
+from bufferlab.scenario import Overrides, RunOptions, Scenario, load
 
 
 def as_scenario(scenario: Scenario | str | os.PathLike[str]) -> Scenario:
@@ -31,14 +31,7 @@ def run(
     scenario: Scenario | str | os.PathLike[str],
     seed: int | None = None,
     overrides: Overrides = None,
-    *,
-    ns2_trace: str | os.PathLike[str] | None = None,
-    trace_links: list[str] | None = None,
-    trace_flows: list[str] | None = None,
-    trace_events: str | None = None,
-    pcap_dir: str | os.PathLike[str] | None = None,
-    pcap_links: list[str] | None = None,
-    progress: Callable[[float, float, int, float], bool | None] | None = None,
+    **options: Unpack[RunOptions],
 ) -> Results:
     """Runs a scenario to its end and returns its :class:`Results`.
 
@@ -46,23 +39,17 @@ def run(
     the scenario's seed. ``overrides`` (a dict ``{"dotted.path": value}`` or a list of
     ``"dotted.path=value"`` strings) are applied after the scenario's own overrides.
 
-    ``ns2_trace`` writes an ns-2 wired trace file, limited to ``trace_links``, ``trace_flows``
-    and ``trace_events`` (a string of ``+-rd``) when given. ``pcap_dir`` writes one pcap file per
-    direction of ``pcap_links`` (all links when None). ``progress(sim_time_s, end_s, events,
-    wall_s)`` is called after each thousandth of the simulated time; returning False stops the
-    run. Ctrl-C stops it too. A stopped run returns partial results: ``results.partial`` is True.
+    Keyword options (:class:`bufferlab.scenario.RunOptions`): ``ns2_trace`` writes an ns-2
+    wired trace file, limited to ``trace_links``, ``trace_flows`` and ``trace_events`` (a string
+    of ``+-rd``) when given. ``pcap_dir`` writes one pcap file per direction of ``pcap_links``
+    (all links when None). ``progress(sim_time_s, end_s, events, wall_s)`` is called after each
+    thousandth of the simulated time; returning False stops the run. Ctrl-C stops it too.
+    ``max_wall`` (seconds) stops the run after that much wall time; ``max_memory`` (bytes)
+    stops it when the process holds more memory (default: 80 % of the machine's; 0: no limit);
+    a run whose simulated time stops advancing is always stopped. A stopped run returns
+    partial results: ``results.partial`` is True and ``results.stopped`` says why.
 
     The simulation runs with the GIL released, so threads run scenarios in parallel.
     Raises ScenarioError for an invalid scenario, SimulationPanic for a bug in the core.
     """
-    return as_scenario(scenario).run(
-        seed,
-        overrides,
-        ns2_trace=ns2_trace,
-        trace_links=trace_links,
-        trace_flows=trace_flows,
-        trace_events=trace_events,
-        pcap_dir=pcap_dir,
-        pcap_links=pcap_links,
-        progress=progress,
-    )
+    return as_scenario(scenario).run(seed, overrides, **options)

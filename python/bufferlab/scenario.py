@@ -8,7 +8,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from bufferlab import _core
 from bufferlab._core import ScenarioError
@@ -19,6 +19,24 @@ if TYPE_CHECKING:
 #: What `overrides=` accepts: a mapping ``{"dotted.path": value}``, a list of
 #: ``"dotted.path=value"`` strings, or one such string.
 Overrides = Mapping[str, Any] | Iterable[str] | str | None
+
+
+class RunOptions(TypedDict, total=False):
+    """The keyword options of a run (:func:`bufferlab.run` documents each)."""
+
+    ns2_trace: str | os.PathLike[str] | None
+    trace_links: list[str] | None
+    trace_flows: list[str] | None
+    trace_events: str | None
+    pcap_dir: str | os.PathLike[str] | None
+    pcap_links: list[str] | None
+    progress: Callable[[float, float, int, float], bool | None] | None
+    max_wall: float | None
+    max_memory: int | None
+
+
+def _path(p: str | os.PathLike[str] | None) -> str | None:
+    return None if p is None else os.fspath(p)
 
 
 def _format_value(value: Any) -> str:
@@ -143,17 +161,7 @@ class Scenario:
         return resolved
 
     def run(
-        self,
-        seed: int | None = None,
-        overrides: Overrides = None,
-        *,
-        ns2_trace: str | os.PathLike[str] | None = None,
-        trace_links: list[str] | None = None,
-        trace_flows: list[str] | None = None,
-        trace_events: str | None = None,
-        pcap_dir: str | os.PathLike[str] | None = None,
-        pcap_links: list[str] | None = None,
-        progress: Callable[[float, float, int, float], bool | None] | None = None,
+        self, seed: int | None = None, overrides: Overrides = None, **options: Unpack[RunOptions]
     ) -> Results:
         """Runs the scenario; see :func:`bufferlab.run` for the arguments."""
         from bufferlab.results import Results
@@ -169,13 +177,15 @@ class Scenario:
             source=sc.source,
             seed=seed,
             overrides=specs,
-            ns2_trace=None if ns2_trace is None else os.fspath(ns2_trace),
-            trace_links=trace_links,
-            trace_flows=trace_flows,
-            trace_events=trace_events,
-            pcap_dir=None if pcap_dir is None else os.fspath(pcap_dir),
-            pcap_links=pcap_links,
-            progress=progress,
+            ns2_trace=_path(options.get("ns2_trace")),
+            trace_links=options.get("trace_links"),
+            trace_flows=options.get("trace_flows"),
+            trace_events=options.get("trace_events"),
+            pcap_dir=_path(options.get("pcap_dir")),
+            pcap_links=options.get("pcap_links"),
+            progress=options.get("progress"),
+            max_wall=options.get("max_wall"),
+            max_memory=options.get("max_memory"),
         )
         return Results.from_json(text)
 

@@ -39,6 +39,8 @@ pub struct RunRequest<'a> {
     pub pcap_links: Vec<String>,
     /// Builders of user-defined components (Python queue disciplines), if any.
     pub extensions: Option<&'a dyn crate::ext::Extensions>,
+    /// Wall-time and memory limits (a stalled run is always stopped).
+    pub limits: crate::guard::Limits,
 }
 
 /// Where the request's text came from, for error messages.
@@ -105,6 +107,7 @@ pub fn run_with_progress(
         sim.open_pcap(dir, &req.pcap_links)
             .map_err(Error::Scenario)?;
     }
+    sim.guard = Some(crate::guard::Guard::new(req.limits));
     let step = crate::units::SimTime((sim.end.0 / PROGRESS_SLICES).max(1));
     while !sim.finished() {
         let next = sim.now + step;

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod endpoint;
 pub mod ext;
+pub mod guard;
 pub mod ids;
 pub mod monitor;
 pub mod net;

@@ -138,6 +138,10 @@ pub struct Report {
     /// max_th, ...), each naming the link and the fix. Absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// Why the run stopped before its end when a limit stopped it (`max_wall`, `max_memory`,
+    /// `stalled`, with a message); the report is then `partial`. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<crate::guard::Stop>,
 }
 
 impl Report {
@@ -341,6 +345,7 @@ impl Report {
             fairness,
             series,
             warnings: crate::resolved::warnings(sim),
+            stopped: sim.stopped.clone(),
         }
     }
 }

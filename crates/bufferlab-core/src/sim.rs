@@ -124,6 +124,10 @@ pub struct Simulation {
     next_queue_sample: SimTime,
     /// Per-flow series (`monitor.flow_interval`), if asked for.
     pub flow_series: Option<FlowSeriesSet>,
+    /// Wall-time, memory and stall limits, checked every `guard::CHECK_EVERY` events.
+    pub guard: Option<crate::guard::Guard>,
+    /// Why the run stopped before its end, when a limit did it.
+    pub stopped: Option<crate::guard::Stop>,
     /// An ns-2 trace file being written, if asked for.
     pub ns2_trace: Option<Ns2Trace>,
     /// pcap files being written, if asked for.
@@ -152,6 +156,8 @@ impl Simulation {
             series: Vec::new(),
             next_queue_sample: SimTime::ZERO,
             flow_series: None,
+            guard: None,
+            stopped: None,
             ns2_trace: None,
             pcap: None,
             next_uid: 0,
@@ -201,6 +207,17 @@ impl Simulation {
         while let Some((time, ev)) = self.sched.pop_until(until) {
             self.now = time;
             self.events += 1;
+            if self.events & (crate::guard::CHECK_EVERY - 1) == 0 {
+                if let Some(mut g) = self.guard.take() {
+                    let stop = g.check(time, &|| self.describe(ev));
+                    self.guard = Some(g);
+                    if let Some(stop) = stop {
+                        // The event is not run: the report is of what happened before it.
+                        self.stopped = Some(stop);
+                        return;
+                    }
+                }
+            }
             match ev {
                 Event::TxDone(p) => self.tx_done(p),
                 Event::Arrive(p) => self.arrive(p),
@@ -217,8 +234,31 @@ impl Simulation {
         self.sched.len()
     }
 
+    /// The run reached its end, or a limit stopped it (`stopped`).
     pub fn finished(&self) -> bool {
-        self.now >= self.end
+        self.now >= self.end || self.stopped.is_some()
+    }
+
+    /// What an event is about, for a stall message ("a timer of flow tcp0").
+    fn describe(&self, ev: Event) -> String {
+        match ev {
+            Event::TxDone(p) => format!("a transmission end on link {}", self.link_name(p)),
+            Event::Arrive(p) => format!("an arrival over link {}", self.link_name(p)),
+            Event::DeviceWake(p) => format!("a device-queue wake-up on link {}", self.link_name(p)),
+            Event::Timer(a) => {
+                let agent = &self.agents[a.idx()];
+                let side = if agent.is_receiver {
+                    "receiver"
+                } else {
+                    "sender"
+                };
+                format!(
+                    "a timer of flow {}'s {side}",
+                    self.flows[agent.flow.idx()].name
+                )
+            }
+            Event::Sample => "a series sample".into(),
+        }
     }
 
     // ---- endpoints ----
@@ -713,5 +753,60 @@ impl Simulation {
 
     pub fn link_of(&self, pid: PortId) -> LinkId {
         self.ports[pid.idx()].link
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::endpoint::{Endpoint, EndpointCtx};
+    use crate::guard::{Guard, Limits, StopKind};
+
+    /// An endpoint whose timer is always due now: simulated time never moves again.
+    struct Spinner;
+    impl Endpoint for Spinner {
+        fn on_packet(&mut self, _pkt: Packet, _cx: &mut EndpointCtx) {}
+        fn on_timeout(&mut self, _cx: &mut EndpointCtx) {}
+        fn next_timeout(&self) -> Option<SimTime> {
+            Some(SimTime::ZERO)
+        }
+    }
+
+    #[test]
+    fn a_stalled_run_stops_and_names_what_loops() {
+        let mut sim = Simulation::new("stall".into(), 1, SimTime::from_secs(1), SimTime::ZERO);
+        sim.nodes.push(Node {
+            name: "a".into(),
+            routes: Routes::Isolated,
+        });
+        let fid = FlowId(0);
+        let sender = sim.add_agent(Box::new(Spinner), fid, NodeId(0), false);
+        sim.flows.push(Flow {
+            name: "spin".into(),
+            src: NodeId(0),
+            dst: NodeId(0),
+            protocol: crate::packet::Protocol::Udp,
+            app: "cbr",
+            trace_type: "cbr",
+            mss: 1,
+            packet_size: 100,
+            class: 0,
+            start: SimTime::ZERO,
+            stop: SimTime::from_secs(1),
+            sender,
+            receiver: sender,
+            stats: FlowStats::default(),
+        });
+        sim.start();
+        sim.guard = Some(Guard::new(Limits::default()));
+        sim.run();
+        let stop = sim.stopped.as_ref().expect("stopped");
+        assert_eq!(stop.kind, StopKind::Stalled);
+        assert!(
+            stop.message.contains("a timer of flow spin's sender"),
+            "{}",
+            stop.message
+        );
+        assert!(sim.finished() && sim.now == SimTime::ZERO);
     }
 }

@@ -93,7 +93,7 @@ fn base_dir(source: &str) -> Option<std::path::PathBuf> {
 #[pyfunction]
 #[pyo3(signature = (text, source = "<string>", seed = None, overrides = None, *, ns2_trace = None,
     trace_links = None, trace_flows = None, trace_events = None, pcap_dir = None, pcap_links = None,
-    progress = None))]
+    progress = None, max_wall = None, max_memory = None))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -108,7 +108,10 @@ fn run(
     pcap_dir: Option<std::path::PathBuf>,
     pcap_links: Option<Vec<String>>,
     progress: Option<Py<PyAny>>,
+    max_wall: Option<f64>,
+    max_memory: Option<u64>,
 ) -> PyResult<String> {
+    let limits = limits(max_wall, max_memory)?;
     let text = text.to_owned();
     let source = source.to_owned();
     let overrides = overrides.unwrap_or_default();
@@ -132,6 +135,7 @@ fn run(
             pcap_dir: pcap_dir.as_deref(),
             pcap_links: pcap_links.unwrap_or_default(),
             extensions: Some(&ext),
+            limits,
         };
         let mut last_signal_check = std::time::Instant::now();
         let mut on_progress = |p: Progress| -> bool {
@@ -171,6 +175,32 @@ fn run(
         return Err(e);
     }
     result
+}
+
+/// The run's limits: `max_wall` seconds (None: none); `max_memory` bytes (None: 80 % of the
+/// machine's memory; 0: none).
+fn limits(
+    max_wall: Option<f64>,
+    max_memory: Option<u64>,
+) -> PyResult<bufferlab_core::guard::Limits> {
+    let max_wall = match max_wall {
+        None => None,
+        Some(s) if s.is_finite() && s > 0.0 => Some(std::time::Duration::from_secs_f64(s)),
+        Some(s) => {
+            return Err(ScenarioError::new_err(format!(
+                "max_wall: {s} is not a positive number of seconds"
+            )))
+        }
+    };
+    let max_memory_bytes = match max_memory {
+        None => bufferlab_core::guard::default_max_memory(),
+        Some(0) => None,
+        Some(b) => Some(b),
+    };
+    Ok(bufferlab_core::guard::Limits {
+        max_wall,
+        max_memory_bytes,
+    })
 }
 
 /// Validates a scenario (TOML text, with overrides) and returns it normalised, as JSON.

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from bufferlab import _core
-from bufferlab.cli._app import FileArg, SetOpt, _errors, app
+from bufferlab.cli._app import FileArg, SetOpt, _errors, _fail, app
 from bufferlab.cli.format import output_console, print_report
 from bufferlab.run import run as run_scenario
 from bufferlab.scenario import Scenario, load, normalise_overrides
@@ -122,6 +122,23 @@ def run(
             "--pcap-link", help="Capture only this link (repeatable).", show_default=False
         ),
     ] = None,
+    max_wall: Annotated[
+        str | None,
+        typer.Option(
+            "--max-wall",
+            help="Stop after this much wall time (e.g. 30s, 5min); partial results are kept.",
+            show_default=False,
+        ),
+    ] = None,
+    max_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--max-memory",
+            help="Stop when the run holds more memory (e.g. 4GB; default 80% of the "
+            "machine's; 0 for no limit).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario and show (or write) its results.
 
@@ -130,6 +147,9 @@ def run(
     """
     with _errors():
         scenario = _load(file, set_)
+        wall_s = None if max_wall is None else _quantity(max_wall, "s", "--max-wall", "30s")
+        memory = None if max_memory is None else _quantity(max_memory, "bytes", "--max-memory",
+                                                            "4GB")  # fmt: skip
         with _progress_bar() as on_progress:
             res = run_scenario(
                 scenario,
@@ -141,10 +161,22 @@ def run(
                 pcap_dir=pcap,
                 pcap_links=pcap_links,
                 progress=on_progress,
+                max_wall=wall_s,
+                max_memory=None if memory is None else int(memory),
             )
         for w in res.warnings:
             print(f"warning: {w}", file=sys.stderr)
-        if res.raw.get("partial"):
+        stopped = res.stopped
+        if stopped and stopped.get("kind") != "max_wall":
+            # A run that took too much memory or stalled is an error; what it measured is
+            # still written where asked, then the command fails.
+            if out is not None:
+                written = res.save(out)
+                print(f"wrote {len(written)} files (partial) to {out}", file=sys.stderr)
+            _fail(str(stopped.get("message")))
+        if stopped:
+            print(f"warning: {stopped.get('message')}; these are PARTIAL results", file=sys.stderr)
+        elif res.raw.get("partial"):
             print(
                 f"warning: stopped at {res.raw.get('sim_time_s', 0):.3f} s of simulated time; "
                 "these are PARTIAL results",
@@ -160,6 +192,18 @@ def run(
             # Wide enough not to truncate when the output goes to a file or a pipe.
             console = output_console(160)
             print_report(res, console)
+
+
+def _quantity(text: str, kind: str, option: str, example: str) -> float:
+    """A command-line value in the scenario grammar, in base units of ``kind``."""
+    q = _core.quantity(text)
+    if kind == "bytes" and q == (0.0, ""):
+        return 0.0  # --max-memory 0: no limit
+    if q is None or q[1] != kind or q[0] <= 0:
+        _fail(
+            f'{option}: "{text}" is not a {"time" if kind == "s" else "size"}; use e.g. {example}'
+        )
+    return q[0]
 
 
 @app.command()

@@ -59,6 +59,16 @@ def execute_run(
             "error_kind": type(e).__name__,
             "wall_s": time.perf_counter() - t0,
         }
+    # A run a limit stopped (memory, a stall) is a failed run, not a short one: `stopped` is
+    # the report's last field, so only its tail needs a look.
+    if '"stopped":' in text[-4096:]:
+        stop = json.loads(text).get("stopped") or {}
+        return {
+            "ok": False,
+            "error": str(stop.get("message", "stopped")),
+            "error_kind": f"stopped:{stop.get('kind', '')}",
+            "wall_s": time.perf_counter() - t0,
+        }
     if stage is None:
         return {"ok": True, "report": text, "wall_s": time.perf_counter() - t0}
     from bufferlab.experiments.store import report_rows, stage_series

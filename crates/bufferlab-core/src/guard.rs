@@ -1,0 +1,198 @@
+//! Limits on a running simulation: wall time (`--max-wall`), resident memory (`--max-memory`)
+//! and simulated time that stops advancing (a stall). The event loop asks [`Guard::check`]
+//! every [`CHECK_EVERY`] events, so a run that would take the machine or spin forever stops
+//! with a message and the report of what it measured so far, instead of being killed.
+
+use crate::units::SimTime;
+use std::time::{Duration, Instant};
+
+/// Events between two checks: a few hundred checks a second at tens of millions of events a
+/// second, and one mask-and-compare per event in between (a power of two).
+pub const CHECK_EVERY: u64 = 1 << 17;
+const _: () = assert!(CHECK_EVERY.is_power_of_two());
+
+/// Events at one simulated instant after which a run is stalled: no network this simulator
+/// can build does that much at one picosecond (a 10 Tbit/s link sends one 64-byte frame every
+/// 51 ps).
+pub const STALL_EVENTS: u64 = 20_000_000;
+
+/// What a run may use; `None` is no limit.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    pub max_wall: Option<Duration>,
+    pub max_memory_bytes: Option<u64>,
+}
+
+/// Why a run stopped before its end.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopKind {
+    /// `--max-wall` reached (a stop the user asked for).
+    MaxWall,
+    /// The process's resident memory passed `--max-memory`.
+    MaxMemory,
+    /// Simulated time did not advance over [`STALL_EVENTS`] events.
+    Stalled,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Stop {
+    pub kind: StopKind,
+    /// One line for the user: what was reached, where, and the option that changes it.
+    pub message: String,
+}
+
+pub struct Guard {
+    limits: Limits,
+    started: Instant,
+    /// Simulated time at the previous check, and events seen since it last moved.
+    last_now: SimTime,
+    events_at_now: u64,
+}
+
+impl Guard {
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            limits,
+            started: Instant::now(),
+            last_now: SimTime::ZERO,
+            events_at_now: 0,
+        }
+    }
+
+    /// Called every [`CHECK_EVERY`] events at simulated time `now`; `what` names the event
+    /// being run (for a stall message).
+    pub fn check(&mut self, now: SimTime, what: &dyn Fn() -> String) -> Option<Stop> {
+        if now == self.last_now {
+            self.events_at_now += CHECK_EVERY;
+            if self.events_at_now >= STALL_EVENTS {
+                return Some(Stop {
+                    kind: StopKind::Stalled,
+                    message: format!(
+                        "simulated time stalled at {:.9} s: {} events without it advancing, the \
+                         last {}; this is a bug in a model or an extension, please report it \
+                         with the scenario",
+                        now.as_secs_f64(),
+                        self.events_at_now,
+                        what()
+                    ),
+                });
+            }
+        } else {
+            self.last_now = now;
+            self.events_at_now = 0;
+        }
+        if let Some(max) = self.limits.max_wall {
+            let wall = self.started.elapsed();
+            if wall >= max {
+                return Some(Stop {
+                    kind: StopKind::MaxWall,
+                    message: format!(
+                        "stopped by --max-wall after {:.1} s of wall time, at {:.3} s of \
+                         simulated time",
+                        wall.as_secs_f64(),
+                        now.as_secs_f64()
+                    ),
+                });
+            }
+        }
+        if let Some(max) = self.limits.max_memory_bytes {
+            if let Some(rss) = resident_bytes() {
+                if rss > max {
+                    return Some(Stop {
+                        kind: StopKind::MaxMemory,
+                        message: format!(
+                            "stopped at {:.3} s of simulated time: the run holds {} of memory, \
+                             more than --max-memory {}; shorten the run, sample series less \
+                             often, or raise --max-memory",
+                            now.as_secs_f64(),
+                            human_bytes(rss),
+                            human_bytes(max)
+                        ),
+                    });
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The process's resident memory (Linux `/proc/self/status` VmRSS); None elsewhere.
+pub fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The machine's memory (Linux `/proc/meminfo` MemTotal); None elsewhere.
+pub fn total_memory_bytes() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The default memory budget: 80 % of the machine's memory, so that a runaway run stops
+/// before the kernel's out-of-memory killer picks a process (maybe someone else's).
+pub fn default_max_memory() -> Option<u64> {
+    total_memory_bytes().map(|t| t / 5 * 4)
+}
+
+pub fn human_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", b / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stall_is_seen_after_stall_events_at_one_instant() {
+        let mut g = Guard::new(Limits::default());
+        let t = SimTime::from_secs(1);
+        let mut stopped = None;
+        for i in 0..(STALL_EVENTS / CHECK_EVERY + 2) {
+            if let Some(s) = g.check(t, &|| "Timer of flow f".into()) {
+                stopped = Some((i, s));
+                break;
+            }
+        }
+        let (i, s) = stopped.expect("a stall");
+        assert_eq!(s.kind, StopKind::Stalled);
+        assert!(s.message.contains("Timer of flow f"), "{}", s.message);
+        // the first check only records the instant
+        assert_eq!(i, STALL_EVENTS.div_ceil(CHECK_EVERY));
+        // time that moves is never a stall
+        let mut g = Guard::new(Limits::default());
+        for k in 0..1000 {
+            assert!(g.check(SimTime(k), &|| String::new()).is_none());
+        }
+    }
+
+    #[test]
+    fn wall_and_memory_limits_stop() {
+        let mut g = Guard::new(Limits {
+            max_wall: Some(Duration::ZERO),
+            max_memory_bytes: None,
+        });
+        assert_eq!(
+            g.check(SimTime(5), &|| String::new()).map(|s| s.kind),
+            Some(StopKind::MaxWall)
+        );
+        if resident_bytes().is_some() {
+            let mut g = Guard::new(Limits {
+                max_wall: None,
+                max_memory_bytes: Some(1),
+            });
+            let s = g.check(SimTime(5), &|| String::new()).unwrap();
+            assert_eq!(s.kind, StopKind::MaxMemory);
+            assert!(s.message.contains("--max-memory"), "{}", s.message);
+        }
+    }
+}
