@@ -177,6 +177,15 @@ pub fn parse_time(s: &str) -> Result<SimTime, String> {
     if !(v.is_finite() && v >= 0.0) {
         return Err(format!("\"{s}\": a duration must be zero or positive"));
     }
+    // The clock counts picoseconds in 64 bits: about 213 days. Longer would wrap silently.
+    let max_s = u64::MAX as f64 / PS_PER_S as f64;
+    if v * mult >= max_s {
+        return Err(format!(
+            "\"{s}\": longer than the simulator's clock reaches ({:.0} days, counted in picoseconds); give at most \"{:.0}s\"",
+            (max_s / 86_400.0).floor(),
+            max_s.floor()
+        ));
+    }
     Ok(SimTime::from_secs_f64(v * mult))
 }
 

@@ -243,3 +243,15 @@ fn physical_bounds_name_the_field_and_the_bound() {
     // the largest sensible values still run
     common::run_text(&with("rate = \"10Mbps\"", "rate = \"10Tbps\""), 1);
 }
+
+#[test]
+fn a_time_beyond_the_clock_is_refused_not_wrapped() {
+    // u64 picoseconds reach 18 446 744 s (213 days): 1e30 s once became 18 446 744 s silently
+    let text = common::Dumbbell::new(1)
+        .duration("1e30s")
+        .flow("name = \"f\"\nsrc = \"s0\"\ndst = \"d0\"\napp = { kind = \"bulk\" }")
+        .toml();
+    let e = common::run_err(&text, &[]);
+    assert!(e.contains("duration") && e.contains("213 days"), "{e}");
+    assert!(e.contains("18446744s"), "{e}");
+}
