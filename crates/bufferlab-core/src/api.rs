@@ -107,6 +107,18 @@ pub fn run_with_progress(
         sim.open_pcap(dir, &req.pcap_links)
             .map_err(Error::Scenario)?;
     }
+    if let Some(max) = req.limits.max_memory_bytes {
+        let (bytes, parts) = memory_estimate(&s, &sim);
+        if bytes > max {
+            return Err(Error::Scenario(format!(
+                "{source}: the run would hold about {} ({parts}), more than --max-memory {}; \
+                 sample the series less often, shorten the run, use fewer flows, or raise \
+                 --max-memory",
+                crate::guard::human_bytes(bytes),
+                crate::guard::human_bytes(max)
+            )));
+        }
+    }
     sim.guard = Some(crate::guard::Guard::new(req.limits));
     let step = crate::units::SimTime((sim.end.0 / PROGRESS_SLICES).max(1));
     while !sim.finished() {
@@ -127,6 +139,39 @@ pub fn run_with_progress(
     let mut report = Report::from_sim(&mut sim, s.fairness.flows.as_deref());
     report.wall_s = t0.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// Memory a run holds at least, estimated before it starts: each flow's state (64 KB, the
+/// measured whole-process cost per flow at 10 000 flows, docs/performance.md) and the samples
+/// of its time series (queue 36 B, cwnd 64 B, per-flow 56 B a sample). Packets in flight are
+/// not estimated; the run's own check (`guard.rs`) bounds them.
+fn memory_estimate(s: &Scenario, sim: &crate::sim::Simulation) -> (u64, String) {
+    const PER_FLOW: f64 = 64e3;
+    let span = sim.end.saturating_sub(sim.warmup).as_secs_f64();
+    let samples = |interval: Option<crate::units::SimTime>, series: usize| -> f64 {
+        interval.map_or(0.0, |dt| span / dt.as_secs_f64().max(1e-12) * series as f64)
+    };
+    let tcp = sim
+        .flows
+        .iter()
+        .filter(|f| f.protocol == crate::packet::Protocol::Tcp)
+        .count();
+    let cwnd = s.monitor.cwnd_flows.as_ref().map_or(tcp, Vec::len);
+    let flow_series = sim.flow_series.as_ref().map_or(0, |f| f.series.len());
+    let flows = sim.flows.len() as f64 * PER_FLOW;
+    let series = samples(s.monitor.queue_interval, sim.series.len()) * 36.0
+        + samples(s.monitor.cwnd_interval, cwnd) * 64.0
+        + samples(s.monitor.flow_interval, flow_series) * 56.0;
+    let h = |b: f64| crate::guard::human_bytes(b as u64);
+    (
+        (flows + series) as u64,
+        format!(
+            "{} flows x 64 KB = {}, time series {}",
+            sim.flows.len(),
+            h(flows),
+            h(series)
+        ),
+    )
 }
 
 /// Runs a scenario and returns its report as a JSON string (see docs/results-json.md).

@@ -255,3 +255,31 @@ fn a_time_beyond_the_clock_is_refused_not_wrapped() {
     assert!(e.contains("duration") && e.contains("213 days"), "{e}");
     assert!(e.contains("18446744s"), "{e}");
 }
+
+#[test]
+fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
+    use bufferlab_core::api::{run, RunRequest};
+    use bufferlab_core::guard::Limits;
+    // 100 flows x 64 KB = 6.4 MB of flow state against a 1 MB budget
+    let text = common::Dumbbell::new(100)
+        .duration("1s")
+        .flow("name = \"f{i}\"\ncount = 100\nsrc = \"s{i}\"\ndst = \"d{i}\"\napp = { kind = \"bulk\" }")
+        .toml();
+    let req = |max: u64| RunRequest {
+        text: &text,
+        source: "big.toml",
+        limits: Limits {
+            max_wall: None,
+            max_memory_bytes: Some(max),
+        },
+        ..Default::default()
+    };
+    let e = run(&req(1_000_000)).err().expect("refused").to_string();
+    assert!(
+        e.contains("would hold about 6 MB") && e.contains("100 flows x 64 KB"),
+        "{e}"
+    );
+    assert!(e.contains("--max-memory 1 MB"), "{e}");
+    // with room for it, the same scenario runs (the run's own check then watches the rest)
+    assert!(run(&req(1 << 40)).is_ok());
+}
