@@ -274,7 +274,7 @@ fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
         },
         ..Default::default()
     };
-    let e = run(&req(1_000_000)).err().expect("refused").to_string();
+    let e = run(&req(1_000_000)).expect_err("refused").to_string();
     assert!(
         e.contains("would hold about 6 MB") && e.contains("100 flows x 64 KB"),
         "{e}"
