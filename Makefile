@@ -36,7 +36,10 @@ $(VENV_STAMP): pyproject.toml
 venv: $(BUILD_STAMP) ## Create .venv and install bufferlab (editable, release build) with dev tools
 
 $(BUILD_STAMP): $(VENV_STAMP) $(RUST_SRCS) pyproject.toml
-	source $(BIN)/activate && maturin develop --profile fast --extras dev --quiet
+	@echo "building the Rust extension (the first build takes a minute or two; later ones only rebuild what changed)"
+	@# cargo's own progress shows; pip's list of requirements already satisfied does not.
+	set -o pipefail; source $(BIN)/activate && \
+		maturin develop --profile fast --extras dev 2>&1 | grep -v '^Requirement already satisfied'
 	@touch $@
 
 build: $(BUILD_STAMP) ## Build the Rust extension into the venv (only if Rust sources changed)

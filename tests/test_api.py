@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import tomli_w
 
 import bufferlab
 from bufferlab import Results, Scenario, ScenarioError, SimulationPanic
@@ -211,11 +212,50 @@ def test_limits_stop_a_run_and_a_sweep_records_it_as_failed():
     from bufferlab.experiments.execute import execute_run
 
     text = (ROOT / "bench" / "scenarios" / "c_ns2.toml").read_text()
-    res = bufferlab.run(text, max_memory=1)  # any process holds more than one byte
+    # 10 MB: above the up-front estimate (100 flows x 64 KB), below what the process holds
+    res = bufferlab.run(text, max_memory=10_000_000)
     assert res.partial and res.stopped and res.stopped["kind"] == "max_memory"
     assert "--max-memory" in res.stopped["message"]
-    out = execute_run(text, "c_ns2.toml", [], 1, {"max_memory": 1})
+    out = execute_run(text, "c_ns2.toml", [], 1, {"max_memory": 10_000_000})
     assert not out["ok"] and out["error_kind"] == "stopped:max_memory", out
     assert bufferlab.run(text, overrides={"duration": "2s"}, max_memory=0).stopped is None
     with pytest.raises(ScenarioError, match="max_wall"):
         bufferlab.run(text, max_wall=-1.0)
+    with pytest.raises(ScenarioError, match="would hold about 6 MB"):
+        bufferlab.run(text, max_memory=1_000_000)  # refused before it starts
+
+
+def test_from_dict_is_the_toml_path():
+    """A scenario built as a dict runs like the same file and fails with the same message."""
+    from conftest import dumbbell
+
+    flows = [{"name": "u", "src": "s0", "dst": "d0", "app": {"kind": "cbr", "rate": "1Mbps"}}]
+    d = dumbbell(name="d", duration="2s", flows=flows)
+    a = Scenario.from_dict(d).run()
+    b = bufferlab.run(dumbbell_toml(name="d", duration="2s", flows=flows))
+    assert a.flows.equals(b.flows)
+    bad = dumbbell(name="d", duration="2s", flows=flows, queue={"kind": "red", "max_p": 7.0})
+    with pytest.raises(ScenarioError) as from_dict:
+        Scenario.from_dict(bad).validate()
+    with pytest.raises(ScenarioError) as from_text:
+        Scenario.from_text(tomli_w.dumps(bad), source="<dict>").validate()
+    assert str(from_dict.value) == str(from_text.value)
+    assert "links.bottleneck.queue" in str(from_dict.value) and "max_p" in str(from_dict.value)
+    with pytest.raises(ScenarioError, match="leave out a key"):
+        Scenario.from_dict({**d, "seed": None})
+
+
+def test_results_in_a_notebook(tmp_path: Path):
+    """Results show themselves as HTML (tables, fairness, a queue figure) and draw one run's
+    figures without a database."""
+    res = bufferlab.run(ROOT / "examples" / "dumbbell_tcp.toml", overrides={
+        "duration": "5s", "monitor.queue_interval": "100ms", "monitor.cwnd_interval": "100ms",
+        "monitor.flow_interval": "1s"})  # fmt: skip
+    page = res._repr_html_()
+    assert "<h5>Flows</h5>" in page and "tcp0" in page and "Jain" in page
+    assert 'src="data:image/png;base64,' in page
+    for fig in (res.plot.queue(), res.plot.flows(), res.plot.cwnd(), res.plot.flow_series()):
+        assert fig is not None
+        assert all(ax.get_ylabel() for ax in fig.axes), "every axis says what it shows"
+    udp = bufferlab.run(ROOT / "examples" / "dumbbell_udp.toml")
+    assert udp.plot.cwnd() is None and udp.plot.flow_series() is None

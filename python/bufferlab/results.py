@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pandas is imported on first use: the CLI starts faster without it
     import pandas as pd
+    from matplotlib.figure import Figure
 
 FLOW_COLUMNS = [
     "name", "src", "dst", "protocol", "app", "packet_size", "start_s", "stop_s",
@@ -256,9 +257,91 @@ class Results:
             self.flow_series.to_parquet(written[-1], index=False)
         return written
 
+    @property
+    def plot(self) -> RunPlots:
+        """Figures of this run, no database needed: ``res.plot.queue()``, ``.flows()``,
+        ``.cwnd()``, ``.flow_series()``; each returns a matplotlib Figure (None when the run
+        recorded no such series)."""
+        return RunPlots(self)
+
+    def _repr_html_(self) -> str:
+        """A notebook's view of the run: what ran, fairness, the flow, queue and link tables,
+        and a small queue figure when the run sampled its queues."""
+        import base64
+        import html
+        import io
+
+        head = (
+            f"<h4>{html.escape(self.scenario)}</h4><p>seed {self.seed}, "
+            f"{self.sim_time_s:g} s simulated, {self.events:,} events"
+            + (" <b>(partial results)</b>" if self.partial else "")
+            + "</p>"
+        )
+        fair = self.fairness
+        parts = [head]
+        if fair:
+            parts.append(
+                f"<p>Jain's fairness index {fair.get('jain', float('nan')):.4f} over "
+                f"{len(fair.get('flows') or [])} flows</p>"
+            )
+        for title, frame in (("Flows", self.flows), ("Queues", self.queues),
+                             ("Links", self.links)):  # fmt: skip
+            parts.append(f"<h5>{title}</h5>" + frame.to_html(index=False, max_rows=50))
+        if not self.queue_series.empty:
+            fig = self.plot.queue()
+            buf = io.BytesIO()
+            fig.savefig(buf, format="png", dpi=72)
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+            data = base64.b64encode(buf.getvalue()).decode()
+            parts.append(
+                f'<img alt="queue length against time" src="data:image/png;base64,{data}">'
+            )
+        return "\n".join(parts)
+
     def __repr__(self) -> str:
         return (
             f"<Results {self.scenario!r} seed={self.raw.get('seed')} "
             f"flows={len(self.raw.get('flows', []))} queues={len(self.raw.get('queues', []))} "
             f"sim_time_s={self.raw.get('sim_time_s')}>"
         )
+
+
+class RunPlots:
+    """The figures of one run (:attr:`Results.plot`), drawn by :mod:`bufferlab.run_figures`."""
+
+    def __init__(self, res: Results) -> None:
+        self._res = res
+
+    def queue(self, link: str | None = None) -> Figure:
+        """Queue length against time (``[monitor] queue_interval``), with the average."""
+        from bufferlab.run_figures import queue_figure
+
+        return queue_figure(self._res.queue_series, title=self._res.scenario, link=link)
+
+    def flows(self) -> Figure:
+        """Per-flow packets sent, received and lost, and goodput."""
+        from bufferlab.run_figures import flows_figure
+
+        return flows_figure(self._res.flows, title=self._res.scenario)
+
+    def cwnd(self) -> Figure | None:
+        """Congestion windows against time (``[monitor] cwnd_interval``); None without."""
+        import pandas as pd
+
+        from bufferlab.run_figures import cwnd_figure
+
+        parts = [
+            pd.DataFrame(cols)
+            for cols in long_columns(self._res.raw.get("series", {}).get("tcp", []))
+        ]
+        frame = pd.concat(parts, ignore_index=True) if parts else None
+        return cwnd_figure(frame, title=self._res.scenario)
+
+    def flow_series(self) -> Figure | None:
+        """Per-flow throughput, sends and losses per interval (``[monitor] flow_interval``)."""
+        from bufferlab.run_figures import flow_series_figure
+
+        fs = self._res.flow_series
+        return None if fs.empty else flow_series_figure(fs, title=self._res.scenario)

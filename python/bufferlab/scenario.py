@@ -115,6 +115,25 @@ class Scenario:
     def from_text(cls, text: str, source: str = "<string>") -> Scenario:
         return cls(text=text, source=source)
 
+    @classmethod
+    def from_dict(cls, scenario: Mapping[str, Any], source: str = "<dict>") -> Scenario:
+        """A scenario built in Python: the dict is written as TOML text and read by the core,
+        so it is checked by the same code, with the same messages, as a scenario file.
+
+        ``Scenario.from_dict({"name": "x", "duration": "10s", "topology": {"kind":
+        "dumbbell", "pairs": 1}, "links": {...}, "flows": [{...}]})``
+        """
+        import tomli_w
+
+        try:
+            text = tomli_w.dumps(dict(scenario))
+        except (TypeError, ValueError) as e:
+            raise ScenarioError(
+                f"{source}: {e}; give TOML values (strings, numbers, booleans, lists and "
+                "dicts; leave out a key rather than setting it to None)"
+            ) from None
+        return cls(text=text, source=source)
+
     @property
     def path(self) -> Path | None:
         """The file the scenario was read from, if any."""
