@@ -453,3 +453,42 @@ def test_bad_traces_table_names_the_field(tmp_path):
     body = SWEEP.replace("root_seed = 11", "root_seed = 11\ntraces = { pointz = [1] }")
     with pytest.raises(SweepError, match=r"sweep\.traces\.pointz"):
         load_sweep(write_sweep(tmp_path, body))
+
+
+KILLER = '''
+import os, signal
+from collections import deque
+from bufferlab import QueueDisc
+
+class Q(QueueDisc):
+    """A FIFO whose process dies at once when asked to (as the OOM killer would do it)."""
+    def __init__(self, kill=False):
+        if kill:
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.q = deque()
+    def enqueue(self, pkt, ctx):
+        if len(self.q) >= 50:
+            return "drop", "queue_full"
+        self.q.append(pkt)
+        return "accept"
+    def dequeue(self, ctx):
+        return self.q.popleft() if self.q else None
+'''
+
+
+def test_a_worker_process_that_dies_fails_its_run_and_no_other(tmp_path):
+    """executor="process": the run whose worker is killed is recorded as failed with the
+    reason; the runs that shared its pool are run again and recorded, and the sweep goes on."""
+    (tmp_path / "killer.py").write_text(KILLER)
+    body = (
+        "[sweep]\nname = 'killed'\nbase = 'base.toml'\nreplications = 2\n[grid]\n"
+        "'links.bottleneck.queue' = [\n"
+        "  { kind = 'python', class = 'killer.py:Q', params = { kill = false } },\n"
+        "  { kind = 'python', class = 'killer.py:Q', params = { kill = true } },\n"
+        "  { kind = 'droptail', limit = '50p' },\n]\n"
+    )
+    p = write_sweep(tmp_path, body)
+    out = run_sweep(p, db=tmp_path / "r.duckdb", jobs=2, executor="process")
+    assert (out.done, out.failed) == (4, 2), out
+    assert out.first_error and "worker process died" in out.first_error
+    assert "point 1" in out.first_error

@@ -211,27 +211,73 @@ def _run_local(
 
     if executor not in ("thread", "process"):
         raise ValueError(f"executor: expected 'thread' or 'process', got {executor!r}")
+    from concurrent.futures.process import BrokenProcessPool
+
     pool_cls = ThreadPoolExecutor if executor == "thread" else ProcessPoolExecutor
     # Keep at most 2 x jobs runs in flight, so an interrupted sweep has not started everything.
     window = 2 * jobs
-    with pool_cls(max_workers=jobs) as pool:
-        pending: dict[Future[dict[str, Any]], RunSpec] = {}
-        it = iter(zip(todo, args, strict=True))
-        try:
-            for spec, a in itertools.islice(it, window):
-                pending[pool.submit(execute_run, *a)] = spec
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    spec = pending.pop(fut)
-                    record(spec, fut.result())
-                    nxt = next(it, None)
-                    if nxt is not None:
+    args_of = {spec.key: a for spec, a in zip(todo, args, strict=True)}
+    it = iter(zip(todo, args, strict=True))
+    pool = pool_cls(max_workers=jobs)
+    pending: dict[Future[dict[str, Any]], RunSpec] = {}
+    try:
+        for spec, a in itertools.islice(it, window):
+            pending[pool.submit(execute_run, *a)] = spec
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            broken: list[RunSpec] = []
+            for fut in finished:
+                spec = pending.pop(fut)
+                try:
+                    result = fut.result()
+                except BrokenProcessPool:
+                    broken.append(spec)
+                    continue
+                record(spec, result)
+                nxt = next(it, None)
+                if nxt is not None:
+                    try:
                         pending[pool.submit(execute_run, *nxt[1])] = nxt[0]
-        except BaseException:
-            for fut in pending:
-                fut.cancel()
-            raise
+                    except BrokenProcessPool:  # a worker died since: run it with the others
+                        broken.append(nxt[0])
+            if broken:
+                # A worker process died (killed, e.g. by the out-of-memory killer): the pool is
+                # gone with every run in it. Run each of those again alone, so that the one that
+                # kills its process is recorded as failed and the others are not lost, then go on
+                # in a new pool.
+                broken += list(pending.values())
+                pending.clear()
+                pool.shutdown(wait=False, cancel_futures=True)
+                for spec in sorted(broken, key=lambda s: (s.point.index, s.replication)):
+                    record(spec, _run_alone(args_of[spec.key]))
+                pool = pool_cls(max_workers=jobs)
+                for spec, a in itertools.islice(it, window):
+                    pending[pool.submit(execute_run, *a)] = spec
+    except BaseException:
+        for fut in pending:
+            fut.cancel()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_alone(a: tuple[Any, ...]) -> dict[str, Any]:
+    """One run in a process of its own: its result, or a failure if the process dies."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=1) as solo:
+        try:
+            return solo.submit(execute_run, *a).result()
+        except BrokenProcessPool:
+            return {
+                "ok": False,
+                "error": "its worker process died during the run (killed by a signal, e.g. the "
+                "out-of-memory killer); run it alone with `bufferlab run` to see why",
+                "error_kind": "WorkerDied",
+                "wall_s": time.perf_counter() - t0,
+            }
 
 
 def _run_dask(
