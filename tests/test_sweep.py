@@ -492,3 +492,39 @@ def test_a_worker_process_that_dies_fails_its_run_and_no_other(tmp_path):
     assert (out.done, out.failed) == (4, 2), out
     assert out.first_error and "worker process died" in out.first_error
     assert "point 1" in out.first_error
+
+
+def test_a_full_disk_stops_the_sweep_with_a_clear_error_and_keeps_what_was_recorded(tmp_path):
+    """A sweep writing into a 3 MB file system (a tmpfs mounted for the test) fills it: the
+    sweep stops with one error line (exit 2), every run committed before is still in the
+    database, and after the file system grows the same command resumes to the full sweep."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)],
+                             capture_output=True, text=True)  # fmt: skip
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here (needs root): {mounted.stderr.strip()}")
+    try:
+        write_sweep(disk, SWEEP.replace("replications = 3", "replications = 60"),
+                    base=BASE.replace('duration = "1s"', 'duration = "3s"'))  # fmt: skip
+        cmd = [sys.executable, "-m", "bufferlab", "sweep", "sweep.toml", "--db", "r.duckdb",
+               "-j", "1", "-q"]  # fmt: skip
+        env = dict(os.environ, COLUMNS="200")
+        full = subprocess.run(cmd, cwd=disk, env=env, capture_output=True, text=True, timeout=300)
+        assert full.returncode == 2, full.stderr
+        errors = [line for line in full.stderr.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and "No space left on device" in errors[0], full.stderr
+        assert "runs recorded before are kept" in errors[0]
+        con = duckdb.connect(str(disk / "r.duckdb"), read_only=True)
+        kept = con.execute("SELECT count(*) FROM runs WHERE status = 'ok'").fetchone()[0]
+        con.close()
+        assert 0 < kept < 240
+        subprocess.run(["mount", "-o", "remount,size=64m", str(disk)], check=True)
+        again = subprocess.run(cmd, cwd=disk, env=env, capture_output=True, text=True, timeout=300)
+        assert again.returncode == 0, again.stderr
+        assert f"resuming: {kept} of 240 runs already in" in again.stderr
+        con = duckdb.connect(str(disk / "r.duckdb"), read_only=True)
+        assert con.execute("SELECT count(*) FROM runs WHERE status = 'ok'").fetchone()[0] == 240
+        con.close()
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)

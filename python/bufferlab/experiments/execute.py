@@ -181,7 +181,7 @@ def run_sweep(
                 args = [
                     (*_args_for(sw, spec), store.series_prefix(sweep_id, spec.key)) for spec in todo
                 ]
-                _run_local(todo, args, record, jobs or default_jobs(), executor)
+                _run_local(todo, args, record, jobs or default_jobs(), executor, store.write_failed)
         wall = time.perf_counter() - t0
         return SweepOutcome(sw.name, len(runs), skipped, done, failed, wall, left, first_error)
     finally:
@@ -200,6 +200,7 @@ def _run_local(
     record: Callable[[RunSpec, Mapping[str, Any]], None],
     jobs: int,
     executor: str,
+    write_failed: Callable[[BaseException], Exception],
 ) -> None:
     from concurrent.futures import (
         FIRST_COMPLETED,
@@ -233,6 +234,8 @@ def _run_local(
                 except BrokenProcessPool:
                     broken.append(spec)
                     continue
+                except OSError as e:  # its series files could not be written (a full disk)
+                    raise write_failed(e) from None
                 record(spec, result)
                 nxt = next(it, None)
                 if nxt is not None:

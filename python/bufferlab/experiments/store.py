@@ -16,6 +16,7 @@ killed at any moment leaves every finished run exactly once and nothing half-wri
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -295,11 +296,23 @@ class Store:
                     "INSERT INTO series VALUES (?, ?, ?, ?, ?)", [spec.key, sweep_id, kind, path, n]
                 )
             con.commit()
-        except BaseException:
-            con.rollback()
+        except BaseException as e:
+            with contextlib.suppress(Exception):  # the failed commit may have ended it already
+                con.rollback()
             self._schema = None  # a rolled-back CREATE or ALTER
+            if _is_write_failure(e):
+                raise self.write_failed(e) from None
             raise
         self._seen_keys(sweep_id).add(spec.key)
+
+    def write_failed(self, e: BaseException) -> StoreError:
+        """The error for results that could not be written (a full disk, a file too large):
+        what failed, and that every run recorded before stays recorded."""
+        msg = " ".join(str(e).split())
+        return StoreError(
+            f"{self.path}: writing the results failed ({msg}); the runs recorded before are "
+            "kept: free some space and run the sweep again, it resumes where it stopped"
+        )
 
     def _table_columns(self) -> dict[str, list[str]]:
         """Columns of the metric tables, cached (the information schema is slow to query)."""
@@ -538,3 +551,10 @@ def series_table(records: Any) -> Any:
     if not parts:
         return None
     return pa.concat_tables(parts, promote_options="permissive")
+
+
+def _is_write_failure(e: BaseException) -> bool:
+    """A full disk or a file-size limit, from DuckDB or from writing a series file."""
+    import duckdb
+
+    return isinstance(e, OSError | duckdb.IOException) or "No space left" in str(e)
