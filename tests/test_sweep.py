@@ -528,3 +528,27 @@ def test_a_full_disk_stops_the_sweep_with_a_clear_error_and_keeps_what_was_recor
         con.close()
     finally:
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+def test_a_dask_worker_lost_mid_sweep(tmp_path):
+    """A run that kills its Dask worker process (each time it is retried) is recorded as failed
+    with Dask's reason; the runs of the lost workers are rescheduled and every other run is
+    recorded ok."""
+    distributed = pytest.importorskip("distributed")
+    (tmp_path / "killer.py").write_text(KILLER)
+    body = (
+        "[sweep]\nname = 'dask-killed'\nbase = 'base.toml'\nreplications = 2\n[grid]\n"
+        "'links.bottleneck.queue' = [\n"
+        "  { kind = 'python', class = 'killer.py:Q', params = { kill = false } },\n"
+        "  { kind = 'python', class = 'killer.py:Q', params = { kill = true } },\n]\n"
+    )
+    sweep = write_sweep(tmp_path, body)
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        out = run_sweep(sweep, db=tmp_path / "r.duckdb", cluster=client)
+    assert (out.done, out.failed) == (2, 2), out
+    assert out.first_error and "point 1" in out.first_error and "Killed" in out.first_error
