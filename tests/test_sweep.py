@@ -552,3 +552,23 @@ def test_a_dask_worker_lost_mid_sweep(tmp_path):
         out = run_sweep(sweep, db=tmp_path / "r.duckdb", cluster=client)
     assert (out.done, out.failed) == (2, 2), out
     assert out.first_error and "point 1" in out.first_error and "Killed" in out.first_error
+
+
+def test_a_second_sweep_on_a_database_in_use_is_a_clear_error(tmp_path):
+    """While one process writes the results database, a sweep from another gets one error line
+    (exit 2) saying so, and the database is untouched."""
+    sweep = write_sweep(tmp_path, SWEEP)
+    db = tmp_path / "r.duckdb"
+    run_sweep(sweep, db=db, jobs=1, limit=2)
+    holder = duckdb.connect(str(db))  # a writer in this process holds the file's lock
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "bufferlab", "sweep", str(sweep), "--db", str(db), "-q"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert p.returncode == 2, p.stderr
+        errors = [line for line in p.stderr.splitlines() if line.startswith("error:")]
+        assert len(errors) == 1 and "in use by another process" in errors[0], p.stderr
+        assert holder.execute("SELECT count(*) FROM runs").fetchone()[0] == 2
+    finally:
+        holder.close()
