@@ -572,3 +572,18 @@ def test_a_second_sweep_on_a_database_in_use_is_a_clear_error(tmp_path):
         assert holder.execute("SELECT count(*) FROM runs").fetchone()[0] == 2
     finally:
         holder.close()
+
+
+def test_sweep_run_limits_fail_the_runs_they_stop(tmp_path, cli):
+    """`bufferlab sweep --max-memory` bounds every run: a run past it is recorded as failed
+    with the reason, and the summary names it. (The check runs every 131 072 events, so the
+    runs here are the 100-flow bench case, not the tiny sweep's.)"""
+    body = "[sweep]\nname = 'big'\nbase = 'base.toml'\nreplications = 2\n"
+    body += "[grid]\n'links.bottleneck.queue.limit' = ['100p']\n"
+    base = (ROOT / "bench" / "scenarios" / "c_ns2.toml").read_text()
+    sweep = write_sweep(tmp_path, body, base=base)
+    r = cli("sweep", str(sweep), "--db", "r.duckdb", "-q", "--max-memory", "20MB", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert "0 ok, 2 failed" in r.stderr and "--max-memory 20 MB" in r.stderr, r.stderr
+    bad = cli("sweep", str(sweep), "--db", "r.duckdb", "-q", "--max-wall", "soon", cwd=tmp_path)
+    assert bad.code == 2 and '--max-wall: "soon" is not a time' in bad.stderr

@@ -90,3 +90,17 @@ def _errors() -> Iterator[None]:
         if os.environ.get("BUFFERLAB_DEBUG"):
             raise
         _fail(f"internal error: {type(e).__name__}: {e} ({BUG_HINT})", EXIT_BUG)
+
+
+def _quantity(text: str, kind: str, option: str, example: str) -> float:
+    """A command-line value in the scenario grammar, in base units of ``kind``."""
+    from bufferlab import _core
+
+    q = _core.quantity(text)
+    if kind == "bytes" and q == (0.0, ""):
+        return 0.0  # --max-memory 0: no limit
+    if q is None or q[1] != kind or q[0] <= 0:
+        _fail(
+            f'{option}: "{text}" is not a {"time" if kind == "s" else "size"}; use e.g. {example}'
+        )
+    return q[0]

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from bufferlab.cli._app import _errors, _fail, app
+from bufferlab.cli._app import _errors, _fail, _quantity, app
 from bufferlab.cli.format import output_console
 
 DbOpt = Annotated[
@@ -78,6 +78,21 @@ def sweep(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    max_wall: Annotated[
+        str | None,
+        typer.Option(
+            "--max-wall", help="Fail a run that takes longer (e.g. 10min).", show_default=False
+        ),
+    ] = None,
+    max_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--max-memory",
+            help="Fail a run when its process holds more (e.g. 4GB; "
+            "default 80% of the machine's; 0 for no limit).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a parameter sweep; results go to the database. Rerunning resumes: only runs not
     yet recorded as ok are run."""
@@ -96,6 +111,11 @@ def sweep(
     with _exp_errors():
         if executor not in ("thread", "process"):
             _fail(f"--executor: expected thread or process, got {executor!r}")
+        run_limits: dict[str, Any] = {}
+        if max_wall is not None:
+            run_limits["max_wall"] = _quantity(max_wall, "s", "--max-wall", "10min")
+        if max_memory is not None:
+            run_limits["max_memory"] = int(_quantity(max_memory, "bytes", "--max-memory", "4GB"))
         sw = load_sweep(file)
         n_runs = len(sw.points()) * (1 if quick else sw.replications)
         progress = Progress(
@@ -139,6 +159,7 @@ def sweep(
                 replications=1 if quick else None,
                 progress=on_progress,
                 limit=limit,
+                run_limits=run_limits,
             )
         rate = out.ran / out.wall_s if out.wall_s > 0 else 0.0
         parts = [f"{out.done} ok", f"{out.failed} failed"]

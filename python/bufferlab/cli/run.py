@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from bufferlab import _core
-from bufferlab.cli._app import FileArg, SetOpt, _errors, _fail, app
+from bufferlab.cli._app import FileArg, SetOpt, _errors, _fail, _quantity, app
 from bufferlab.cli.format import output_console, print_report
 from bufferlab.run import run as run_scenario
 from bufferlab.scenario import Scenario, load, normalise_overrides
@@ -192,18 +192,6 @@ def run(
             # Wide enough not to truncate when the output goes to a file or a pipe.
             console = output_console(160)
             print_report(res, console)
-
-
-def _quantity(text: str, kind: str, option: str, example: str) -> float:
-    """A command-line value in the scenario grammar, in base units of ``kind``."""
-    q = _core.quantity(text)
-    if kind == "bytes" and q == (0.0, ""):
-        return 0.0  # --max-memory 0: no limit
-    if q is None or q[1] != kind or q[0] <= 0:
-        _fail(
-            f'{option}: "{text}" is not a {"time" if kind == "s" else "size"}; use e.g. {example}'
-        )
-    return q[0]
 
 
 @app.command()

@@ -122,6 +122,7 @@ def run_sweep(
     replications: int | None = None,
     progress: Callable[[str, int, int, int, int], None] | None = None,
     limit: int | None = None,
+    run_limits: Mapping[str, Any] | None = None,
 ) -> SweepOutcome:
     """Runs every run of a sweep that is not yet in the store with status ok.
 
@@ -131,6 +132,8 @@ def run_sweep(
     Each finished run is written to the store by this (the calling) thread as it finishes.
     ``progress(event, done, failed, total_to_run, skipped)`` is called after each run.
     ``limit`` stops after that many runs were submitted (for tests and quick looks).
+    ``run_limits`` (``max_wall`` seconds, ``max_memory`` bytes) bound each run; a run they stop
+    is recorded as failed with the reason.
     """
     from bufferlab.experiments.store import Store
 
@@ -175,11 +178,12 @@ def run_sweep(
         if todo:
             if cluster is not None:
                 # Dask workers may not see this file system: they return the report whole.
-                args = [_args_for(sw, spec) for spec in todo]
+                args = [_args_for(sw, spec, run_limits) for spec in todo]
                 _run_dask(cluster, todo, args, record)
             else:
                 args = [
-                    (*_args_for(sw, spec), store.series_prefix(sweep_id, spec.key)) for spec in todo
+                    (*_args_for(sw, spec, run_limits), store.series_prefix(sweep_id, spec.key))
+                    for spec in todo
                 ]
                 _run_local(todo, args, record, jobs or default_jobs(), executor, store.write_failed)
         wall = time.perf_counter() - t0
@@ -189,9 +193,12 @@ def run_sweep(
             store.close()
 
 
-def _args_for(sw: Sweep, spec: RunSpec) -> tuple[str, str, list[str], int, dict | None]:
+def _args_for(
+    sw: Sweep, spec: RunSpec, run_limits: Mapping[str, Any] | None = None
+) -> tuple[str, str, list[str], int, dict | None]:
     sc = sw.scenario_for(spec.point)
-    return (sc.text, sc.source, list(sc.overrides), spec.seed, sw.trace_outputs(spec))
+    outputs = {**(sw.trace_outputs(spec) or {}), **(run_limits or {})}
+    return (sc.text, sc.source, list(sc.overrides), spec.seed, outputs or None)
 
 
 def _run_local(
