@@ -111,9 +111,9 @@ pub fn run_with_progress(
         let (bytes, parts) = memory_estimate(&s, &sim);
         if bytes > max {
             return Err(Error::Scenario(format!(
-                "{source}: the run may hold about {} ({parts}), more than --max-memory {}; \
-                 sample the series less often, shorten the run, use fewer flows or smaller \
-                 queue limits, or raise --max-memory",
+                "{source}: the run would hold about {} ({parts}), more than --max-memory {}; \
+                 sample the series less often, shorten the run, use fewer flows, or raise \
+                 --max-memory",
                 crate::guard::human_bytes(bytes),
                 crate::guard::human_bytes(max)
             )));
@@ -141,11 +141,10 @@ pub fn run_with_progress(
     Ok(report)
 }
 
-/// Memory a run may hold, estimated before it starts: each flow's state (64 KB, the measured
-/// whole-process cost per flow at 10 000 flows, docs/performance.md), the samples of its time
-/// series (queue 36 B, cwnd 64 B, per-flow 56 B a sample) and every queue full (128 B a packet,
-/// byte limits counted in 28-byte packets). Packets on the wires are not counted; the run's own
-/// check (`guard.rs`) bounds what the estimate misses.
+/// Memory a run holds at least, estimated before it starts: each flow's state (64 KB, the
+/// measured whole-process cost per flow at 10 000 flows, docs/performance.md) and the samples
+/// of its time series (queue 36 B, cwnd 64 B, per-flow 56 B a sample). Packets in flight are
+/// not estimated; the run's own check (`guard.rs`) bounds them.
 fn memory_estimate(s: &Scenario, sim: &crate::sim::Simulation) -> (u64, String) {
     const PER_FLOW: f64 = 64e3;
     let span = sim.end.saturating_sub(sim.warmup).as_secs_f64();
@@ -163,16 +162,14 @@ fn memory_estimate(s: &Scenario, sim: &crate::sim::Simulation) -> (u64, String) 
     let series = samples(s.monitor.queue_interval, sim.series.len()) * 36.0
         + samples(s.monitor.cwnd_interval, cwnd) * 64.0
         + samples(s.monitor.flow_interval, flow_series) * 56.0;
-    let queues = sim.queue_capacity_packets as f64 * 128.0;
     let h = |b: f64| crate::guard::human_bytes(b as u64);
     (
-        (flows + series + queues).min(u64::MAX as f64) as u64,
+        (flows + series) as u64,
         format!(
-            "{} flows x 64 KB = {}, time series {}, queues full {}",
+            "{} flows x 64 KB = {}, time series {}",
             sim.flows.len(),
             h(flows),
-            h(series),
-            h(queues)
+            h(series)
         ),
     )
 }

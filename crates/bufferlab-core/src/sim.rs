@@ -124,8 +124,6 @@ pub struct Simulation {
     next_queue_sample: SimTime,
     /// Per-flow series (`monitor.flow_interval`), if asked for.
     pub flow_series: Option<FlowSeriesSet>,
-    /// Packets every queue holds together when full (for the memory estimate before a run).
-    pub queue_capacity_packets: u64,
     /// Wall-time, memory and stall limits, checked every `guard::CHECK_EVERY` events.
     pub guard: Option<crate::guard::Guard>,
     /// Why the run stopped before its end, when a limit did it.
@@ -158,7 +156,6 @@ impl Simulation {
             series: Vec::new(),
             next_queue_sample: SimTime::ZERO,
             flow_series: None,
-            queue_capacity_packets: 0,
             guard: None,
             stopped: None,
             ns2_trace: None,

@@ -276,7 +276,7 @@ fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
     };
     let e = run(&req(1_000_000)).expect_err("refused").to_string();
     assert!(
-        e.contains("may hold about") && e.contains("100 flows x 64 KB = 6 MB"),
+        e.contains("would hold about 6 MB") && e.contains("100 flows x 64 KB"),
         "{e}"
     );
     assert!(e.contains("--max-memory 1 MB"), "{e}");

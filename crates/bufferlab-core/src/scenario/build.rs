@@ -395,16 +395,6 @@ pub fn build_with(
         {
             let label = format!("port/{}/{}->{}", l.name, topo.nodes[from], topo.nodes[to]);
             adj[from].push((ids[dir], NodeId(to as u32)));
-            // For the memory estimate: the packets this queue holds when full (a byte limit
-            // counted in the smallest packets, a 28-byte UDP header), plus its device queue.
-            let full = match q.limit() {
-                QueueLimit::Packets(n) => n,
-                QueueLimit::Bytes(b) => b / 28,
-            };
-            sim.queue_capacity_packets = sim
-                .queue_capacity_packets
-                .saturating_add(full)
-                .saturating_add(l.device_queue as u64);
             sim.ports.push(Port {
                 id: ids[dir],
                 link: LinkId(k as u32),
