@@ -225,6 +225,20 @@ def test_limits_stop_a_run_and_a_sweep_records_it_as_failed():
         bufferlab.run(text, max_memory=1_000_000)  # refused before it starts
 
 
+def test_deep_buffers_that_traffic_cannot_fill_are_not_refused_up_front():
+    """The up-front estimate counts only what a run is sure to hold: 100 Reno flows behind
+    10-million-packet access buffers (every queue full would be about 260 GB) run within a
+    1 GB budget, since TCP never fills them (a study at N = 1000 was refused this way)."""
+    text = (ROOT / "bench" / "scenarios" / "c_ns2.toml").read_text()
+    res = bufferlab.run(
+        text,
+        overrides={"duration": "2s", "links.access.queue.limit": "10000000p"},
+        max_memory=1_000_000_000,
+    )
+    assert res.stopped is None and not res.partial
+    assert res.queues["arrivals"].sum() > 0
+
+
 def test_from_dict_is_the_toml_path():
     """A scenario built as a dict runs like the same file and fails with the same message."""
     from conftest import dumbbell
