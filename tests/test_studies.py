@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bufferlab import study as st
+from bufferlab.study.plan import plan
 from conftest import ROOT, run_cli
 
 STUDIES = ROOT / "studies"
@@ -44,7 +45,7 @@ def test_study_files_are_complete(name: str) -> None:
         if t.get("published"):
             assert t["published"] in s.published["tables"], (name, t.get("id"))
     for mode in st.MODES:
-        items = st.plan(s, mode)
+        items = plan(s, mode)
         assert items, (name, mode)
         assert all(it.overrides is not None for it in items)
     # --tiny and --quick never ask for more runs than a full run.

@@ -10,13 +10,10 @@ from typing import Annotated
 import typer
 
 from bufferlab.cli.format import output_console, print_fitted
-from bufferlab.study.claims import check_claims
-from bufferlab.study.execute import run_study
-from bufferlab.study.figures import draw_figure
-from bufferlab.study.page import save_outcome, write_index, write_markdown, write_run_sample
-from bufferlab.study.plan import n_runs
 from bufferlab.study.spec import TINY_ENV, StudyError, list_studies, repo_root, studies_dir
-from bufferlab.study.tables import build_table, label_columns
+
+# The study library (execution, claims, figures, pages) is imported by the commands that use
+# it, so that every other command starts without loading it.
 
 study_app = typer.Typer(
     help="Reproduce the seed papers (studies/NAME) and compare with their published numbers.",
@@ -42,6 +39,7 @@ def _fail(msg: str) -> typer.Exit:
 @study_app.command("list")
 def list_cmd(studies: StudiesOpt = None) -> None:
     """List the studies with their paper and the number of runs per mode."""
+    from bufferlab.study.plan import n_runs
 
     try:
         sts = list_studies(studies_dir(studies))
@@ -109,6 +107,13 @@ def run_cmd(
 ) -> None:
     """Run a study (or all): its tables beside the paper's, its figures and its page."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from bufferlab.study.claims import check_claims
+    from bufferlab.study.execute import run_study
+    from bufferlab.study.figures import draw_figure
+    from bufferlab.study.page import save_outcome, write_index, write_markdown, write_run_sample
+    from bufferlab.study.plan import n_runs
+    from bufferlab.study.tables import build_table, label_columns
 
     tiny = tiny or os.environ.get(TINY_ENV, "") not in ("", "0")
     mode = "tiny" if tiny else ("quick" if quick else "full")

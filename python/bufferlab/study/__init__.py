@@ -56,13 +56,48 @@ and their values), then ``tables``, ``figures``, ``claims`` and ``page`` (what i
 ``bufferlab study`` commands are in :mod:`bufferlab.cli.study`.
 """
 
-from bufferlab.study.claims import check_claims
-from bufferlab.study.execute import Outcome, run_study
-from bufferlab.study.figures import draw_figure
-from bufferlab.study.page import save_outcome, write_markdown
-from bufferlab.study.plan import n_runs, plan
-from bufferlab.study.spec import MODES, Study, StudyError, list_studies, load_study, studies_dir
-from bufferlab.study.tables import build_table, markdown_table
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bufferlab.study.claims import check_claims
+    from bufferlab.study.execute import Outcome, run_study
+    from bufferlab.study.figures import draw_figure
+    from bufferlab.study.page import save_outcome, write_markdown
+    from bufferlab.study.plan import n_runs
+    from bufferlab.study.spec import MODES, Study, StudyError, list_studies, load_study, studies_dir
+    from bufferlab.study.tables import build_table, markdown_table
+
+# Where each name of the package lives. They load on first use (PEP 562), so that importing one
+# module of the package (the CLI reads only ``spec``) does not load them all. The planner is
+# ``bufferlab.study.plan.plan``: a lazy name cannot share a submodule's name.
+_HOME = {
+    "check_claims": "claims",
+    "Outcome": "execute",
+    "run_study": "execute",
+    "draw_figure": "figures",
+    "save_outcome": "page",
+    "write_markdown": "page",
+    "n_runs": "plan",
+    "MODES": "spec",
+    "Study": "spec",
+    "StudyError": "spec",
+    "list_studies": "spec",
+    "load_study": "spec",
+    "studies_dir": "spec",
+    "build_table": "tables",
+    "markdown_table": "tables",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'bufferlab.study' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"bufferlab.study.{home}"), name)
+
 
 __all__ = [
     "MODES",
@@ -76,7 +111,6 @@ __all__ = [
     "load_study",
     "markdown_table",
     "n_runs",
-    "plan",
     "run_study",
     "save_outcome",
     "studies_dir",
