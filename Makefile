@@ -18,7 +18,7 @@ EXAMPLE     ?= examples/dumbbell_udp.toml
 # apt-get needs root; use sudo when not root.
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help venv build run test test-rust test-python system-deps fmt lint bench clean
+.PHONY: help venv build run wheel test test-rust test-python system-deps fmt lint bench docs clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -47,11 +47,19 @@ build: $(BUILD_STAMP) ## Build the Rust extension into the venv (only if Rust so
 run: $(BUILD_STAMP) ## Install, build and run the first example scenario
 	$(BIN)/bufferlab run $(EXAMPLE)
 
-system-deps: ## Install the real components some tests drive (tshark) from Debian's packages if missing
+wheel: $(VENV_STAMP) ## Build an installable abi3 wheel (Python >= 3.11) into dist/: pip install dist/bufferlab-*.whl
+	@echo "building the wheel (the first build takes a minute or two)"
+	$(BIN)/maturin build --profile fast --out dist
+
+system-deps: ## Install the real components some tests drive (tshark, chromium) from Debian's packages if missing
 	@command -v tshark >/dev/null || { \
 		echo "installing tshark (Debian package) for the pcap tests"; \
 		export DEBIAN_FRONTEND=noninteractive; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tshark >/dev/null; }
+	@command -v chromium >/dev/null || { \
+		echo "installing chromium (Debian package) for the documentation site test"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 test: $(BUILD_STAMP) system-deps ## Install, build and run every test (Rust and Python)
 	cargo test --workspace --release
@@ -77,8 +85,11 @@ lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings,
 bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c")
 	$(PYTHON) bench/run.py $(BENCH_ARGS)
 
+docs: $(BUILD_STAMP) ## Build the documentation site into site/ (MkDocs, strict: a broken link fails)
+	$(BIN)/mkdocs build --strict -d site
+
 clean: ## Remove build outputs, the venv and caches
 	cargo clean
-	rm -rf $(VENV) .pytest_cache .ruff_cache out
+	rm -rf $(VENV) .pytest_cache .ruff_cache out site
 	rm -f python/bufferlab/_core*.so
 	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
