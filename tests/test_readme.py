@@ -30,3 +30,6 @@ def test_readme_python_example_runs_and_quotes_what_it_prints() -> None:
     # The RTT the example quotes in a comment is the one it prints.
     quoted = re.search(r"# (\d+\.\d+): the network as the core built it", text)
     assert quoted and quoted[1] in printed, (quoted, printed[-3:])
+    # The builder's run is the dict's run, as the comment says.
+    assert re.search(r"print\(b\.run\(\)\.flows\.equals\(sc\.run\(\)\.flows\)\) +# True", text)
+    assert printed[printed.index(quoted[1]) + 1] == "True", printed

@@ -17,6 +17,7 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
         "`maturin develop --release`) in the repository"
     ) from exc
 
+from bufferlab.builder import ScenarioBuilder, chain, custom, dumbbell
 from bufferlab.extend import CongestionControl, QueueDisc
 from bufferlab.results import Results
 from bufferlab.run import run
@@ -27,9 +28,13 @@ __all__ = [
     "QueueDisc",
     "Results",
     "Scenario",
+    "ScenarioBuilder",
     "ScenarioError",
     "SimulationPanic",
     "__version__",
+    "chain",
+    "custom",
+    "dumbbell",
     "load",
     "run",
 ]

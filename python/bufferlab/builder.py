@@ -1,0 +1,148 @@
+"""Scenarios built in Python, a topology at a time, without writing TOML text.
+
+A builder only assembles the dict of a scenario file (the same keys and values as the TOML
+format, docs/scenario.md); :meth:`ScenarioBuilder.scenario` hands it to
+:meth:`bufferlab.Scenario.from_dict`, so the core checks it with the same code and the same
+error messages as a file::
+
+    import bufferlab
+
+    b = bufferlab.dumbbell(pairs=2, duration="20s",
+                           access={"rate": "100Mbps", "delay": "1ms"},
+                           bottleneck={"rate": "10Mbps", "delay": "20ms",
+                                       "queue": {"kind": "red"}})
+    b.flow("tcp0", "s0", "d0", app={"kind": "bulk"}, tcp={"cc": "cubic"})
+    b.flow("video", "s1", "d1", app={"kind": "cbr", "rate": "2Mbps"})
+    b.monitor(queue_interval="10ms")
+    res = b.run(seed=1)
+
+``chain(hops=...)`` and ``custom(nodes=[...])`` (with :meth:`ScenarioBuilder.link`) build the
+other two topologies. Each method returns the builder, so calls chain.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Unpack
+
+from bufferlab.scenario import RunOptions, Scenario
+
+if TYPE_CHECKING:
+    from bufferlab.results import Results
+
+
+class ScenarioBuilder:
+    """The dict of a scenario file, grown by method calls (see the module's docstring)."""
+
+    def __init__(self, topology: Mapping[str, Any], duration: str, **top: Any) -> None:
+        self._d: dict[str, Any] = {"duration": duration, **_clean(top)}
+        self._d["topology"] = _clean(topology)
+        self._d["links"] = {}
+        self._d["flows"] = []
+
+    def link(
+        self, name: str, between: Sequence[str] | None = None, **fields: Any
+    ) -> ScenarioBuilder:
+        """Sets link ``name`` (or a template such as ``access`` / ``hop``): ``rate``, ``delay``,
+        ``queue``, ``loss``, ... as in ``[links.NAME]``; ``between`` names its two ends in a
+        custom topology. Calling it again for the same name updates the fields given."""
+        entry = self._d["links"].setdefault(name, {})
+        if between is not None:
+            entry["between"] = list(between)
+        entry.update(_clean(fields))
+        return self
+
+    def flow(self, name: str, src: str, dst: str, **fields: Any) -> ScenarioBuilder:
+        """Adds a flow from ``src`` to ``dst``: ``app``, ``tcp``, ``start``, ``stop``, ``count``,
+        ... as in ``[[flows]]``."""
+        self._d["flows"].append({"name": name, "src": src, "dst": dst, **_clean(fields)})
+        return self
+
+    def monitor(self, **fields: Any) -> ScenarioBuilder:
+        """What to sample (``queue_interval``, ``cwnd_interval``, ``flow_interval``, ...), as in
+        ``[monitor]``."""
+        self._d.setdefault("monitor", {}).update(_clean(fields))
+        return self
+
+    def set(self, **fields: Any) -> ScenarioBuilder:
+        """Top-level fields: ``name``, ``seed``, ``warmup``, ``description``, ``fairness``, ..."""
+        self._d.update(_clean(fields))
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        """The scenario as the dict of its TOML file (a copy)."""
+        d = copy.deepcopy(self._d)
+        if not d["links"]:
+            del d["links"]
+        return d
+
+    def scenario(self, source: str = "<builder>") -> Scenario:
+        """The scenario, read and checked by the core like a file (errors are raised when it is
+        validated, resolved or run)."""
+        return Scenario.from_dict(self.to_dict(), source=source)
+
+    def run(self, seed: int | None = None, **options: Unpack[RunOptions]) -> Results:
+        """Builds the scenario and runs it (the options of :func:`bufferlab.run`)."""
+        return self.scenario().run(seed, None, **options)
+
+
+def dumbbell(
+    pairs: int,
+    duration: str,
+    access: Mapping[str, Any] | None = None,
+    bottleneck: Mapping[str, Any] | None = None,
+    sender_delays: Sequence[str] | None = None,
+    receiver_delays: Sequence[str] | None = None,
+    **top: Any,
+) -> ScenarioBuilder:
+    """Senders s0..s{pairs-1} -> r0 -> bottleneck -> r1 -> receivers d0..; ``access`` is the
+    template of every access link, ``sender_delays`` gives each sender its own access delay."""
+    b = ScenarioBuilder(
+        {
+            "kind": "dumbbell",
+            "pairs": pairs,
+            "sender_delays": _list(sender_delays),
+            "receiver_delays": _list(receiver_delays),
+        },
+        duration,
+        **top,
+    )
+    if access is not None:
+        b.link("access", **access)
+    if bottleneck is not None:
+        b.link("bottleneck", **bottleneck)
+    return b
+
+
+def chain(
+    hops: int,
+    duration: str,
+    hop: Mapping[str, Any] | None = None,
+    side_nodes: bool | None = None,
+    side: Mapping[str, Any] | None = None,
+    **top: Any,
+) -> ScenarioBuilder:
+    """Nodes n0 - n1 - ... - n{hops} on links hop0.. from the ``hop`` template; with
+    ``side_nodes``, each inner node n_i gets a side node x_i on link side{i} (``side``
+    template)."""
+    b = ScenarioBuilder({"kind": "chain", "hops": hops, "side_nodes": side_nodes}, duration, **top)
+    if hop is not None:
+        b.link("hop", **hop)
+    if side is not None:
+        b.link("side", **side)
+    return b
+
+
+def custom(nodes: Sequence[str], duration: str, **top: Any) -> ScenarioBuilder:
+    """Nodes by name; add each link with ``.link(name, between=(a, b), rate=..., delay=...)``."""
+    return ScenarioBuilder({"kind": "custom", "nodes": list(nodes)}, duration, **top)
+
+
+def _list(v: Sequence[str] | None) -> list[str] | None:
+    return None if v is None else list(v)
+
+
+def _clean(d: Mapping[str, Any]) -> dict[str, Any]:
+    """Leaves out the keys given as None: the file would not write them (TOML has no null)."""
+    return {k: v for k, v in d.items() if v is not None}
