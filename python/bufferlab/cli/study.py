@@ -103,13 +103,40 @@ def run_cmd(
             show_default=False,
         ),
     ] = None,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="Results database the runs go to (default: OUT/studies.duckdb); a run already "
+            "recorded there is not run again.",
+            show_default=False,
+        ),
+    ] = None,
+    fresh: Annotated[
+        bool,
+        typer.Option(
+            "--fresh", help="Run every run again (forget what --db recorded for the study)."
+        ),
+    ] = False,
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            "--cluster",
+            help="Run on a Dask cluster (scheduler address, e.g. tcp://host:8786).",
+            show_default=False,
+        ),
+    ] = None,
     studies: StudiesOpt = None,
 ) -> None:
-    """Run a study (or all): its tables beside the paper's, its figures and its page."""
+    """Run a study (or all): its tables beside the paper's, its figures and its page.
+
+    Its runs go to a results database like a sweep's (one sweep per experiment, named
+    study:NAME:MODE:EXPERIMENT): an interrupted study resumes, and `bufferlab results` queries
+    its runs."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     from bufferlab.study.claims import check_claims
-    from bufferlab.study.execute import run_study
+    from bufferlab.study.execute import forget_study, run_study
     from bufferlab.study.figures import draw_figure
     from bufferlab.study.page import save_outcome, write_index, write_markdown, write_run_sample
     from bufferlab.study.plan import n_runs
@@ -139,6 +166,8 @@ def run_cmd(
     command = (
         "bufferlab study run " + name + {"full": "", "quick": " --quick", "tiny": " --tiny"}[mode]
     )
+    db_path = db or out / "studies.duckdb"
+    db_path.parent.mkdir(parents=True, exist_ok=True)
     failed = 0
     for st in chosen:
         console.rule()
@@ -154,8 +183,15 @@ def run_cmd(
         ) as prog:
             task = prog.add_task(f"{st.name} ({mode})", total=n)
             try:
+                if fresh:
+                    forget_study(db_path, f"study:{st.name}:{mode}:")
                 res = run_study(
-                    st, mode, jobs, lambda d, t, task=task: prog.update(task, completed=d)
+                    st,
+                    mode,
+                    jobs,
+                    lambda d, t, task=task: prog.update(task, completed=d),
+                    db=db_path,
+                    cluster=cluster,
                 )
             except StudyError as e:
                 raise _fail(str(e)) from None

@@ -196,7 +196,7 @@ def run_sweep(
 def _args_for(
     sw: Sweep, spec: RunSpec, run_limits: Mapping[str, Any] | None = None
 ) -> tuple[str, str, list[str], int, dict | None]:
-    sc = sw.scenario_for(spec.point)
+    sc = sw.scenario_of(spec)
     outputs = {**(sw.trace_outputs(spec) or {}), **(run_limits or {})}
     return (sc.text, sc.source, list(sc.overrides), spec.seed, outputs or None)
 

@@ -30,7 +30,7 @@ import itertools
 import json
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,12 +89,16 @@ class Point:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """One run: a grid point, a replication, its seed and its key in the store."""
+    """One run: a grid point, a replication, its seed and its key in the store.
+
+    ``overrides`` are applied after the point's parameters: a planned run (a study's) whose
+    point is a set of labels rather than of the paths they set."""
 
     point: Point
     replication: int
     seed: int
     key: str
+    overrides: tuple[str, ...] = ()
 
 
 @dataclass
@@ -112,10 +116,15 @@ class Sweep:
     description: str = ""
     #: ``[sweep.traces]``: which runs write ns-2 traces / pcap files, and where.
     traces: dict[str, Any] | None = None
+    #: Planned runs instead of a grid (:func:`planned_sweep`): their points are labels.
+    planned: list[RunSpec] | None = None
 
     @property
     def axes(self) -> list[str]:
-        """Every varied path: the grid axes, then the zipped ones, in file order."""
+        """Every varied path: the grid axes, then the zipped ones, in file order (a planned
+        sweep: its labels' names, in order)."""
+        if self.planned is not None:
+            return list(dict.fromkeys(k for r in self.planned for k in r.point.params))
         out = list(self.grid)
         for z in self.zips:
             out.extend(z)
@@ -126,6 +135,8 @@ class Sweep:
 
     def points(self) -> list[Point]:
         """The grid points: the cartesian product of the grid axes and the zip groups."""
+        if self.planned is not None:
+            return list({r.point.index: r.point for r in self.planned}.values())
         factors: list[list[dict[str, Any]]] = []
         for path, values in self.grid.items():
             factors.append([{path: v} for v in values])
@@ -142,6 +153,8 @@ class Sweep:
 
     def runs(self, replications: int | None = None) -> list[RunSpec]:
         """Every run, point-major: all replications of point 0, then point 1, ..."""
+        if self.planned is not None:
+            return list(self.planned)
         reps = self.replications if replications is None else replications
         return [
             RunSpec(p, r, replication_seed(self.root_seed, r), run_key(self.name, p.params, r))
@@ -151,6 +164,13 @@ class Sweep:
 
     def scenario_for(self, point: Point) -> Scenario:
         return self.base.with_overrides(point.params)
+
+    def scenario_of(self, spec: RunSpec) -> Scenario:
+        """The scenario one run runs: the base, the point's parameters, the run's overrides."""
+        if self.planned is not None:
+            return self.base.with_overrides(list(spec.overrides))
+        sc = self.scenario_for(spec.point)
+        return sc.with_overrides(list(spec.overrides)) if spec.overrides else sc
 
     def trace_outputs(self, spec: RunSpec) -> dict[str, Any] | None:
         """Trace arguments of `bufferlab.run` for a run chosen by ``[sweep.traces]``, else None.
@@ -175,6 +195,39 @@ class Sweep:
             out["pcap_dir"] = str(d / f"{spec.key}.pcap")
             out["pcap_links"] = t.get("links")
         return out
+
+
+def planned_sweep(
+    name: str,
+    base: Scenario,
+    runs: Sequence[tuple[Mapping[str, Any], int, int, Sequence[str]]],
+    description: str = "",
+    file: str = "<plan>",
+    salt: str = "",
+) -> Sweep:
+    """A sweep of planned runs, each ``(labels, replication, seed, overrides)``: the labels
+    name its point (one point per distinct labels, in order of appearance), the overrides say
+    what it changes in ``base``. Studies run this way (:mod:`bufferlab.study.execute`), so their
+    runs go to the results store like any sweep's (resume, query, Dask). ``salt`` joins every
+    run's key: a run recorded under another salt is not reused."""
+    index: dict[str, int] = {}
+    specs = []
+    for labels, rep, seed, overrides in runs:
+        params = dict(labels)
+        pk = json.dumps(sorted(params.items()), sort_keys=True, default=str)
+        point = Point(index.setdefault(pk, len(index)), params)
+        key = run_key(name, {**params, "$overrides": list(overrides), "$salt": salt}, rep)
+        specs.append(RunSpec(point, rep, seed, key, tuple(overrides)))
+    reps = max((r.replication for r in specs), default=0) + 1
+    return Sweep(
+        name=name,
+        base=base,
+        replications=reps,
+        root_seed=0,
+        file=file,
+        description=description,
+        planned=specs,
+    )
 
 
 def run_key(sweep_name: str, params: Mapping[str, Any], replication: int) -> str:

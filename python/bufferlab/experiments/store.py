@@ -237,7 +237,7 @@ class Store:
         attempt with the same key."""
         from bufferlab import __version__
 
-        sc = sweep.scenario_for(spec.point)
+        sc = sweep.scenario_of(spec)
         scenario_hash = hashlib.sha256(
             json.dumps([sc.text, list(sc.overrides), spec.seed]).encode()
         ).hexdigest()[:16]
@@ -304,6 +304,33 @@ class Store:
                 raise self.write_failed(e) from None
             raise
         self._seen_keys(sweep_id).add(spec.key)
+
+    def forget_sweep_runs(self, sweep_id: int) -> int:
+        """Deletes every run of a sweep (its rows and series files), so that running it again
+        runs everything; the sweep itself stays registered. Returns how many runs."""
+        con = self.con
+        paths = [
+            p
+            for (p,) in con.execute(
+                "SELECT path FROM series WHERE sweep_id = ?", [sweep_id]
+            ).fetchall()
+        ]
+        n = len(self._seen_keys(sweep_id))
+        con.begin()
+        try:
+            for t in ("series", *[t for t in METRIC_TABLES if t in self._table_columns()], "runs"):
+                con.execute(f"DELETE FROM {t} WHERE sweep_id = ?", [sweep_id])
+            con.commit()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                con.rollback()
+            raise
+        self._keys.pop(sweep_id, None)
+        base = Path(self.path).resolve().parent
+        for p in paths:
+            with contextlib.suppress(FileNotFoundError):
+                (base / p).unlink()
+        return n
 
     def write_failed(self, e: BaseException) -> StoreError:
         """The error for results that could not be written (a full disk, a file too large):
@@ -479,6 +506,18 @@ class Store:
             return None
         return pd.read_parquet(Path(self.path).resolve().parent / row[0])
 
+    def series_records(self, run_key: str, kind: str) -> list[dict[str, Any]]:
+        """A run's series of one kind as the report had them (records of scalars and sample
+        lists); [] when the run has none."""
+        import pyarrow.parquet as pq
+
+        row = self.con.execute(
+            "SELECT path FROM series WHERE run_key = ? AND kind = ?", [run_key, kind]
+        ).fetchone()
+        if row is None:
+            return []
+        return series_records(pq.read_table(Path(self.path).resolve().parent / row[0]))
+
     def report(self, run_key: str) -> dict[str, Any] | None:
         row = self.con.execute("SELECT report FROM runs WHERE run_key = ?", [run_key]).fetchone()
         return json.loads(row[0]) if row and row[0] else None
@@ -544,13 +583,46 @@ def stage_series(prefix: str, series: Mapping[str, Any]) -> list[tuple[str, str,
 
 def series_table(records: Any) -> Any:
     """A list of series records as one Arrow table in long format (see
-    :func:`bufferlab.results.long_columns`)."""
+    :func:`bufferlab.results.long_columns`). The schema's metadata keeps each record's rows,
+    scalar fields and sample lists (``bufferlab.records``), so :func:`series_records` gives
+    the records back exactly."""
     import pyarrow as pa
 
-    parts = [pa.table(cols) for cols in long_columns(records)]
+    longs = long_columns(records)
+    parts = [pa.table(cols) for cols in longs]
     if not parts:
         return None
-    return pa.concat_tables(parts, promote_options="permissive")
+    table = pa.concat_tables(parts, promote_options="permissive")
+    shape = [
+        {
+            "rows": part.num_rows,
+            "scalars": {k: v for k, v in rec.items() if not isinstance(v, list | Mapping)},
+            "lists": [k for k, v in rec.items() if isinstance(v, list) and k in cols],
+        }
+        for rec, cols, part in zip(
+            [r for r in records if isinstance(r, Mapping)], longs, parts, strict=True
+        )
+    ]
+    return table.replace_schema_metadata({"bufferlab.records": json.dumps(shape)})
+
+
+def series_records(table: Any) -> list[dict[str, Any]]:
+    """The series records a table of :func:`series_table` was made of (scalar fields once,
+    samples as lists); lists the long format left out (shorter than their record's longest)
+    stay left out. Key order aside, they equal the report's records."""
+    meta = (table.schema.metadata or {}).get(b"bufferlab.records")
+    if meta is None:
+        raise StoreError("series file without its records' shape (written before 0.1.1)")
+    cols = table.to_pydict()
+    out, at = [], 0
+    for shape in json.loads(meta):
+        n = shape["rows"]
+        rec: dict[str, Any] = dict(shape["scalars"])
+        for k in shape["lists"]:
+            rec[k] = cols[k][at : at + n]
+        out.append(rec)
+        at += n
+    return out
 
 
 def _is_write_failure(e: BaseException) -> bool:

@@ -1,11 +1,15 @@
-"""Executing a study's runs and gathering their values (``Outcome``)."""
+"""Executing a study's runs through the sweep machinery into the results store, and gathering
+their values (``Outcome``)."""
 
+import contextlib
 import datetime as dt
-import json
+import functools
+import hashlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bufferlab.study.metrics import run_metrics
@@ -19,54 +23,127 @@ def execute(
     keep_series: Callable[[RunItem], bool],
     progress: Callable[[int, int], None] | None = None,
     measure: Callable[[dict[str, Any]], dict[str, float]] | None = None,
+    db: str | os.PathLike[str] | None = None,
+    study_name: str = "study",
+    cluster: Any = None,
 ) -> list[dict[str, Any]]:
-    """Runs the items on ``jobs`` threads; returns one record per run (report dict or error)."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed
+    """Runs the items as planned sweeps (one per experiment) into the results store ``db``
+    and returns one record per run (report dict or error), in the items' order.
 
-    from bufferlab.experiments.execute import execute_run
+    Runs already recorded as ok in ``db`` are not run again (a study resumes like a sweep);
+    without ``db`` the store is a temporary one. ``cluster`` (a Dask scheduler address or
+    client) runs them on its workers. Each record's report comes back from the store: its
+    series only where ``keep_series`` asks (the figures' runs), read from the Parquet files."""
+    import tempfile
+
+    from bufferlab.experiments.execute import run_sweep
+    from bufferlab.experiments.spec import planned_sweep
+    from bufferlab.experiments.store import Store
     from bufferlab.scenario import load
 
-    scen = {}
-    for it in items:
-        if it.exp.name not in scen:
-            scen[it.exp.name] = load(it.exp.scenario)
-    out: list[dict[str, Any] | None] = [None] * len(items)
+    with contextlib.ExitStack() as stack:
+        if db is None:
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="bufferlab-study-"))
+            db = os.path.join(tmp, "study.duckdb")
+        store = stack.enter_context(Store(db))
+        by_exp: dict[str, list[int]] = {}
+        for i, it in enumerate(items):
+            by_exp.setdefault(it.exp.name, []).append(i)
+        keys: list[str] = [""] * len(items)
+        done_before = 0
+        for exp, idx in by_exp.items():
+            e = items[idx[0]].exp
+            sweep = planned_sweep(
+                f"study:{study_name}:{exp}",
+                load(e.scenario),
+                [
+                    (items[i].labels, items[i].replication, items[i].seed, items[i].overrides)
+                    for i in idx
+                ],
+                description=f"study {study_name}, experiment {exp}",
+                file=str(e.scenario),
+                salt=engine_fingerprint(),
+            )
+            for i, spec in zip(idx, sweep.runs(), strict=True):
+                keys[i] = spec.key
 
-    def one(i: int) -> tuple[int, dict[str, Any]]:
-        it = items[i]
-        sc = scen[it.exp.name]
-        res = execute_run(sc.text, sc.source, list(sc.overrides) + it.overrides, it.seed)
-        rec: dict[str, Any] = {
-            "experiment": it.exp.name,
-            "labels": it.labels,
-            "replication": it.replication,
-            "seed": it.seed,
-            "ok": res.get("ok", False),
-            "wall_s": res.get("wall_s"),
-        }
-        if res.get("ok"):
-            rep = json.loads(res["report"])
-            rec["report"] = rep
-            if measure is not None:
-                # Metrics see the whole report (series included) before it is slimmed.
-                rec["metrics"] = measure(rec)
-            if not keep_series(it):
-                rep.pop("series", None)
-            rec["report"] = rep
-        else:
-            rec["error"] = res.get("error")
-        return i, rec
+            def on_progress(
+                event: str, done: int, failed: int, total: int, skipped: int, base=done_before
+            ) -> None:
+                if progress:
+                    progress(base + skipped + done + failed, len(items))
 
-    done = 0
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futs = [pool.submit(one, i) for i in range(len(items))]
-        for f in as_completed(futs):
-            i, rec = f.result()
-            out[i] = rec
-            done += 1
-            if progress:
-                progress(done, len(items))
-    return [r for r in out if r is not None]
+            run_sweep(sweep, db=store, jobs=jobs, cluster=cluster, progress=on_progress)
+            done_before += len(idx)
+        return [
+            _record(store, it, key, keep_series(it), measure)
+            for it, key in zip(items, keys, strict=True)
+        ]
+
+
+@functools.cache
+def engine_fingerprint() -> str:
+    """A hash of the compiled core: a study reuses a recorded run only if the same engine made
+    it, so a model change never leaves stale numbers in a study page (an interrupted study
+    still resumes)."""
+    from bufferlab import _core
+
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).hexdigest()[:16]
+
+
+def forget_study(db: str | os.PathLike[str], prefix: str) -> int:
+    """Deletes from ``db`` the runs of the sweeps whose names start with ``prefix`` (a study's
+    mode: ``study:NAME:MODE:``), so that they run again; returns how many."""
+    from bufferlab.experiments.store import Store
+
+    if not os.path.exists(db):
+        return 0
+    with Store(db) as store:
+        ids = [
+            i
+            for (i,) in store.con.execute(
+                "SELECT id FROM sweeps WHERE starts_with(name, ?)", [prefix]
+            ).fetchall()
+        ]
+        n = 0
+        for i in ids:
+            n += store.forget_sweep_runs(i)
+        return n
+
+
+def _record(
+    store: Any,
+    it: RunItem,
+    key: str,
+    with_series: bool,
+    measure: Callable[[dict[str, Any]], dict[str, float]] | None,
+) -> dict[str, Any]:
+    """One run's record from the store: its report (series only if asked) and metrics."""
+    row = store.con.execute(
+        "SELECT status, error, wall_s FROM runs WHERE run_key = ?", [key]
+    ).fetchone()
+    rec: dict[str, Any] = {
+        "experiment": it.exp.name,
+        "labels": it.labels,
+        "replication": it.replication,
+        "seed": it.seed,
+        "ok": bool(row and row[0] == "ok"),
+        "wall_s": row[2] if row else None,
+    }
+    if not rec["ok"]:
+        rec["error"] = row[1] if row else "not run"
+        return rec
+    rep = store.report(key) or {}
+    kinds = store.con.execute("SELECT kind FROM series WHERE run_key = ?", [key]).fetchall()
+    # Metrics see the whole report, series included (a metric may average a series); the
+    # record keeps the series only where a figure needs them.
+    rep["series"] = {k: store.series_records(key, k) for (k,) in kinds}
+    rec["report"] = rep
+    if measure is not None:
+        rec["metrics"] = measure(rec)
+    if not with_series:
+        rep.pop("series", None)
+    return rec
 
 
 @dataclass
@@ -135,7 +212,13 @@ def run_study(
     mode: str = "full",
     jobs: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    db: str | os.PathLike[str] | None = None,
+    cluster: Any = None,
 ) -> Outcome:
+    """Runs every run of the study's ``mode`` into the results store ``db`` (one planned
+    sweep per experiment, named ``study:NAME:EXPERIMENT`` with the mode's runs; runs already
+    recorded there are not run again) and gathers their values. Without ``db``, a temporary
+    store."""
     if mode not in MODES:
         raise StudyError(f"mode: expected one of {', '.join(MODES)}, got {mode!r}")
     items = plan(study, mode)
@@ -152,7 +235,16 @@ def run_study(
     t0 = time.perf_counter()
     jobs = jobs or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
     errors: dict[str, str] = {}
-    records = execute(items, jobs, keep, progress, lambda rec: run_metrics(study, rec, errors))
+    records = execute(
+        items,
+        jobs,
+        keep,
+        progress,
+        lambda rec: run_metrics(study, rec, errors),
+        db=db,
+        study_name=f"{study.name}:{mode}",
+        cluster=cluster,
+    )
     values = []
     for rec in records:
         if not rec.get("ok"):
@@ -190,6 +282,7 @@ def rerun_sample(study: Study, sample: Sequence[Mapping[str, Any]], jobs: int = 
         jobs,
         lambda it: False,
         measure=lambda rec: run_metrics(study, rec, errors),
+        study_name=f"{study.name}:full",
     )
     got = iter(records)
     return [None if it is None else next(got).get("metrics") for it in chosen]
