@@ -116,6 +116,8 @@ pub struct TcpSender {
     retrans_data_acked: bool,
     /// ns-2 Reno during fast recovery: `cwnd_` without the `dupwnd_` inflation (bytes).
     ns2_base: f64,
+    /// A partial ACK has arrived in this NewReno recovery (ns-2 `firstpartial_`).
+    partial_seen: bool,
     rwnd: u64,
     // timers
     rto_at: Option<SimTime>,
@@ -208,6 +210,7 @@ impl TcpSender {
             ack_delivered: 0,
             retrans_data_acked: false,
             ns2_base: 0.0,
+            partial_seen: false,
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
             // settings); one-way ns-2 agents have none.
             rwnd: p.recv_buffer.min(p.max_adv_window),
@@ -431,10 +434,7 @@ impl TcpSender {
 
     /// Retransmits the segment starting at snd_una (fast retransmit, partial ACK).
     fn retransmit_head(&mut self, cx: &mut EndpointCtx) {
-        let seq = self.snd_una;
-        let len = self.mss().min(self.data_end.saturating_sub(seq));
-        self.emit(cx, seq, len, F::ACK);
-        self.high_rxt = self.high_rxt.max(seq + len.max(1));
+        self.resend_head(cx);
         // Restart the timer for the retransmitted head, as ns-2 (`reset_rtx_timer` in
         // `dupack_action`) and Linux (`tcp_retransmit_skb` rearms for the queue head) do;
         // RFC 6298 alone would let it run from the last new ACK, and so does ns-3
@@ -442,6 +442,14 @@ impl TcpSender {
         if self.rules.restart_timer_on_head_retransmit {
             self.rto_at = Some(cx.now + self.rtt.rto());
         }
+    }
+
+    /// Sends the segment starting at snd_una again; the timer starts only if it is not running.
+    fn resend_head(&mut self, cx: &mut EndpointCtx) {
+        let seq = self.snd_una;
+        let len = self.mss().min(self.data_end.saturating_sub(seq));
+        self.emit(cx, seq, len, F::ACK);
+        self.high_rxt = self.high_rxt.max(seq + len.max(1));
     }
 
     /// Whether one new segment [snd_nxt, +len) may go out now; returns its length.
@@ -492,6 +500,15 @@ impl TcpSender {
         }
         let mss = self.mss();
         let dt = self.p.dupack_threshold;
+        // ns-2 NewReno sends at most `recovery_burst_limit` new packets per ACK in recovery.
+        let mut burst = match self.rules.recovery_burst_limit {
+            Some(n)
+                if self.in_recovery && !self.p.sack && self.cc.recovery() == Recovery::NewReno =>
+            {
+                n
+            }
+            _ => u32::MAX,
+        };
         loop {
             if self.in_recovery && self.p.sack {
                 // RFC 6675 section 5 step (C): send while cwnd - pipe >= 1 SMSS.
@@ -526,6 +543,10 @@ impl TcpSender {
                 }
                 break;
             }
+            if burst == 0 {
+                break;
+            }
+            burst -= 1;
             match self.next_new_segment(cx.now, true) {
                 Some(len) => {
                     let s = self.snd_nxt;
@@ -651,6 +672,9 @@ impl TcpSender {
             self.sb.advance(ack);
             let dupacks_before = self.dupacks;
             self.dupacks = 0;
+            // ns-2 NewReno with newreno_changes1_: a partial ACK after the first leaves the
+            // retransmission timer running.
+            let mut keep_timer = false;
             let info = Ack {
                 now,
                 acked,
@@ -682,16 +706,50 @@ impl TcpSender {
                     // Full ACK: RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3,
                     // RFC 6675 section 5 (leave when RecoveryPoint is acknowledged).
                     self.in_recovery = false;
-                    self.cc.on_recovery_exit(&mut self.w, now);
+                    if self.rules.recovery_exit_keeps_reduced_window
+                        && self.ns2_aimd()
+                        && !self.p.sack
+                        && self.cc.recovery() == Recovery::NewReno
+                    {
+                        // ns-2 tcp-newreno.cc recv (exit_recovery_fix_ 0): dupwnd_ = 0 leaves
+                        // cwnd_, then recv_newack_helper opens it (opencwnd).
+                        self.w.cwnd = self.ns2_base;
+                        self.cc.on_ack(&mut self.w, &info);
+                    } else {
+                        self.cc.on_recovery_exit(&mut self.w, now);
+                    }
                 } else if self.p.sack {
                     // RFC 6675: partial ACKs keep recovery going; the pipe decides.
                 } else if self.cc.recovery() == Recovery::NewReno {
                     // RFC 6582 section 3.2 step 4: retransmit the next hole, deflate by the
                     // amount acknowledged, add back one SMSS if at least one was acknowledged.
-                    self.retransmit_head(cx);
-                    self.w.cwnd = (self.w.cwnd - acked as f64).max(self.w.mss);
-                    if acked >= mss {
-                        self.w.cwnd += self.w.mss;
+                    let first = !std::mem::replace(&mut self.partial_seen, true);
+                    if self.rules.partial_ack_restarts_timer_once {
+                        // ns-2 partialnewack_helper: newtimer() for the first partial ACK only;
+                        // output() of the hole leaves a pending timer alone.
+                        self.resend_head(cx);
+                        keep_timer = !first;
+                    } else {
+                        self.retransmit_head(cx);
+                    }
+                    if self.rules.partial_ack_deflates_inflation_first && self.ns2_aimd() {
+                        // ns-2 partialnewack (partial_window_deflation_): off dupwnd_ first,
+                        // off cwnd_ past it; dupwnd_ keeps one packet; cwnd_ at least 1.
+                        let deflate = acked as f64;
+                        let mut dupwnd = self.w.cwnd - self.ns2_base;
+                        if dupwnd > deflate {
+                            dupwnd -= deflate - self.w.mss;
+                        } else {
+                            self.ns2_base -= deflate - dupwnd;
+                            dupwnd = self.w.mss;
+                        }
+                        self.ns2_base = self.ns2_base.max(self.w.mss);
+                        self.w.cwnd = self.ns2_base + dupwnd;
+                    } else {
+                        self.w.cwnd = (self.w.cwnd - acked as f64).max(self.w.mss);
+                        if acked >= mss {
+                            self.w.cwnd += self.w.mss;
+                        }
                     }
                 } else {
                     // Reno: the first new ACK ends recovery (RFC 5681 section 3.2 step 6).
@@ -702,7 +760,9 @@ impl TcpSender {
                 self.cc.on_ack(&mut self.w, &info);
             }
             // RFC 6298 sections 5.2 and 5.3.
-            self.rto_at = (self.snd_max > self.snd_una).then(|| now + self.rtt.rto());
+            if !keep_timer {
+                self.rto_at = (self.snd_max > self.snd_una).then(|| now + self.rtt.rto());
+            }
             self.check_app_progress(now);
         } else if ack == self.snd_una && self.snd_max > self.snd_una && pkt.payload == 0 {
             // A duplicate ACK (RFC 5681 section 2; the window field is not compared, as
@@ -851,6 +911,7 @@ impl TcpSender {
         self.recover = self.snd_max;
         self.ecn_recover = self.ecn_recover.max(self.snd_max);
         self.high_rxt = self.snd_una;
+        self.partial_seen = false;
         if self.p.sack && self.cc.recovery() != Recovery::None {
             // RFC 6675 section 5 steps (4.1)-(4.3): RecoveryPoint = HighData, cwnd = ssthresh,
             // retransmit the first segment presumed lost.

@@ -8,7 +8,7 @@ use super::{TcpReceiver, TcpSender};
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::ids::{FlowId, NodeId};
 use crate::monitor::flow_stats::FlowStats;
-use crate::packet::{tcp_flags, Ecn, Packet};
+use crate::packet::{tcp_flags, Ecn, Packet, PacketKind, TcpHeader};
 use crate::units::{Bytes, QueueLimit, Rate, SimTime};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -787,6 +787,118 @@ fn ns2_vegas_opening() {
     assert_eq!(pipe.sent_log.len(), 2);
     pipe.run_until(ms(200) + SimTime(1));
     assert_eq!(pipe.cwnd_segs(), 3.0, "windowInit_ 2, then +1");
+}
+
+/// A scripted ACK of `ack` reaching the sender at `t_ms` (the receiver is bypassed).
+fn feed_ack(pipe: &mut Pipe, t_ms: u64, ack: u64) {
+    pipe.now = ms(t_ms);
+    let p = Packet {
+        kind: PacketKind::TcpAck,
+        size: 40,
+        tcp: TcpHeader {
+            seq: 1,
+            ack,
+            flags: tcp_flags::ACK,
+            window: 1 << 30,
+            ..TcpHeader::default()
+        },
+        ..Packet::default()
+    };
+    pipe.call(true, Some(p));
+}
+
+/// ns-2 Agent/TCP/Newreno with `iw` packets sent at t = 0 and `dups` duplicate ACKs of packet 0
+/// at t = 100 ms (the third starts fast retransmit).
+fn ns2_newreno_after_dupacks(iw: u32, window: u64, dups: u32) -> Pipe {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Newreno);
+        o.iw = Some(iw);
+        o.initial_ssthresh = Some(QueueLimit::Packets(1000));
+        o.window = Some(QueueLimit::Packets(window));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.call(true, None);
+    for _ in 0..dups {
+        feed_ack(&mut pipe, 100, seg(0));
+    }
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    pipe
+}
+
+/// ns-2 tcp-newreno.cc recv with exit_recovery_fix_ 0: the full ACK sets dupwnd_ = 0 and leaves
+/// cwnd_ at the halved window W/2 (not ssthresh_ = int(W/2)), then opencwnd() grows it.
+#[test]
+fn ns2_newreno_full_ack_leaves_the_halved_window_and_opens_it() {
+    // W = 11: limited transmit sends packets 11 and 12, the third duplicate halves to 5.5.
+    let mut pipe = ns2_newreno_after_dupacks(11, 10_000, 3);
+    assert_eq!((pipe.snd.ssthresh(), pipe.cwnd_segs()), (5000.0, 8.5));
+    feed_ack(&mut pipe, 200, seg(13)); // the full ACK
+    assert!(!pipe.snd.in_recovery());
+    let want = 5500.0 + 1000.0 * 1000.0 / 5500.0; // congestion avoidance: 5.5 >= ssthresh 5
+    assert!(
+        (pipe.snd.cwnd() - want).abs() < 1e-9,
+        "cwnd {} after the full ACK, ns-2 {want}",
+        pipe.snd.cwnd()
+    );
+}
+
+/// ns-2 tcp-newreno.cc partialnewack with partial_window_deflation_ 1: a partial ACK of more
+/// packets than dupwnd_ holds takes the rest off cwnd_ (dupwnd_ = 1), so the window the full ACK
+/// leaves is below ssthresh_ and slow start resumes.
+#[test]
+fn ns2_newreno_partial_ack_deflates_the_inflation_first() {
+    // 10 packets, 0 lost; limited transmit sends 10 and 11; 7 duplicates: W/2 = 5 + dupwnd_ 7.
+    let mut pipe = ns2_newreno_after_dupacks(10, 10_000, 7);
+    assert_eq!(pipe.cwnd_segs(), 12.0);
+    // The partial ACK of 0-8 (9 packets; 9 lost too): cwnd_ 5 - (9 - 7) = 3, dupwnd_ 1.
+    feed_ack(&mut pipe, 200, seg(9));
+    assert!(pipe.snd.in_recovery());
+    assert_eq!(pipe.cwnd_segs(), 4.0);
+    feed_ack(&mut pipe, 300, seg(12)); // the full ACK: cwnd_ 3 < ssthresh_ 5, slow start + 1
+    assert!(!pipe.snd.in_recovery());
+    assert_eq!(pipe.cwnd_segs(), 4.0);
+}
+
+/// ns-2 tcp-newreno.cc partialnewack_helper with newreno_changes1_ 1: only the first partial ACK
+/// of a recovery restarts the retransmission timer; the next ones (and the retransmissions they
+/// send) leave it running, so a window with many losses ends in a timeout.
+#[test]
+fn ns2_newreno_only_the_first_partial_ack_restarts_the_timer() {
+    let mut pipe = ns2_newreno_after_dupacks(10, 10_000, 3);
+    feed_ack(&mut pipe, 200, seg(3));
+    let deadline = pipe.snd.next_timeout().unwrap();
+    assert_eq!(deadline, ms(200) + pipe.snd.rto());
+    feed_ack(&mut pipe, 300, seg(6));
+    assert!(pipe.snd.in_recovery());
+    assert_eq!(pipe.retransmissions(), 3, "0, 3 and 6 retransmitted");
+    assert_eq!(
+        pipe.snd.next_timeout(),
+        Some(deadline),
+        "the second left it alone"
+    );
+}
+
+/// ns-2 tcp-newreno.cc recv with newreno_changes_ 0: send_much(0, 0, 2) while dupacks_ >=
+/// numdupacks_, i.e. through all of recovery: at most two new packets per ACK.
+#[test]
+fn ns2_newreno_sends_at_most_two_new_packets_per_ack_in_recovery() {
+    // window_ 10 caps the inflated window (5 + 8 duplicates); the partial ACK of 0-4 deflates
+    // it to 9 with 5 packets out: four could go, two do (and the retransmission of 5).
+    let mut pipe = ns2_newreno_after_dupacks(10, 10, 8);
+    assert_eq!(
+        pipe.sent_log.len(),
+        11,
+        "no new packet on the duplicates: window_ 10"
+    );
+    feed_ack(&mut pipe, 200, seg(5));
+    assert_eq!(pipe.cwnd_segs(), 9.0);
+    let at_200: Vec<(u64, u32)> = pipe
+        .sent_log
+        .iter()
+        .filter(|e| e.0 == ms(200))
+        .map(|e| (e.1, e.2))
+        .collect();
+    assert_eq!(at_200, vec![(seg(5), 1), (seg(10), 0), (seg(11), 0)]);
 }
 
 // ---- ns-3.44 TcpSocketBase rules (`ns3_rules`, on with the ns3 preset; sender/ns3.rs) ----

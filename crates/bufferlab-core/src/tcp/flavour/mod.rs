@@ -106,6 +106,21 @@ pub struct Rules {
     pub fast_retransmit_when_first_segment_lost: bool,
     /// New data may go out on duplicate ACKs below the threshold (besides limited transmit).
     pub send_on_early_dupacks: bool,
+    /// NewReno fast recovery: only the first partial ACK restarts the retransmission timer, and
+    /// the retransmission of the next hole does not (a window with many losses ends in a
+    /// timeout rather than one retransmission per RTT). Off: every partial ACK restarts it.
+    pub partial_ack_restarts_timer_once: bool,
+    /// NewReno fast recovery keeps the reduced window apart from the duplicate-ACK inflation: a
+    /// partial ACK deflates the inflation first and the reduced window only past it (plus one
+    /// segment back). Off: the deflation applies to cwnd as a whole.
+    pub partial_ack_deflates_inflation_first: bool,
+    /// Leaving NewReno fast recovery (the full ACK) drops only the inflation: cwnd is the
+    /// reduced window (less what partial ACKs took off it) and the ACK then grows it as any new
+    /// ACK does. Off: cwnd = ssthresh.
+    pub recovery_exit_keeps_reduced_window: bool,
+    /// At most this many new segments leave per ACK while NewReno is in fast recovery (no
+    /// limit when `None`).
+    pub recovery_burst_limit: Option<u32>,
     /// The SACK sender follows ns-3's congestion states and pipe (`tcp/sender/ns3.rs`) instead
     /// of RFC 6675's loop.
     pub sack_sender_by_states: bool,

@@ -39,6 +39,19 @@ pub const RULES: Rules = Rules {
     // tcp.cc recv(): send_much only when dupacks_ is 0 or >= numdupacks_ (send_one on the first
     // and second duplicate is limited transmit, `singledup_`).
     send_on_early_dupacks: false,
+    // tcp-newreno.cc partialnewack_helper with newreno_changes1_ 1 (ns-default.tcl, "Default
+    // changed to 1 on 5/5/03"): newtimer() only while firstpartial_ is 0; the hole goes out with
+    // output(last_ack_ + 1, 0), which sets the timer only when none is pending (tcp.cc output).
+    partial_ack_restarts_timer_once: true,
+    // tcp-newreno.cc partialnewack with partial_window_deflation_ 1 (ns-default.tcl): dupwnd_ -=
+    // deflate - 1 while dupwnd_ > deflate, else cwnd_ -= deflate - dupwnd_ and dupwnd_ = 1.
+    partial_ack_deflates_inflation_first: true,
+    // tcp-newreno.cc recv with exit_recovery_fix_ 0 (ns-default.tcl): at seqno >= recover_ only
+    // dupwnd_ = 0; cwnd_ keeps its value, then recv_newack_helper -> opencwnd().
+    recovery_exit_keeps_reduced_window: true,
+    // tcp-newreno.cc recv with newreno_changes_ 0: send_much(0, 0, 2) while dupacks_ >
+    // numdupacks_ - 1 (partialnewack does not reset dupacks_, so all of recovery).
+    recovery_burst_limit: Some(2),
     sack_sender_by_states: false,
     remember_retransmitted_ranges: false,
     prr_available: false,

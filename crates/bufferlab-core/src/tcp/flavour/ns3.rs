@@ -28,6 +28,12 @@ pub const RULES: Rules = Rules {
     agent_window_halving: false,
     fast_retransmit_when_first_segment_lost: false,
     send_on_early_dupacks: true,
+    // Without SACK the sender runs RFC 6582 as the RFC flavour (NewAck reschedules m_retxEvent
+    // on every ACK of new data; ExitRecovery sets cwnd to ssthresh).
+    partial_ack_restarts_timer_once: false,
+    partial_ack_deflates_inflation_first: false,
+    recovery_exit_keeps_reduced_window: false,
+    recovery_burst_limit: None,
     // ProcessAck, DupAck, SendPendingData, ReTxTimeout: the congestion states and the SACK pipe.
     sack_sender_by_states: true,
     // TcpTxBuffer: m_retrans marks on the sent list.

@@ -31,6 +31,15 @@ pub const RULES: Rules = Rules {
     fast_retransmit_when_first_segment_lost: false,
     // RFC 5681: an ACK that does not move the window does not stop sending what cwnd allows.
     send_on_early_dupacks: true,
+    // RFC 6298 section 5.3: every ACK of new data restarts the timer (Linux tcp_rearm_rto).
+    // RFC 6582 resets it for the first partial ACK only; this flavour keeps RFC 6298's rule.
+    partial_ack_restarts_timer_once: false,
+    // RFC 6582 section 3.2 step 4: deflate cwnd by the amount acknowledged, add back one SMSS.
+    partial_ack_deflates_inflation_first: false,
+    // RFC 6582 section 3.2 step 3 option (2): cwnd = ssthresh.
+    recovery_exit_keeps_reduced_window: false,
+    // RFC 6582 leaves the bursts of a partial ACK to cwnd.
+    recovery_burst_limit: None,
     // RFC 6675 section 5: the SACK-based loss recovery loop.
     sack_sender_by_states: false,
     remember_retransmitted_ranges: false,
