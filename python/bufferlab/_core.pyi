@@ -12,6 +12,7 @@ __all__ = [
     "Packet",
     "QueueContext",
     "ScenarioError",
+    "Session",
     "SimulationPanic",
     "Window",
     "__version__",
@@ -151,3 +152,22 @@ class Ack:
     def snd_nxt(self) -> int: ...
     @property
     def rtt_s(self) -> float | None: ...
+
+@final
+class Session:
+    """A simulation driven step by step (the ns-2 script runner): run to a time, read ns-2
+    variables of a flow, go on; `finish` runs to the end and returns the report JSON."""
+
+    def __new__(
+        cls,
+        scenario_text: str,
+        source: str | None = None,
+        seed: int | None = None,
+        ns2_trace: str | None = None,
+    ) -> Session: ...
+    def now(self) -> float: ...
+    def end(self) -> float: ...
+    def run_until(self, t_s: float) -> None: ...
+    def probe(self, flow: str, var: str) -> float | None: ...
+    def stopped(self) -> str | None: ...
+    def finish(self) -> str: ...

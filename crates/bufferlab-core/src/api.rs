@@ -78,16 +78,11 @@ pub fn run(req: &RunRequest) -> Result<Report, Error> {
     run_with_progress(req, &mut |_| true)
 }
 
-/// Runs a scenario, calling `progress` after each thousandth of the simulated time; when it
-/// returns false the run stops there and the report (of what was measured so far) is marked
-/// `partial`.
-pub fn run_with_progress(
-    req: &RunRequest,
-    progress: &mut dyn FnMut(Progress) -> bool,
-) -> Result<Report, Error> {
+/// Builds the network of a request, opens its traces, checks the memory estimate and arms
+/// the run's limits: everything before the first event.
+pub(crate) fn prepare(req: &RunRequest) -> Result<(Scenario, crate::sim::Simulation), Error> {
     let source = source_name(req);
     let (s, seed) = load(req)?;
-    let t0 = Instant::now();
     let mut sim = build::build_with(&s, seed, req.extensions)
         .map_err(|e| Error::Scenario(e.render(source)))?;
     if let Some(path) = req.ns2_trace {
@@ -120,6 +115,18 @@ pub fn run_with_progress(
         }
     }
     sim.guard = Some(crate::guard::Guard::new(req.limits));
+    Ok((s, sim))
+}
+
+/// Runs a scenario, calling `progress` after each thousandth of the simulated time; when it
+/// returns false the run stops there and the report (of what was measured so far) is marked
+/// `partial`.
+pub fn run_with_progress(
+    req: &RunRequest,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<Report, Error> {
+    let t0 = Instant::now();
+    let (s, mut sim) = prepare(req)?;
     let step = crate::units::SimTime((sim.end.0 / PROGRESS_SLICES).max(1));
     while !sim.finished() {
         let next = sim.now + step;

@@ -61,4 +61,8 @@ pub trait Endpoint {
     fn series(&self, _end: SimTime) -> Option<serde_json::Value> {
         None
     }
+    /// A state variable by its ns-2 name (`cwnd_`, `ack_`, ...; `session.rs`), if it has it.
+    fn probe(&self, _var: &str) -> Option<f64> {
+        None
+    }
 }

@@ -19,6 +19,7 @@ pub mod resolved;
 pub mod rng;
 pub mod scenario;
 pub mod sched;
+pub mod session;
 pub mod sim;
 pub mod tcp;
 pub mod traffic;

@@ -9,6 +9,7 @@ mod extensions;
 mod pycc;
 mod pyqdisc;
 mod python_error;
+mod session;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -293,6 +294,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pyqdisc::QueueContext>()?;
     m.add_class::<pycc::PyWindow>()?;
     m.add_class::<pycc::PyAck>()?;
+    m.add_class::<session::Session>()?;
     m.add("ScenarioError", py.get_type::<ScenarioError>())?;
     m.add("SimulationPanic", py.get_type::<SimulationPanic>())?;
     m.add_function(wrap_pyfunction!(run, m)?)?;

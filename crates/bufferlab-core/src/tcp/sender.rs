@@ -1059,6 +1059,24 @@ impl Endpoint for TcpSender {
         Some(self.p.to_json())
     }
 
+    /// ns-2 `Agent/TCP` variables (tcp.h): windows in packets of `mss`, segments numbered
+    /// from 0 (data starts at sequence 1 here), times in seconds.
+    fn probe(&self, var: &str) -> Option<f64> {
+        let mss = self.p.mss as f64;
+        let seg = |seq: u64| (seq.saturating_sub(1) as f64 / mss).floor();
+        match var {
+            "cwnd_" => Some(self.cwnd() / mss),
+            "ssthresh_" => Some(self.ssthresh() / mss),
+            "ack_" => Some(seg(self.snd_una) - 1.0),
+            "t_seqno_" => Some(seg(self.snd_nxt)),
+            "maxseq_" => Some(seg(self.snd_max) - 1.0),
+            "srtt_" => self.rtt.srtt(),
+            "rtt_" => (self.rtt.samples > 0).then_some(self.rtt.last_sample),
+            "rto_" => Some(self.rtt.rto().as_secs_f64()),
+            _ => None,
+        }
+    }
+
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
         self.record_series(cx.now);
         self.on_ack(&pkt, cx);

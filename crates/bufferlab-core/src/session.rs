@@ -1,0 +1,172 @@
+//! A simulation driven step by step from outside: the ns-2 script runner
+//! (`python/bufferlab/ns2/`) runs the engine up to the time of the script's next `$ns at`
+//! event, lets the script read agent variables (`cwnd_`, `bytes_`, ...), then goes on. One
+//! engine: the script only observes it, with ns-2's names and units.
+//!
+//! ns-2 runs the events of one instant in the order they were scheduled (`Scheduler::run`,
+//! ns-2.35 `common/scheduler.cc`), and a script schedules its `$ns at` events before the first
+//! packet exists, so at time t the script's event comes before the packets of t:
+//! [`Session::run_before`] runs every engine event strictly before t.
+
+use crate::api::{prepare, Error, RunRequest};
+use crate::report::Report;
+use crate::scenario::config::Scenario;
+use crate::sim::Simulation;
+use crate::units::SimTime;
+use std::time::Instant;
+
+pub struct Session {
+    scenario: Scenario,
+    sim: Simulation,
+    t0: Instant,
+}
+
+impl Session {
+    /// Builds the network of a request (the same checks, traces and limits as a run).
+    pub fn new(req: &RunRequest) -> Result<Session, Error> {
+        let t0 = Instant::now();
+        let (scenario, sim) = prepare(req)?;
+        Ok(Session { scenario, sim, t0 })
+    }
+
+    /// Simulated time (seconds).
+    pub fn now_s(&self) -> f64 {
+        self.sim.now.as_secs_f64()
+    }
+
+    /// The end of the scenario (seconds).
+    pub fn end_s(&self) -> f64 {
+        self.sim.end.as_secs_f64()
+    }
+
+    /// Runs every event strictly before `t` seconds (never past the end); the clock then
+    /// reads `t` (or the end). A time in the past does nothing.
+    pub fn run_before(&mut self, t: f64) -> Result<(), Error> {
+        if !t.is_finite() || t < 0.0 {
+            return Err(Error::Scenario(format!(
+                "$ns at: a time in seconds, zero or more, got {t}"
+            )));
+        }
+        // Saturates at the clock's end (a float cast saturates); the scenario ends before.
+        let t = SimTime::from_secs_f64(t).min(self.sim.end);
+        if t <= self.sim.now || self.sim.stopped.is_some() {
+            return Ok(());
+        }
+        self.sim.run_until(SimTime(t.0 - 1));
+        if self.sim.stopped.is_none() {
+            self.sim.now = t;
+        }
+        Ok(())
+    }
+
+    /// An ns-2 variable of flow `flow` now: the sender's `cwnd_`, `ssthresh_` (packets),
+    /// `ack_` (highest segment cumulatively acknowledged, -1 before the first), `t_seqno_`
+    /// (next segment to send), `srtt_`, `rtt_` (seconds) from the TCP sender; `bytes_`,
+    /// `npkts_`, `nlost_` (bytes and packets received, packets lost) from the flow's counters,
+    /// as a sink or loss monitor counts them. None if the flow or the variable does not exist.
+    pub fn probe(&self, flow: &str, var: &str) -> Option<f64> {
+        let f = self.sim.flows.iter().find(|f| f.name == flow)?;
+        match var {
+            "bytes_" => Some(f.stats.rx_bytes as f64),
+            "npkts_" => Some(f.stats.rx_packets as f64),
+            "nlost_" => Some(f.stats.lost_packets as f64),
+            _ => self.sim.agents[f.sender.0 as usize].ep.probe(var),
+        }
+    }
+
+    /// Whether a limit stopped the run (its message), or it goes on.
+    pub fn stopped(&self) -> Option<String> {
+        self.sim.stopped.as_ref().map(|s| s.message.clone())
+    }
+
+    /// Runs to the end, closes the traces and returns the report.
+    pub fn finish(mut self) -> Result<Report, Error> {
+        self.sim.run();
+        self.sim
+            .close_traces()
+            .map_err(|e| Error::Scenario(format!("writing trace files: {e}")))?;
+        let mut report = Report::from_sim(&mut self.sim, self.scenario.fairness.flows.as_deref());
+        report.wall_s = self.t0.elapsed().as_secs_f64();
+        Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TWO_FLOWS: &str = r#"
+duration = "5s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+[links.bottleneck]
+rate = "2Mbps"
+delay = "20ms"
+queue = { kind = "droptail", limit = "20p", flavour = "ns2" }
+[[flows]]
+name = "tcp0"
+src = "s0"
+dst = "d0"
+app = { kind = "bulk" }
+tcp = { preset = "ns2", cc = "reno" }
+[[flows]]
+name = "udp1"
+src = "s1"
+dst = "d1"
+start = "1s"
+app = { kind = "cbr", rate = "500kbps", packet_size = "500B" }
+"#;
+
+    fn session() -> Session {
+        Session::new(&RunRequest {
+            text: TWO_FLOWS,
+            ..Default::default()
+        })
+        .expect("valid")
+    }
+
+    #[test]
+    fn stepping_gives_the_same_report_as_one_run() {
+        let whole = crate::api::run(&RunRequest {
+            text: TWO_FLOWS,
+            ..Default::default()
+        })
+        .unwrap();
+        let mut s = session();
+        let mut t = 0.0;
+        while t < 5.0 {
+            s.run_before(t).unwrap();
+            t += 0.37;
+        }
+        let stepped = s.finish().unwrap();
+        let a = serde_json::to_value(&whole.flows).unwrap();
+        let b = serde_json::to_value(&stepped.flows).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn variables_grow_as_the_run_goes_on() {
+        let mut s = session();
+        assert_eq!(s.probe("tcp0", "ack_"), Some(-1.0));
+        assert_eq!(s.probe("udp1", "bytes_"), Some(0.0));
+        s.run_before(2.0).unwrap();
+        assert_eq!(s.now_s(), 2.0);
+        let ack = s.probe("tcp0", "ack_").unwrap();
+        let seq = s.probe("tcp0", "t_seqno_").unwrap();
+        let cwnd = s.probe("tcp0", "cwnd_").unwrap();
+        assert!(ack > 10.0 && seq > ack, "ack {ack} seq {seq}");
+        assert!((1.0..=20.0).contains(&cwnd), "cwnd {cwnd}");
+        assert!(s.probe("tcp0", "srtt_").unwrap() > 0.04);
+        let got = s.probe("udp1", "bytes_").unwrap();
+        // 1 s of a 500 kbit/s source, less the packets still on their way
+        assert!((50_000.0..=62_500.0).contains(&got), "{got}");
+        assert_eq!(s.probe("udp1", "cwnd_"), None);
+        assert_eq!(s.probe("nobody", "cwnd_"), None);
+        s.run_before(1.0).unwrap(); // the past: nothing happens
+        assert_eq!(s.now_s(), 2.0);
+    }
+}

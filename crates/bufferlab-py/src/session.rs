@@ -1,0 +1,104 @@
+//! `bufferlab._core.Session`: a simulation driven step by step from Python (the ns-2 script
+//! runner, `python/bufferlab/ns2/`; the core's `session.rs`). It holds the GIL while it
+//! runs: a script's engine is driven by one thread, between the script's own events.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use bufferlab_core::api::{Error, RunRequest};
+use bufferlab_core::session::Session as CoreSession;
+use pyo3::prelude::*;
+
+use crate::{panic_message, ScenarioError, SimulationPanic};
+
+#[pyclass(name = "Session", module = "bufferlab._core", unsendable)]
+pub struct Session {
+    inner: Option<CoreSession>,
+}
+
+fn to_py(e: Error) -> PyErr {
+    match e {
+        Error::Scenario(m) => ScenarioError::new_err(m),
+        e @ Error::Internal(_) => SimulationPanic::new_err(e.to_string()),
+    }
+}
+
+fn guarded<T>(f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(to_py),
+        Err(p) => Err(SimulationPanic::new_err(format!(
+            "the simulator panicked: {}",
+            panic_message(p.as_ref())
+        ))),
+    }
+}
+
+impl Session {
+    fn live(&mut self) -> PyResult<&mut CoreSession> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| ScenarioError::new_err("the session has finished"))
+    }
+}
+
+#[pymethods]
+impl Session {
+    /// Builds the network of a scenario (the same checks as a run); raises ScenarioError.
+    #[new]
+    #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None))]
+    fn new(
+        scenario_text: String,
+        source: Option<String>,
+        seed: Option<u64>,
+        ns2_trace: Option<String>,
+    ) -> PyResult<Self> {
+        let trace = ns2_trace.map(std::path::PathBuf::from);
+        let source = source.unwrap_or_else(|| "<ns2>".to_string());
+        let s = guarded(|| {
+            CoreSession::new(&RunRequest {
+                text: &scenario_text,
+                source: &source,
+                seed,
+                ns2_trace: trace.as_deref(),
+                ..Default::default()
+            })
+        })?;
+        Ok(Session { inner: Some(s) })
+    }
+
+    /// Simulated time (seconds).
+    fn now(&mut self) -> PyResult<f64> {
+        Ok(self.live()?.now_s())
+    }
+
+    /// The scenario's end (seconds).
+    fn end(&mut self) -> PyResult<f64> {
+        Ok(self.live()?.end_s())
+    }
+
+    /// Runs every event strictly before `t_s` (never past the end); then `now()` is `t_s`.
+    fn run_until(&mut self, t_s: f64) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.run_before(t_s))
+    }
+
+    /// An ns-2 variable of a flow now (`cwnd_`, `ack_`, `t_seqno_`, `ssthresh_`, `srtt_`,
+    /// `rtt_`, `bytes_`, `npkts_`, `nlost_`), or None.
+    fn probe(&mut self, flow: &str, var: &str) -> PyResult<Option<f64>> {
+        Ok(self.live()?.probe(flow, var))
+    }
+
+    /// Why a limit stopped the run, or None.
+    fn stopped(&mut self) -> PyResult<Option<String>> {
+        Ok(self.live()?.stopped())
+    }
+
+    /// Runs to the end, closes the traces and returns the report as JSON.
+    fn finish(&mut self) -> PyResult<String> {
+        let s = self
+            .inner
+            .take()
+            .ok_or_else(|| ScenarioError::new_err("the session has finished"))?;
+        let report = guarded(|| s.finish())?;
+        serde_json::to_string(&report).map_err(|e| SimulationPanic::new_err(e.to_string()))
+    }
+}
