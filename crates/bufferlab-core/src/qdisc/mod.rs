@@ -22,6 +22,7 @@ pub mod prio;
 pub mod red;
 pub mod registry;
 pub mod sfq;
+pub mod sfq_ns2;
 pub mod shared_config;
 
 use crate::packet::{Ecn, Packet};

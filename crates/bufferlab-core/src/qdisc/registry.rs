@@ -83,6 +83,12 @@ impl QueueConfig {
             QueueConfig::Lalred(c) => Box::new(Lalred::new(c)),
             QueueConfig::Fq(c) => Box::new(Fq::new(c)),
             QueueConfig::Drr(c) => Box::new(Drr::new(c)),
+            QueueConfig::Sfq(c) if c.preset == super::sfq::SfqPreset::Ns2 => {
+                let QueueLimit::Packets(n) = c.limit() else {
+                    unreachable!("validate refuses a byte limit for ns-2's SFQ")
+                };
+                Box::new(super::sfq_ns2::Ns2Sfq::new(n, c.divisor()))
+            }
             QueueConfig::Sfq(c) => Box::new(Sfq::new(c)),
             QueueConfig::Prio(c) => Box::new(Prio::new(c)),
             QueueConfig::Codel(c) => Box::new(Codel::new(c)),
@@ -105,7 +111,7 @@ impl QueueConfig {
             }
             QueueConfig::Fq(c) => c.limit,
             QueueConfig::Drr(c) => c.limit,
-            QueueConfig::Sfq(c) => c.limit,
+            QueueConfig::Sfq(c) => c.limit(),
             QueueConfig::Prio(c) => c.limit,
             QueueConfig::Codel(c) => super::codel::configured_limit(c),
             QueueConfig::FqCodel(c) => super::fq_codel::configured_limit(c),

@@ -41,16 +41,21 @@ use std::collections::VecDeque;
 
 // ---------------------------------------------------------------- configuration
 
-/// Stochastic Fairness Queueing (McKenney 1990) with Linux `sch_sfq` defaults.
+/// Stochastic Fairness Queueing (McKenney 1990): Linux `sch_sfq` (default) or ns-2's
+/// `Queue/SFQ` (`preset = "ns2"`, `sfq_ns2.rs`).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SfqConfig {
-    /// Total packets (default 127p, Linux SFQ_MAX_DEPTH/limit default).
-    #[serde(default = "default_sfq_limit")]
-    pub limit: QueueLimit,
-    /// Hash buckets (default 1024, Linux SFQ_DEFAULT_HASH_DIVISOR).
-    #[serde(default = "default_sfq_divisor")]
-    pub divisor: u32,
+    /// Whose SFQ (default `linux`).
+    #[serde(default)]
+    pub preset: SfqPreset,
+    /// Total packets. linux: 127p (SFQ_MAX_DEPTH/limit default); ns2: 40p (`maxqueue_`,
+    /// which ns-2's SFQ uses instead of the link's `queue-limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<QueueLimit>,
+    /// Hash buckets. linux: 1024 (SFQ_DEFAULT_HASH_DIVISOR); ns2: 16 (`buckets_`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub divisor: Option<u32>,
     /// Bytes per round (default 1514 B, Linux psched_mtu of an Ethernet device).
     #[serde(default = "default_sfq_quantum")]
     pub quantum: Bytes,
@@ -76,11 +81,19 @@ fn default_sfq_flows() -> u32 {
 fn default_sfq_depth() -> u32 {
     127
 }
-fn default_sfq_limit() -> QueueLimit {
-    QueueLimit::Packets(127)
-}
-fn default_sfq_divisor() -> u32 {
-    1024
+/// Whose SFQ: the rules differ in every part (hash, service, drops), not just in defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SfqPreset {
+    /// Linux `net/sched/sch_sfq.c` (3.x and later): salted flow hash into `divisor` buckets,
+    /// `flows` slots of `depth` packets, byte quantum round robin, drops from the longest slot.
+    #[default]
+    Linux,
+    /// ns-2.35 `queue/sfq.cc`: a hash of the source and destination node addresses into
+    /// `divisor` buckets (`buckets_` 16), packet round robin, the arriving packet dropped
+    /// when its bucket holds half of what is left (`maxqueue_` 40). `quantum`, `perturb`,
+    /// `by`, `flows` and `depth` do not apply.
+    Ns2,
 }
 fn default_sfq_quantum() -> Bytes {
     Bytes(1514)
@@ -92,8 +105,9 @@ fn flow_key() -> FlowKey {
 impl Default for SfqConfig {
     fn default() -> Self {
         Self {
-            limit: default_sfq_limit(),
-            divisor: default_sfq_divisor(),
+            preset: SfqPreset::Linux,
+            limit: None,
+            divisor: None,
             quantum: default_sfq_quantum(),
             perturb: SimTime(0),
             by: FlowKey::Flow,
@@ -104,9 +118,41 @@ impl Default for SfqConfig {
 }
 
 impl SfqConfig {
+    /// The limit, the preset's default if not given.
+    pub fn limit(&self) -> QueueLimit {
+        self.limit.unwrap_or(match self.preset {
+            SfqPreset::Linux => QueueLimit::Packets(127),
+            SfqPreset::Ns2 => QueueLimit::Packets(40),
+        })
+    }
+
+    /// The number of hash buckets, the preset's default if not given.
+    pub fn divisor(&self) -> u32 {
+        self.divisor.unwrap_or(match self.preset {
+            SfqPreset::Linux => 1024,
+            SfqPreset::Ns2 => 16,
+        })
+    }
+
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        if self.divisor == 0 || self.quantum.0 == 0 {
+        if self.preset == SfqPreset::Ns2 {
+            if self.divisor() == 0 {
+                return Err((
+                    "divisor".into(),
+                    "give at least 1 bucket (ns-2 default 16)".into(),
+                ));
+            }
+            if let QueueLimit::Bytes(_) = self.limit() {
+                return Err((
+                    "limit".into(),
+                    "ns-2's SFQ counts packets (maxqueue_): give the limit in packets, e.g. \"40p\""
+                        .into(),
+                ));
+            }
+            return Ok(());
+        }
+        if self.divisor() == 0 || self.quantum.0 == 0 {
             return Err((
                 "divisor".into(),
                 "divisor and quantum must be at least 1 (Linux defaults 1024 and 1514B)".into(),
@@ -170,10 +216,10 @@ pub struct Sfq {
 
 impl Sfq {
     pub fn new(cfg: &SfqConfig) -> Self {
-        let divisor = cfg.divisor.max(1) as usize;
+        let divisor = cfg.divisor().max(1) as usize;
         let depth = cfg.depth.clamp(1, 127) as usize;
         let mut flows = (cfg.flows.max(1) as usize).min(divisor);
-        let limit = match cfg.limit {
+        let limit = match cfg.limit() {
             QueueLimit::Packets(l) => {
                 let l = l.min((depth * flows) as u64);
                 flows = flows.min(l.max(1) as usize);
@@ -405,7 +451,7 @@ mod tests {
     #[test]
     fn jain_index_of_backlogged_flows() {
         let cfg = SfqConfig {
-            limit: QueueLimit::Packets(10_000),
+            limit: Some(QueueLimit::Packets(10_000)),
             ..Default::default()
         };
         // 4 flows in 1024 buckets: check they did not collide, then measure
@@ -417,7 +463,7 @@ mod tests {
     #[test]
     fn overflow_drops_tail_of_longest() {
         let mut h = harness(SfqConfig {
-            limit: QueueLimit::Packets(5),
+            limit: Some(QueueLimit::Packets(5)),
             ..Default::default()
         });
         send(&mut h, 0, 4);
@@ -430,7 +476,7 @@ mod tests {
     #[test]
     fn equal_longest_slots_lose_from_the_one_that_grew_last() {
         let mut h = harness(SfqConfig {
-            limit: QueueLimit::Packets(4),
+            limit: Some(QueueLimit::Packets(4)),
             ..Default::default()
         });
         send(&mut h, 0, 2);
@@ -446,7 +492,7 @@ mod tests {
         // Only a byte limit can overflow with one packet per slot (Linux caps the slots at the
         // packet limit, see the next test).
         let mut h = harness(SfqConfig {
-            limit: QueueLimit::Bytes(2500),
+            limit: Some(QueueLimit::Bytes(2500)),
             ..Default::default()
         });
         send(&mut h, 0, 1);
@@ -495,7 +541,7 @@ mod tests {
     #[test]
     fn a_packet_limit_caps_the_number_of_slots() {
         let mut h = harness(SfqConfig {
-            limit: QueueLimit::Packets(2),
+            limit: Some(QueueLimit::Packets(2)),
             ..Default::default()
         });
         send(&mut h, 0, 1);
@@ -510,7 +556,7 @@ mod tests {
     #[test]
     fn the_limit_is_capped_at_depth_times_flows() {
         let mut h = harness(SfqConfig {
-            limit: QueueLimit::Packets(1000),
+            limit: Some(QueueLimit::Packets(1000)),
             flows: 2,
             depth: 3,
             ..Default::default()
@@ -547,8 +593,8 @@ mod tests {
     #[test]
     fn perturbation_moves_queued_packets_to_their_new_buckets() {
         let cfg = SfqConfig {
-            limit: QueueLimit::Packets(1000),
-            divisor: 8, // small, so that the new salt moves flows between buckets
+            limit: Some(QueueLimit::Packets(1000)),
+            divisor: Some(8), // small, so that the new salt moves flows between buckets
             perturb: SimTime::from_millis(10),
             ..Default::default()
         };

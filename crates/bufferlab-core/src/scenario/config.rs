@@ -71,12 +71,17 @@ pub enum TopologyConfig {
     /// template. With `side_nodes`, each inner node n_i also gets a side node x_i on link
     /// `side{i}` (from the `side` template) for background traffic.
     Chain {
+        /// Number of links in the chain: nodes n0..n{hops}.
         hops: u32,
+        /// Give each inner node n_i a side node x_i (link `side{i}`) for cross traffic.
         #[serde(default)]
         side_nodes: bool,
     },
     /// Nodes by name; every link in `links` names its two ends with `between`.
-    Custom { nodes: Vec<String> },
+    Custom {
+        /// The node names, used by links' `between` and flows' `src`/`dst`.
+        nodes: Vec<String>,
+    },
 }
 
 /// A duplex link. Missing fields come from the topology's template (for example `access_s3`
