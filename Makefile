@@ -51,7 +51,7 @@ wheel: $(VENV_STAMP) ## Build an installable abi3 wheel (Python >= 3.11) into di
 	@echo "building the wheel (the first build takes a minute or two)"
 	$(BIN)/maturin build --profile fast --out dist
 
-system-deps: ## Install the real components some tests drive (tshark, chromium) from Debian's packages if missing
+system-deps: ## Install the real components some tests drive (tshark, chromium, ns2) from Debian's packages if missing
 	@command -v tshark >/dev/null || { \
 		echo "installing tshark (Debian package) for the pcap tests"; \
 		export DEBIAN_FRONTEND=noninteractive; \
@@ -60,6 +60,10 @@ system-deps: ## Install the real components some tests drive (tshark, chromium) 
 		echo "installing chromium (Debian package) for the documentation site test"; \
 		export DEBIAN_FRONTEND=noninteractive; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@command -v ns >/dev/null || { \
+		echo "installing ns2 (Debian package) for the ns-2 script comparison"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq ns2 >/dev/null; }
 
 test: $(BUILD_STAMP) system-deps ## Install, build and run every test (Rust and Python)
 	cargo test --workspace --release

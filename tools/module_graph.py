@@ -30,7 +30,7 @@ RUST_LAYERS = [
     ("models", ["monitor", "qdisc", "net", "tcp", "traffic", "udp", "endpoint", "ext"]),
     ("engine", ["sim", "report", "resolved"]),
     ("scenario", ["scenario"]),
-    ("entry point", ["api"]),
+    ("entry point", ["api", "session"]),
 ]
 IGNORED_RUST = {"lib"}
 

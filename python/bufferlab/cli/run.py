@@ -63,9 +63,22 @@ def _progress_bar(delay_s: float = 2.0) -> Iterator[Any]:
 # -- commands -------------------------------------------------------------------------------
 
 
-@app.command()
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
-    file: FileArg,
+    file: Annotated[
+        Path,
+        typer.Argument(
+            help="Scenario file (TOML), or an ns-2 script (.tcl) run on bufferlab's engine.",
+            show_default=False,
+            metavar="FILE",
+        ),
+    ],
+    script_args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Arguments of an ns-2 script (its argv).", show_default=False, metavar="[ARGS]..."
+        ),
+    ] = None,
     seed: Annotated[
         int | None,
         typer.Option(
@@ -144,7 +157,28 @@ def run(
 
     A run longer than a couple of seconds shows a progress bar on a terminal; Ctrl-C stops it
     and prints the results measured so far, marked partial.
+
+    An ns-2 script (FILE ending in .tcl) runs in a Tcl interpreter with ns-2's API on
+    bufferlab's engine; ARGS become its argv (docs/ns2-scripts.md).
     """
+    if file.suffix == ".tcl":
+        unused = {
+            "--set": set_, "--json": json_out or None, "--out": out, "--trace-ns2": trace_ns2,
+            "--trace-link": trace_links, "--trace-flow": trace_flows,
+            "--trace-events": trace_events, "--pcap": pcap, "--pcap-link": pcap_links,
+            "--max-wall": max_wall, "--max-memory": max_memory,
+        }  # fmt: skip
+        given = [k for k, v in unused.items() if v]
+        with _errors():
+            if given:
+                _fail(
+                    f"{', '.join(given)}: not for ns-2 scripts (the script writes its own "
+                    "output); `bufferlab import-ns2` gives a scenario these options apply to"
+                )
+            _run_ns2(file, script_args or [], seed)
+        return
+    if script_args:
+        _fail(f"unexpected arguments {' '.join(script_args)} (only ns-2 scripts take arguments)")
     with _errors():
         scenario = _load(file, set_)
         wall_s = None if max_wall is None else _quantity(max_wall, "s", "--max-wall", "30s")
@@ -192,6 +226,70 @@ def run(
             # Wide enough not to truncate when the output goes to a file or a pipe.
             console = output_console(160)
             print_report(res, console)
+
+
+def _run_ns2(script: Path, args: list[str], seed: int | None) -> None:
+    from bufferlab.ns2 import Ns2Error, run_script
+
+    try:
+        code = run_script(script, args, seed=seed)
+    except Ns2Error as e:
+        _fail(str(e))
+    sys.stdout.flush()
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command("import-ns2", context_settings={"ignore_unknown_options": True})
+def import_ns2(
+    script: Annotated[
+        Path, typer.Argument(help="ns-2 script (.tcl).", show_default=False, metavar="SCRIPT")
+    ],
+    script_args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Arguments of the script (its argv).", show_default=False, metavar="[ARGS]..."
+        ),
+    ] = None,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write the scenario here (default: stdout).", show_default=False
+        ),
+    ] = None,
+) -> None:
+    """Translate the static part of an ns-2 script (network, queues, flows, their start and
+    stop times) into a scenario file.
+
+    The script runs up to `$ns run`; what it would do during the run (procs scheduled with
+    `$ns at`: samplers, finish) is left out, listed in the file's header and on stderr.
+    """
+    from bufferlab.ns2 import Ns2Error, import_script
+    from bufferlab.ns2.toml_text import scenario_text
+
+    with _errors():
+        args = script_args or []
+        try:
+            scenario, left_out = import_script(script, args)
+        except Ns2Error as e:
+            _fail(str(e))
+        cmd = " ".join([script.name, *args])
+        header = [
+            f"Translated by `bufferlab import-ns2` from the ns-2 script {cmd}",
+            "(the static part: network, queues, flows and their start/stop times).",
+        ]
+        if left_out:
+            header.append("Left out (run the script itself: bufferlab run " + cmd + "):")
+            header += [f"  {e}" for e in left_out]
+            for e in left_out:
+                print(f"warning: left out (dynamic): {e}", file=sys.stderr)
+        text = scenario_text(scenario, header)
+        _core.validate(text, f"{script.name} (translated)")
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.write_text(text)
+            print(f"wrote {output}", file=sys.stderr)
 
 
 @app.command()

@@ -1059,15 +1059,22 @@ impl Endpoint for TcpSender {
         Some(self.p.to_json())
     }
 
-    /// ns-2 `Agent/TCP` variables (tcp.h): windows in packets of `mss`, segments numbered
-    /// from 0 (data starts at sequence 1 here), times in seconds.
+    /// ns-2 `Agent/TCP` variables (tcp.h): windows in packets of `mss`, times in seconds,
+    /// packets numbered from 0 (data starts at sequence 1 here). With an opening packet
+    /// (ns-2's `syn_`, on by default in ns-2.35) that packet is number 0 and data segments
+    /// count from 1, as ns-2 numbers them.
     fn probe(&self, var: &str) -> Option<f64> {
         let mss = self.p.mss as f64;
-        let seg = |seq: u64| (seq.saturating_sub(1) as f64 / mss).floor();
+        let opening = if self.p.handshake { 1.0 } else { 0.0 };
+        let seg = |seq: u64| (seq.saturating_sub(1) as f64 / mss).floor() + opening;
+        let opening_unacked = self.p.handshake && self.state != State::Established;
         match var {
             "cwnd_" => Some(self.cwnd() / mss),
             "ssthresh_" => Some(self.ssthresh() / mss),
+            "ack_" if opening_unacked => Some(-1.0),
             "ack_" => Some(seg(self.snd_una) - 1.0),
+            "t_seqno_" if self.state == State::Idle => Some(0.0),
+            "t_seqno_" if opening_unacked => Some(1.0),
             "t_seqno_" => Some(seg(self.snd_nxt)),
             "maxseq_" => Some(seg(self.snd_max) - 1.0),
             "srtt_" => self.rtt.srtt(),

@@ -1,0 +1,875 @@
+"""The Tcl interpreter an ns-2 script runs in, and the OTcl-like layer of ns-2's API.
+
+The script runs in a real Tcl 8.6 (``tkinter.Tcl()``); only ns-2's commands are bufferlab's:
+``new Class`` makes an object whose handle (``_o12``) is a Tcl command dispatched to Python,
+``Class/Name set var_ value`` sets a class default that objects created later take (OTcl's
+instvar initialisation), ``$obj set var value`` / ``$obj set var`` set and read instance
+variables, ``$obj proc`` and ``Class instproc`` define Tcl procs that get ``$self``.
+
+Tcl's ``exit`` is replaced (tkinter's would end Python): it stops the script and its code is
+returned. ``exec`` of a program that is not installed (nam, xgraph) warns instead of failing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import random
+import re
+import sys
+import tkinter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bufferlab.ns2.errors import Ns2Error, ScriptExit
+from bufferlab.ns2.model import (
+    LABELS,
+    NS_DEFAULTS,
+    QUEUE_KINDS,
+    TCP_CC,
+    TCP_SINKS,
+    TCP_STATE,
+    TRAFFIC,
+    UDP_SINKS,
+    Agent,
+    App,
+    Integrator,
+    Link,
+    Network,
+    Node,
+    Obj,
+    Queue,
+    QueueMonitor,
+    class_chain,
+    is_a,
+)
+from bufferlab.ns2.units import number, rate_bps, time_s
+
+_BOOT = r"""
+namespace eval ::ns2 { variable chanpath; array set chanpath {} }
+namespace eval ::ns2::ip {}
+proc ::ns2::where {} {
+    for {set l [expr {[info frame] - 1}]} {$l > 0} {incr l -1} {
+        set f [info frame $l]
+        if {[dict exists $f file] && [dict exists $f line]} {
+            return [list "[file tail [dict get $f file]]:[dict get $f line]" [dict get $f cmd]]
+        }
+    }
+    return {}
+}
+proc ::ns2::dispatch {args} {
+    set r [::ns2::py {*}$args]
+    switch -exact -- [lindex $r 0] {
+        ok { return [lindex $r 1] }
+        eval { return [uplevel 1 [lindex $r 1]] }
+        exit { return -code error -errorcode [list NS2EXIT [lindex $r 1]] "exit [lindex $r 1]" }
+        default {
+            ::ns2::py __where__ {*}[::ns2::where]
+            return -code error -errorcode NS2 [lindex $r 1]
+        }
+    }
+}
+catch {rename exit ::ns2::tcl_exit}
+proc exit {{code 0}} { ::ns2::dispatch __exit__ $code }
+rename open ::ns2::tcl_open
+proc open {args} {
+    set ch [::ns2::tcl_open {*}$args]
+    set ::ns2::chanpath($ch) [lindex $args 0]
+    return $ch
+}
+rename exec ::ns2::tcl_exec
+proc exec {args} {
+    if {[catch {uplevel 1 [list ::ns2::tcl_exec {*}$args]} r opts]} {
+        if {[lrange [dict get $opts -errorcode] 0 1] eq {POSIX ENOENT}} {
+            set i 0
+            while {[string match -* [lindex $args $i]]} { incr i }
+            ::ns2::py __warn__ "exec [lindex $args $i]: not installed here; skipped"
+            return ""
+        }
+        return -options $opts $r
+    }
+    return $r
+}
+rename unknown ::ns2::tcl_unknown
+proc unknown {args} {
+    set name [lindex $args 0]
+    if {[string match */* $name] || $name in {Class Mac Phy LL Antenna Classifier Trace}} {
+        ::ns2::dispatch __unknown__ {*}$args
+    }
+    uplevel 1 [list ::ns2::tcl_unknown {*}$args]
+}
+"""
+
+# Classes `new` can make (and `Class set var value` can configure).
+_CLASSES = sorted(
+    {
+        "Simulator",
+        "Agent",
+        "Agent/TCP",
+        "Agent/TCP/Reno",
+        "Agent/TCP/Newreno",
+        "Agent/TCP/Sack1",
+        "Agent/TCP/Vegas",
+        "Agent/TCPSink",
+        "Agent/TCPSink/DelAck",
+        "Agent/TCPSink/Sack1",
+        "Agent/TCPSink/Sack1/DelAck",
+        "Agent/UDP",
+        "Agent/Null",
+        "Agent/LossMonitor",
+        "Application",
+        "Application/FTP",
+        "Application/Traffic",
+        *TRAFFIC,
+        "Queue",
+        *(f"Queue/{k}" for k in QUEUE_KINDS),
+        "ErrorModel",
+        "ErrorModel/Uniform",
+        "RNG",
+        "RandomVariable",
+        "RandomVariable/Uniform",
+        "RandomVariable/Exponential",
+        "RandomVariable/Pareto",
+        "RandomVariable/Constant",
+        "RandomVariable/Normal",
+    }
+)
+
+# What to say about ns-2 features bufferlab does not model.
+_UNSUPPORTED_SIM = {
+    "node-config": "wireless nodes are not modelled (bufferlab simulates wired networks)",
+    "namtrace-all-wireless": "wireless nodes are not modelled",
+    "create-god": "wireless nodes are not modelled",
+    "multicast": "multicast is not modelled",
+    "mrtproto": "multicast is not modelled",
+    "use-newtrace": "the new trace format is not written; bufferlab writes the classic "
+    "trace-all format",
+    "trace-queue": "per-link traces are not written yet; use trace-all and filter it",
+    "namtrace-queue": "nam traces are not written",
+    "create-trace": "per-link traces are not written yet; use trace-all and filter it",
+    "detach-agent": "detaching agents is not modelled",
+    "rtmodel": "link failures (rtmodel) are not modelled",
+    "rtmodel-at": "link failures (rtmodel) are not modelled",
+    "dynlink": "link failures are not modelled",
+}
+_IGNORED_SIM = {
+    "duplex-link-op",
+    "simplex-link-op",
+    "color",
+    "use-scheduler",
+    "set-animation-rate",
+    "add-agent-trace",
+    "monitor-agent-trace",
+    "flush-trace",
+    "gen-map",
+    "puts-nam-config",
+}
+_IGNORED_NODE = {"color", "shape", "label", "label-color", "label-at", "add-mark", "delete-mark"}
+
+
+class Rng(Obj):
+    def __init__(self, handle: str, seed: int = 1):
+        super().__init__(handle, "RNG")
+        self.rand = random.Random(seed)
+
+
+class Interp:
+    """One ns-2 script in one Tcl interpreter."""
+
+    def __init__(
+        self,
+        script: Path,
+        argv: list[str],
+        *,
+        seed: int | None = None,
+        session_factory: Callable[..., Any] | None = None,
+        import_only: bool = False,
+        warn: Callable[[str], None] | None = None,
+    ):
+        self.script = Path(script)
+        self.argv = list(argv)
+        self.seed = seed
+        self.session_factory = session_factory
+        self.import_only = import_only
+        self._warn = warn or (lambda m: print(f"warning: {m}", file=sys.stderr))
+        self.warned: set[str] = set()
+        self.net = Network()
+        self.objects: dict[str, Obj] = {}
+        self.class_vars: dict[str, dict[str, str]] = {}
+        self.sim: Obj | None = None
+        self.events: list[tuple[float, int, str]] = []  # (time, seq, script) before $ns run
+        self.cancelled: set[int] = set()
+        self._seq = 0
+        self._count = 0
+        self.runner: Any = None  # the Runner once $ns run has started
+        self.failure: Ns2Error | None = None
+        self.bug: BaseException | None = None
+        self.exit_code: int | None = None
+        self.scenario: dict[str, Any] | None = None  # import_only: what $ns run would run
+        self.null_agent: Agent | None = None
+        self.tcl = tkinter.Tcl()
+        self.tcl.createcommand("::ns2::py", self._py)
+        self.tcl.eval(_BOOT)
+        self.tcl.call("interp", "alias", "", "new", "", "::ns2::dispatch", "new")
+        self.tcl.call("interp", "alias", "", "delete", "", "::ns2::dispatch", "delete")
+        self.tcl.call("interp", "alias", "", "ns-random", "", "::ns2::dispatch", "ns-random")
+        for cls in _CLASSES:
+            self.tcl.call("interp", "alias", "", cls, "", "::ns2::dispatch", "class", cls)
+        rng = Rng(self._handle(), 1)
+        self._register(rng)
+        self.default_rng = rng
+        self.tcl.call("set", "::defaultRNG", rng.handle)
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def warn(self, message: str) -> None:
+        if message not in self.warned:
+            self.warned.add(message)
+            self._warn(message)
+
+    def _handle(self) -> str:
+        self._count += 1
+        return f"_o{self._count}"
+
+    def _register(self, obj: Obj) -> Obj:
+        self.objects[obj.handle] = obj
+        self.tcl.call("interp", "alias", "", obj.handle, "", "::ns2::dispatch", "obj", obj.handle)
+        return obj
+
+    def _py(self, *args: str) -> tuple[str, str]:
+        """Every ns-2 command arrives here (through ::ns2::dispatch)."""
+        try:
+            return ("ok", self._dispatch(list(args)))
+        except Ns2Error as e:
+            if self.failure is None:
+                self.failure = e
+            return ("error", e.message)
+        except ScriptExit as e:
+            self.exit_code = e.code
+            return ("exit", str(e.code))
+        except _Eval as e:
+            return ("eval", e.script)
+        except Exception as e:  # a bug in this layer: keep it for the caller
+            if self.bug is None:
+                self.bug = e
+            return ("error", f"internal error: {e!r}")
+
+    def source(self) -> None:
+        """Runs the script; raises Ns2Error, ScriptExit or the bug that stopped it."""
+        self.tcl.call("set", "::argv0", str(self.script))
+        self.tcl.call("set", "::argv", tuple(self.argv) if self.argv else "")
+        self.tcl.call("set", "::argc", len(self.argv))
+        try:
+            self.tcl.call("source", str(self.script))
+        except tkinter.TclError as e:
+            self._raise_from_tcl(e)
+        finally:
+            self._flush()
+        if self.exit_code is not None:
+            raise ScriptExit(self.exit_code)
+
+    def eval_event(self, script: str, t: float) -> None:
+        """Runs one `$ns at` script; raises like source()."""
+        try:
+            self.tcl.eval(script)
+        except tkinter.TclError as e:
+            self._raise_from_tcl(e, f'the event at {t:g} s "{script}"')
+        if self.exit_code is not None:
+            raise ScriptExit(self.exit_code)
+
+    def _flush(self) -> None:
+        for ch in ("stdout", "stderr"):
+            with contextlib.suppress(tkinter.TclError):
+                self.tcl.call("flush", ch)
+
+    def _raise_from_tcl(self, e: tkinter.TclError, context: str | None = None) -> None:
+        if self.bug is not None:
+            raise self.bug
+        if self.exit_code is not None:
+            raise ScriptExit(self.exit_code)
+        if self.failure is not None:
+            f = self.failure
+            if f.where is None and context:
+                f.where = context
+            raise f
+        info = str(self.tcl.call("set", "::errorInfo"))
+        where = None
+        for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
+            where = f"{Path(m.group(1)).name}:{m.group(2)}"
+        proc = re.search(r'\(procedure "([^"]+)" line (\d+)\)', info)
+        detail = f" (in proc {proc.group(1)}, line {proc.group(2)} of its body)" if proc else ""
+        raise Ns2Error(f"Tcl error: {e}{detail}", where=where or context)
+
+    def tcl_list(self, *words: str) -> str:
+        return str(self.tcl.call("list", *words))
+
+    # -- objects and classes --------------------------------------------------------------------
+
+    def default(self, cls: str, var: str) -> str | None:
+        for c in class_chain(cls):
+            if var in self.class_vars.get(c, {}):
+                return self.class_vars[c][var]
+            if var in NS_DEFAULTS.get(c, {}):
+                return NS_DEFAULTS[c][var]
+        return None
+
+    def init_vars(self, obj: Obj) -> None:
+        """OTcl instvar initialisation: the class defaults as they are now."""
+        names: set[str] = set()
+        for c in class_chain(obj.cls):
+            names |= set(NS_DEFAULTS.get(c, {})) | set(self.class_vars.get(c, {}))
+        for n in names:
+            value = self.default(obj.cls, n)
+            if value is not None:
+                obj.vars[n] = value
+
+    def new(self, cls: str, args: list[str]) -> str:
+        if cls not in _CLASSES:
+            raise Ns2Error(_not_modelled_class(cls))
+        h = self._handle()
+        obj: Obj
+        if cls == "Simulator":
+            if self.sim is not None:
+                raise Ns2Error("a second Simulator is not modelled")
+            obj = Obj(h, cls)
+            self.sim = obj
+        elif cls.startswith("Agent"):
+            obj = Agent(h, cls, order=len(self.net.agents))
+            if cls in ("Agent",):
+                raise Ns2Error("new Agent: give a concrete agent class (Agent/TCP, Agent/UDP, ...)")
+            self.net.agents.append(obj)  # type: ignore[arg-type]
+        elif cls.startswith("Application"):
+            if cls in ("Application", "Application/Traffic"):
+                raise Ns2Error(f"new {cls}: give a concrete application (FTP, Traffic/CBR, ...)")
+            obj = App(h, cls)
+        elif cls == "RNG":
+            obj = Rng(h, 1)
+        elif cls.startswith("Queue"):
+            raise Ns2Error(
+                "new Queue/...: a queue made outside a link is not modelled; give the queue "
+                "type to $ns duplex-link"
+            )
+        else:
+            obj = Obj(h, cls)
+        self.init_vars(obj)
+        if cls.startswith("RandomVariable"):
+            obj.vars.setdefault("rng", self.default_rng.handle)
+        self._register(obj)
+        return h
+
+    # -- the dispatcher ---------------------------------------------------------------------------
+
+    def _dispatch(self, args: list[str]) -> str:
+        kind = args[0]
+        if kind == "obj":
+            obj = self.objects.get(args[1])
+            if obj is None:
+                raise Ns2Error(f"{args[1]} has been deleted")
+            if len(args) < 3:
+                raise Ns2Error(f"{args[1]}: a method name is missing")
+            return self.method(obj, args[2], args[3:])
+        if kind == "class":
+            return self.class_method(args[1], args[2] if len(args) > 2 else "", args[3:])
+        if kind == "new":
+            if len(args) < 2:
+                raise Ns2Error("new: the class is missing")
+            return self.new(args[1], args[2:])
+        if kind == "delete":
+            return ""
+        if kind == "ns-random":
+            if len(args) > 1:
+                self.default_rng.rand.seed(int(number(args[1])))
+                return ""
+            return str(self.default_rng.rand.randrange(2**31 - 1))
+        if kind == "__exit__":
+            code = int(number(args[1], "exit code")) if len(args) > 1 else 0
+            raise ScriptExit(code)
+        if kind == "__warn__":
+            self.warn(args[1])
+            return ""
+        if kind == "__where__":
+            if self.failure is not None and self.failure.where is None and len(args) > 2:
+                self.failure.where, self.failure.command = args[1], args[2]
+            return ""
+        if kind == "__unknown__":
+            name = args[1]
+            if name == "Class":
+                raise Ns2Error("user-defined OTcl classes (Class ...) are not supported yet")
+            raise Ns2Error(_not_modelled_class(name))
+        raise Ns2Error(f"unknown command {kind}")
+
+    def class_method(self, cls: str, method: str, args: list[str]) -> str:
+        if method == "set":
+            if len(args) == 1:
+                v = self.default(cls, args[0])
+                if v is None:
+                    raise Ns2Error(f"{cls} has no class variable {args[0]}")
+                return v
+            if len(args) != 2:
+                raise Ns2Error(f"usage: {cls} set var_ ?value?")
+            if self.runner is not None:
+                self._not_while_running(f"{cls} set {args[0]}")
+            self.class_vars.setdefault(cls, {})[args[0]] = args[1]
+            return args[1]
+        if method == "instproc":
+            if len(args) != 3:
+                raise Ns2Error(f"usage: {cls} instproc name args body")
+            name, params, body = args
+            self.tcl.call("proc", _proc_name(cls, name), f"self {params}", body)
+            return ""
+        if method in ("info", "superclass", "instvar", "create"):
+            raise Ns2Error(f"{cls} {method}: OTcl class introspection is not supported yet")
+        raise Ns2Error(f"{cls} {method}: not an ns-2 class method bufferlab models")
+
+    def _user_proc(self, obj: Obj, method: str) -> str | None:
+        for key in (obj.handle, *class_chain(obj.cls)):
+            name = _proc_name(key, method)
+            if self.tcl.call("info", "procs", name):
+                return name
+        return None
+
+    def method(self, obj: Obj, method: str, args: list[str]) -> str:
+        proc = self._user_proc(obj, method)
+        if proc is not None:
+            raise _Eval(self.tcl_list(proc, obj.handle, *args))
+        if method == "set" and obj is not self.sim:
+            return self.obj_set(obj, args)
+        if method == "proc":
+            if len(args) != 3:
+                raise Ns2Error("usage: $obj proc name args body")
+            self.tcl.call("proc", _proc_name(obj.handle, args[0]), f"self {args[1]}", args[2])
+            return ""
+        if method == "info" and args[:1] == ["class"]:
+            return obj.cls
+        if method == "instvar":
+            raise Ns2Error("instvar is not supported yet; use $self set var_ / $self set var_ v")
+        if method == "class":
+            return obj.cls
+        if obj is self.sim:
+            return self.sim_method(method, args)
+        if isinstance(obj, Node):
+            return self.node_method(obj, method, args)
+        if isinstance(obj, Agent):
+            return self.agent_method(obj, method, args)
+        if isinstance(obj, App):
+            return self.app_method(obj, method, args)
+        if isinstance(obj, Link):
+            if method == "queue":
+                assert obj.queue is not None
+                return obj.queue.handle
+            if method in ("errormodule", "install-error", "trace-dynamics"):
+                raise Ns2Error(f"link {method}: use $ns lossmodel $em n1 n2")
+        if isinstance(obj, Queue) and method in ("attach", "trace"):
+            raise Ns2Error(
+                "queue variable traces (ave_, curq_) are not written yet; read the queue "
+                "statistics from `bufferlab run` of the imported scenario"
+            )
+        if isinstance(obj, Rng):
+            return self.rng_method(obj, method, args)
+        if obj.cls.startswith("RandomVariable"):
+            return self.ranvar_method(obj, method, args)
+        if obj.cls.startswith("ErrorModel"):
+            if method == "unit":
+                obj.vars["unit_"] = args[0] if args else "pkt"
+                return ""
+            if method in ("ranvar", "drop-target", "target"):
+                return ""
+        if isinstance(obj, QueueMonitor):
+            if method == "get-pkts-integrator":
+                return self._integrator(obj, "packets")
+            if method == "get-bytes-integrator":
+                return self._integrator(obj, "bytes")
+            if method == "reset":
+                if self.runner is not None:
+                    self._not_while_running("resetting a queue monitor")
+                return ""
+        raise Ns2Error(f"{obj.cls} method `{method}` is not modelled")
+
+    def _integrator(self, qm: QueueMonitor, what: str) -> str:
+        key = f"integrator_{what}"
+        if key not in qm.vars:
+            integ = Integrator(self._handle(), qm, what)
+            self._register(integ)
+            qm.vars[key] = integ.handle
+        return qm.vars[key]
+
+    def _not_while_running(self, what: str) -> None:
+        raise Ns2Error(
+            f"{what} after $ns run has started is not supported yet; set it before $ns run"
+        )
+
+    def obj_set(self, obj: Obj, args: list[str]) -> str:
+        if len(args) == 1:
+            return self.get_var(obj, args[0])
+        if len(args) != 2:
+            raise Ns2Error("usage: $obj set var_ ?value?")
+        var, value = args
+        if (
+            self.runner is not None
+            and not isinstance(obj, Rng | Integrator)
+            and not (obj.cls.startswith("RandomVariable"))
+        ):
+            self._not_while_running(f"setting {var} of {obj.cls}")
+        if isinstance(obj, Queue) and var == "limit_":
+            obj.limit_set = True
+        if isinstance(obj, App) and var in ("interval_", "rate_"):
+            obj.interval_last = var == "interval_"
+        if isinstance(obj, Agent) and var not in obj.vars and var not in LABELS:
+            self.warn(f"{obj.cls} {var} is not modelled; ignored")
+        if isinstance(obj, Link):
+            if var == "bandwidth_":
+                obj.rate = rate_bps(value)
+            elif var == "delay_":
+                obj.delay = time_s(value)
+            elif var in ("drpT_", "enqT_", "deqT_", "rcvT_"):
+                pass  # trace targets: the engine's trace-all covers them
+            else:
+                raise Ns2Error(f"link variable {var} is not modelled")
+        if isinstance(obj, Agent) and var in TCP_STATE:
+            self.warn(f"setting {var} (engine state) before the run is ignored")
+        obj.vars[var] = value
+        return value
+
+    def get_var(self, obj: Obj, var: str) -> str:
+        if self.runner is not None:
+            v = self.runner.read(obj, var)
+            if v is not None:
+                return v
+        if isinstance(obj, Link):
+            if var == "bandwidth_":
+                return f"{obj.rate:g}"
+            if var == "delay_":
+                return f"{obj.delay:g}"
+        if isinstance(obj, QueueMonitor | Integrator):
+            if self.runner is None:
+                return "0"  # nothing has arrived before the run (ns-2's initial values)
+            raise Ns2Error(
+                f"{obj.cls} {var} is read from the run's report: it is available in the proc "
+                "that ends the run (finish), not before"
+            )
+        if var in obj.vars:
+            return obj.vars[var]
+        raise Ns2Error(f"{obj.cls} {obj.handle} has no variable {var}")
+
+    # -- Simulator ---------------------------------------------------------------------------------
+
+    def sim_method(self, m: str, a: list[str]) -> str:
+        net = self.net
+        if m == "node":
+            if a:
+                raise Ns2Error("$ns node with arguments (hierarchical or wireless) is not modelled")
+            n = Node(self._handle(), "Node", id=len(net.nodes))
+            net.nodes.append(n)
+            self._register(n)
+            return n.handle
+        if m in ("duplex-link", "simplex-link"):
+            if len(a) < 5:
+                raise Ns2Error(f"usage: $ns {m} n1 n2 bandwidth delay queue-type")
+            if self.runner is not None:
+                self._not_while_running(f"$ns {m}")
+            n1, n2 = self.node(a[0]), self.node(a[1])
+            qtype = a[4]
+            if qtype not in QUEUE_KINDS:
+                raise Ns2Error(
+                    f"queue type {qtype} is not modelled (DropTail, RED, FQ, DRR and SFQ are); "
+                    "see docs/ns2-scripts.md"
+                )
+            if len(a) > 5:
+                raise Ns2Error(f"$ns {m} with extra arguments {a[5:]} is not modelled")
+            rate, delay = rate_bps(a[2]), time_s(a[3])
+            ends = [(n1, n2), (n2, n1)] if m == "duplex-link" else [(n1, n2)]
+            for s, d in ends:
+                if (s.id, d.id) in net.links:
+                    raise Ns2Error(f"a second link from node {s.id} to node {d.id}")
+                q = Queue(self._handle(), f"Queue/{qtype}", kind=qtype)
+                self.init_vars(q)
+                if qtype == "FQ":
+                    q.vars["flow_limit_"] = self.default("Queue/DropTail", "limit_") or "50"
+                self._register(q)
+                link = Link(
+                    self._handle(),
+                    "Link",
+                    src=s,
+                    dst=d,
+                    rate=rate,
+                    delay=delay,
+                    queue=q,
+                    duplex=m == "duplex-link",
+                )
+                self._register(link)
+                net.links[(s.id, d.id)] = link
+            return ""
+        if m == "queue-limit":
+            if len(a) != 3:
+                raise Ns2Error("usage: $ns queue-limit n1 n2 limit")
+            if self.runner is not None:
+                self._not_while_running("$ns queue-limit")
+            q = net.link(self.node(a[0]), self.node(a[1])).queue
+            assert q is not None
+            q.vars["limit_"] = str(int(number(a[2], "queue limit")))
+            q.limit_set = True
+            return ""
+        if m == "link":
+            return net.link(self.node(a[0]), self.node(a[1])).handle
+        if m in _IGNORED_SIM:
+            return ""
+        if m in _UNSUPPORTED_SIM:
+            raise Ns2Error(_UNSUPPORTED_SIM[m])
+        if m == "now":
+            return f"{self.runner.now if self.runner is not None else 0.0:.15g}"
+        if m in ("at", "after"):
+            if len(a) != 2:
+                raise Ns2Error(f"usage: $ns {m} time script")
+            t = number(a[0], "time")
+            if m == "after":
+                t += self.runner.now if self.runner is not None else 0.0
+            return str(self.schedule(t, a[1]))
+        if m == "cancel":
+            self.cancelled.add(int(number(a[0])))
+            return ""
+        if m == "attach-agent":
+            n, ag = self.node(a[0]), self.agent(a[1])
+            if self.runner is not None:
+                self._not_while_running("$ns attach-agent")
+            ag.node = n
+            return ""
+        if m == "connect":
+            s, d = self.agent(a[0]), self.agent(a[1])
+            if self.runner is not None:
+                self._not_while_running("$ns connect")
+            self.check_pair(s, d)
+            s.peer, d.peer = d, s
+            return ""
+        if m == "trace-all":
+            if len(a) != 1:
+                raise Ns2Error("usage: $ns trace-all channel")
+            path = str(self.tcl.call("array", "get", "::ns2::chanpath", a[0]))
+            words = self.tcl.splitlist(path)
+            if len(words) != 2 or str(words[1]).startswith("|"):
+                raise Ns2Error(
+                    "trace-all takes a channel from `open FILE w` (pipes are not supported)"
+                )
+            if self.runner is not None:
+                self._not_while_running("$ns trace-all")
+            net.trace_path = str(Path(str(words[1])).resolve())
+            return ""
+        if m == "namtrace-all":
+            self.warn("namtrace-all: bufferlab writes no nam trace (the file stays empty)")
+            return ""
+        if m == "run":
+            return self.run()
+        if m == "halt":
+            if self.runner is None:
+                raise Ns2Error("$ns halt before $ns run")
+            self.runner.halt()
+            return ""
+        if m == "lossmodel" or m == "link-lossmodel":
+            em = self.objects.get(a[0]) if a else None
+            if em is None or not em.cls.startswith("ErrorModel") or len(a) != 3:
+                raise Ns2Error(f"usage: $ns {m} $errormodel n1 n2")
+            net.link(self.node(a[1]), self.node(a[2])).loss = em
+            return ""
+        if m == "monitor-queue":
+            link = net.link(self.node(a[0]), self.node(a[1]))
+            qm = QueueMonitor(self._handle(), link)
+            self._register(qm)
+            return qm.handle
+        if m == "rtproto":
+            if a and a[0] not in ("Static",):
+                raise Ns2Error(f"rtproto {a[0]}: only static routing is modelled")
+            return ""
+        if m == "set":
+            if a == ["nullAgent_"]:
+                if self.null_agent is None:
+                    self.null_agent = self.agent(self.new("Agent/Null", []))
+                return self.null_agent.handle
+            raise Ns2Error(f"Simulator variable {a[0] if a else ''} is not modelled")
+        if m == "is-started":
+            return "1" if self.runner is not None else "0"
+        raise Ns2Error(f"Simulator method `{m}` is not modelled")
+
+    def node(self, h: str) -> Node:
+        obj = self.objects.get(h)
+        if not isinstance(obj, Node):
+            raise Ns2Error(f"{h} is not a node")
+        return obj
+
+    def agent(self, h: str) -> Agent:
+        obj = self.objects.get(h)
+        if not isinstance(obj, Agent):
+            raise Ns2Error(f"{h} is not an agent")
+        return obj
+
+    def check_pair(self, s: Agent, d: Agent) -> None:
+        if s.cls in TCP_CC and d.cls not in TCP_SINKS:
+            raise Ns2Error(f"{s.cls} must be connected to an Agent/TCPSink, not {d.cls}")
+        if is_a(s.cls, "Agent/UDP") and d.cls not in UDP_SINKS:
+            raise Ns2Error(
+                f"Agent/UDP must be connected to an Agent/Null or LossMonitor, not {d.cls}"
+            )
+        if s.cls not in TCP_CC and not is_a(s.cls, "Agent/UDP"):
+            if d.cls in TCP_CC or is_a(d.cls, "Agent/UDP"):
+                self.check_pair(d, s)
+            else:
+                raise Ns2Error(f"connecting {s.cls} to {d.cls} is not modelled")
+
+    def schedule(self, t: float, script: str) -> int:
+        self._seq += 1
+        if self.runner is not None:
+            self.runner.schedule(t, self._seq, script)
+            return self._seq
+        words = [str(w) for w in self.tcl.splitlist(script)] if script.strip() else []
+        if len(words) == 2 and words[1] in ("start", "stop"):
+            app = self.objects.get(words[0])
+            if isinstance(app, App):
+                if words[1] == "start":
+                    if app.start is not None:
+                        raise Ns2Error(f"{app.cls} {app.handle} is started twice: not modelled")
+                    app.start = t
+                else:
+                    app.stop = t if app.stop is None else min(app.stop, t)
+                return self._seq
+        heapq.heappush(self.events, (t, self._seq, script))
+        return self._seq
+
+    def run(self) -> str:
+        if self.runner is not None:
+            raise Ns2Error("$ns run called twice")
+        from bufferlab.ns2.runner import Runner
+
+        self.runner = Runner(self)
+        self.runner.run()
+        return ""
+
+    # -- nodes, agents, applications ---------------------------------------------------------------
+
+    def node_method(self, n: Node, m: str, a: list[str]) -> str:
+        if m in ("id", "node-addr", "address?"):
+            return str(n.id)
+        if m == "attach":
+            self.agent(a[0]).node = n
+            return ""
+        if m in _IGNORED_NODE:
+            return ""
+        raise Ns2Error(f"Node method `{m}` is not modelled")
+
+    def agent_method(self, ag: Agent, m: str, a: list[str]) -> str:
+        if m in ("attach-app", "attach-source", "attach-traffic"):
+            cls = {"FTP": "Application/FTP"}.get(a[0], a[0]) if a else ""
+            if m == "attach-traffic":
+                app = self.objects.get(a[0])
+                if not isinstance(app, App):
+                    raise Ns2Error("attach-traffic takes an application")
+            else:
+                if cls != "Application/FTP":
+                    raise Ns2Error(f"{m} {a[0] if a else ''}: only FTP is modelled here")
+                app = self.objects[self.new(cls, [])]  # type: ignore[assignment]
+            assert isinstance(app, App)
+            app.agent, ag.app = ag, app
+            return app.handle
+        if m == "attach":
+            return ""  # a trace channel for variable traces: harmless until `trace`
+        if m == "trace":
+            raise Ns2Error(
+                f"variable traces ($agent trace {a[0] if a else ''}) are not written yet; "
+                "sample the variable with a proc rescheduled by $ns at"
+            )
+        if m in ("port", "addr"):
+            return str(ag.order if m == "port" else (ag.node.id if ag.node else -1))
+        if m in ("clear",):
+            return ""
+        raise Ns2Error(f"{ag.cls} method `{m}` is not modelled")
+
+    def app_method(self, app: App, m: str, a: list[str]) -> str:
+        if m == "attach-agent":
+            ag = self.agent(a[0])
+            app.agent, ag.app = ag, app
+            return ""
+        if m in ("start", "stop"):
+            raise Ns2Error(
+                f'$app {m} outside `$ns at T "$app {m}"` is not supported yet: schedule it '
+                f'before $ns run, as $ns at T "$app {m}"'
+            )
+        if m in ("send", "produce", "producemore"):
+            raise Ns2Error(f"FTP {m} (a finite transfer) is not supported yet")
+        raise Ns2Error(f"{app.cls} method `{m}` is not modelled")
+
+    # -- random numbers ----------------------------------------------------------------------------
+
+    def rng_method(self, r: Rng, m: str, a: list[str]) -> str:
+        if m == "seed":
+            if not a:
+                return "1"
+            s = int(number(a[0], "seed"))
+            if r is self.default_rng:
+                if self.runner is not None:
+                    self._not_while_running("seeding defaultRNG")
+                if s == 0:
+                    self.warn("defaultRNG seed 0 (a seed from the clock): using seed 1")
+                self.net.seed = s if s > 0 else 1
+            r.rand.seed(s)
+            return ""
+        if m in ("next-random", "next-substream"):
+            return str(r.rand.randrange(2**31 - 1)) if m == "next-random" else ""
+        if m == "uniform":
+            return repr(r.rand.uniform(number(a[0]), number(a[1])))
+        if m == "exponential":
+            return (
+                repr(r.rand.expovariate(1.0 / number(a[0]))) if a else repr(r.rand.expovariate(1))
+            )
+        if m == "integer":
+            return str(r.rand.randrange(int(number(a[0]))))
+        if m == "normal":
+            return repr(r.rand.gauss(number(a[0]), number(a[1])))
+        raise Ns2Error(f"RNG method `{m}` is not modelled")
+
+    def ranvar_method(self, rv: Obj, m: str, a: list[str]) -> str:
+        if m == "use-rng":
+            rv.vars["rng"] = a[0]
+            return ""
+        if m == "value":
+            r = self.objects.get(rv.vars.get("rng", ""))
+            rand = r.rand if isinstance(r, Rng) else self.default_rng.rand
+            v = rv.vars
+            kind = rv.cls.split("/")[-1]
+            if kind == "Uniform":
+                return repr(rand.uniform(number(v.get("min_", "0")), number(v.get("max_", "1"))))
+            if kind == "Exponential":
+                return repr(rand.expovariate(1.0 / number(v.get("avg_", "1"))))
+            if kind == "Constant":
+                return v.get("val_", "0")
+            if kind == "Normal":
+                return repr(rand.gauss(number(v.get("avg_", "0")), number(v.get("std_", "1"))))
+            if kind == "Pareto":
+                shape = number(v.get("shape_", "1.5"))
+                scale = number(v.get("avg_", "1")) * (shape - 1) / shape
+                return repr(scale * rand.paretovariate(shape))
+        raise Ns2Error(f"{rv.cls} method `{m}` is not modelled")
+
+
+class _Eval(Exception):  # a control-flow signal, not an error
+    """Tells ::ns2::dispatch to evaluate a Tcl command in the caller's frame."""
+
+    def __init__(self, script: str):
+        super().__init__(script)
+        self.script = script
+
+
+def _proc_name(key: str, method: str) -> str:
+    return "::ns2::ip::" + key.replace("/", "__") + "__" + method
+
+
+def _not_modelled_class(cls: str) -> str:
+    root = cls.split("/")[0]
+    what = {
+        "Mac": "wireless and LAN MAC layers are not modelled",
+        "Phy": "wireless physical layers are not modelled",
+        "Antenna": "wireless nodes are not modelled",
+        "LL": "link layers (LAN) are not modelled",
+        "Classifier": "custom classifiers are not modelled",
+        "Trace": "custom trace objects are not modelled",
+    }.get(root)
+    if what:
+        return f"{cls}: {what}"
+    return f"ns-2 class {cls} is not modelled; see docs/ns2-scripts.md for what is"

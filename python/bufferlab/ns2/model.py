@@ -1,0 +1,625 @@
+"""The network an ns-2 script describes (nodes, links, queues, agents, applications, error
+models) and its translation to a bufferlab scenario (a dict of the scenario format).
+
+Every ns-2 variable the translation reads is listed here with the scenario field it becomes;
+ns-2.35's defaults (``tcl/lib/ns-default.tcl``, checked with ``ns`` itself) are in
+``NS_DEFAULTS``. A variable left at its ns-2 default is left out of the scenario, where the
+``ns2`` presets give the same value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.units import boolean, fmt_rate, fmt_time, number, rate_bps, time_s
+
+# ns-2.35 defaults of the classes bufferlab models (ns-default.tcl). A class inherits its
+# parent's (the name up to its last "/").
+NS_DEFAULTS: dict[str, dict[str, str]] = {
+    "Agent": {"fid_": "0", "prio_": "0", "class_": "0", "packetSize_": "1000"},
+    "Agent/TCP": {
+        "window_": "20",
+        "windowInit_": "2",
+        "packetSize_": "1000",
+        "tcpTick_": "0.01",
+        "maxburst_": "0",
+        "minrto_": "0.2",
+        "maxrto_": "60",
+        "rtxcur_init_": "3.0",
+        "syn_": "true",
+        "numdupacks_": "3",
+        "ecn_": "0",
+        "timestamps_": "false",
+        "slow_start_restart_": "true",
+        "singledup_": "1",
+        "ssthresh_": "0",
+        "maxcwnd_": "0",
+        "overhead_": "0",
+        "windowOption_": "1",
+        "delay_growth_": "true",
+        "cwnd_": "1",
+        "ack_": "-1",
+        "t_seqno_": "0",
+        "ndatapack_": "0",
+        "ndatabytes_": "0",
+        "nrexmitpack_": "0",
+        "nrexmitbytes_": "0",
+        "nrexmit_": "0",
+        "nackpack_": "0",
+        "rtt_": "0",
+        "srtt_": "0",
+        "maxseq_": "-1",
+    },
+    "Agent/TCP/Vegas": {"v_alpha_": "1", "v_beta_": "3", "v_gamma_": "1"},
+    "Agent/TCPSink": {"packetSize_": "40", "maxSackBlocks_": "3", "bytes_": "0"},
+    "Agent/TCPSink/DelAck": {"interval_": "100ms"},
+    "Agent/TCPSink/Sack1/DelAck": {"interval_": "100ms"},
+    "Agent/UDP": {"packetSize_": "1000"},
+    "Agent/LossMonitor": {
+        "bytes_": "0",
+        "npkts_": "0",
+        "nlost_": "0",
+        "lastPktTime_": "0",
+        "expected_": "-1",
+    },
+    "Queue": {"limit_": "50", "blocked_": "false", "unblock_on_resume_": "true"},
+    "Queue/DropTail": {
+        "drop_front_": "false",
+        "queue_in_bytes_": "false",
+        "mean_pktsize_": "500",
+        "summarystats_": "false",
+    },
+    "Queue/RED": {
+        "bytes_": "true",
+        "queue_in_bytes_": "true",
+        "thresh_": "0",
+        "maxthresh_": "0",
+        "mean_pktsize_": "500",
+        "q_weight_": "-1",
+        "wait_": "true",
+        "linterm_": "10",
+        "setbit_": "false",
+        "gentle_": "true",
+        "drop_tail_": "true",
+        "drop_front_": "false",
+        "drop_rand_": "false",
+        "adaptive_": "0",
+        "use_mark_p_": "true",
+        "mark_p_": "0.1",
+        "targetdelay_": "0.005",
+        "cautious_": "0",
+        "alpha_": "0.01",
+        "beta_": "0.9",
+        "interval_": "0.5",
+        "top_": "0.5",
+        "bottom_": "0",
+        "feng_adaptive_": "0",
+        "ave_": "0",
+        "curq_": "0",
+    },
+    "Queue/DRR": {"buckets_": "10", "blimit_": "25000", "quantum_": "250", "mask_": "0"},
+    "Queue/SFQ": {"maxqueue_": "40", "buckets_": "16"},
+    "Application/Traffic/CBR": {
+        "rate_": "448Kb",
+        "packetSize_": "210",
+        "random_": "0",
+        "maxpkts_": "268435456",
+    },
+    "Application/Traffic/Exponential": {
+        "burst_time_": ".5",
+        "idle_time_": ".5",
+        "rate_": "64Kb",
+        "packetSize_": "210",
+    },
+    "Application/Traffic/Pareto": {
+        "burst_time_": "500ms",
+        "idle_time_": "500ms",
+        "rate_": "64Kb",
+        "packetSize_": "210",
+        "shape_": "1.5",
+    },
+    "ErrorModel": {"rate_": "0", "enable_": "1", "markecn_": "false", "delay_pkt_": "false"},
+}
+
+# Variables that only label packets or feed nam/traces: accepted silently.
+LABELS = {
+    "fid_",
+    "class_",
+    "prio_",
+    "flags_",
+    "ttl_",
+    "dst_addr_",
+    "dst_port_",
+    "agent_addr_",
+    "agent_port_",
+    "nam_tracevar_",
+}
+
+# The TCP sender: ns-2 variable -> (scenario field, converter). Only values that differ
+# from ns-2's default are written; the `ns2` preset has the defaults.
+_TCP_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "window_": ("window", lambda v: f"{int(number(v))}p"),
+    "windowInit_": ("iw", lambda v: int(number(v))),
+    "packetSize_": ("mss", lambda v: int(number(v))),
+    "tcpTick_": ("clock_granularity", lambda v: fmt_time(time_s(v))),
+    "minrto_": ("min_rto", lambda v: fmt_time(time_s(v))),
+    "maxrto_": ("max_rto", lambda v: fmt_time(time_s(v))),
+    "rtxcur_init_": ("initial_rto", lambda v: fmt_time(time_s(v))),
+    "numdupacks_": ("dupack_threshold", lambda v: int(number(v))),
+    "ecn_": ("ecn", boolean),
+    "timestamps_": ("timestamps", boolean),
+    "slow_start_restart_": ("slow_start_restart", boolean),
+    "singledup_": ("limited_transmit", boolean),
+    "syn_": ("handshake", boolean),
+    "ssthresh_": ("initial_ssthresh", lambda v: f"{int(number(v))}p"),
+    "v_alpha_": ("vegas_alpha", number),
+    "v_beta_": ("vegas_beta", number),
+    "v_gamma_": ("vegas_gamma", number),
+}
+# Variables whose non-default values change what ns-2 does and are not modelled (exit 2).
+_TCP_UNMODELLED = {
+    "maxburst_": "maxburst_ (a cap on packets sent per ACK) is not modelled",
+    "maxcwnd_": "maxcwnd_ (a cap on cwnd_) is not modelled; window_ caps the window",
+    "overhead_": "overhead_ (random sending delays) is not modelled",
+    "windowOption_": "windowOption_ other than 1 (standard AIMD) is not modelled",
+    "delay_growth_": "delay_growth_ false is not modelled",
+}
+# Read-only counters and state: setting them before the run is harmless and ignored.
+TCP_STATE = {
+    "cwnd_",
+    "ack_",
+    "t_seqno_",
+    "ndatapack_",
+    "ndatabytes_",
+    "nrexmitpack_",
+    "nrexmitbytes_",
+    "nrexmit_",
+    "nackpack_",
+    "rtt_",
+    "srtt_",
+    "maxseq_",
+}
+
+TCP_CC = {
+    "Agent/TCP": ("tahoe", False),
+    "Agent/TCP/Reno": ("reno", False),
+    "Agent/TCP/Newreno": ("newreno", False),
+    "Agent/TCP/Sack1": ("newreno", True),
+    "Agent/TCP/Vegas": ("vegas", False),
+}
+TCP_SINKS = {
+    "Agent/TCPSink",
+    "Agent/TCPSink/DelAck",
+    "Agent/TCPSink/Sack1",
+    "Agent/TCPSink/Sack1/DelAck",
+}
+UDP_SINKS = {"Agent/Null", "Agent/LossMonitor"}
+TRAFFIC = {
+    "Application/Traffic/CBR",
+    "Application/Traffic/Exponential",
+    "Application/Traffic/Pareto",
+}
+QUEUE_KINDS = {"DropTail", "RED", "FQ", "DRR", "SFQ"}
+
+
+def parent(cls: str) -> str | None:
+    return cls.rsplit("/", 1)[0] if "/" in cls else None
+
+
+def class_chain(cls: str) -> list[str]:
+    out: list[str] = []
+    c: str | None = cls
+    while c:
+        out.append(c)
+        c = parent(c)
+    return out
+
+
+def is_a(cls: str, base: str) -> bool:
+    return base in class_chain(cls)
+
+
+@dataclass(eq=False)
+class Obj:
+    """An ns-2 object: its handle (a Tcl command), class and instance variables."""
+
+    handle: str
+    cls: str
+    vars: dict[str, str] = field(default_factory=dict)
+    line: str | None = None  # where it was created, for messages
+
+
+@dataclass(eq=False)
+class Node(Obj):
+    id: int = 0
+
+    @property
+    def name(self) -> str:
+        return f"n{self.id}"
+
+
+@dataclass(eq=False)
+class Queue(Obj):
+    kind: str = "DropTail"
+    limit_set: bool = False  # $ns queue-limit or $q set limit_ on this queue
+
+
+@dataclass(eq=False)
+class Link(Obj):
+    """One direction of a link (ns-2 builds a duplex link from two simplex ones)."""
+
+    src: Node | None = None
+    dst: Node | None = None
+    rate: float = 0.0
+    delay: float = 0.0
+    queue: Queue | None = None
+    duplex: bool = True
+    loss: Obj | None = None
+
+
+@dataclass(eq=False)
+class Agent(Obj):
+    node: Node | None = None
+    peer: Agent | None = None
+    app: App | None = None
+    flow: str | None = None  # the scenario flow it became (sender and its sink)
+    order: int = 0
+
+
+@dataclass(eq=False)
+class App(Obj):
+    agent: Agent | None = None
+    start: float | None = None
+    stop: float | None = None
+    interval_last: bool = False  # interval_ was set after rate_ (CBR)
+
+
+class QueueMonitor(Obj):
+    def __init__(self, handle: str, link: Link):
+        super().__init__(handle, "QueueMonitor")
+        self.link = link
+
+
+class Integrator(Obj):
+    def __init__(self, handle: str, monitor: QueueMonitor, what: str):
+        super().__init__(handle, "Integrator")
+        self.monitor = monitor
+        self.what = what
+
+
+@dataclass
+class Network:
+    """What the script built before ``$ns run``."""
+
+    nodes: list[Node] = field(default_factory=list)
+    links: dict[tuple[int, int], Link] = field(default_factory=dict)
+    agents: list[Agent] = field(default_factory=list)
+    seed: int | None = None
+    trace_path: str | None = None
+
+    def link(self, a: Node, b: Node) -> Link:
+        try:
+            return self.links[(a.id, b.id)]
+        except KeyError:
+            raise Ns2Error(f"there is no link from node {a.id} to node {b.id}") from None
+
+    def flows(self) -> list[Agent]:
+        """The sending agents that became flows, in creation order."""
+        return [a for a in self.agents if a.flow is not None]
+
+    # -- translation ----------------------------------------------------------------------
+
+    def to_scenario(
+        self, duration: float, name: str, warn: Callable[[str], None]
+    ) -> dict[str, Any]:
+        if not self.nodes:
+            raise Ns2Error("the script creates no nodes ($ns node)")
+        links: dict[str, Any] = {}
+        done: set[tuple[int, int]] = set()
+        for (a, b), fwd in self.links.items():
+            if (a, b) in done:
+                continue
+            rev = self.links.get((b, a))
+            if rev is None:
+                raise Ns2Error(
+                    f"the simplex link n{a}->n{b} has no reverse link: bufferlab's links are "
+                    "duplex (both directions, same rate and delay); add the reverse simplex "
+                    "link or use duplex-link"
+                )
+            if rev.rate != fwd.rate or rev.delay != fwd.delay:
+                raise Ns2Error(
+                    f"the simplex links n{a}->n{b} and n{b}->n{a} differ in rate or delay: "
+                    "bufferlab's links have one rate and one delay for both directions"
+                )
+            done |= {(a, b), (b, a)}
+            assert fwd.queue is not None and rev.queue is not None
+            entry: dict[str, Any] = {
+                "between": [f"n{a}", f"n{b}"],
+                "rate": fmt_rate(fwd.rate),
+                "delay": fmt_time(fwd.delay),
+            }
+            q = queue_config(fwd.queue, fwd, warn)
+            rq = queue_config(rev.queue, rev, warn)
+            entry["queue"] = q
+            if rq != q:
+                entry["reverse_queue"] = rq
+            if fwd.loss is not None:
+                entry["loss"] = loss_config(fwd.loss)
+            if rev.loss is not None:
+                entry["reverse_loss"] = loss_config(rev.loss)
+            links[f"n{a}_n{b}"] = entry
+        flows = []
+        index = 0
+        for ag in self.agents:
+            f = self._flow(ag, index, duration, warn)
+            if f is not None:
+                flows.append(f)
+                index += 1
+        scenario: dict[str, Any] = {
+            "name": name,
+            "description": f"translated from the ns-2 script {name}.tcl",
+            "duration": fmt_time(duration),
+        }
+        if self.seed is not None:
+            scenario["seed"] = self.seed
+        scenario["topology"] = {"kind": "custom", "nodes": [n.name for n in self.nodes]}
+        scenario["links"] = links
+        scenario["flows"] = flows
+        return scenario
+
+    def _flow(
+        self, ag: Agent, index: int, duration: float, warn: Callable[[str], None]
+    ) -> dict[str, Any] | None:
+        tcp = ag.cls in TCP_CC
+        if not tcp and not is_a(ag.cls, "Agent/UDP"):
+            return None  # sinks, Null
+        if ag.peer is None or ag.node is None or ag.peer.node is None:
+            if ag.app is not None:
+                warn(f"{ag.cls} {ag.handle} is not connected ($ns connect): left out")
+            return None
+        app = ag.app
+        if app is None or app.start is None:
+            warn(f"{ag.cls} {ag.handle} has no application started with $ns at: left out")
+            return None
+        if app.start >= duration:
+            warn(f"{app.cls} {app.handle} starts at {app.start:g} s, after the end: left out")
+            return None
+        name = f"{'tcp' if tcp else 'udp'}{index}"
+        ag.flow = name
+        ag.peer.flow = name
+        flow: dict[str, Any] = {
+            "name": name,
+            "src": ag.node.name,
+            "dst": ag.peer.node.name,
+            "start": fmt_time(app.start),
+        }
+        if app.stop is not None and app.stop < duration:
+            flow["stop"] = fmt_time(app.stop)
+        if app.cls == "Application/FTP":
+            if not tcp:
+                raise Ns2Error(f"Application/FTP {app.handle} is attached to a UDP agent")
+            flow["app"] = {"kind": "bulk"}
+        elif app.cls in TRAFFIC:
+            flow["app"] = traffic_app(app, ag)
+            if tcp:
+                flow["protocol"] = "tcp"
+        else:
+            raise Ns2Error(f"{app.cls} is not modelled (FTP, CBR, Exponential, Pareto are)")
+        if tcp:
+            flow["tcp"] = tcp_options(ag, warn)
+        else:
+            flow["header"] = "0B"  # ns-2's UDP agent adds no header to packetSize_
+        return flow
+
+
+def _changed(obj: Obj, var: str) -> str | None:
+    """The object's value of var when it differs from ns-2's default for its class."""
+    value = obj.vars.get(var)
+    default = lookup_default(obj.cls, var)
+    if value is None or value == default:
+        return None
+    try:
+        if default is not None and float(value) == float(default):
+            return None
+    except ValueError:
+        pass
+    return value
+
+
+def lookup_default(cls: str, var: str) -> str | None:
+    for c in class_chain(cls):
+        if var in NS_DEFAULTS.get(c, {}):
+            return NS_DEFAULTS[c][var]
+    return None
+
+
+def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
+    cc, sack = TCP_CC[ag.cls]
+    sink = ag.peer.cls if ag.peer is not None else "Agent/TCPSink"
+    if sink not in TCP_SINKS:
+        raise Ns2Error(f"{ag.cls} {ag.handle} is connected to a {sink}; use an Agent/TCPSink")
+    sink_sack = "Sack1" in sink
+    if sack != sink_sack:
+        warn(
+            f"{ag.cls} {ag.handle} with {sink}: SACK needs Agent/TCP/Sack1 and "
+            f"Agent/TCPSink/Sack1 together; running {'with' if sack and sink_sack else 'without'}"
+            " SACK"
+        )
+    opts: dict[str, Any] = {"preset": "ns2", "cc": cc}
+    if sack and sink_sack:
+        opts["sack"] = True
+    for var, why in _TCP_UNMODELLED.items():
+        if _changed(ag, var) is not None:
+            raise Ns2Error(f"{ag.cls} {var} {ag.vars[var]}: {why}")
+    for var, (key, conv) in _TCP_FIELDS.items():
+        v = _changed(ag, var)
+        if v is None:
+            continue
+        if var == "ssthresh_" and number(v) <= 0:
+            continue
+        opts[key] = conv(v)
+    if "DelAck" in sink:
+        opts["delayed_ack"] = True
+        assert ag.peer is not None
+        interval = ag.peer.vars.get("interval_", "100ms")
+        if time_s(interval) != 0.1:
+            opts["delack_timeout"] = fmt_time(time_s(interval))
+    return opts
+
+
+def traffic_app(app: App, ag: Agent) -> dict[str, Any]:
+    v = app.vars
+    size = int(number(v["packetSize_"], "packet size"))
+    if app.cls == "Application/Traffic/CBR":
+        if app.interval_last and "interval_" in v:
+            rate = size * 8 / time_s(v["interval_"])
+        else:
+            rate = rate_bps(v["rate_"])
+        if _changed(app, "maxpkts_") is not None:
+            raise Ns2Error(
+                'CBR maxpkts_ (stop after N packets) is not modelled; use $ns at T "$cbr stop"'
+            )
+        out: dict[str, Any] = {"kind": "cbr", "rate": fmt_rate(rate), "packet_size": f"{size}B"}
+        if boolean(v.get("random_", "0")):
+            out["random"] = True
+    else:
+        rate = rate_bps(v["rate_"])
+        on, off = time_s(v["burst_time_"]), time_s(v["idle_time_"])
+        if app.cls.endswith("Exponential"):
+            on_t = {"kind": "exponential", "mean": fmt_time(on)}
+            off_t = {"kind": "exponential", "mean": fmt_time(off)}
+        else:
+            shape = number(v["shape_"], "shape")
+            on_t = {"kind": "pareto", "mean": fmt_time(on), "shape": shape}
+            off_t = {"kind": "pareto", "mean": fmt_time(off), "shape": shape}
+        out = {
+            "kind": "onoff",
+            "rate": fmt_rate(rate),
+            "packet_size": f"{size}B",
+            "on_time": on_t,
+            "off_time": off_t,
+        }
+    if is_a(ag.cls, "Agent/UDP"):
+        mtu = int(number(ag.vars.get("packetSize_", "1000")))
+        if size > mtu:
+            raise Ns2Error(
+                f"{app.cls} packetSize_ {size} is larger than the UDP agent's packetSize_ {mtu}: "
+                "ns-2 would split each message into several packets, which is not modelled; "
+                "raise the agent's packetSize_"
+            )
+    return out
+
+
+def queue_config(q: Queue, link: Link, warn: Callable[[str], None]) -> dict[str, Any]:
+    v = q.vars
+    limit = int(number(v.get("limit_", "50"), "queue limit"))
+    if q.kind == "DropTail":
+        if boolean(v.get("drop_front_", "false")):
+            raise Ns2Error("Queue/DropTail drop_front_ true is not modelled")
+        if boolean(v.get("queue_in_bytes_", "false")):
+            mean = int(number(v.get("mean_pktsize_", "500")))
+            return {"kind": "droptail", "limit": f"{limit * mean}B", "flavour": "ns2"}
+        return {"kind": "droptail", "limit": f"{limit}p", "flavour": "ns2"}
+    if q.kind == "RED":
+        return red_config(q, link, limit)
+    if q.kind == "FQ":
+        if q.limit_set:
+            warn("queue-limit on an FQ link does not reach its per-flow queues (as in ns-2)")
+        per_flow = int(number(v.get("flow_limit_", "50")))
+        return {"kind": "fq", "limit": f"{per_flow}p", "flavour": "ns2"}
+    if q.kind == "DRR":
+        if _changed(q, "mask_") is not None:
+            warn("Queue/DRR mask_: bufferlab hashes the source node (mask_ 0)")
+        return {
+            "kind": "drr",
+            "limit": f"{int(number(v['blimit_']))}B",
+            "quantum": f"{int(number(v['quantum_']))}B",
+            "buckets": int(number(v["buckets_"])),
+        }
+    if q.kind == "SFQ":
+        # ns-2's own SFQ (sfq.cc, the `ns2` preset): its limit is maxqueue_, and the link's
+        # queue-limit (limit_) is never read by it.
+        return {
+            "kind": "sfq",
+            "preset": "ns2",
+            "limit": f"{int(number(v['maxqueue_']))}p",
+            "divisor": int(number(v["buckets_"])),
+        }
+    raise Ns2Error(f"queue type {q.kind} is not modelled (DropTail, RED, FQ, DRR, SFQ are)")
+
+
+def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
+    v = q.vars
+    for var, why in (
+        ("drop_tail_", "drop_tail_ false (random or front drop on overflow)"),
+        ("drop_front_", "drop_front_ true"),
+        ("drop_rand_", "drop_rand_ true"),
+        ("cautious_", "cautious_"),
+        ("feng_adaptive_", "feng_adaptive_"),
+    ):
+        if _changed(q, var) is not None:
+            raise Ns2Error(f"Queue/RED {why} is not modelled")
+    byte_mode = boolean(v["queue_in_bytes_"])
+    if boolean(v["bytes_"]) != byte_mode:
+        raise Ns2Error(
+            "Queue/RED with bytes_ and queue_in_bytes_ different is not modelled: bufferlab's "
+            "byte_mode sets both; give them the same value"
+        )
+    mean = int(number(v["mean_pktsize_"]))
+    adaptive = boolean(v["adaptive_"])
+    out: dict[str, Any] = {"kind": "ared" if adaptive else "red", "preset": "ns2"}
+    out["limit"] = f"{limit * mean}B" if byte_mode else f"{limit}p"
+    if not byte_mode:
+        out["byte_mode"] = False
+    if _changed(q, "mean_pktsize_") is not None:
+        out["mean_pktsize"] = f"{mean}B"
+    th, mth = number(v["thresh_"]), number(v["maxthresh_"])
+    if th > 0:
+        out["min_th"] = th
+    if mth > 0:
+        out["max_th"] = mth
+    if _changed(q, "linterm_") is not None:
+        out["max_p"] = 1.0 / number(v["linterm_"])
+    if _changed(q, "q_weight_") is not None:
+        out["q_weight"] = number(v["q_weight_"])
+    for var, key in (
+        ("wait_", "wait"),
+        ("gentle_", "gentle"),
+        ("setbit_", "ecn"),
+        ("use_mark_p_", "use_mark_p"),
+    ):
+        if _changed(q, var) is not None:
+            out[key] = boolean(v[var])
+    if _changed(q, "mark_p_") is not None:
+        out["mark_p"] = number(v["mark_p_"])
+    if _changed(q, "targetdelay_") is not None:
+        out["target_delay"] = fmt_time(time_s(v["targetdelay_"]))
+    if adaptive:
+        for var, key in (
+            ("alpha_", "alpha"),
+            ("beta_", "beta"),
+            ("top_", "top"),
+            ("bottom_", "bottom"),
+        ):
+            if _changed(q, var) is not None:
+                out[key] = number(v[var])
+        if _changed(q, "interval_") is not None:
+            out["interval"] = fmt_time(time_s(v["interval_"]))
+    out["link_delay"] = fmt_time(link.delay)
+    return out
+
+
+def loss_config(em: Obj) -> dict[str, Any]:
+    unit = em.vars.get("unit_", "pkt")
+    if unit not in ("pkt", "packet", "pkts"):
+        raise Ns2Error(f"ErrorModel unit {unit}: only packet units (unit pkt) are modelled")
+    if not boolean(em.vars.get("enable_", "1")):
+        return {"kind": "bernoulli", "rate": 0.0, "position": "before_queue"}
+    return {
+        "kind": "bernoulli",
+        "rate": number(em.vars.get("rate_", "0")),
+        "position": "before_queue",
+    }

@@ -1,0 +1,284 @@
+"""The event loop of ``$ns run``: bufferlab's engine and the script's Tcl events take turns.
+
+The network the script built becomes a scenario and a ``_core.Session``. The engine runs
+until the next ``$ns at`` event, then Tcl runs it (a proc reading ``cwnd_`` sees the value at
+that time, and may schedule more events), then the engine continues. The run ends at the
+first event scheduled before ``$ns run`` that stops the simulation (a proc that calls
+``exit`` or ``$ns halt``, like ``$ns at 10.0 "finish"``): there the engine's variables are
+read once, the session is finished (its report made and the trace file closed), and the
+events of that instant run, so ``finish`` can read the counters, close the trace and run
+``awk`` over it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import re
+from typing import Any
+
+from bufferlab.ns2.errors import Ns2Error, ScriptExit
+from bufferlab.ns2.model import TCP_CC, Agent, Integrator, QueueMonitor, is_a
+from bufferlab.ns2.toml_text import scenario_text
+
+# Variables the engine gives at any time (Session.probe), by side of the flow.
+SENDER_PROBES = ("cwnd_", "ack_", "t_seqno_", "ssthresh_", "rtt_", "srtt_")
+RECEIVER_PROBES = ("bytes_", "npkts_", "nlost_")
+# Counters taken from the report at the end: ns-2 variable -> report field of flows[].tcp.
+SENDER_REPORT = {
+    "ndatapack_": "segments_sent",
+    "ndatabytes_": "bytes_sent",
+    "nrexmitpack_": "retransmitted_segments",
+    "nrexmitbytes_": "retransmitted_bytes",
+    "nrexmit_": "timeouts",
+    "nackpack_": "acks_received",
+}
+MONITOR_REPORT = {"parrivals_": "arrivals", "pdepartures_": "departures", "pdrops_": "drops"}
+_INTEGER = {
+    "ack_",
+    "t_seqno_",
+    "bytes_",
+    "npkts_",
+    "nlost_",
+    "maxseq_",
+    *SENDER_REPORT,
+    *MONITOR_REPORT,
+}
+
+_STOPS = re.compile(r"(?<![\w$:-])(exit|halt)(?![\w-])")
+_WORD = re.compile(r"[A-Za-z_][\w:]*")
+
+
+def fmt_value(var: str, v: float) -> str:
+    if var in _INTEGER or (float(v).is_integer() and abs(v) < 1e15):
+        return str(int(v))
+    return f"{v:g}"  # ns-2 prints its traced doubles with %g
+
+
+class ImportStop(ScriptExit):
+    """`bufferlab import-ns2` stops the script at `$ns run`, once the scenario is built."""
+
+    def __init__(self) -> None:
+        super().__init__(0)
+
+
+class Runner:
+    def __init__(self, interp: Any):
+        self.ip = interp
+        self.now = 0.0
+        self.end = 0.0
+        self.session: Any = None
+        self.finished = False
+        self.halted = False
+        self.snapshot: dict[tuple[str, str], float | None] = {}
+        self.report: dict[str, Any] | None = None
+        self.heap: list[tuple[float, int, str]] = list(interp.events)
+        heapq.heapify(self.heap)
+
+    # -- the end of the run -----------------------------------------------------------------------
+
+    def _terminates(self, script: str, depth: int = 0, seen: set[str] | None = None) -> bool:
+        if _STOPS.search(script):
+            return True
+        seen = set() if seen is None else seen
+        for word in set(_WORD.findall(script)) - seen:
+            seen.add(word)
+            if (
+                depth < 5
+                and self.ip.tcl.call("info", "procs", word)
+                and self._terminates(str(self.ip.tcl.call("info", "body", word)), depth + 1, seen)
+            ):
+                return True
+        return False
+
+    def end_time(self) -> float:
+        ends = [t for t, _, s in self.heap if self._terminates(s)]
+        if not ends:
+            raise Ns2Error(
+                "the script never ends the simulation: schedule a proc that calls exit, as "
+                '$ns at 10.0 "finish", or $ns at 10.0 "$ns halt", before $ns run'
+            )
+        return min(ends)
+
+    # -- the loop ---------------------------------------------------------------------------------
+
+    def run(self) -> None:
+        ip = self.ip
+        self.end = self.end_time()
+        if self.end <= 0:
+            raise Ns2Error(f"the simulation ends at {self.end:g} s: nothing to simulate")
+        scenario = ip.net.to_scenario(self.end, ip.script.stem, ip.warn)
+        ip.scenario = scenario
+        if ip.import_only:
+            raise ImportStop()
+        factory = ip.session_factory
+        if factory is None:
+            from bufferlab import _core
+
+            factory = getattr(_core, "Session", None)
+            if factory is None:
+                raise Ns2Error(
+                    "this build of bufferlab's core has no Session (needed to run ns-2 "
+                    "scripts): rebuild it (make build); `bufferlab import-ns2` works without it"
+                )
+        self.session = factory(
+            scenario_text(scenario),
+            source=f"{ip.script.name} (translated)",
+            seed=ip.seed,
+            ns2_trace=ip.net.trace_path,
+        )
+        self.loop()
+
+    def schedule(self, t: float, seq: int, script: str) -> None:
+        heapq.heappush(self.heap, (max(t, self.now), seq, script))
+
+    def halt(self) -> None:
+        self.halted = True
+
+    def loop(self) -> None:
+        ip = self.ip
+        while self.heap and not self.halted:
+            t, seq, script = self.heap[0]
+            if t > self.end + 1e-12:
+                if not self.finished:
+                    self._finish(self.end)
+                ip.warn(
+                    f"events after {self.end:g} s (the end of the run) are not run, "
+                    f'first: "{script}" at {t:g} s'
+                )
+                break
+            heapq.heappop(self.heap)
+            if seq in ip.cancelled:
+                continue
+            if t >= self.end - 1e-12:
+                if not self.finished:
+                    self._finish(self.end)
+            else:
+                self.session.run_until(t)
+                self.now = t
+            ip.eval_event(script, t)
+        if not self.finished:
+            if self.now < self.end:
+                ip.warn(
+                    f"$ns halt at {self.now:g} s: the engine's report runs to {self.end:g} s; "
+                    "values read after the halt are those at the halt"
+                )
+            self._finish(self.now)
+
+    def _finish(self, t: float) -> None:
+        if t > self.now:
+            self.session.run_until(t)
+        self.now = t
+        for ag in self.ip.net.agents:
+            if ag.flow is None:
+                continue
+            probes = SENDER_PROBES if _is_sender(ag) else RECEIVER_PROBES
+            for var in probes:
+                self.snapshot[(ag.handle, var)] = self.session.probe(ag.flow, var)
+        self.report = json.loads(self.session.finish())
+        self.finished = True
+
+    # -- reading the engine's state ---------------------------------------------------------------
+
+    def read(self, obj: Any, var: str) -> str | None:
+        """The value of an engine variable, or None for a variable the script set (static)."""
+        if isinstance(obj, Agent):
+            return self._agent(obj, var)
+        if isinstance(obj, QueueMonitor):
+            return self._monitor(obj, var)
+        if isinstance(obj, Integrator):
+            if var != "sum_":
+                raise Ns2Error(f"Integrator {var} is not modelled (sum_ is)")
+            q = self._queue_stats(obj.monitor, f"the integrator's {var}")
+            avg = q["avg_packets" if obj.what == "packets" else "avg_bytes"]
+            return f"{avg * self.end:.12g}"
+        if getattr(obj, "cls", "") == "Queue/RED" and var in ("ave_", "curq_"):
+            raise Ns2Error(
+                f"RED {var} during the run is not available yet (the engine gives flow "
+                "variables only); monitor.queue_interval in the imported scenario samples it"
+            )
+        return None
+
+    def _agent(self, ag: Agent, var: str) -> str | None:
+        if ag.flow is None:
+            return None
+        sender = _is_sender(ag)
+        probes = SENDER_PROBES if sender else RECEIVER_PROBES
+        if var in probes:
+            if self.finished:
+                v = self.snapshot.get((ag.handle, var))
+                if v is None:
+                    v = self._from_report(ag, var)
+            else:
+                v = self.session.probe(ag.flow, var)
+                if v is None:
+                    self.ip.warn(f"the engine has no {var} for flow {ag.flow}; using the script's")
+                    return None
+            return None if v is None else fmt_value(var, v)
+        if sender and var in (*SENDER_REPORT, "maxseq_"):
+            if not self.finished:
+                raise Ns2Error(
+                    f"{var} is counted in the run's report: read it in the proc that ends the "
+                    "run (finish); during the run the engine gives " + ", ".join(SENDER_PROBES)
+                )
+            v = self._from_report(ag, var)
+            return None if v is None else fmt_value(var, v)
+        return None
+
+    def _flow_report(self, ag: Agent) -> dict[str, Any]:
+        assert self.report is not None
+        for f in self.report.get("flows", []):
+            if f.get("name") == ag.flow:
+                return f
+        raise Ns2Error(f"flow {ag.flow} is missing from the report")
+
+    def _from_report(self, ag: Agent, var: str) -> float | None:
+        f = self._flow_report(ag)
+        tcp = f.get("tcp") or {}
+        mss = tcp.get("mss") or 1
+        if var in SENDER_REPORT:
+            return tcp.get(SENDER_REPORT[var])
+        if var == "cwnd_":
+            return tcp.get("cwnd_segments")
+        if var == "ssthresh_":
+            s = tcp.get("ssthresh_bytes")
+            return None if s is None else s / mss
+        if var == "ack_":
+            return tcp.get("bytes_acked", 0) // mss
+        if var in ("t_seqno_", "maxseq_"):
+            sent = tcp.get("segments_sent", 0) - tcp.get("retransmitted_segments", 0)
+            return sent if var == "t_seqno_" else sent - 1
+        if var in ("rtt_", "srtt_"):
+            return tcp.get("srtt_s")
+        if var == "bytes_":
+            return f.get("rx_bytes")
+        if var == "npkts_":
+            return f.get("rx_packets")
+        if var == "nlost_":
+            return f.get("lost_packets")
+        return None
+
+    def _queue_stats(self, qm: Any, what: str) -> dict[str, Any]:
+        if not self.finished or self.report is None:
+            raise Ns2Error(
+                f"{what} is read from the run's report: it is available in the proc that ends "
+                "the run (finish), not during the run"
+            )
+        src, dst = qm.link.src.name, qm.link.dst.name
+        for q in self.report.get("queues", []):
+            if q.get("from") == src and q.get("to") == dst:
+                return q
+        raise Ns2Error(f"the queue {src}->{dst} is missing from the report")
+
+    def _monitor(self, qm: Any, var: str) -> str:
+        if var not in MONITOR_REPORT:
+            raise Ns2Error(
+                f"QueueMonitor {var} is not available (parrivals_, pdepartures_, pdrops_ and "
+                "the integrators' sum_ are, at the end of the run)"
+            )
+        q = self._queue_stats(qm, f"QueueMonitor {var}")
+        return fmt_value(var, q[MONITOR_REPORT[var]])
+
+
+def _is_sender(ag: Agent) -> bool:
+    return ag.cls in TCP_CC or is_a(ag.cls, "Agent/UDP")

@@ -1,0 +1,91 @@
+"""ns-2's ways of writing rates, delays and times (tcl/lib/ns-lib.tcl `bw_parse`,
+`delay_parse`, `time_parse`) and bufferlab's ways of writing them back."""
+
+from __future__ import annotations
+
+import re
+
+from bufferlab.ns2.errors import Ns2Error
+
+_NUMBER = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z/]*)\s*$")
+
+_RATE = {
+    "": 1.0,
+    "b": 1.0,
+    "bps": 1.0,
+    "k": 1e3,
+    "kb": 1e3,
+    "kbps": 1e3,
+    "m": 1e6,
+    "mb": 1e6,
+    "mbps": 1e6,
+    "g": 1e9,
+    "gb": 1e9,
+    "gbps": 1e9,
+}
+_TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps": 1e-12}
+
+
+def _split(text: str, what: str) -> tuple[float, str]:
+    m = _NUMBER.match(str(text))
+    if not m:
+        raise Ns2Error(f"{text!r} is not a {what}")
+    return float(m.group(1)), m.group(2)
+
+
+def rate_bps(text: str) -> float:
+    """``10Mb`` -> 1e7; ``1.5Mb``, ``100Kb``, ``64kb``, ``1000`` (bit/s); a trailing capital B
+    means bytes (``1MB`` = 8e6 bit/s), as ns-2's bw_parse reads it."""
+    value, unit = _split(text, "rate (like 10Mb, 1.5Mb, 100Kb)")
+    factor = 1.0
+    if len(unit) > 0 and unit.endswith("B") and unit.lower() not in ("bps",):
+        factor, unit = 8.0, unit[:-1] + "b"
+    mult = _RATE.get(unit.lower())
+    if mult is None:
+        raise Ns2Error(f"{text!r} is not a rate (like 10Mb, 1.5Mb, 100Kb)")
+    return value * mult * factor
+
+
+def time_s(text: str) -> float:
+    """``20ms`` -> 0.02; ``0.02`` and ``2s`` are seconds; ``us``, ``ns``, ``ps`` too."""
+    value, unit = _split(text, "time (like 20ms or 0.02)")
+    mult = _TIME.get(unit.lower())
+    if mult is None:
+        raise Ns2Error(f"{text!r} is not a time (like 20ms or 0.02)")
+    return value * mult
+
+
+def number(text: str, what: str = "number") -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise Ns2Error(f"{text!r} is not a {what}") from None
+
+
+def boolean(text: str) -> bool:
+    t = str(text).strip().lower()
+    if t in ("1", "true", "yes", "on"):
+        return True
+    if t in ("0", "false", "no", "off"):
+        return False
+    return number(t, "boolean (0/1, true/false)") != 0
+
+
+def fmt_rate(bps: float) -> str:
+    """A rate as the scenario format writes it: ``10Mbps``, ``1.5Mbps``, ``448000bps``."""
+    for unit, mult in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
+        x = bps / mult
+        if x >= 1 and abs(x * 1000 - round(x * 1000)) < 1e-6:
+            return f"{round(x * 1000) / 1000:g}{unit}"
+    return f"{bps:.0f}bps"
+
+
+def fmt_time(seconds: float) -> str | float:
+    """A time as the scenario format writes it: ``20ms``, ``1.5s``, ``100us`` (else seconds)."""
+    if seconds == 0:
+        return "0s"
+    for unit, mult in (("s", 1.0), ("ms", 1e3), ("us", 1e6), ("ns", 1e9)):
+        x = seconds * mult
+        if abs(x - round(x, 6)) < 1e-9 and abs(x) >= 1:
+            return f"{round(x, 6):g}{unit}"
+    return seconds
