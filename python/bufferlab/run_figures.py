@@ -11,7 +11,7 @@ chosen run (:mod:`bufferlab.experiments.figures` re-exports them).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -21,6 +21,12 @@ import matplotlib.pyplot as plt
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
+
+
+def legend_outside(ax: Any) -> None:
+    """The legend to the right of the axes, never over the data (the report and the notebooks
+    save with a tight bounding box, so it stays in the picture)."""
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
 
 
 def scaled_unit(kind: str, xs: Sequence[float]) -> tuple[float, str]:
@@ -72,7 +78,7 @@ def queue_figure(series: pd.DataFrame, title: str = "", link: str | None = None)
     ax.set_xlabel("time (s)")
     ax.grid(True, alpha=0.3)
     if ax.lines:
-        ax.legend(fontsize=8)
+        legend_outside(ax)
     ax.set_title(title or "queue length", fontsize=10)
     fig.tight_layout()
     return fig
@@ -89,7 +95,7 @@ def flows_figure(flows: pd.DataFrame, title: str = "") -> Figure:
         a1.bar([i + off for i in idx], flows[col], width=w, label=label)
     a1.set_xticks(idx, names, rotation=30 if len(names) > 6 else 0)
     a1.set_ylabel("packets")
-    a1.legend(fontsize=8)
+    legend_outside(a1)
     a2.bar(idx, flows["goodput_bps"] / 1e6, color="tab:green")
     a2.set_xticks(idx, names, rotation=30 if len(names) > 6 else 0)
     a2.set_ylabel("goodput (Mbit/s)")
@@ -119,7 +125,7 @@ def cwnd_figure(tcp_series: pd.DataFrame | None, title: str = "") -> Figure | No
     ax.set_ylabel(f"congestion window ({unit})")
     ax.grid(True, alpha=0.3)
     if who:
-        ax.legend(fontsize=8)
+        legend_outside(ax)
     ax.set_title(title or "congestion window", fontsize=10)
     fig.tight_layout()
     return fig
@@ -145,7 +151,7 @@ def flow_series_figure(series: pd.DataFrame | None, title: str = "") -> Figure |
     a3.set_xlabel("time (s)")
     for a in (a1, a2, a3):
         a.grid(True, alpha=0.3)
-    a1.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    legend_outside(a1)
     fig.suptitle(title or "per-flow series", fontsize=10)
     fig.tight_layout()
     return fig

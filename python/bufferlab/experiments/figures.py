@@ -30,6 +30,7 @@ from bufferlab.run_figures import (  # noqa: F401
     cwnd_figure,
     flow_series_figure,
     flows_figure,
+    legend_outside,
     queue_figure,
     scaled_unit,
 )
@@ -230,7 +231,7 @@ def metric_figure(
     ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
     if others:
-        ax.legend(fontsize=8)
+        legend_outside(ax)
     ax.set_title(title or f"{ylabel.rsplit(' (', 1)[0]}: mean and 95 % CI", fontsize=10)
     fig.tight_layout()
     return fig
