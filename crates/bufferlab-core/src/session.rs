@@ -74,6 +74,40 @@ impl Session {
         }
     }
 
+    /// An ns-2 queue variable now, of the direction `from` -> `to` of link `link` (node names),
+    /// as ns-2's QueueMonitor (queue-monitor.h) and RED (queue/red.cc) give them:
+    /// * `pkts_`, `size_`: packets and bytes waiting now (the packet being sent is not
+    ///   counted, as in ns-2's QueueMonitor, whose `out_` snoop sees it leave the queue);
+    /// * `parrivals_`, `barrivals_`, `pdepartures_`, `bdepartures_`, `pdrops_`, `bdrops_`:
+    ///   packets and bytes that arrived (drops included), left, were dropped, so far (from the
+    ///   warm-up on; ns-2 counts from the monitor's creation, usually time 0);
+    /// * `ave_`: RED's average, `curq_`: the length the last arrival found (both in bytes in
+    ///   byte mode, packets otherwise); None for a discipline that keeps neither.
+    ///
+    /// None if the direction or the variable does not exist.
+    pub fn probe_queue(&self, link: &str, from: &str, to: &str, var: &str) -> Option<f64> {
+        let sim = &self.sim;
+        let l = sim.links.iter().find(|l| l.name == link)?;
+        let port =
+            l.ports.iter().map(|p| &sim.ports[p.idx()]).find(|p| {
+                sim.nodes[p.from.idx()].name == from && sim.nodes[p.to.idx()].name == to
+            })?;
+        let st = &port.stats;
+        Some(match var {
+            "pkts_" => port.waiting_packets() as f64,
+            "size_" => port.waiting_bytes() as f64,
+            "parrivals_" => st.arrivals as f64,
+            "barrivals_" => st.arrival_bytes as f64,
+            "pdepartures_" => st.departures as f64,
+            "bdepartures_" => st.departure_bytes as f64,
+            "pdrops_" => st.total_drops() as f64,
+            "bdrops_" => st.drop_bytes as f64,
+            "ave_" => port.qdisc.disc().average()?,
+            "curq_" => port.qdisc.disc().arrival_length()?,
+            _ => return None,
+        })
+    }
+
     /// Whether a limit stopped the run (its message), or it goes on.
     pub fn stopped(&self) -> Option<String> {
         self.sim.stopped.as_ref().map(|s| s.message.clone())
@@ -168,5 +202,64 @@ app = { kind = "cbr", rate = "500kbps", packet_size = "500B" }
         assert_eq!(s.probe("nobody", "cwnd_"), None);
         s.run_before(1.0).unwrap(); // the past: nothing happens
         assert_eq!(s.now_s(), 2.0);
+    }
+
+    const RED_LINK: &str = r#"
+duration = "6s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+[links.bottleneck]
+rate = "1Mbps"
+delay = "20ms"
+queue = { kind = "red", preset = "ns2", limit = "25p", byte_mode = false }
+[[flows]]
+name = "udp0"
+src = "s0"
+dst = "d0"
+app = { kind = "cbr", rate = "2Mbps", packet_size = "1000B" }
+"#;
+
+    #[test]
+    fn queue_variables_follow_the_run() {
+        let mut s = Session::new(&RunRequest {
+            text: RED_LINK,
+            ..Default::default()
+        })
+        .expect("valid");
+        let (l, a, b) = ("bottleneck", "r0", "r1");
+        assert_eq!(s.probe_queue(l, a, b, "pkts_"), Some(0.0));
+        assert_eq!(s.probe_queue(l, a, b, "ave_"), Some(0.0));
+        let mut last_arrivals = 0.0;
+        for t in [1.0, 2.0, 3.0, 4.0, 5.0] {
+            s.run_before(t).unwrap();
+            let q = |v| s.probe_queue(l, a, b, v).unwrap();
+            let (arr, dep, drops) = (q("parrivals_"), q("pdepartures_"), q("pdrops_"));
+            // conservation: every arrival left, was dropped, waits, or is on the wire
+            let held = arr - dep - drops - q("pkts_");
+            assert!(
+                (0.0..=1.0).contains(&held),
+                "t {t}: {arr} {dep} {drops} {held}"
+            );
+            assert!(arr > last_arrivals);
+            last_arrivals = arr;
+            assert_eq!(q("barrivals_"), arr * 1000.0);
+            assert_eq!(q("size_"), q("pkts_") * 1000.0);
+            assert_eq!(q("bdrops_"), drops * 1000.0);
+            assert_eq!(q("bdepartures_"), dep * 1000.0);
+            // twice the link's rate: RED keeps its average near its thresholds, drops
+            let ave = q("ave_");
+            assert!(ave > 1.0 && ave < 25.0, "ave {ave}");
+            assert!((0.0..=25.0).contains(&q("curq_")));
+            assert!(drops > 0.0);
+        }
+        // the reverse direction carries nothing; DropTail keeps no average
+        assert_eq!(s.probe_queue(l, b, a, "parrivals_"), Some(0.0));
+        assert_eq!(s.probe_queue("access_s0", "s0", "r0", "ave_"), None);
+        assert_eq!(s.probe_queue(l, a, b, "nothing_"), None);
+        assert_eq!(s.probe_queue(l, a, "s0", "pkts_"), None);
     }
 }

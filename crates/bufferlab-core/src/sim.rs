@@ -88,6 +88,8 @@ pub struct Flow {
     /// TCP settings), or the UDP source's packet size (the mean for a random size).
     pub packet_size: u64,
     pub class: u8,
+    /// The flow id of its ns-2 trace lines (`trace_fid`, default its index).
+    pub trace_fid: u32,
     pub start: SimTime,
     pub stop: SimTime,
     pub sender: AgentId,
@@ -334,6 +336,16 @@ impl Simulation {
         }
     }
 
+    /// A random loss: `d`, or `e` where an EDrop trace was asked for.
+    fn trace_loss(tr: &mut Option<Ns2Trace>, now: SimTime, port: &Port, pkt: &Packet) {
+        if let Some(t) = tr {
+            let ev = t.loss_event(port.id.idx());
+            if t.wants(ev, port.id.idx(), pkt) {
+                t.record(ev, now, port.from.0, port.to.0, pkt);
+            }
+        }
+    }
+
     fn inject(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.next_uid;
         self.next_uid += 1;
@@ -369,7 +381,7 @@ impl Simulation {
             if now >= self.warmup {
                 port.lost_packets += 1;
             }
-            Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
+            Self::trace_loss(&mut self.ns2_trace, now, port, &pkt);
             self.record_drop(pid, pkt, DropReason::LinkLoss);
             return;
         }
@@ -470,7 +482,7 @@ impl Simulation {
                 }
                 port.stats
                     .set_length(now, port.waiting_packets() as u64, port.waiting_bytes());
-                Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
+                Self::trace_loss(&mut self.ns2_trace, now, port, &pkt);
                 self.record_drop(pid, pkt, DropReason::LinkLoss);
                 self.flush_drops(pid);
                 return;
@@ -672,10 +684,24 @@ impl Simulation {
                 return Err(format!("trace filter: no flow is named \"{f}\""));
             }
         }
-        if let Some(c) = filter.events.chars().find(|c| !"+-rd, ".contains(*c)) {
+        if let Some(c) = filter.events.chars().find(|c| !"+-rde, ".contains(*c)) {
             return Err(format!(
-                "trace filter: unknown event '{c}'; events are + - r d"
+                "trace filter: unknown event '{c}'; events are + - r d e"
             ));
+        }
+        let mut error_drops = vec![false; self.ports.len()];
+        for (from, to) in &filter.error_drops {
+            let port = self.ports.iter().position(|p| {
+                &self.nodes[p.from.idx()].name == from && &self.nodes[p.to.idx()].name == to
+            });
+            match port {
+                Some(i) => error_drops[i] = true,
+                None => {
+                    return Err(format!(
+                        "trace filter: no link goes from \"{from}\" to \"{to}\""
+                    ))
+                }
+            }
         }
         // ns-2 numbers the agents attached to a node 0, 1, ... in the order they are attached.
         let mut next_port = vec![0u32; self.nodes.len()];
@@ -692,6 +718,7 @@ impl Simulation {
                     dst_port,
                     type_name: f.trace_type,
                     mss: f.mss,
+                    fid: f.trace_fid,
                     traced: filter.flows.is_empty() || filter.flows.contains(&f.name),
                 }
             })
@@ -703,7 +730,9 @@ impl Simulation {
                 filter.links.is_empty() || filter.links.contains(&self.links[p.link.idx()].name)
             })
             .collect();
-        self.ns2_trace = Some(Ns2Trace::new(out, flows, ports, &filter.events));
+        let mut trace = Ns2Trace::new(out, flows, ports, &filter.events);
+        trace.set_error_drops(error_drops);
+        self.ns2_trace = Some(trace);
         Ok(())
     }
 
@@ -791,6 +820,7 @@ mod tests {
             mss: 1,
             packet_size: 100,
             class: 0,
+            trace_fid: 0,
             start: SimTime::ZERO,
             stop: SimTime::from_secs(1),
             sender,

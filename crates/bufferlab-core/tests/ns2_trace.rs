@@ -41,7 +41,7 @@ fn traced(filter: TraceFilter) -> (bufferlab_core::report::Report, std::path::Pa
     let dir = std::env::temp_dir().join(format!(
         "bufferlab-ns2-{}-{}",
         std::process::id(),
-        filter.events.len() + filter.links.len()
+        filter.events.len() + filter.links.len() + 10 * filter.error_drops.len()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("out.tr");
@@ -100,6 +100,7 @@ fn filter_limits_links_and_events() {
         links: vec!["bottleneck".into()],
         flows: vec![],
         events: "d".into(),
+        ..Default::default()
     });
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.lines().all(
@@ -113,4 +114,78 @@ fn filter_limits_links_and_events() {
         .unwrap();
     assert_eq!(text.lines().count() as u64, q.drops + link.lost_packets);
     std::fs::remove_file(&path).ok();
+}
+
+// ---- EDrop: random losses of a chosen direction written as `e` ----
+#[test]
+fn error_drops_are_written_as_e_on_their_direction() {
+    let (r, path) = traced(TraceFilter {
+        events: "de".into(),
+        error_drops: vec![("r0".into(), "r1".into())],
+        ..Default::default()
+    });
+    let text = std::fs::read_to_string(&path).unwrap();
+    let count = |c: &str| text.lines().filter(|l| l.starts_with(c)).count() as u64;
+    let q = common::queue(&r, "bottleneck", "r0");
+    let link = r
+        .links
+        .iter()
+        .find(|l| l.link == "bottleneck" && l.from == "r0")
+        .unwrap();
+    assert!(link.lost_packets > 0 && q.drops > 0);
+    assert_eq!(count("e "), link.lost_packets);
+    let queue_drops = text
+        .lines()
+        .filter(|l| l.starts_with("d ") && l.split(' ').nth(2) == Some("4"))
+        .count() as u64;
+    assert_eq!(count("d "), queue_drops);
+    assert_eq!(queue_drops, q.drops);
+    std::fs::remove_file(&path).ok();
+    let bad = run(&RunRequest {
+        text: &scenario(),
+        ns2_trace: Some(&path),
+        trace_filter: TraceFilter {
+            error_drops: vec![("r1".into(), "s0".into())],
+            ..Default::default()
+        },
+        ..Default::default()
+    });
+    assert!(format!("{:?}", bad.err()).contains("no link goes from"));
+}
+
+// ---- trace_fid: the flow id of the trace lines ----
+#[test]
+fn trace_fid_replaces_the_flow_index() {
+    let text = scenario().replacen("name = \"exp\"", "name = \"exp\"\ntrace_fid = 42", 1);
+    let path = std::env::temp_dir().join(format!("bufferlab-fid-{}.tr", std::process::id()));
+    run(&RunRequest {
+        text: &text,
+        ns2_trace: Some(&path),
+        ..Default::default()
+    })
+    .unwrap();
+    let trace = std::fs::read_to_string(&path).unwrap();
+    let fid = |kind: &str| {
+        let l = trace
+            .lines()
+            .find(|l| l.split(' ').nth(4) == Some(kind))
+            .unwrap();
+        l.split(' ').nth(7).unwrap().to_string()
+    };
+    assert_eq!(fid("cbr"), "0"); // default: the flow's index
+    assert_eq!(fid("exp"), "42");
+    std::fs::remove_file(&path).ok();
+    let too_big = scenario().replacen(
+        "name = \"exp\"",
+        "name = \"exp\"\ntrace_fid = 2147483648",
+        1,
+    );
+    let err = run(&RunRequest {
+        text: &too_big,
+        ..Default::default()
+    })
+    .err()
+    .map(|e| e.to_string())
+    .unwrap_or_default();
+    assert!(err.contains("flows[1].trace_fid"), "{err}");
 }

@@ -120,6 +120,7 @@ fn run(
         links: trace_links.unwrap_or_default(),
         flows: trace_flows.unwrap_or_default(),
         events: trace_events.unwrap_or_default(),
+        error_drops: Vec::new(),
     };
     let mut callback_error: Option<PyErr> = None;
     let ext = extensions::PyExtensions {

@@ -5,6 +5,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use bufferlab_core::api::{Error, RunRequest};
+use bufferlab_core::monitor::ns2_trace::TraceFilter;
 use bufferlab_core::session::Session as CoreSession;
 use pyo3::prelude::*;
 
@@ -43,13 +44,16 @@ impl Session {
 #[pymethods]
 impl Session {
     /// Builds the network of a scenario (the same checks as a run); raises ScenarioError.
+    /// `ns2_error_drops`: link directions (from node, to node) whose random losses the ns-2
+    /// trace writes as `e` (ns-2's `create-trace EDrop`) rather than `d`.
     #[new]
-    #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None))]
+    #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None, ns2_error_drops = None))]
     fn new(
         scenario_text: String,
         source: Option<String>,
         seed: Option<u64>,
         ns2_trace: Option<String>,
+        ns2_error_drops: Option<Vec<(String, String)>>,
     ) -> PyResult<Self> {
         let trace = ns2_trace.map(std::path::PathBuf::from);
         let source = source.unwrap_or_else(|| "<ns2>".to_string());
@@ -59,6 +63,10 @@ impl Session {
                 source: &source,
                 seed,
                 ns2_trace: trace.as_deref(),
+                trace_filter: TraceFilter {
+                    error_drops: ns2_error_drops.unwrap_or_default(),
+                    ..Default::default()
+                },
                 ..Default::default()
             })
         })?;
@@ -85,6 +93,19 @@ impl Session {
     /// `rtt_`, `bytes_`, `npkts_`, `nlost_`), or None.
     fn probe(&mut self, flow: &str, var: &str) -> PyResult<Option<f64>> {
         Ok(self.live()?.probe(flow, var))
+    }
+
+    /// An ns-2 queue variable now of the direction `from_node` -> `to_node` of link `link`
+    /// (`pkts_`, `size_`, `parrivals_`, `barrivals_`, `pdepartures_`, `bdepartures_`,
+    /// `pdrops_`, `bdrops_`; RED's `ave_`, `curq_`), or None.
+    fn probe_queue(
+        &mut self,
+        link: &str,
+        from_node: &str,
+        to_node: &str,
+        var: &str,
+    ) -> PyResult<Option<f64>> {
+        Ok(self.live()?.probe_queue(link, from_node, to_node, var))
     }
 
     /// Why a limit stopped the run, or None.

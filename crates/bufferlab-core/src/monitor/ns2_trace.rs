@@ -8,7 +8,9 @@
 //!
 //! * events: `+` enqueue, `-` dequeue (start of transmission), `r` arrival at the link's far
 //!   node, `d` drop (queue drops, and random link losses, which ns-2's `$ns lossmodel` also
-//!   sends to the link's drop trace);
+//!   sends to the link's drop trace), `e` a random loss on a link direction listed in
+//!   [`TraceFilter::error_drops`] (ns-2's `$ns create-trace EDrop $f n1 n2` made the error
+//!   model's drop target: `Trace/EDrop` writes `e`, tcl/lib/ns-trace.tcl and trace/trace.cc);
 //! * time: rounded to the microsecond and printed with `%.15g` (ns-2's `TIME_FORMAT` and
 //!   `PRECISION` in trace/basetrace.h);
 //! * from/to: node numbers (the scenario's node order); type: `tcp`, `ack`, `cbr`, `exp`,
@@ -33,8 +35,11 @@ pub struct TraceFilter {
     pub links: Vec<String>,
     /// Flow names (empty: all).
     pub flows: Vec<String>,
-    /// Event characters among `+ - r d` (empty: all).
+    /// Event characters among `+ - r d` (empty: all; `d` also selects `e`).
     pub events: String,
+    /// Link directions (from node, to node) whose random losses are written as `e` events
+    /// rather than `d` (default none).
+    pub error_drops: Vec<(String, String)>,
 }
 
 /// The trace event kinds of ns-2.
@@ -44,6 +49,8 @@ pub enum TraceEvent {
     Dequeue,
     Receive,
     Drop,
+    /// A random loss traced by an `EDrop` trace (`e`).
+    ErrorDrop,
 }
 
 impl TraceEvent {
@@ -53,6 +60,7 @@ impl TraceEvent {
             TraceEvent::Dequeue => '-',
             TraceEvent::Receive => 'r',
             TraceEvent::Drop => 'd',
+            TraceEvent::ErrorDrop => 'e',
         }
     }
 }
@@ -65,6 +73,8 @@ pub struct TraceFlow {
     pub type_name: &'static str,
     /// Segment size for TCP sequence numbers in segments (1 for UDP).
     pub mss: u32,
+    /// The flow id written in its lines (ns-2's `fid_`).
+    pub fid: u32,
     pub traced: bool,
 }
 
@@ -73,7 +83,9 @@ pub struct Ns2Trace {
     flows: Vec<TraceFlow>,
     /// Per port: traced or not.
     ports: Vec<bool>,
-    events: [bool; 4],
+    /// Per port: random losses written as `e`.
+    error_drops: Vec<bool>,
+    events: [bool; 5],
     line: String,
     error: Option<io::Error>,
 }
@@ -106,13 +118,30 @@ impl Ns2Trace {
     pub fn new(out: Box<dyn Write>, flows: Vec<TraceFlow>, ports: Vec<bool>, events: &str) -> Self {
         let all = events.is_empty();
         let ev = |c| all || events.contains(c);
+        let error_drops = vec![false; ports.len()];
         Self {
             out,
             flows,
             ports,
-            events: [ev('+'), ev('-'), ev('r'), ev('d')],
+            error_drops,
+            events: [ev('+'), ev('-'), ev('r'), ev('d'), ev('d') || ev('e')],
             line: String::with_capacity(128),
             error: None,
+        }
+    }
+
+    /// Writes the random losses of these ports as `e` events.
+    pub fn set_error_drops(&mut self, ports: Vec<bool>) {
+        self.error_drops = ports;
+    }
+
+    /// The event a random loss at `port` is written as: `e` or `d`.
+    #[inline]
+    pub fn loss_event(&self, port: usize) -> TraceEvent {
+        if self.error_drops.get(port).copied().unwrap_or(false) {
+            TraceEvent::ErrorDrop
+        } else {
+            TraceEvent::Drop
         }
     }
 
@@ -162,7 +191,7 @@ impl Ns2Trace {
             type_name,
             pkt.size,
             flags,
-            pkt.flow.0,
+            f.fid,
             pkt.src.0,
             sport,
             pkt.dst.0,

@@ -192,6 +192,10 @@ impl QueueDisc for Lalred {
         self.red.average()
     }
 
+    fn arrival_length(&self) -> Option<f64> {
+        self.red.arrival_length()
+    }
+
     fn average_unit(&self) -> &'static str {
         self.red.average_unit()
     }

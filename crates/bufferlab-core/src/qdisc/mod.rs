@@ -178,6 +178,12 @@ pub trait QueueDisc {
     fn average(&self) -> Option<f64> {
         None
     }
+    /// The queue length the last arrival found, in the unit of
+    /// [`average`](QueueDisc::average), when the discipline keeps it (ns-2 RED's `curq_`, set in
+    /// `REDQueue::enque` before the packet is added: queue/red.cc, ns-2.35).
+    fn arrival_length(&self) -> Option<f64> {
+        None
+    }
     /// The unit of [`average`](QueueDisc::average): `"packets"`, or `"bytes"` when the
     /// discipline averages bytes (RED in byte mode).
     fn average_unit(&self) -> &'static str {

@@ -578,6 +578,12 @@ pub fn build_with(
                 sim.add_agent(Box::new(UdpSink), fid, dst, true),
             )
         };
+        if f.cfg.trace_fid.is_some_and(|id| id > i32::MAX as u32) {
+            return Err(ScenarioError::field(
+                format!("flows[{}].trace_fid", f.entry),
+                "an ns-2 flow id is a C int: 0 to 2147483647",
+            ));
+        }
         sim.flows.push(Flow {
             name: f.name.clone(),
             src,
@@ -588,6 +594,7 @@ pub fn build_with(
             mss,
             packet_size: size,
             class: f.cfg.class,
+            trace_fid: f.cfg.trace_fid.unwrap_or(sim.flows.len() as u32),
             start: f.start,
             stop,
             sender,

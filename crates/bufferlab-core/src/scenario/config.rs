@@ -177,6 +177,13 @@ pub struct FlowConfig {
     /// Class for class-based queues (default 0).
     #[serde(default)]
     pub class: u8,
+    /// The flow id written in ns-2 trace lines (`--ns2-trace`), 0 to 2147483647 (ns-2's `fid_`
+    /// is a C int). Default: the flow's index in the scenario (0, 1, ...). ns-2 writes the
+    /// packet's `fid_`, which is the sending agent's `fid_` (`Trace::format`, trace/trace.cc;
+    /// default 0, `Agent set fid_ 0` in tcl/lib/ns-default.tcl, ns-2.35); `bufferlab run
+    /// script.tcl` sets it from the script's `$agent set fid_ N`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_fid: Option<u32>,
     /// IP + transport header bytes included in each packet's size (default 28 for UDP: IPv4 20 + UDP 8;
     /// for TCP the preset's, 40 with `ns2`: ns-2 adds 40 to `packetSize_`).
     #[serde(default)]

@@ -407,6 +407,8 @@ pub struct Red {
     q: VecDeque<Packet>,
     bytes: u64,
     ave: f64,
+    /// The queue length the last arrival found (ns-2's `curq_`), in the unit of `ave`.
+    curq: f64,
     count: u64,
     count_bytes: u64,
     old: bool,
@@ -435,6 +437,7 @@ impl Red {
             q: VecDeque::with_capacity(cap),
             bytes: 0,
             ave: 0.0,
+            curq: 0.0,
             count: 0,
             count_bytes: 0,
             old: false,
@@ -496,6 +499,7 @@ impl QueueDisc for Red {
             m = (p.ptc * now.saturating_sub(self.idle_since).as_secs_f64()).floor();
         }
         let q = self.qlen(p.byte_mode);
+        self.curq = q;
         self.ave = self.ave * (1.0 - p.q_w).powf(m + 1.0) + p.q_w * q;
         if p.adaptive && now > self.lastset + p.interval {
             let part = 0.4 * (p.max_th - p.min_th);
@@ -621,6 +625,10 @@ impl QueueDisc for Red {
 
     fn average(&self) -> Option<f64> {
         Some(self.ave)
+    }
+
+    fn arrival_length(&self) -> Option<f64> {
+        Some(self.curq)
     }
 
     fn resolved_settings(&self, rate_bps: f64) -> Option<serde_json::Value> {
