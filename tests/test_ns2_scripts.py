@@ -280,3 +280,210 @@ def test_sfq_is_ns2s_own(tmp_path: Path, flows: int, bw: str) -> None:
     assert ours["goodput_total_bps"] == pytest.approx(ns["goodput_total_bps"], rel=0.03)
     for key in ("drops", "avg_packets"):
         assert ours["queue"][key] == pytest.approx(ns["queue"][key], rel=0.15), (key, ns, ours)
+
+
+# -- queue state during the run, flow ids, EDrop traces ----------------------------------------
+
+_RED_LINK = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+Queue/RED set queue_in_bytes_ false
+Queue/RED set bytes_ false
+$ns duplex-link $n0 $n1 1Mb 10ms RED
+$ns queue-limit $n0 $n1 25
+set qm [$ns monitor-queue $n0 $n1 ""]
+set redq [[$ns link $n0 $n1] queue]
+set udp [new Agent/UDP]
+$udp set fid_ 7
+set null [new Agent/Null]
+$ns attach-agent $n0 $udp
+$ns attach-agent $n1 $null
+$ns connect $udp $null
+set cbr [new Application/Traffic/CBR]
+$cbr set rate_ [expr {2 * [bw_parse 1Mb]}]
+$cbr set packetSize_ 1000
+$cbr attach-agent $udp
+$ns at 0 "$cbr start"
+"""
+
+
+@needs_session
+def test_queue_monitor_and_red_variables_during_the_run(tmp_path: Path) -> None:
+    script = tmp_path / "q.tcl"
+    script.write_text(
+        _RED_LINK
+        + """\
+proc sample {} {
+    global ns qm redq
+    puts "[$ns now] [$qm set pkts_] [$qm set size_] [$qm set parrivals_] [$qm set pdrops_]\
+ [$qm set pdepartures_] [$redq set ave_] [$redq set curq_]"
+    $ns after 0.5 sample
+}
+proc finish {} {
+    global qm
+    puts "end [$qm set parrivals_] [$qm set pdrops_] [$qm set barrivals_] [$qm set bdrops_]"
+    exit 0
+}
+$ns at 0.5 sample
+$ns at 5 finish
+$ns run
+"""
+    )
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    rows = [[float(x) for x in ln.split()] for ln in r.stdout.splitlines()[:-1]]
+    assert [row[0] for row in rows] == [0.5 * i for i in range(1, 10)]
+    for t, pkts, size, arr, drops, dep, ave, curq in rows:
+        assert size == pkts * 1000 and 0 <= pkts <= 25
+        assert 0 <= arr - drops - dep - pkts <= 1  # one may be on the wire
+        # twice the link's rate: RED's average sits between its thresholds (5, 15 packets)
+        assert 3 < ave < 25 and 0 <= curq <= 25, (t, ave, curq)
+    arrivals = [row[3] for row in rows]
+    assert arrivals == sorted(arrivals) and rows[-1][4] > 0
+    end = [int(x) for x in r.stdout.splitlines()[-1].split()[1:]]
+    assert end[2] == end[0] * 1000 and end[3] == end[1] * 1000
+    # the same engine on the imported scenario: the counters of its report
+    rep = _import_and_run(script, tmp=tmp_path)
+    q = next(x for x in rep["queues"] if x["from"] == "n0" and x["to"] == "n1")
+    assert (end[0], end[1]) == (q["arrivals"], q["drops"])
+
+
+@needs_session
+def test_trace_carries_the_scripts_fid_and_edrop_lines(tmp_path: Path) -> None:
+    script = tmp_path / "e.tcl"
+    script.write_text(
+        _RED_LINK
+        + """\
+set tf [open out.tr w]
+$ns trace-all $tf
+set em [new ErrorModel]
+$em set rate_ 0.05
+$em unit pkt
+$em ranvar [new RandomVariable/Uniform]
+$ns lossmodel $em $n0 $n1
+set et [$ns create-trace EDrop $tf $n0 $n1]
+$et target [$ns set nullAgent_]
+$em drop-target $et
+proc finish {} {
+    global ns tf
+    $ns flush-trace
+    close $tf
+    exit 0
+}
+$ns at 3 finish
+$ns run
+"""
+    )
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    lines = [ln.split() for ln in (tmp_path / "out.tr").read_text().splitlines()]
+    assert lines and {ln[7] for ln in lines} == {"7"}  # the agent's fid_, not the index 0
+    events = {e: sum(1 for ln in lines if ln[0] == e) for e in "+-rde"}
+    assert events["e"] > 0 and events["d"] > 0, events
+    # the error model's losses never reach the queue: `e` packets have no `+` line
+    plus = {ln[11] for ln in lines if ln[0] == "+"}
+    assert all(ln[11] not in plus for ln in lines if ln[0] == "e")
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("$ns create-trace Hop $tf $n0 $n1\n", "create-trace Hop: per-link traces"),
+        ("set g [open g.tr w]\n$ns create-trace EDrop $g $n0 $n1\n", "other than the trace-all"),
+    ],
+)
+def test_other_per_link_traces_exit_2(tmp_path: Path, body: str, message: str) -> None:
+    script = tmp_path / "bad.tcl"
+    script.write_text(_RED_LINK + "set tf [open out.tr w]\n$ns trace-all $tf\n" + body)
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 2, r.stderr
+    assert message in r.stderr
+
+
+# -- the ns-2 peer scripts (../shared/peers/ns2), unchanged -------------------------------------
+
+PEERS = ROOT.parent / "shared" / "peers" / "ns2"
+needs_peers = pytest.mark.skipif(
+    not (PEERS / "common.tcl").exists(),
+    reason=f"the ns-2 peer scripts are not beside the repository ({PEERS})",
+)
+
+# Short runs (seconds of simulated time) so that each stays within a few seconds.
+PEER_RUNS = {
+    "paperA": ["time=10"],
+    "paperA-packets": ["bw=4Mb", "loss=0.05", "qlim=10", "time=5"],
+    "paperB": ["time=5"],
+    "paperB-droptail": ["qtype=DropTail", "time=5"],
+    "paperC": ["topo=2", "time=10"],
+    "paperD": ["time=10"],
+    "paperD-fq-vegas": ["tcp=Vegas", "qtype=FQ", "time=10"],
+    "paperD-drr": ["qtype=DRR", "time=10"],
+    "paperD-red": ["qtype=RED", "time=10"],
+    "scale": ["n=20", "time=2"],
+}
+
+
+def _peer(case: str) -> Path:
+    return PEERS / f"{case.split('-')[0]}.tcl"
+
+
+@needs_peers
+@needs_session
+@pytest.mark.parametrize("case", sorted(PEER_RUNS))
+def test_peer_scripts_run_unchanged(tmp_path: Path, case: str) -> None:
+    """Each peer script, samplers and trace on (their defaults), prints its JSON summary:
+    its analyze.py read our trace, with the script's fid_ numbers."""
+    tr = tmp_path / "t.tr"
+    r = run_cli("run", str(_peer(case)), *PEER_RUNS[case], f"tr={tr}", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    fids = sorted(f["fid"] for f in out["flows"])
+    assert fids == list(range(1, len(fids) + 1))
+    tcp = out["agg_tcp"]
+    assert tcp["thr_sum_kbps"] > 0
+    if out.get("traced"):
+        assert tcp["sent"] >= tcp["recv"] > 0
+    if "q_arrivals" in out and not case.startswith("paperC"):
+        assert out["q_arrivals"] > 0 and out["q_mean_pkts"] > 0
+        if out.get("qtype", "RED") == "RED" and case.startswith(("paperA", "paperB")):
+            assert out["red_ave_mean"] > 0
+
+
+def _peer_both(script: str, args: list[str], tmp: Path) -> tuple[dict, dict]:
+    ns = json.loads(_ns(PEERS / f"{script}.tcl", *args, cwd=tmp).strip().splitlines()[-1])
+    bl = run_cli("run", str(PEERS / f"{script}.tcl"), *args, cwd=tmp)
+    assert bl.code == 0, bl.stderr
+    return ns, json.loads(bl.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+@needs_peers
+@needs_session
+@pytest.mark.parametrize(
+    ("script", "args", "per_flow"),
+    [
+        ("paperB", ["time=20"], False),
+        ("paperD", ["time=60"], True),
+        ("paperD", ["qtype=RED", "time=60"], True),
+        ("paperA", ["time=100"], False),
+    ],
+)
+def test_peer_scripts_as_ns2(tmp_path: Path, script: str, args: list[str], per_flow: bool) -> None:
+    """The peer scripts under ns-2.35 and bufferlab, unchanged (trace, queue monitor, RED ave_
+    and cwnd_ samplers on): aggregate TCP throughput (from the trace, by the script's fid_)
+    within 3 %, the queue's drops, mean length and RED average within 15 %, and where the
+    flows are symmetric each flow's throughput within 15 %."""
+    ns, bl = _peer_both(script, args, tmp_path)
+    assert bl["agg_tcp"]["thr_sum_kbps"] == pytest.approx(ns["agg_tcp"]["thr_sum_kbps"], rel=0.03)
+    if "agg_udp" in ns:
+        assert bl["agg_udp"]["thr_sum_kbps"] == pytest.approx(
+            ns["agg_udp"]["thr_sum_kbps"], rel=0.03
+        )
+    for key in ("q_drops", "q_mean_pkts", "red_ave_mean", "q_arrivals"):
+        if ns.get(key):
+            assert bl[key] == pytest.approx(ns[key], rel=0.15), (key, ns[key], bl[key])
+    if per_flow:
+        for a, b in zip(ns["flows"], bl["flows"], strict=True):
+            assert a["fid"] == b["fid"]
+            assert b["thr_kbps"] == pytest.approx(a["thr_kbps"], rel=0.15), (a, b)

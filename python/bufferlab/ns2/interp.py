@@ -70,6 +70,9 @@ proc ::ns2::dispatch {args} {
         }
     }
 }
+proc bw_parse {bspec} { ::ns2::dispatch units bw $bspec }
+proc delay_parse {dspec} { ::ns2::dispatch units delay $dspec }
+proc time_parse {spec} { ::ns2::dispatch units time $spec }
 catch {rename exit ::ns2::tcl_exit}
 proc exit {{code 0}} { ::ns2::dispatch __exit__ $code }
 rename open ::ns2::tcl_open
@@ -147,7 +150,6 @@ _UNSUPPORTED_SIM = {
     "trace-all format",
     "trace-queue": "per-link traces are not written yet; use trace-all and filter it",
     "namtrace-queue": "nam traces are not written",
-    "create-trace": "per-link traces are not written yet; use trace-all and filter it",
     "detach-agent": "detaching agents is not modelled",
     "rtmodel": "link failures (rtmodel) are not modelled",
     "rtmodel-at": "link failures (rtmodel) are not modelled",
@@ -377,6 +379,11 @@ class Interp:
             return self.new(args[1], args[2:])
         if kind == "delete":
             return ""
+        if kind == "units":
+            if len(args) != 3:
+                raise Ns2Error(f"usage: {args[1] if len(args) > 1 else 'bw'}_parse value")
+            v = rate_bps(args[2]) if args[1] == "bw" else time_s(args[2])
+            return f"{v:.15g}"
         if kind == "ns-random":
             if len(args) > 1:
                 self.default_rng.rand.seed(int(number(args[1])))
@@ -462,9 +469,11 @@ class Interp:
                 raise Ns2Error(f"link {method}: use $ns lossmodel $em n1 n2")
         if isinstance(obj, Queue) and method in ("attach", "trace"):
             raise Ns2Error(
-                "queue variable traces (ave_, curq_) are not written yet; read the queue "
-                "statistics from `bufferlab run` of the imported scenario"
+                "queue variable traces (ave_, curq_) are not written yet; sample them with a "
+                "proc rescheduled by $ns at ([$q set ave_] works during the run)"
             )
+        if obj.cls.startswith("Trace/") and method in ("target", "attach", "detach"):
+            return ""  # an EDrop trace's target: the null agent, as ns-2 scripts give it
         if isinstance(obj, Rng):
             return self.rng_method(obj, method, args)
         if obj.cls.startswith("RandomVariable"):
@@ -654,6 +663,8 @@ class Interp:
                 self._not_while_running("$ns trace-all")
             net.trace_path = str(Path(str(words[1])).resolve())
             return ""
+        if m == "create-trace":
+            return self.create_trace(a)
         if m == "namtrace-all":
             self.warn("namtrace-all: bufferlab writes no nam trace (the file stays empty)")
             return ""
@@ -688,6 +699,39 @@ class Interp:
         if m == "is-started":
             return "1" if self.runner is not None else "0"
         raise Ns2Error(f"Simulator method `{m}` is not modelled")
+
+    def _channel_path(self, channel: str, what: str) -> str:
+        words = self.tcl.splitlist(self.tcl.call("array", "get", "::ns2::chanpath", channel))
+        if len(words) != 2 or str(words[1]).startswith("|"):
+            raise Ns2Error(f"{what} takes a channel from `open FILE w` (pipes are not supported)")
+        return str(Path(str(words[1])).resolve())
+
+    def create_trace(self, a: list[str]) -> str:
+        """`$ns create-trace EDrop $f n1 n2`: the error model's losses on n1->n2 written as `e`
+        lines in the trace-all file (ns-2's Trace/EDrop, made the error model's drop-target).
+        Other trace types, or another file, would be per-link trace files: not written yet."""
+        if len(a) < 4:
+            raise Ns2Error("usage: $ns create-trace type file n1 n2 ?op?")
+        kind, channel = a[0], a[1]
+        n1, n2 = self.node(a[2]), self.node(a[3])
+        if self.runner is not None:
+            self._not_while_running("$ns create-trace")
+        path = self._channel_path(channel, "create-trace")
+        if kind != "EDrop":
+            raise Ns2Error(
+                f"create-trace {kind}: per-link traces are not written yet (EDrop into the "
+                "trace-all file is); use trace-all and filter it"
+            )
+        if path != self.net.trace_path:
+            raise Ns2Error(
+                "create-trace EDrop into a file other than the trace-all file is not written "
+                "yet; give it the trace-all channel"
+            )
+        self.net.link(n1, n2)  # the direction must exist
+        self.net.error_drops.append((n1.name, n2.name))
+        obj = Obj(self._handle(), f"Trace/{kind}")
+        self._register(obj)
+        return obj.handle
 
     def node(self, h: str) -> Node:
         obj = self.objects.get(h)

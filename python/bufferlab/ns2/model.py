@@ -299,6 +299,11 @@ class Network:
     agents: list[Agent] = field(default_factory=list)
     seed: int | None = None
     trace_path: str | None = None
+    # Directions (from node, to node) whose error-model losses the trace writes as `e`
+    # (`$ns create-trace EDrop $file n1 n2` on the trace-all file).
+    error_drops: list[tuple[str, str]] = field(default_factory=list)
+    # The scenario's link name of each direction (node ids), made by to_scenario.
+    link_names: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def link(self, a: Node, b: Node) -> Link:
         try:
@@ -351,6 +356,7 @@ class Network:
             if rev.loss is not None:
                 entry["reverse_loss"] = loss_config(rev.loss)
             links[f"n{a}_n{b}"] = entry
+            self.link_names[(a, b)] = self.link_names[(b, a)] = f"n{a}_n{b}"
         flows = []
         index = 0
         for ag in self.agents:
@@ -396,6 +402,11 @@ class Network:
             "dst": ag.peer.node.name,
             "start": fmt_time(app.start),
         }
+        # ns-2's trace writes the packet's fid_: the sending agent's (default 0), which the
+        # TCP sink copies into its ACKs (TCPSink::ack, tcp-sink.cc).
+        fid = _fid(ag)
+        if fid != index:
+            flow["trace_fid"] = fid
         if app.stop is not None and app.stop < duration:
             flow["stop"] = fmt_time(app.stop)
         if app.cls == "Application/FTP":
@@ -413,6 +424,17 @@ class Network:
         else:
             flow["header"] = "0B"  # ns-2's UDP agent adds no header to packetSize_
         return flow
+
+
+def _fid(ag: Agent) -> int:
+    text = ag.vars.get("fid_", "0")
+    try:
+        fid = int(float(text))
+    except ValueError:
+        raise Ns2Error(f"{ag.cls} {ag.handle} fid_ {text}: not a number") from None
+    if not 0 <= fid <= 2**31 - 1:
+        raise Ns2Error(f"{ag.cls} {ag.handle} fid_ {text}: a flow id is 0 to 2147483647")
+    return fid
 
 
 def _changed(obj: Obj, var: str) -> str | None:

@@ -33,7 +33,20 @@ SENDER_REPORT = {
     "nrexmit_": "timeouts",
     "nackpack_": "acks_received",
 }
-MONITOR_REPORT = {"parrivals_": "arrivals", "pdepartures_": "departures", "pdrops_": "drops"}
+# QueueMonitor variables the engine gives at any time (Session.probe_queue).
+MONITOR_PROBES = (
+    "pkts_",
+    "size_",
+    "parrivals_",
+    "barrivals_",
+    "pdepartures_",
+    "bdepartures_",
+    "pdrops_",
+    "bdrops_",
+)
+# RED's variables (queue/red.cc): the average and the length the last arrival found.
+RED_PROBES = ("ave_", "curq_")
+_RED_CLASSES = ("Queue/RED",)
 _INTEGER = {
     "ack_",
     "t_seqno_",
@@ -42,7 +55,7 @@ _INTEGER = {
     "nlost_",
     "maxseq_",
     *SENDER_REPORT,
-    *MONITOR_REPORT,
+    *MONITOR_PROBES,
 }
 
 _STOPS = re.compile(r"(?<![\w$:-])(exit|halt)(?![\w-])")
@@ -121,11 +134,15 @@ class Runner:
                     "this build of bufferlab's core has no Session (needed to run ns-2 "
                     "scripts): rebuild it (make build); `bufferlab import-ns2` works without it"
                 )
+        extra: dict[str, Any] = {}
+        if ip.net.error_drops:
+            extra["ns2_error_drops"] = list(ip.net.error_drops)
         self.session = factory(
             scenario_text(scenario),
             source=f"{ip.script.name} (translated)",
             seed=ip.seed,
             ns2_trace=ip.net.trace_path,
+            **extra,
         )
         self.loop()
 
@@ -175,6 +192,15 @@ class Runner:
             probes = SENDER_PROBES if _is_sender(ag) else RECEIVER_PROBES
             for var in probes:
                 self.snapshot[(ag.handle, var)] = self.session.probe(ag.flow, var)
+        for obj in list(self.ip.objects.values()):
+            if isinstance(obj, QueueMonitor):
+                for var in MONITOR_PROBES:
+                    self.snapshot[(obj.handle, var)] = self._probe_queue(obj.link, var)
+            elif getattr(obj, "cls", "") in _RED_CLASSES:
+                link = self._queue_link(obj)
+                if link is not None:
+                    for var in RED_PROBES:
+                        self.snapshot[(obj.handle, var)] = self._probe_queue(link, var)
         self.report = json.loads(self.session.finish())
         self.finished = True
 
@@ -192,12 +218,26 @@ class Runner:
             q = self._queue_stats(obj.monitor, f"the integrator's {var}")
             avg = q["avg_packets" if obj.what == "packets" else "avg_bytes"]
             return f"{avg * self.end:.12g}"
-        if getattr(obj, "cls", "") == "Queue/RED" and var in ("ave_", "curq_"):
-            raise Ns2Error(
-                f"RED {var} during the run is not available yet (the engine gives flow "
-                "variables only); monitor.queue_interval in the imported scenario samples it"
-            )
+        if getattr(obj, "cls", "") in _RED_CLASSES and var in RED_PROBES:
+            if self.finished:
+                v = self.snapshot.get((obj.handle, var))
+            else:
+                link = self._queue_link(obj)
+                v = None if link is None else self._probe_queue(link, var)
+            return None if v is None else fmt_value(var, v)
         return None
+
+    def _queue_link(self, q: Any) -> Any:
+        for link in self.ip.net.links.values():
+            if link.queue is q:
+                return link
+        return None
+
+    def _probe_queue(self, link: Any, var: str) -> float | None:
+        name = self.ip.net.link_names.get((link.src.id, link.dst.id))
+        if name is None:
+            return None
+        return self.session.probe_queue(name, link.src.name, link.dst.name, var)
 
     def _agent(self, ag: Agent, var: str) -> str | None:
         if ag.flow is None:
@@ -271,13 +311,18 @@ class Runner:
         raise Ns2Error(f"the queue {src}->{dst} is missing from the report")
 
     def _monitor(self, qm: Any, var: str) -> str:
-        if var not in MONITOR_REPORT:
+        if var not in MONITOR_PROBES:
             raise Ns2Error(
-                f"QueueMonitor {var} is not available (parrivals_, pdepartures_, pdrops_ and "
-                "the integrators' sum_ are, at the end of the run)"
+                f"QueueMonitor {var} is not available ({', '.join(MONITOR_PROBES)} are, and "
+                "the integrators' sum_ at the end of the run)"
             )
-        q = self._queue_stats(qm, f"QueueMonitor {var}")
-        return fmt_value(var, q[MONITOR_REPORT[var]])
+        if self.finished:
+            v = self.snapshot.get((qm.handle, var))
+        else:
+            v = self._probe_queue(qm.link, var)
+        if v is None:
+            raise Ns2Error(f"QueueMonitor {var}: the engine has no such queue")
+        return fmt_value(var, v)
 
 
 def _is_sender(ag: Agent) -> bool:
