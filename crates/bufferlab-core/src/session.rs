@@ -19,6 +19,26 @@ pub struct Session {
     scenario: Scenario,
     sim: Simulation,
     t0: Instant,
+    watches: Vec<Watch>,
+    changes: Vec<(f64, usize, f64)>,
+}
+
+/// A flow variable whose changes are recorded (`$tcp trace cwnd_`).
+struct Watch {
+    flow: usize,
+    var: String,
+    last: Option<f64>,
+}
+
+/// An ns-2 variable of flow `i` of `sim` (see [`Session::probe`]).
+fn probe_flow(sim: &Simulation, i: usize, var: &str) -> Option<f64> {
+    let f = &sim.flows[i];
+    match var {
+        "bytes_" => Some(f.stats.rx_bytes as f64),
+        "npkts_" => Some(f.stats.rx_packets as f64),
+        "nlost_" => Some(f.stats.lost_packets as f64),
+        _ => sim.agents[f.sender.0 as usize].ep.probe(var),
+    }
 }
 
 impl Session {
@@ -26,7 +46,13 @@ impl Session {
     pub fn new(req: &RunRequest) -> Result<Session, Error> {
         let t0 = Instant::now();
         let (scenario, sim) = prepare(req)?;
-        Ok(Session { scenario, sim, t0 })
+        Ok(Session {
+            scenario,
+            sim,
+            t0,
+            watches: Vec::new(),
+            changes: Vec::new(),
+        })
     }
 
     /// Simulated time (seconds).
@@ -52,7 +78,22 @@ impl Session {
         if t <= self.sim.now || self.sim.stopped.is_some() {
             return Ok(());
         }
-        self.sim.run_until(SimTime(t.0 - 1));
+        if self.watches.is_empty() {
+            self.sim.run_until(SimTime(t.0 - 1));
+        } else {
+            let (watches, changes) = (&mut self.watches, &mut self.changes);
+            self.sim.run_until_with(SimTime(t.0 - 1), |sim| {
+                for (i, w) in watches.iter_mut().enumerate() {
+                    let v = probe_flow(sim, w.flow, &w.var);
+                    if v != w.last {
+                        w.last = v;
+                        if let Some(v) = v {
+                            changes.push((sim.now.as_secs_f64(), i, v));
+                        }
+                    }
+                }
+            });
+        }
         if self.sim.stopped.is_none() {
             self.sim.now = t;
         }
@@ -65,13 +106,31 @@ impl Session {
     /// `npkts_`, `nlost_` (bytes and packets received, packets lost) from the flow's counters,
     /// as a sink or loss monitor counts them. None if the flow or the variable does not exist.
     pub fn probe(&self, flow: &str, var: &str) -> Option<f64> {
-        let f = self.sim.flows.iter().find(|f| f.name == flow)?;
-        match var {
-            "bytes_" => Some(f.stats.rx_bytes as f64),
-            "npkts_" => Some(f.stats.rx_packets as f64),
-            "nlost_" => Some(f.stats.lost_packets as f64),
-            _ => self.sim.agents[f.sender.0 as usize].ep.probe(var),
-        }
+        let i = self.sim.flows.iter().position(|f| f.name == flow)?;
+        probe_flow(&self.sim, i, var)
+    }
+
+    /// Records every change of a flow variable from now on (ns-2's `$agent trace var`): after
+    /// each engine event the variable is read and, when it differs from the last value, the
+    /// time and the new value are kept for [`take_changes`](Session::take_changes). Returns
+    /// the watch's number and the value now; None if the flow or the variable does not exist.
+    /// ns-2 writes a line at each assignment of a traced variable, which may repeat a value;
+    /// this records changes only.
+    pub fn watch(&mut self, flow: &str, var: &str) -> Option<(usize, f64)> {
+        let i = self.sim.flows.iter().position(|f| f.name == flow)?;
+        let v = probe_flow(&self.sim, i, var)?;
+        self.watches.push(Watch {
+            flow: i,
+            var: var.to_string(),
+            last: Some(v),
+        });
+        Some((self.watches.len() - 1, v))
+    }
+
+    /// The changes recorded since the last call: (time in seconds, watch, new value), in
+    /// time order.
+    pub fn take_changes(&mut self) -> Vec<(f64, usize, f64)> {
+        std::mem::take(&mut self.changes)
     }
 
     /// An ns-2 queue variable now, of the direction `from` -> `to` of link `link` (node names),
@@ -202,6 +261,63 @@ app = { kind = "cbr", rate = "500kbps", packet_size = "500B" }
         assert_eq!(s.probe("nobody", "cwnd_"), None);
         s.run_before(1.0).unwrap(); // the past: nothing happens
         assert_eq!(s.now_s(), 2.0);
+    }
+
+    #[test]
+    fn watches_record_each_change_and_leave_the_run_alone() {
+        let mut s = session();
+        let (w, v0) = s.watch("tcp0", "cwnd_").unwrap();
+        let (a, _) = s.watch("tcp0", "ack_").unwrap();
+        assert!(s.watch("tcp0", "nothing_").is_none() && s.watch("x", "cwnd_").is_none());
+        let mut all = Vec::new();
+        let mut t = 0.0;
+        while t < 5.0 {
+            t += 0.25;
+            s.run_before(t).unwrap();
+            let ch = s.take_changes();
+            assert!(ch.iter().all(|&(at, _, _)| at < t && at >= t - 0.25));
+            all.extend(ch);
+        }
+        let cwnd: Vec<f64> = all.iter().filter(|c| c.1 == w).map(|c| c.2).collect();
+        let acks: Vec<f64> = all.iter().filter(|c| c.1 == a).map(|c| c.2).collect();
+        assert!(
+            cwnd.len() > 20 && acks.len() > 100,
+            "{} {}",
+            cwnd.len(),
+            acks.len()
+        );
+        // consecutive records differ, and the first differs from the value at the watch
+        assert_ne!(cwnd[0], v0);
+        assert!(cwnd.windows(2).all(|p| p[0] != p[1]));
+        assert!(acks.windows(2).all(|p| p[1] > p[0]));
+        assert!(all.windows(2).all(|p| p[0].0 <= p[1].0));
+        // ns-2's cwnd_ leaves out Reno's fast-recovery inflation (dupwnd_): a duplicate ACK
+        // (no new ack_ at that instant) never raises it, and the run has losses
+        let ack_times: Vec<f64> = all.iter().filter(|c| c.1 == a).map(|c| c.0).collect();
+        let mut prev = v0;
+        let mut decreases = 0;
+        for &(t, _, v) in all.iter().filter(|c| c.1 == w) {
+            if !ack_times.contains(&t) {
+                assert!(
+                    v < prev,
+                    "cwnd_ rose from {prev} to {v} at {t} without a new ACK"
+                );
+            }
+            decreases += (v < prev) as u32;
+            prev = v;
+        }
+        assert!(decreases > 0);
+        // watching does not change the run
+        let watched = s.finish().unwrap();
+        let whole = crate::api::run(&RunRequest {
+            text: TWO_FLOWS,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&whole.flows).unwrap(),
+            serde_json::to_value(&watched.flows).unwrap()
+        );
     }
 
     const RED_LINK: &str = r#"

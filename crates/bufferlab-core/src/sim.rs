@@ -205,6 +205,14 @@ impl Simulation {
     /// Runs every event due at or before `t` (never past the end). Lets front ends run in
     /// slices to show progress or stop early.
     pub fn run_until(&mut self, t: SimTime) {
+        self.run_until_with(t, |_| {});
+    }
+
+    /// [`run_until`](Simulation::run_until), calling `after` once after each event (the ns-2
+    /// script runner's variable traces; `run_until` passes a closure that does nothing, which
+    /// the compiler removes).
+    #[inline(always)]
+    pub fn run_until_with(&mut self, t: SimTime, mut after: impl FnMut(&Simulation)) {
         let until = t.min(self.end);
         while let Some((time, ev)) = self.sched.pop_until(until) {
             self.now = time;
@@ -227,6 +235,7 @@ impl Simulation {
                 Event::Sample => self.sample(),
                 Event::DeviceWake(p) => self.device_wake(p),
             }
+            after(self);
         }
         self.now = until;
     }

@@ -108,6 +108,17 @@ impl Session {
         Ok(self.live()?.probe_queue(link, from_node, to_node, var))
     }
 
+    /// Records every change of a flow variable from now on (`$tcp trace cwnd_`); returns
+    /// (watch number, value now), or None.
+    fn watch(&mut self, flow: &str, var: &str) -> PyResult<Option<(usize, f64)>> {
+        Ok(self.live()?.watch(flow, var))
+    }
+
+    /// The changes recorded since the last call: (time s, watch number, value), in time order.
+    fn take_changes(&mut self) -> PyResult<Vec<(f64, usize, f64)>> {
+        Ok(self.live()?.take_changes())
+    }
+
     /// Why a limit stopped the run, or None.
     fn stopped(&mut self) -> PyResult<Option<String>> {
         Ok(self.live()?.stopped())

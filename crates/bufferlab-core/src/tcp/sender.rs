@@ -1069,6 +1069,18 @@ impl Endpoint for TcpSender {
         let seg = |seq: u64| (seq.saturating_sub(1) as f64 / mss).floor() + opening;
         let opening_unacked = self.p.handshake && self.state != State::Established;
         match var {
+            // ns-2 sends the opening packet with cwnd_ 1 (seen in ns-2.35's cwnd_ traces).
+            "cwnd_" if opening_unacked => Some(1.0),
+            // ns-2 Reno/NewReno keep the fast-recovery inflation in dupwnd_, not in cwnd_
+            // (tcp-reno.cc: window() = cwnd_ + dupwnd_).
+            "cwnd_"
+                if self.in_recovery
+                    && self.ns2_aimd()
+                    && !self.p.sack
+                    && matches!(self.p.cc, CcKind::Reno | CcKind::Newreno) =>
+            {
+                Some(self.ns2_base / mss)
+            }
             "cwnd_" => Some(self.cwnd() / mss),
             "ssthresh_" => Some(self.ssthresh() / mss),
             "ack_" if opening_unacked => Some(-1.0),
