@@ -32,6 +32,7 @@ from bufferlab.ns2.model import (
     TCP_STATE,
     TRAFFIC,
     UDP_SINKS,
+    VAR_TRACES,
     Agent,
     App,
     Integrator,
@@ -210,6 +211,8 @@ class Interp:
         self.exit_code: int | None = None
         self.scenario: dict[str, Any] | None = None  # import_only: what $ns run would run
         self.null_agent: Agent | None = None
+        self.var_channels: dict[str, str] = {}  # agent handle -> channel of `attach`
+        self.var_traces: list[tuple[Agent, str]] = []  # `$agent trace var_`, in order
         self.tcl = tkinter.Tcl()
         self.tcl.createcommand("::ns2::py", self._py)
         self.tcl.eval(_BOOT)
@@ -813,12 +816,24 @@ class Interp:
             app.agent, ag.app = ag, app
             return app.handle
         if m == "attach":
-            return ""  # a trace channel for variable traces: harmless until `trace`
+            if len(a) != 1:
+                raise Ns2Error("usage: $agent attach channel")
+            self._channel_path(a[0], "$agent attach")
+            self.var_channels[ag.handle] = a[0]  # the channel of its variable traces
+            return ""
         if m == "trace":
-            raise Ns2Error(
-                f"variable traces ($agent trace {a[0] if a else ''}) are not written yet; "
-                "sample the variable with a proc rescheduled by $ns at"
-            )
+            if len(a) != 1:
+                raise Ns2Error("usage: $agent trace var_")
+            if ag.cls not in TCP_CC or a[0] not in VAR_TRACES:
+                raise Ns2Error(
+                    f"$agent trace {a[0]}: variable traces of TCP senders' "
+                    f"{', '.join(VAR_TRACES)} are written; sample others with a proc "
+                    "rescheduled by $ns at"
+                )
+            self.var_traces.append((ag, a[0]))
+            if self.runner is not None:
+                self.runner.start_var_trace(ag, a[0])
+            return ""
         if m in ("port", "addr"):
             return str(ag.order if m == "port" else (ag.node.id if ag.node else -1))
         if m in ("clear",):

@@ -124,6 +124,10 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
     "ErrorModel": {"rate_": "0", "enable_": "1", "markecn_": "false", "delay_pkt_": "false"},
 }
 
+# Variables `$tcp trace var_` writes, as ns-2's TcpAgent::traceVar (tcp.cc) formats them:
+# a double with %-6.3f, an integer with %d.
+VAR_TRACES = {"cwnd_": "double", "ssthresh_": "int", "ack_": "int", "t_seqno_": "int"}
+
 # Variables that only label packets or feed nam/traces: accepted silently.
 LABELS = {
     "fid_",

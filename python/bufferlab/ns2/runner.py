@@ -18,7 +18,7 @@ import re
 from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
-from bufferlab.ns2.model import TCP_CC, Agent, Integrator, QueueMonitor, is_a
+from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Integrator, QueueMonitor, is_a
 from bufferlab.ns2.toml_text import scenario_text
 
 # Variables the engine gives at any time (Session.probe), by side of the flow.
@@ -144,7 +144,44 @@ class Runner:
             ns2_trace=ip.net.trace_path,
             **extra,
         )
+        self._ports = _agent_ports(ip.net.flows(), scenario)
+        self.watches: dict[int, tuple[Agent, str]] = {}
+        for ag, var in ip.var_traces:
+            self.start_var_trace(ag, var)
         self.loop()
+
+    # -- variable traces ($tcp trace cwnd_) -------------------------------------------------------
+
+    def start_var_trace(self, ag: Agent, var: str) -> None:
+        """Writes the value now, then each change (ns-2 writes the value when the trace is set
+        up, then at each assignment)."""
+        if ag.flow is None:
+            self.ip.warn(f"$agent trace {var}: {ag.handle} is not a flow; nothing written")
+            return
+        got = self.session.watch(ag.flow, var)
+        if got is None:
+            raise Ns2Error(f"the engine has no {var} for flow {ag.flow}")
+        w, value = got
+        self.watches[w] = (ag, var)
+        self._write_var(self.now, ag, var, value)
+
+    def _write_var(self, t: float, ag: Agent, var: str, value: float) -> None:
+        channel = self.ip.var_channels.get(ag.handle)
+        if channel is None:
+            self.ip.warn(f"$agent trace {var} without $agent attach: nothing written")
+            return
+        sport, daddr, dport = self._ports.get(ag.handle, (0, -1, 0))
+        addr = ag.node.id if ag.node is not None else -1
+        v = f"{value:<6.3f}" if VAR_TRACES[var] == "double" else str(int(value))
+        line = f"{t:<8.5f} {addr:<2d} {sport:<2d} {daddr:<2d} {dport:<2d} {var} {v}"
+        self.ip.tcl.call("puts", channel, line)
+
+    def flush_var_traces(self) -> None:
+        if not self.watches:
+            return
+        for t, w, value in self.session.take_changes():
+            ag, var = self.watches[w]
+            self._write_var(t, ag, var, value)
 
     def schedule(self, t: float, seq: int, script: str) -> None:
         heapq.heappush(self.heap, (max(t, self.now), seq, script))
@@ -172,6 +209,7 @@ class Runner:
                     self._finish(self.end)
             else:
                 self.session.run_until(t)
+                self.flush_var_traces()
                 self.now = t
             ip.eval_event(script, t)
         if not self.finished:
@@ -185,6 +223,7 @@ class Runner:
     def _finish(self, t: float) -> None:
         if t > self.now:
             self.session.run_until(t)
+        self.flush_var_traces()
         self.now = t
         for ag in self.ip.net.agents:
             if ag.flow is None:
@@ -323,6 +362,23 @@ class Runner:
         if v is None:
             raise Ns2Error(f"QueueMonitor {var}: the engine has no such queue")
         return fmt_value(var, v)
+
+
+def _agent_ports(agents: list[Agent], scenario: dict[str, Any]) -> dict[str, tuple[int, int, int]]:
+    """Each sender's (port, peer node, peer port), numbered per node in flow order as the
+    engine's trace numbers them (monitor/ns2_trace.rs)."""
+    senders = {ag.flow: ag for ag in agents if _is_sender(ag)}
+    nxt: dict[str, int] = {}
+    out: dict[str, tuple[int, int, int]] = {}
+    for f in scenario.get("flows", []):
+        sp = nxt.get(f["src"], 0)
+        nxt[f["src"]] = sp + 1
+        dp = nxt.get(f["dst"], 0)
+        nxt[f["dst"]] = dp + 1
+        ag = senders.get(f["name"])
+        if ag is not None and ag.peer is not None and ag.peer.node is not None:
+            out[ag.handle] = (sp, ag.peer.node.id, dp)
+    return out
 
 
 def _is_sender(ag: Agent) -> bool:
