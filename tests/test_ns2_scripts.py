@@ -318,12 +318,14 @@ def test_queue_monitor_and_red_variables_during_the_run(tmp_path: Path) -> None:
 proc sample {} {
     global ns qm redq
     puts "[$ns now] [$qm set pkts_] [$qm set size_] [$qm set parrivals_] [$qm set pdrops_]\
- [$qm set pdepartures_] [$redq set ave_] [$redq set curq_]"
+ [$qm set pdepartures_] [$redq set ave_] [$redq set curq_]\
+ [[$qm get-pkts-integrator] set sum_]"
     $ns after 0.5 sample
 }
 proc finish {} {
     global qm
-    puts "end [$qm set parrivals_] [$qm set pdrops_] [$qm set barrivals_] [$qm set bdrops_]"
+    puts "end [$qm set parrivals_] [$qm set pdrops_] [$qm set barrivals_] [$qm set bdrops_]\
+ [[$qm get-bytes-integrator] set sum_]"
     exit 0
 }
 $ns at 0.5 sample
@@ -335,19 +337,24 @@ $ns run
     assert r.code == 0, r.stderr
     rows = [[float(x) for x in ln.split()] for ln in r.stdout.splitlines()[:-1]]
     assert [row[0] for row in rows] == [0.5 * i for i in range(1, 10)]
-    for t, pkts, size, arr, drops, dep, ave, curq in rows:
+    for t, pkts, size, arr, drops, dep, ave, curq, area in rows:
+        assert 0 < area <= 25 * t  # the integral of pkts_ so far (packet-seconds)
         assert size == pkts * 1000 and 0 <= pkts <= 25
         assert 0 <= arr - drops - dep - pkts <= 1  # one may be on the wire
         # twice the link's rate: RED's average sits between its thresholds (5, 15 packets)
         assert 3 < ave < 25 and 0 <= curq <= 25, (t, ave, curq)
     arrivals = [row[3] for row in rows]
     assert arrivals == sorted(arrivals) and rows[-1][4] > 0
-    end = [int(x) for x in r.stdout.splitlines()[-1].split()[1:]]
+    sums = [row[8] for row in rows]
+    assert sums == sorted(sums)
+    *counts, byte_area = r.stdout.splitlines()[-1].split()[1:]
+    end = [int(x) for x in counts]
     assert end[2] == end[0] * 1000 and end[3] == end[1] * 1000
     # the same engine on the imported scenario: the counters of its report
     rep = _import_and_run(script, tmp=tmp_path)
     q = next(x for x in rep["queues"] if x["from"] == "n0" and x["to"] == "n1")
     assert (end[0], end[1]) == (q["arrivals"], q["drops"])
+    assert float(byte_area) == pytest.approx(q["avg_bytes"] * 5, rel=1e-6)
 
 
 @needs_session

@@ -140,6 +140,9 @@ impl Session {
     /// * `parrivals_`, `barrivals_`, `pdepartures_`, `bdepartures_`, `pdrops_`, `bdrops_`:
     ///   packets and bytes that arrived (drops included), left, were dropped, so far (from the
     ///   warm-up on; ns-2 counts from the monitor's creation, usually time 0);
+    /// * `pkts_sum_`, `bytes_sum_`: the integrals of `pkts_` and `size_` over time so far
+    ///   (packet-seconds, byte-seconds: the `sum_` of ns-2's `get-pkts-integrator` and
+    ///   `get-bytes-integrator`);
     /// * `ave_`: RED's average, `curq_`: the length the last arrival found (both in bytes in
     ///   byte mode, packets otherwise); None for a discipline that keeps neither.
     ///
@@ -161,6 +164,8 @@ impl Session {
             "bdepartures_" => st.departure_bytes as f64,
             "pdrops_" => st.total_drops() as f64,
             "bdrops_" => st.drop_bytes as f64,
+            "pkts_sum_" => st.integrals(sim.now).0,
+            "bytes_sum_" => st.integrals(sim.now).1,
             "ave_" => port.qdisc.disc().average()?,
             "curq_" => port.qdisc.disc().arrival_length()?,
             _ => return None,
@@ -366,6 +371,9 @@ app = { kind = "cbr", rate = "2Mbps", packet_size = "1000B" }
             assert_eq!(q("size_"), q("pkts_") * 1000.0);
             assert_eq!(q("bdrops_"), drops * 1000.0);
             assert_eq!(q("bdepartures_"), dep * 1000.0);
+            let (area, bytes_area) = (q("pkts_sum_"), q("bytes_sum_"));
+            assert!(area > 0.0 && area <= 25.0 * t, "{area}");
+            assert!((bytes_area - area * 1000.0).abs() < 1e-6 * bytes_area);
             // twice the link's rate: RED keeps its average near its thresholds, drops
             let ave = q("ave_");
             assert!(ave > 1.0 && ave < 25.0, "ave {ave}");

@@ -97,7 +97,8 @@ impl Session {
 
     /// An ns-2 queue variable now of the direction `from_node` -> `to_node` of link `link`
     /// (`pkts_`, `size_`, `parrivals_`, `barrivals_`, `pdepartures_`, `bdepartures_`,
-    /// `pdrops_`, `bdrops_`; RED's `ave_`, `curq_`), or None.
+    /// `pdrops_`, `bdrops_`, the integrators' `pkts_sum_`, `bytes_sum_`; RED's `ave_`,
+    /// `curq_`), or None.
     fn probe_queue(
         &mut self,
         link: &str,

@@ -233,7 +233,7 @@ class Runner:
                 self.snapshot[(ag.handle, var)] = self.session.probe(ag.flow, var)
         for obj in list(self.ip.objects.values()):
             if isinstance(obj, QueueMonitor):
-                for var in MONITOR_PROBES:
+                for var in (*MONITOR_PROBES, "pkts_sum_", "bytes_sum_"):
                     self.snapshot[(obj.handle, var)] = self._probe_queue(obj.link, var)
             elif getattr(obj, "cls", "") in _RED_CLASSES:
                 link = self._queue_link(obj)
@@ -254,9 +254,14 @@ class Runner:
         if isinstance(obj, Integrator):
             if var != "sum_":
                 raise Ns2Error(f"Integrator {var} is not modelled (sum_ is)")
-            q = self._queue_stats(obj.monitor, f"the integrator's {var}")
-            avg = q["avg_packets" if obj.what == "packets" else "avg_bytes"]
-            return f"{avg * self.end:.12g}"
+            which = "pkts_sum_" if obj.what == "packets" else "bytes_sum_"
+            if self.finished:
+                v = self.snapshot.get((obj.monitor.handle, which))
+            else:
+                v = self._probe_queue(obj.monitor.link, which)
+            if v is None:
+                raise Ns2Error("Integrator sum_: the engine has no such queue")
+            return f"{v:.12g}"
         if getattr(obj, "cls", "") in _RED_CLASSES and var in RED_PROBES:
             if self.finished:
                 v = self.snapshot.get((obj.handle, var))
@@ -336,18 +341,6 @@ class Runner:
         if var == "nlost_":
             return f.get("lost_packets")
         return None
-
-    def _queue_stats(self, qm: Any, what: str) -> dict[str, Any]:
-        if not self.finished or self.report is None:
-            raise Ns2Error(
-                f"{what} is read from the run's report: it is available in the proc that ends "
-                "the run (finish), not during the run"
-            )
-        src, dst = qm.link.src.name, qm.link.dst.name
-        for q in self.report.get("queues", []):
-            if q.get("from") == src and q.get("to") == dst:
-                return q
-        raise Ns2Error(f"the queue {src}->{dst} is missing from the report")
 
     def _monitor(self, qm: Any, var: str) -> str:
         if var not in MONITOR_PROBES:

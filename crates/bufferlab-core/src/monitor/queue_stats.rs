@@ -132,6 +132,15 @@ impl QueueStats {
         )
     }
 
+    /// The integrals of the waiting queue's length over [start, now], in packet-seconds and
+    /// byte-seconds (ns-2's QueueMonitor integrators' `sum_`), without closing them.
+    pub fn integrals(&self, now: SimTime) -> (f64, f64) {
+        let dt = now.saturating_sub(self.last_change).0 as u128;
+        let p = self.area_packets + self.cur_packets as u128 * dt;
+        let b = self.area_bytes + self.cur_bytes as u128 * dt;
+        (p as f64 / 1e12, b as f64 / 1e12)
+    }
+
     pub fn sojourn_mean_s(&self) -> Option<f64> {
         (self.departures > 0).then(|| self.sojourn_sum_ps as f64 / self.departures as f64 / 1e12)
     }
@@ -175,6 +184,8 @@ mod tests {
         s.set_length(SimTime(0), 2, 2000);
         s.set_length(SimTime(10), 4, 4000);
         // 2 for 10 ps, 4 for 30 ps -> (20 + 120) / 40 = 3.5
+        let (ip, ib) = s.integrals(SimTime(40));
+        assert!((ip - 140e-12).abs() < 1e-20 && (ib - 140e-9).abs() < 1e-17);
         let (p, b) = s.averages(SimTime(40));
         assert!((p - 3.5).abs() < 1e-12);
         assert!((b - 3500.0).abs() < 1e-9);
