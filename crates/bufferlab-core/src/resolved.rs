@@ -91,7 +91,7 @@ impl Resolved {
                 rate_bps: p.rate.bps(),
                 delay_s: p.delay.as_secs_f64(),
                 overhead_bytes: p.overhead,
-                device_queue_packets: p.device_limit,
+                device_queue_packets: p.device.limit(),
                 queue: ResolvedQueue {
                     discipline: p.qdisc.disc().kind(),
                     settings: p.qdisc.disc().resolved_settings(p.rate.bps() as f64),

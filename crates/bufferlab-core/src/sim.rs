@@ -13,6 +13,7 @@ use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::ns2_trace::{Ns2Trace, TraceEvent, TraceFilter, TraceFlow};
 use crate::monitor::pcap::PcapSet;
 use crate::monitor::queue_series::QueueSeries;
+use crate::monitor::taps::Taps;
 use crate::net::loss::LossPosition;
 use crate::net::port::Port;
 use crate::net::routing::Routes;
@@ -128,10 +129,8 @@ pub struct Simulation {
     pub guard: Option<crate::guard::Guard>,
     /// Why the run stopped before its end, when a limit did it.
     pub stopped: Option<crate::guard::Stop>,
-    /// An ns-2 trace file being written, if asked for.
-    pub ns2_trace: Option<Ns2Trace>,
-    /// pcap files being written, if asked for.
-    pub pcap: Option<PcapSet>,
+    /// The ns-2 trace and pcap capture, when asked for.
+    pub taps: Taps,
     next_uid: u64,
     drop_buf: Vec<(Packet, DropReason)>,
     out_buf: Vec<Packet>,
@@ -158,8 +157,7 @@ impl Simulation {
             flow_series: None,
             guard: None,
             stopped: None,
-            ns2_trace: None,
-            pcap: None,
+            taps: Taps::default(),
             next_uid: 0,
             drop_buf: Vec::with_capacity(16),
             out_buf: Vec::with_capacity(64),
@@ -324,16 +322,6 @@ impl Simulation {
 
     // ---- packets through the network ----
 
-    /// Writes one trace line if a trace is open and wants this event (one branch when off).
-    #[inline]
-    fn trace(tr: &mut Option<Ns2Trace>, ev: TraceEvent, now: SimTime, port: &Port, pkt: &Packet) {
-        if let Some(t) = tr {
-            if t.wants(ev, port.id.idx(), pkt) {
-                t.record(ev, now, port.from.0, port.to.0, pkt);
-            }
-        }
-    }
-
     fn inject(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.next_uid;
         self.next_uid += 1;
@@ -369,15 +357,15 @@ impl Simulation {
             if now >= self.warmup {
                 port.lost_packets += 1;
             }
-            Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
+            self.taps.trace(TraceEvent::Drop, now, port.tap(), &pkt);
             self.record_drop(pid, pkt, DropReason::LinkLoss);
             return;
         }
-        Self::trace(&mut self.ns2_trace, TraceEvent::Enqueue, now, port, &pkt);
+        self.taps.trace(TraceEvent::Enqueue, now, port.tap(), &pkt);
         port.stats.on_arrival(now, pkt.size);
         pkt.enqueued = now;
         let busy = port.busy(now);
-        if !busy && port.device_limit == 0 {
+        if !busy && !port.device.enabled() {
             // the link has been idle since its last transmission ended
             port.qdisc.link_idle(port.busy_until);
         }
@@ -394,8 +382,7 @@ impl Simulation {
             port.stats.on_marks(now, marks);
         }
         self.flush_drops(pid);
-        let port = &self.ports[pid.idx()];
-        if port.device_limit > 0 && !port.wake_pending {
+        if self.ports[pid.idx()].device.wants_fill() {
             self.fill_device(pid);
         }
         let port = &mut self.ports[pid.idx()];
@@ -424,34 +411,27 @@ impl Simulation {
     fn start_tx(&mut self, pid: PortId) {
         let now = self.now;
         let port = &mut self.ports[pid.idx()];
-        let next = if port.device_limit > 0 {
-            let next = port.device.pop_front();
-            if let Some(p) = &next {
-                port.device_bytes -= p.size as u64;
+        let next = if port.device.enabled() {
+            port.device.pop().map(|(p, wake)| {
                 // ns-3 NetDeviceQueue::PacketDequeued wakes the queue disc with ScheduleNow:
                 // an arrival due at this same instant finds the discipline still full.
-                if !port.wake_pending {
-                    port.wake_pending = true;
+                if wake {
                     self.sched.schedule(now, Event::DeviceWake(pid));
                 }
-            }
-            next
+                p
+            })
         } else {
             port.dequeue(now, false, &mut self.drop_buf)
         };
         let port = &mut self.ports[pid.idx()];
         if let Some(pkt) = next {
-            Self::trace(&mut self.ns2_trace, TraceEvent::Dequeue, now, port, &pkt);
+            self.taps.trace(TraceEvent::Dequeue, now, port.tap(), &pkt);
             port.stats.on_departure(now, pkt.size, pkt.enqueued);
             let end = now + port.tx_time(pkt.size);
             port.busy_until = end;
             // Captured as it starts on the wire (starts are in order, so timestamps never go
             // back); counted as transmitted from then on.
-            if let Some(pc) = &mut self.pcap {
-                if pc.wants(pid.idx()) {
-                    pc.record(pid.idx(), now, &pkt);
-                }
-            }
+            self.taps.capture(now, port.tap(), &pkt);
             if now >= self.warmup {
                 port.tx_packets += 1;
                 port.tx_bytes += pkt.size as u64;
@@ -470,7 +450,7 @@ impl Simulation {
                 }
                 port.stats
                     .set_length(now, port.waiting_packets() as u64, port.waiting_bytes());
-                Self::trace(&mut self.ns2_trace, TraceEvent::Drop, now, port, &pkt);
+                self.taps.trace(TraceEvent::Drop, now, port.tap(), &pkt);
                 self.record_drop(pid, pkt, DropReason::LinkLoss);
                 self.flush_drops(pid);
                 return;
@@ -488,7 +468,7 @@ impl Simulation {
 
     /// The deferred refill of a device queue; an idle link then starts on what came down.
     fn device_wake(&mut self, pid: PortId) {
-        self.ports[pid.idx()].wake_pending = false;
+        self.ports[pid.idx()].device.woken();
         self.fill_device(pid);
         let port = &mut self.ports[pid.idx()];
         if !port.busy(self.now) && !port.device.is_empty() {
@@ -505,20 +485,18 @@ impl Simulation {
     fn fill_device(&mut self, pid: PortId) {
         let now = self.now;
         let port = &mut self.ports[pid.idx()];
-        while port.device.len() < port.device_limit {
-            if port.qdisc.len_packets() == 0 {
-                port.qdisc.link_idle(now);
-                break;
-            }
-            let busy = port.busy(now);
-            match port.dequeue(now, busy, &mut self.drop_buf) {
-                Some(p) => {
-                    port.device_bytes += p.size as u64;
-                    port.device.push_back(p);
-                }
-                None => break, // everything left was dropped at the head (CoDel, PIE)
-            }
-        }
+        let busy = port.busy(now);
+        let (device, qdisc, rng, stats, rate) = (
+            &mut port.device,
+            &mut port.qdisc,
+            &mut port.qdisc_rng,
+            &mut port.stats,
+            port.rate,
+        );
+        let drops = &mut self.drop_buf;
+        device.fill(now, qdisc, |q| {
+            Port::dequeue_from(q, rng, stats, rate, now, busy, drops)
+        });
         self.flush_drops(pid);
     }
 
@@ -537,13 +515,8 @@ impl Simulation {
         if let Some(&(next, _)) = port.pipeline.front() {
             self.sched.schedule(next, Event::Arrive(pid));
         }
-        Self::trace(
-            &mut self.ns2_trace,
-            TraceEvent::Receive,
-            self.now,
-            port,
-            &pkt,
-        );
+        self.taps
+            .trace(TraceEvent::Receive, self.now, port.tap(), &pkt);
         let node = port.to;
         if pkt.dst == node {
             self.deliver(pkt);
@@ -581,7 +554,8 @@ impl Simulation {
         for (pkt, reason) in drops.drain(..) {
             let port = &mut self.ports[pid.idx()];
             port.stats.on_drop(self.now, pkt.size, reason);
-            Self::trace(&mut self.ns2_trace, TraceEvent::Drop, self.now, port, &pkt);
+            self.taps
+                .trace(TraceEvent::Drop, self.now, port.tap(), &pkt);
             self.record_drop(pid, pkt, reason);
         }
         self.drop_buf = drops;
@@ -703,7 +677,7 @@ impl Simulation {
                 filter.links.is_empty() || filter.links.contains(&self.links[p.link.idx()].name)
             })
             .collect();
-        self.ns2_trace = Some(Ns2Trace::new(out, flows, ports, &filter.events));
+        self.taps.ns2_trace = Some(Ns2Trace::new(out, flows, ports, &filter.events));
         Ok(())
     }
 
@@ -726,19 +700,13 @@ impl Simulation {
                 vec![format!("{link}_{from}-{to}.pcap"), format!("{link}.pcap")]
             })
             .collect();
-        self.pcap = Some(PcapSet::create(dir, names)?);
+        self.taps.pcap = Some(PcapSet::create(dir, names)?);
         Ok(())
     }
 
     /// Flushes and closes the trace and capture files.
     pub fn close_traces(&mut self) -> Result<(), String> {
-        if let Some(mut t) = self.ns2_trace.take() {
-            t.finish().map_err(|e| format!("ns-2 trace: {e}"))?;
-        }
-        if let Some(mut p) = self.pcap.take() {
-            p.finish().map_err(|e| format!("pcap: {e}"))?;
-        }
-        Ok(())
+        self.taps.close()
     }
 
     pub fn link_name(&self, pid: PortId) -> String {

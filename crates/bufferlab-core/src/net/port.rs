@@ -8,11 +8,13 @@
 //! in the queue behind the one being sent: an idle or lightly loaded link schedules nothing else.
 //! The event queue holds at most two events per port however many packets are on the wire.
 
+use super::device_queue::DeviceQueue;
 use super::loss::LossModel;
 use super::loss::LossPosition;
 use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::monitor::queue_stats::QueueStats;
+use crate::monitor::taps::TapPort;
 use crate::packet::Packet;
 use crate::qdisc::{DropReason, QueueCtx};
 use crate::rng::Rng;
@@ -31,11 +33,7 @@ pub struct Port {
     pub qdisc: PortQueue,
     /// ns-3's device queue below the queue discipline (`device_queue` packets; 0 = none, the
     /// discipline feeds the wire). Packets leave the discipline for it as soon as it has room.
-    pub device: VecDeque<Packet>,
-    pub device_limit: usize,
-    pub device_bytes: u64,
-    /// A `DeviceWake` event is in the queue for this port.
-    pub wake_pending: bool,
+    pub device: DeviceQueue,
     pub qdisc_rng: Rng,
     pub stats: QueueStats,
     /// When the packet being serialised (if any) is completely sent.
@@ -88,7 +86,7 @@ impl Port {
     /// Bytes waiting at the port: in the discipline and in the device queue.
     #[inline(always)]
     pub fn waiting_bytes(&self) -> u64 {
-        self.qdisc.len_bytes() + self.device_bytes
+        self.qdisc.len_bytes() + self.device.bytes()
     }
 
     /// Takes the discipline's next packet, counting the ECN marks it made; its drops go to
@@ -100,13 +98,45 @@ impl Port {
         busy: bool,
         drops: &mut Vec<(Packet, DropReason)>,
     ) -> Option<Packet> {
-        let mut cx = QueueCtx::new(now, &mut self.qdisc_rng, self.rate, busy, drops);
-        let next = self.qdisc.dequeue(&mut cx);
+        Self::dequeue_from(
+            &mut self.qdisc,
+            &mut self.qdisc_rng,
+            &mut self.stats,
+            self.rate,
+            now,
+            busy,
+            drops,
+        )
+    }
+
+    /// [`Port::dequeue`] on borrowed parts of a port (for the device queue's refill).
+    #[inline(always)]
+    pub fn dequeue_from(
+        qdisc: &mut PortQueue,
+        rng: &mut Rng,
+        stats: &mut QueueStats,
+        rate: Rate,
+        now: SimTime,
+        busy: bool,
+        drops: &mut Vec<(Packet, DropReason)>,
+    ) -> Option<Packet> {
+        let mut cx = QueueCtx::new(now, rng, rate, busy, drops);
+        let next = qdisc.dequeue(&mut cx);
         let marks = cx.marks();
         if marks > 0 {
-            self.stats.on_marks(now, marks);
+            stats.on_marks(now, marks);
         }
         next
+    }
+
+    /// This port as the taps name it.
+    #[inline(always)]
+    pub fn tap(&self) -> TapPort {
+        TapPort {
+            index: self.id.idx(),
+            from: self.from.0,
+            to: self.to.0,
+        }
     }
 
     /// A packet is being serialised at `now` (or the port is about to send the next one).

@@ -10,6 +10,7 @@ use crate::monitor::flow_series::FlowSeriesSet;
 use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::queue_series::QueueSeries;
 use crate::monitor::queue_stats::QueueStats;
+use crate::net::device_queue::DeviceQueue;
 use crate::net::loss::{LossConfig, LossModel};
 use crate::net::port::Port;
 use crate::net::port_queue::PortQueue;
@@ -412,10 +413,7 @@ pub fn build_with(
                         if dir == 0 { "queue" } else { "reverse_queue" }
                     ),
                 )?,
-                device: VecDeque::with_capacity(l.device_queue as usize),
-                device_limit: l.device_queue as usize,
-                device_bytes: 0,
-                wake_pending: false,
+                device: DeviceQueue::new(l.device_queue as usize),
                 qdisc_rng: rng::stream(seed, &format!("{label}/queue")),
                 stats: QueueStats::new(s.warmup),
                 busy_until: SimTime::ZERO,
