@@ -69,16 +69,22 @@ impl DeviceQueue {
         self.limit > 0 && !self.wake_pending
     }
 
-    /// Takes the next packet for the wire. Returns it with `true` when the caller must
-    /// schedule a `DeviceWake` now (ns-3 `NetDeviceQueue::PacketDequeued`: one pending at a
-    /// time).
+    /// Takes the next packet for the wire (then ask for a wake-up, [`DeviceQueue::wake`]).
     #[inline]
-    pub fn pop(&mut self) -> Option<(Packet, bool)> {
-        let p = self.packets.pop_front()?;
-        self.bytes -= p.size as u64;
-        let wake = !self.wake_pending;
-        self.wake_pending = true;
-        Some((p, wake))
+    pub fn pop(&mut self) -> Option<Packet> {
+        let p = self.packets.pop_front();
+        if let Some(p) = &p {
+            self.bytes -= p.size as u64;
+        }
+        p
+    }
+
+    /// A packet left for the wire: the discipline is to refill the queue (ns-3
+    /// `NetDeviceQueue::PacketDequeued`). True when the caller must schedule a `DeviceWake`
+    /// now, false when one is already pending.
+    #[inline]
+    pub fn wake(&mut self) -> bool {
+        !std::mem::replace(&mut self.wake_pending, true)
     }
 
     /// The `DeviceWake` event runs: none is pending any more.
