@@ -29,7 +29,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP = {"d_10000.toml", "d_1000.toml"}  # minutes each; d_100 covers the same code
-TRACED = ["examples/dumbbell_tcp.toml", "examples/dumbbell_udp.toml", "bench/scenarios/a_red.toml"]
+# Scenarios whose ns-2 trace and pcap files are hashed too, with extra overrides: CoDel's drops
+# at dequeue under a device queue and a loss on the wire, RED, loss before the queue.
+TRACED = [
+    ("examples/dumbbell_tcp.toml", []),
+    ("examples/dumbbell_udp.toml", []),
+    ("bench/scenarios/a_red.toml", []),
+    ("bench/scenarios/e_reno_codel.toml", ['links.bottleneck.loss={kind="bernoulli",rate=0.01}']),
+    ("bench/scenarios/e_vegas_fq_codel.toml", []),
+    ("studies/red_qos_000/scenario.toml", []),
+]
 
 
 def scenario_files() -> list[Path]:
@@ -48,13 +57,15 @@ def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def run_one(runner: Path, path: Path, max_duration: str, env_extra: dict | None = None) -> str:
-    args = [str(runner), str(path), f"duration={max_duration}"]
+def run_one(
+    runner: Path, path: Path, max_duration: str, env_extra: dict | None = None, extra=()
+) -> str:
+    args = [str(runner), str(path), *extra, f"duration={max_duration}"]
     env = dict(os.environ, **(env_extra or {}))
     proc = subprocess.run(args, capture_output=True, env=env, cwd=ROOT)
     if proc.returncode != 0:
         # A scenario whose own duration is shorter, or that rejects the override, runs as written.
-        proc = subprocess.run(args[:2], capture_output=True, env=env, cwd=ROOT)
+        proc = subprocess.run(args[:-1], capture_output=True, env=env, cwd=ROOT)
     if proc.returncode != 0:
         return f"exit {proc.returncode}: {sha(proc.stderr)}"
     report = json.loads(proc.stdout)
@@ -74,11 +85,16 @@ def zero_wall(obj) -> None:
             zero_wall(v)
 
 
-def traced(runner: Path, rel: str, max_duration: str) -> list[str]:
+def traced(runner: Path, rel: str, extra: list[str], max_duration: str) -> list[str]:
+    name = " ".join([rel, *extra])
     with tempfile.TemporaryDirectory() as d:
-        out = [f"{rel} report+pcap {run_one(runner, ROOT / rel, max_duration, {'BUFFERLAB_PCAP': d})}"]
-        for f in sorted(Path(d).iterdir()):
-            out.append(f"{rel} pcap {f.name} {sha(f.read_bytes())}")
+        trace = Path(d) / "trace.tr"
+        pcaps = Path(d) / "pcap"
+        env = {"BUFFERLAB_PCAP": str(pcaps), "BUFFERLAB_NS2_TRACE": str(trace)}
+        out = [f"{name} report+pcap {run_one(runner, ROOT / rel, max_duration, env, extra)}"]
+        out.append(f"{name} ns2 trace {sha(trace.read_bytes()) if trace.exists() else 'none'}")
+        for f in sorted(pcaps.iterdir()) if pcaps.exists() else []:
+            out.append(f"{name} pcap {f.name} {sha(f.read_bytes())}")
     return out
 
 
@@ -98,7 +114,7 @@ def main() -> int:
     files = scenario_files()
     with cf.ThreadPoolExecutor(args.jobs) as pool:
         digests = list(pool.map(lambda f: run_one(runner, f, args.max_duration), files))
-        traces = list(pool.map(lambda r: traced(runner, r, "5s"), TRACED))
+        traces = list(pool.map(lambda t: traced(runner, t[0], t[1], "5s"), TRACED))
     for f, d in zip(files, digests):
         print(f"{f.relative_to(ROOT)} {d}")
     for lines in traces:

@@ -38,7 +38,7 @@ fn bench(c: &mut Criterion) {
         // One run to count the work: packet-hops and events.
         let mut sim = build(&s, 1).unwrap();
         sim.run();
-        let hops: u64 = sim.ports.iter().map(|p| p.tx_packets).sum();
+        let hops: u64 = sim.ports.iter().map(|p| p.tx_packets()).sum();
         let events = sim.events;
         eprintln!("udp_dumbbell/{pairs}: {hops} packet-hops, {events} events per run");
         g.throughput(Throughput::Elements(hops));

@@ -1,6 +1,7 @@
 //! Runs a scenario file and prints the report JSON: `cargo run --release --example run -- FILE [key=value ...]`.
 //! For profiling and benchmarking the core without Python. With `BUFFERLAB_PCAP=DIR` it also
-//! writes a pcap of every link direction into DIR (for trace comparisons with ns-3).
+//! writes a pcap of every link direction into DIR (for trace comparisons with ns-3), and with
+//! `BUFFERLAB_NS2_TRACE=FILE` an ns-2 trace of every event into FILE.
 use bufferlab_core::api::{run_json, RunRequest};
 
 fn main() {
@@ -24,12 +25,14 @@ fn main() {
             std::process::exit(2);
         }
     }
+    let ns2_trace = std::env::var_os("BUFFERLAB_NS2_TRACE").map(std::path::PathBuf::from);
     match run_json(&RunRequest {
         text: &text,
         source: path,
         seed: None,
         overrides,
         pcap_dir: pcap.as_deref(),
+        ns2_trace: ns2_trace.as_deref(),
         ..Default::default()
     }) {
         Ok(j) => println!("{j}"),

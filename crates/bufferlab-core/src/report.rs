@@ -210,46 +210,53 @@ impl Report {
             let (link, from, to) = {
                 let p = &sim.ports[i];
                 (
-                    sim.links[p.link.idx()].name.clone(),
-                    node(p.from),
-                    node(p.to),
+                    sim.links[p.link().idx()].name.clone(),
+                    node(p.from()),
+                    node(p.to()),
                 )
             };
             let p = &mut sim.ports[i];
-            let (avg_p, avg_b) = p.stats.averages(now.max(sim.warmup));
+            let busy = p.busy_time_until(now);
+            let (rate, delay) = (p.rate(), p.delay());
+            let (tx_packets, tx_bytes, lost_packets) =
+                (p.tx_packets(), p.tx_bytes(), p.lost_packets());
+            let discipline = p.queue().disc().kind();
+            let classes = p.queue().disc().class_stats();
+            let stats = p.stats_mut();
+            let (avg_p, avg_b) = stats.averages(now.max(sim.warmup));
             let by_reason: BTreeMap<&'static str, u64> = crate::qdisc::DropReason::ALL
                 .iter()
-                .filter(|r| p.stats.drops[r.index()] > 0)
-                .map(|r| (r.as_str(), p.stats.drops[r.index()]))
+                .filter(|r| stats.drops[r.index()] > 0)
+                .map(|r| (r.as_str(), stats.drops[r.index()]))
                 .collect();
             let early = crate::qdisc::DropReason::ALL
                 .iter()
                 .filter(|r| r.is_early())
-                .map(|r| p.stats.drops[r.index()])
+                .map(|r| stats.drops[r.index()])
                 .sum();
             queues.push(QueueReport {
                 link: link.clone(),
                 from: from.clone(),
                 to: to.clone(),
-                discipline: p.qdisc.disc().kind(),
-                arrivals: p.stats.arrivals,
-                departures: p.stats.departures,
-                drops: p.stats.total_drops(),
+                discipline,
+                arrivals: stats.arrivals,
+                departures: stats.departures,
+                drops: stats.total_drops(),
                 early_drops: early,
                 drops_by_reason: by_reason,
-                marks: p.stats.marks,
+                marks: stats.marks,
                 avg_packets: avg_p,
                 avg_bytes: avg_b,
-                max_packets: p.stats.max_packets,
-                max_bytes: p.stats.max_bytes,
-                sojourn_mean_s: p.stats.sojourn_mean_s(),
-                sojourn_p99_s: p.stats.sojourn_quantile_s(0.99),
-                sojourn_max_s: p.stats.sojourn_max_s(),
-                classes: p.qdisc.disc().class_stats(),
+                max_packets: stats.max_packets,
+                max_bytes: stats.max_bytes,
+                sojourn_mean_s: stats.sojourn_mean_s(),
+                sojourn_p99_s: stats.sojourn_quantile_s(0.99),
+                sojourn_max_s: stats.sojourn_max_s(),
+                classes,
             });
             let util = if measured > 0.0 {
                 // The share of time the link was serialising (exact, in picoseconds).
-                p.busy_time_until(now).as_secs_f64() / measured
+                busy.as_secs_f64() / measured
             } else {
                 0.0
             };
@@ -257,12 +264,12 @@ impl Report {
                 link,
                 from,
                 to,
-                rate_bps: p.rate.bps(),
-                delay_s: p.delay.as_secs_f64(),
-                tx_packets: p.tx_packets,
-                tx_bytes: p.tx_bytes,
+                rate_bps: rate.bps(),
+                delay_s: delay.as_secs_f64(),
+                tx_packets,
+                tx_bytes,
                 utilisation: util,
-                lost_packets: p.lost_packets,
+                lost_packets,
             });
         }
         let chosen: Vec<&FlowReport> = match fairness_flows {
@@ -284,9 +291,9 @@ impl Report {
                 .map(|s| {
                     let p = &sim.ports[s.port.idx()];
                     QueueSeriesReport {
-                        link: sim.links[p.link.idx()].name.clone(),
-                        from: node(p.from),
-                        to: node(p.to),
+                        link: sim.links[p.link().idx()].name.clone(),
+                        from: node(p.from()),
+                        to: node(p.to()),
                         t_s: s.t_s.clone(),
                         packets: s.packets.clone(),
                         bytes: s.bytes.clone(),

@@ -85,20 +85,20 @@ impl Resolved {
             .ports
             .iter()
             .map(|p| ResolvedLink {
-                link: sim.links[p.link.idx()].name.clone(),
-                from: node(p.from),
-                to: node(p.to),
-                rate_bps: p.rate.bps(),
-                delay_s: p.delay.as_secs_f64(),
-                overhead_bytes: p.overhead,
-                device_queue_packets: p.device_limit,
+                link: sim.links[p.link().idx()].name.clone(),
+                from: node(p.from()),
+                to: node(p.to()),
+                rate_bps: p.rate().bps(),
+                delay_s: p.delay().as_secs_f64(),
+                overhead_bytes: p.overhead(),
+                device_queue_packets: p.device_queue_limit(),
                 queue: ResolvedQueue {
-                    discipline: p.qdisc.disc().kind(),
-                    settings: p.qdisc.disc().resolved_settings(p.rate.bps() as f64),
+                    discipline: p.queue().disc().kind(),
+                    settings: p.queue().disc().resolved_settings(p.rate().bps() as f64),
                 },
             })
             .collect();
-        let port_to = |pid: PortId| sim.ports[pid.idx()].to;
+        let port_to = |pid: PortId| sim.ports[pid.idx()].to();
         let routes_of = |n: NodeId| &sim.nodes[n.idx()].routes;
         let route = |a: NodeId, b: NodeId| -> Vec<PortId> {
             routing::path_by(&routes_of, &port_to, sim.nodes.len(), a, b).unwrap_or_default()
@@ -109,9 +109,9 @@ impl Resolved {
                 .map(|&pid| {
                     let p = &sim.ports[pid.idx()];
                     Hop {
-                        link: sim.links[p.link.idx()].name.clone(),
-                        from: node(p.from),
-                        to: node(p.to),
+                        link: sim.links[p.link().idx()].name.clone(),
+                        from: node(p.from()),
+                        to: node(p.to()),
                     }
                 })
                 .collect()
@@ -119,7 +119,7 @@ impl Resolved {
         let delay = |ports: &[PortId]| -> f64 {
             ports
                 .iter()
-                .map(|&pid| sim.ports[pid.idx()].delay.as_secs_f64())
+                .map(|&pid| sim.ports[pid.idx()].delay().as_secs_f64())
                 .sum()
         };
         let flows = sim
@@ -162,12 +162,12 @@ impl Resolved {
 pub fn warnings(sim: &Simulation) -> Vec<String> {
     let mut out = Vec::new();
     for p in &sim.ports {
-        for w in p.qdisc.disc().warnings(p.rate.bps() as f64) {
+        for w in p.queue().disc().warnings(p.rate().bps() as f64) {
             out.push(format!(
                 "link {} {}->{}: {w}",
-                sim.links[p.link.idx()].name,
-                sim.nodes[p.from.idx()].name,
-                sim.nodes[p.to.idx()].name
+                sim.links[p.link().idx()].name,
+                sim.nodes[p.from().idx()].name,
+                sim.nodes[p.to().idx()].name
             ));
         }
     }

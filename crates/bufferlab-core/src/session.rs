@@ -152,9 +152,9 @@ impl Session {
         let l = sim.links.iter().find(|l| l.name == link)?;
         let port =
             l.ports.iter().map(|p| &sim.ports[p.idx()]).find(|p| {
-                sim.nodes[p.from.idx()].name == from && sim.nodes[p.to.idx()].name == to
+                sim.nodes[p.from().idx()].name == from && sim.nodes[p.to().idx()].name == to
             })?;
-        let st = &port.stats;
+        let st = port.stats();
         Some(match var {
             "pkts_" => port.waiting_packets() as f64,
             "size_" => port.waiting_bytes() as f64,
@@ -166,8 +166,8 @@ impl Session {
             "bdrops_" => st.drop_bytes as f64,
             "pkts_sum_" => st.integrals(sim.now).0,
             "bytes_sum_" => st.integrals(sim.now).1,
-            "ave_" => port.qdisc.disc().average()?,
-            "curq_" => port.qdisc.disc().arrival_length()?,
+            "ave_" => port.queue().disc().average()?,
+            "curq_" => port.queue().disc().arrival_length()?,
             _ => return None,
         })
     }

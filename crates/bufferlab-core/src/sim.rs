@@ -1,25 +1,41 @@
 //! The simulation: arenas of nodes, ports, flows and endpoints, and the event loop.
 //!
 //! A packet's life: an endpoint sends it (`inject`), the source node routes it to an output
-//! port (`enqueue`), the queue discipline stores or drops it, the port serialises it
-//! (`TxDone` after size*8/rate), it propagates (`Arrive` after the delay) and the next node
-//! either delivers it to the flow's endpoint or routes it on. Every packet ends received,
-//! dropped (with a reason and a place) or still in the network when the run ends.
+//! port (`enqueue`), the port queues, serialises and sends it (`net/port.rs`: `TxDone` after
+//! size*8/rate), it propagates (`Arrive` after the delay) and the next node either delivers it
+//! to the flow's endpoint or routes it on. Every packet ends received, dropped (with a reason
+//! and a place) or still in the network when the run ends.
+//!
+//! The loop only dispatches: a port event goes to the port with a `PortCx` (time, warm-up,
+//! taps, drop buffers); the engine schedules the `Wakeups` the port returns and charges what it
+//! dropped to the packets' flows.
 
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::ids::{AgentId, FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_series::FlowSeriesSet;
 use crate::monitor::flow_stats::FlowStats;
-use crate::monitor::ns2_trace::{Ns2Trace, TraceEvent, TraceFilter, TraceFlow};
+use crate::monitor::ns2_trace::{Ns2Trace, TraceFilter, TraceFlow};
 use crate::monitor::pcap::PcapSet;
 use crate::monitor::queue_series::QueueSeries;
-use crate::net::loss::LossPosition;
-use crate::net::port::Port;
+use crate::monitor::taps::Taps;
+use crate::net::port::{Drops, Port, PortCx, Wakeups};
 use crate::net::routing::Routes;
 use crate::packet::{Packet, Protocol};
-use crate::qdisc::{DropReason, QueueCtx};
 use crate::sched::{Packed32, Scheduler};
 use crate::units::SimTime;
+
+/// A port operation's context (`net::port::PortCx`) from the simulation's fields: a macro, so
+/// that borrowing the taps and the drop buffers leaves the ports free.
+macro_rules! port_cx {
+    ($s:ident) => {
+        PortCx {
+            now: $s.now,
+            warmup: $s.warmup,
+            taps: &mut $s.taps,
+            drops: &mut $s.drops,
+        }
+    };
+}
 
 #[derive(Copy, Clone, Debug)]
 pub(crate) enum Event {
@@ -130,12 +146,11 @@ pub struct Simulation {
     pub guard: Option<crate::guard::Guard>,
     /// Why the run stopped before its end, when a limit did it.
     pub stopped: Option<crate::guard::Stop>,
-    /// An ns-2 trace file being written, if asked for.
-    pub ns2_trace: Option<Ns2Trace>,
-    /// pcap files being written, if asked for.
-    pub pcap: Option<PcapSet>,
+    /// The ns-2 trace and pcap capture, when asked for.
+    pub taps: Taps,
     next_uid: u64,
-    drop_buf: Vec<(Packet, DropReason)>,
+    /// What the ports dropped or lost, until charged to the flows (reused: no allocation).
+    drops: Drops,
     out_buf: Vec<Packet>,
 }
 
@@ -160,10 +175,9 @@ impl Simulation {
             flow_series: None,
             guard: None,
             stopped: None,
-            ns2_trace: None,
-            pcap: None,
+            taps: Taps::default(),
             next_uid: 0,
-            drop_buf: Vec::with_capacity(16),
+            drops: Drops::with_capacity(16),
             out_buf: Vec::with_capacity(64),
         }
     }
@@ -335,26 +349,6 @@ impl Simulation {
 
     // ---- packets through the network ----
 
-    /// Writes one trace line if a trace is open and wants this event (one branch when off).
-    #[inline]
-    fn trace(tr: &mut Option<Ns2Trace>, ev: TraceEvent, now: SimTime, port: &Port, pkt: &Packet) {
-        if let Some(t) = tr {
-            if t.wants(ev, port.id.idx(), pkt) {
-                t.record(ev, now, port.from.0, port.to.0, pkt);
-            }
-        }
-    }
-
-    /// A random loss: `d`, or `e` where an EDrop trace was asked for.
-    fn trace_loss(tr: &mut Option<Ns2Trace>, now: SimTime, port: &Port, pkt: &Packet) {
-        if let Some(t) = tr {
-            let ev = t.loss_event(port.id.idx());
-            if t.wants(ev, port.id.idx(), pkt) {
-                t.record(ev, now, port.from.0, port.to.0, pkt);
-            }
-        }
-    }
-
     fn inject(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.next_uid;
         self.next_uid += 1;
@@ -382,190 +376,54 @@ impl Simulation {
         }
     }
 
+    /// A packet arrives at an output port's queue.
     #[inline(always)]
-    fn enqueue(&mut self, pid: PortId, mut pkt: Packet) {
-        let now = self.now;
-        let port = &mut self.ports[pid.idx()];
-        if port.loss_position == LossPosition::BeforeQueue && port.loss.lose(&mut port.loss_rng) {
-            if now >= self.warmup {
-                port.lost_packets += 1;
-            }
-            Self::trace_loss(&mut self.ns2_trace, now, port, &pkt);
-            self.record_drop(pid, pkt, DropReason::LinkLoss);
-            return;
-        }
-        Self::trace(&mut self.ns2_trace, TraceEvent::Enqueue, now, port, &pkt);
-        port.stats.on_arrival(now, pkt.size);
-        pkt.enqueued = now;
-        let busy = port.busy(now);
-        if !busy && port.device_limit == 0 {
-            // the link has been idle since its last transmission ended
-            port.qdisc.link_idle(port.busy_until);
-        }
-        let mut cx = QueueCtx::new(
-            now,
-            &mut port.qdisc_rng,
-            port.rate,
-            busy,
-            &mut self.drop_buf,
-        );
-        port.qdisc.enqueue(pkt, &mut cx);
-        let marks = cx.marks();
-        if marks > 0 {
-            port.stats.on_marks(now, marks);
-        }
-        self.flush_drops(pid);
-        let port = &self.ports[pid.idx()];
-        if port.device_limit > 0 && !port.wake_pending {
-            self.fill_device(pid);
-        }
-        let port = &mut self.ports[pid.idx()];
-        if busy {
-            let queued = port.waiting_packets();
-            port.stats
-                .set_length(now, queued as u64, port.waiting_bytes());
-            // The transmitter wakes when the packet on the wire is out, and only if something
-            // waits for it: an idle link costs no event.
-            if queued > 0 && !port.tx_pending {
-                port.tx_pending = true;
-                self.sched.schedule(port.busy_until, Event::TxDone(pid));
-            }
-        } else {
-            // An idle link takes the packet straight into service: it never waits, so it
-            // must not show up in the maximum (start_tx records the length).
-            self.start_tx(pid);
-        }
+    fn enqueue(&mut self, pid: PortId, pkt: Packet) {
+        let mut cx = port_cx!(self);
+        let w = self.ports[pid.idx()].receive(pkt, &mut cx);
+        self.port_done(pid, w);
     }
 
-    /// Starts sending the next packet of an idle port, if it has one. The packet goes straight
-    /// onto the wire: its arrival at the far node is known now (end of serialisation plus the
-    /// propagation delay), so a hop costs one event, the arrival; a `TxDone` wake-up is
-    /// scheduled only while packets wait behind it.
-    #[inline(always)]
-    fn start_tx(&mut self, pid: PortId) {
-        let now = self.now;
-        let port = &mut self.ports[pid.idx()];
-        let next = if port.device_limit > 0 {
-            let next = port.device.pop_front();
-            if let Some(p) = &next {
-                port.device_bytes -= p.size as u64;
-                // ns-3 NetDeviceQueue::PacketDequeued wakes the queue disc with ScheduleNow:
-                // an arrival due at this same instant finds the discipline still full.
-                if !port.wake_pending {
-                    port.wake_pending = true;
-                    self.sched.schedule(now, Event::DeviceWake(pid));
-                }
-            }
-            next
-        } else {
-            port.dequeue(now, false, &mut self.drop_buf)
-        };
-        let port = &mut self.ports[pid.idx()];
-        if let Some(pkt) = next {
-            Self::trace(&mut self.ns2_trace, TraceEvent::Dequeue, now, port, &pkt);
-            port.stats.on_departure(now, pkt.size, pkt.enqueued);
-            let end = now + port.tx_time(pkt.size);
-            port.busy_until = end;
-            // Captured as it starts on the wire (starts are in order, so timestamps never go
-            // back); counted as transmitted from then on.
-            if let Some(pc) = &mut self.pcap {
-                if pc.wants(pid.idx()) {
-                    pc.record(pid.idx(), now, &pkt);
-                }
-            }
-            if now >= self.warmup {
-                port.tx_packets += 1;
-                port.tx_bytes += pkt.size as u64;
-            }
-            if end > self.warmup {
-                port.busy_time = port.busy_time + (end - now.max(self.warmup));
-            }
-            if port.waiting_packets() > 0 {
-                port.tx_pending = true;
-                self.sched.schedule(end, Event::TxDone(pid));
-            }
-            if port.loss_position == LossPosition::AfterLink && port.loss.lose(&mut port.loss_rng) {
-                // Lost on the wire: it still occupies the link for its transmission time.
-                if now >= self.warmup {
-                    port.lost_packets += 1;
-                }
-                port.stats
-                    .set_length(now, port.waiting_packets() as u64, port.waiting_bytes());
-                Self::trace_loss(&mut self.ns2_trace, now, port, &pkt);
-                self.record_drop(pid, pkt, DropReason::LinkLoss);
-                self.flush_drops(pid);
-                return;
-            }
-            let at = end + port.delay;
-            if port.pipeline.is_empty() {
-                self.sched.schedule(at, Event::Arrive(pid));
-            }
-            port.pipeline.push_back((at, pkt));
-        }
-        port.stats
-            .set_length(now, port.waiting_packets() as u64, port.waiting_bytes());
-        self.flush_drops(pid);
-    }
-
-    /// The deferred refill of a device queue; an idle link then starts on what came down.
-    fn device_wake(&mut self, pid: PortId) {
-        self.ports[pid.idx()].wake_pending = false;
-        self.fill_device(pid);
-        let port = &mut self.ports[pid.idx()];
-        if !port.busy(self.now) && !port.device.is_empty() {
-            self.start_tx(pid);
-        } else if port.waiting_packets() > 0 && !port.tx_pending && port.busy_until > self.now {
-            port.tx_pending = true;
-            self.sched.schedule(port.busy_until, Event::TxDone(pid));
-        }
-    }
-
-    /// ns-3's traffic-control flow control (`NetDeviceQueue` wake, `QueueDisc::Run`): the
-    /// discipline hands packets down while the device queue has room. A dequeue that finds
-    /// the discipline empty starts its idle period (RED's `link_idle`).
-    fn fill_device(&mut self, pid: PortId) {
-        let now = self.now;
-        let port = &mut self.ports[pid.idx()];
-        while port.device.len() < port.device_limit {
-            if port.qdisc.len_packets() == 0 {
-                port.qdisc.link_idle(now);
-                break;
-            }
-            let busy = port.busy(now);
-            match port.dequeue(now, busy, &mut self.drop_buf) {
-                Some(p) => {
-                    port.device_bytes += p.size as u64;
-                    port.device.push_back(p);
-                }
-                None => break, // everything left was dropped at the head (CoDel, PIE)
-            }
-        }
-        self.flush_drops(pid);
-    }
-
-    /// The packet on the wire is out and others wait: send the next one.
+    /// The packet on the wire is out and others wait: the port sends the next one.
     fn tx_done(&mut self, pid: PortId) {
-        self.ports[pid.idx()].tx_pending = false;
-        self.start_tx(pid);
+        let mut cx = port_cx!(self);
+        let w = self.ports[pid.idx()].complete_tx(&mut cx);
+        self.port_done(pid, w);
     }
 
-    fn arrive(&mut self, pid: PortId) {
-        let port = &mut self.ports[pid.idx()];
-        let (_, pkt) = port
-            .pipeline
-            .pop_front()
-            .expect("Arrive only with a packet on the wire");
-        if let Some(&(next, _)) = port.pipeline.front() {
-            self.sched.schedule(next, Event::Arrive(pid));
+    /// The port's device queue has room again: it refills from the discipline.
+    fn device_wake(&mut self, pid: PortId) {
+        let mut cx = port_cx!(self);
+        let w = self.ports[pid.idx()].device_wake(&mut cx);
+        self.port_done(pid, w);
+    }
+
+    /// Schedules what a port operation asked for and charges its drops to their flows.
+    #[inline(always)]
+    fn port_done(&mut self, pid: PortId, w: Wakeups) {
+        if w.device_wake {
+            self.sched.schedule(self.now, Event::DeviceWake(pid));
         }
-        Self::trace(
-            &mut self.ns2_trace,
-            TraceEvent::Receive,
-            self.now,
-            port,
-            &pkt,
-        );
-        let node = port.to;
+        if let Some(t) = w.tx_done {
+            self.sched.schedule(t, Event::TxDone(pid));
+        }
+        if let Some(t) = w.arrive {
+            self.sched.schedule(t, Event::Arrive(pid));
+        }
+        if !self.drops.is_empty() {
+            self.charge_drops(pid);
+        }
+    }
+
+    /// The head of a port's wire reaches the far node: routed on or delivered.
+    fn arrive(&mut self, pid: PortId) {
+        let mut cx = port_cx!(self);
+        let port = &mut self.ports[pid.idx()];
+        let pkt = port.leave_wire(&mut cx);
+        if let Some(t) = port.next_arrival() {
+            self.sched.schedule(t, Event::Arrive(pid));
+        }
+        let node = port.to();
         if pkt.dst == node {
             self.deliver(pkt);
         } else {
@@ -589,35 +447,20 @@ impl Simulation {
         self.endpoint_call(agent, Some(pkt));
     }
 
-    #[inline]
-    fn flush_drops(&mut self, pid: PortId) {
-        if !self.drop_buf.is_empty() {
-            self.record_queue_drops(pid);
-        }
-    }
-
+    /// Charges what port `pid` dropped or lost to the packets' flows (the port counted and
+    /// traced them).
     #[cold]
-    fn record_queue_drops(&mut self, pid: PortId) {
-        let mut drops = std::mem::take(&mut self.drop_buf);
-        for (pkt, reason) in drops.drain(..) {
-            let port = &mut self.ports[pid.idx()];
-            port.stats.on_drop(self.now, pkt.size, reason);
-            Self::trace(&mut self.ns2_trace, TraceEvent::Drop, self.now, port, &pkt);
-            self.record_drop(pid, pkt, reason);
-        }
-        self.drop_buf = drops;
-    }
-
-    /// Charges a drop to the packet's flow (queue statistics are the caller's business).
-    fn record_drop(&mut self, pid: PortId, pkt: Packet, reason: DropReason) {
-        if pkt.in_warmup {
-            return;
-        }
-        let st = &mut self.flows[pkt.flow.idx()].stats;
-        if pkt.reverse {
-            st.reverse_lost_packets += 1;
-        } else {
-            st.on_lost(pkt.size, pid, reason);
+    fn charge_drops(&mut self, pid: PortId) {
+        for (pkt, reason) in self.drops.drain() {
+            if pkt.in_warmup {
+                continue;
+            }
+            let st = &mut self.flows[pkt.flow.idx()].stats;
+            if pkt.reverse {
+                st.reverse_lost_packets += 1;
+            } else {
+                st.on_lost(pkt.size, pid, reason);
+            }
         }
     }
 
@@ -645,7 +488,7 @@ impl Simulation {
                     s.t_s.push(t);
                     s.packets.push(port.waiting_packets() as u32);
                     s.bytes.push(port.waiting_bytes());
-                    s.average.push(port.qdisc.disc().average());
+                    s.average.push(port.queue().disc().average());
                 }
                 self.next_queue_sample = now + dt;
             }
@@ -665,7 +508,7 @@ impl Simulation {
     /// recording statistics never allocates (histograms otherwise grow with each new maximum).
     pub fn reserve_statistics(&mut self, max: SimTime) {
         for p in &mut self.ports {
-            p.stats.reserve_sojourns(max);
+            p.reserve_statistics(max);
         }
     }
 
@@ -673,7 +516,7 @@ impl Simulation {
     pub fn packets_in_network(&self) -> u64 {
         self.ports
             .iter()
-            .map(|p| p.waiting_packets() as u64 + p.pipeline.len() as u64)
+            .map(|p| p.waiting_packets() as u64 + p.on_wire() as u64)
             .sum()
     }
 
@@ -701,7 +544,7 @@ impl Simulation {
         let mut error_drops = vec![false; self.ports.len()];
         for (from, to) in &filter.error_drops {
             let port = self.ports.iter().position(|p| {
-                &self.nodes[p.from.idx()].name == from && &self.nodes[p.to.idx()].name == to
+                &self.nodes[p.from().idx()].name == from && &self.nodes[p.to().idx()].name == to
             });
             match port {
                 Some(i) => error_drops[i] = true,
@@ -736,12 +579,12 @@ impl Simulation {
             .ports
             .iter()
             .map(|p| {
-                filter.links.is_empty() || filter.links.contains(&self.links[p.link.idx()].name)
+                filter.links.is_empty() || filter.links.contains(&self.links[p.link().idx()].name)
             })
             .collect();
         let mut trace = Ns2Trace::new(out, flows, ports, &filter.events);
         trace.set_error_drops(error_drops);
-        self.ns2_trace = Some(trace);
+        self.taps.ns2_trace = Some(trace);
         Ok(())
     }
 
@@ -756,41 +599,38 @@ impl Simulation {
             .ports
             .iter()
             .map(|p| {
-                let link = &self.links[p.link.idx()].name;
+                let link = &self.links[p.link().idx()].name;
                 if !(links.is_empty() || links.contains(link)) {
                     return Vec::new();
                 }
-                let (from, to) = (&self.nodes[p.from.idx()].name, &self.nodes[p.to.idx()].name);
+                let (from, to) = (
+                    &self.nodes[p.from().idx()].name,
+                    &self.nodes[p.to().idx()].name,
+                );
                 vec![format!("{link}_{from}-{to}.pcap"), format!("{link}.pcap")]
             })
             .collect();
-        self.pcap = Some(PcapSet::create(dir, names)?);
+        self.taps.pcap = Some(PcapSet::create(dir, names)?);
         Ok(())
     }
 
     /// Flushes and closes the trace and capture files.
     pub fn close_traces(&mut self) -> Result<(), String> {
-        if let Some(mut t) = self.ns2_trace.take() {
-            t.finish().map_err(|e| format!("ns-2 trace: {e}"))?;
-        }
-        if let Some(mut p) = self.pcap.take() {
-            p.finish().map_err(|e| format!("pcap: {e}"))?;
-        }
-        Ok(())
+        self.taps.close()
     }
 
     pub fn link_name(&self, pid: PortId) -> String {
         let p = &self.ports[pid.idx()];
         format!(
             "{}:{}->{}",
-            self.links[p.link.idx()].name,
-            self.nodes[p.from.idx()].name,
-            self.nodes[p.to.idx()].name
+            self.links[p.link().idx()].name,
+            self.nodes[p.from().idx()].name,
+            self.nodes[p.to().idx()].name
         )
     }
 
     pub fn link_of(&self, pid: PortId) -> LinkId {
-        self.ports[pid.idx()].link
+        self.ports[pid.idx()].link()
     }
 }
 

@@ -37,11 +37,11 @@ fn steady_state_allocations(text: &str) -> (u64, u64) {
     sim.reserve_statistics(SimTime::from_secs(1));
     let half = SimTime(sim.end.0 / 2);
     sim.run_until(half);
-    let hops_before: u64 = sim.ports.iter().map(|p| p.tx_packets).sum();
+    let hops_before: u64 = sim.ports.iter().map(|p| p.tx_packets()).sum();
     let before = ALLOCATIONS.load(Ordering::Relaxed);
     sim.run();
     let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
-    let hops: u64 = sim.ports.iter().map(|p| p.tx_packets).sum::<u64>() - hops_before;
+    let hops: u64 = sim.ports.iter().map(|p| p.tx_packets()).sum::<u64>() - hops_before;
     (allocations, hops)
 }
 

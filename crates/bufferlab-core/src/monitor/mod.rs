@@ -7,6 +7,7 @@ pub mod ns2_trace;
 pub mod pcap;
 pub mod queue_series;
 pub mod queue_stats;
+pub mod taps;
 
 /// A histogram of durations in nanoseconds for percentiles: HdrHistogram (Tene) with 2
 /// significant digits (values within 1 %), 32-bit counts, growing only as far as the values

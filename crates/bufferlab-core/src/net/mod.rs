@@ -1,6 +1,7 @@
 //! The network: output ports with their queues and
 //! link pipelines, random loss models, and static shortest-path routing.
 
+pub mod device_queue;
 pub mod loss;
 pub mod port;
 pub mod port_queue;

@@ -1,4 +1,16 @@
-//! An output port: one direction of a link. It holds the queue discipline and the wire.
+//! An output port: one direction of a link. It owns what happens there, as htsim's queue owns
+//! `receivePacket` and `completeService`: a packet arrives for the queue ([`Port::receive`]:
+//! loss before the queue, the discipline's enqueue, RED's idle hook, marks), a transmission
+//! starts (the discipline's or the device queue's next packet, serialisation time, busy time
+//! and counters from the warm-up on, loss on the wire, onto the wire), a transmission completes
+//! ([`Port::complete_tx`]), the device queue is refilled ([`Port::device_wake`]) and a packet
+//! leaves the wire at the far node ([`Port::leave_wire`]).
+//!
+//! The port never touches the scheduler or the flows: each operation returns the events the
+//! engine must schedule ([`Wakeups`]) and leaves what it dropped or lost in [`Drops`], in the
+//! order it happened, for the engine to charge to the packets' flows. Its statistics
+//! (`monitor/queue_stats.rs`) and the taps (`monitor/taps.rs`: the ns-2 trace and pcap) are
+//! called from here, so every discipline is counted and traced alike.
 //!
 //! A packet goes onto the wire when its transmission starts: since the rate and the
 //! propagation delay are constant, its arrival time at the far node is known then (end of
@@ -6,20 +18,25 @@
 //! wire is a FIFO with a single pending arrival event per port (htsim's trick), and a hop costs
 //! one event. The transmitter needs a wake-up (`TxDone` at `busy_until`) only while packets wait
 //! in the queue behind the one being sent: an idle or lightly loaded link schedules nothing else.
-//! The event queue holds at most two events per port however many packets are on the wire.
+//! The event queue holds at most two events per port however many packets are on the wire
+//! (three with a device queue: its `DeviceWake`).
 
+use super::device_queue::DeviceQueue;
 use super::loss::LossModel;
 use super::loss::LossPosition;
 use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
+use crate::monitor::ns2_trace::TraceEvent;
 use crate::monitor::queue_stats::QueueStats;
+use crate::monitor::taps::{TapPort, Taps};
 use crate::packet::Packet;
 use crate::qdisc::{DropReason, QueueCtx};
 use crate::rng::Rng;
 use crate::units::{Rate, SimTime};
 use std::collections::VecDeque;
 
-pub struct Port {
+/// What a port is built from (`scenario/build.rs`).
+pub struct PortConfig {
     pub id: PortId,
     pub link: LinkId,
     pub from: NodeId,
@@ -29,37 +46,456 @@ pub struct Port {
     /// Link-layer framing bytes serialised with every packet (not counted in its size).
     pub overhead: u32,
     pub qdisc: PortQueue,
-    /// ns-3's device queue below the queue discipline (`device_queue` packets; 0 = none, the
-    /// discipline feeds the wire). Packets leave the discipline for it as soon as it has room.
-    pub device: VecDeque<Packet>,
-    pub device_limit: usize,
-    pub device_bytes: u64,
-    /// A `DeviceWake` event is in the queue for this port.
-    pub wake_pending: bool,
     pub qdisc_rng: Rng,
-    pub stats: QueueStats,
-    /// When the packet being serialised (if any) is completely sent.
-    pub busy_until: SimTime,
-    /// A `TxDone` event is in the queue for this port.
-    pub tx_pending: bool,
-    /// Packets on the wire (being serialised or propagating), with their arrival times at `to`.
-    pub pipeline: VecDeque<(SimTime, Packet)>,
+    /// ns-3's device queue size in packets (0: none, the discipline feeds the wire).
+    pub device_queue: usize,
     pub loss: LossModel,
     pub loss_rng: Rng,
     pub loss_position: LossPosition,
+    /// When statistics and counters start (the scenario's warm-up).
+    pub warmup: SimTime,
+    /// Room reserved on the wire, in packets.
+    pub wire_capacity: usize,
+}
+
+pub struct Port {
+    id: PortId,
+    link: LinkId,
+    from: NodeId,
+    to: NodeId,
+    rate: Rate,
+    delay: SimTime,
+    overhead: u32,
+    qdisc: PortQueue,
+    /// ns-3's device queue below the queue discipline (`device_queue` packets; 0 = none, the
+    /// discipline feeds the wire). Packets leave the discipline for it as soon as it has room.
+    device: DeviceQueue,
+    qdisc_rng: Rng,
+    stats: QueueStats,
+    /// When the packet being serialised (if any) is completely sent.
+    busy_until: SimTime,
+    /// A `TxDone` event is in the queue for this port.
+    tx_pending: bool,
+    /// Packets on the wire (being serialised or propagating), with their arrival times at `to`.
+    pipeline: VecDeque<(SimTime, Packet)>,
+    loss: LossModel,
+    loss_rng: Rng,
+    loss_position: LossPosition,
     /// Time spent serialising since the warm-up, counted when a transmission starts (up to
     /// its end); `busy_time_until` removes what lies past the present.
-    pub busy_time: SimTime,
+    busy_time: SimTime,
     /// Counted from the warm-up on, when a transmission starts.
-    pub tx_packets: u64,
-    pub tx_bytes: u64,
-    pub lost_packets: u64,
+    tx_packets: u64,
+    tx_bytes: u64,
+    lost_packets: u64,
     /// The last packet size serialised and its transmission time: a port sees few sizes (data
     /// segments, ACKs), and this spares a 64-bit division per packet.
-    pub last_tx: (u32, SimTime),
+    last_tx: (u32, SimTime),
+}
+
+/// What one port operation needs from the engine: the time, the warm-up, the taps, and where
+/// drops go.
+pub struct PortCx<'a> {
+    pub now: SimTime,
+    pub warmup: SimTime,
+    pub taps: &'a mut Taps,
+    pub drops: &'a mut Drops,
+}
+
+/// The events a port operation asks the engine to schedule for it, in this order (the
+/// scheduler breaks ties in order of scheduling).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[must_use]
+pub struct Wakeups {
+    /// `DeviceWake` now: the device queue gave a packet to the wire (ns-3's
+    /// `NetDeviceQueue::PacketDequeued` wakes the discipline with `ScheduleNow`, so an arrival
+    /// due at this same instant finds the discipline still full).
+    pub device_wake: bool,
+    /// `TxDone` at this time: packets wait behind the one on the wire.
+    pub tx_done: Option<SimTime>,
+    /// `Arrive` at this time: the packet just sent is the only one on the wire.
+    pub arrive: Option<SimTime>,
+}
+
+/// Packets dropped at ports, reused so that dropping never allocates in the steady state.
+pub struct Drops {
+    /// The discipline's drops during one call (`QueueCtx::drop`), not yet counted or traced.
+    queue: Vec<(Packet, DropReason)>,
+    /// Drops and losses counted and traced by the port, in that order, for the engine to
+    /// charge to their flows.
+    settled: Vec<(Packet, DropReason)>,
+}
+
+impl Drops {
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            queue: Vec::with_capacity(n),
+            settled: Vec::with_capacity(n),
+        }
+    }
+
+    /// Nothing to charge.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.settled.is_empty()
+    }
+
+    /// The packets dropped or lost since the last drain, in the order they were traced.
+    pub fn drain(&mut self) -> std::vec::Drain<'_, (Packet, DropReason)> {
+        self.settled.drain(..)
+    }
 }
 
 impl Port {
+    pub fn new(c: PortConfig) -> Self {
+        Self {
+            id: c.id,
+            link: c.link,
+            from: c.from,
+            to: c.to,
+            rate: c.rate,
+            delay: c.delay,
+            overhead: c.overhead,
+            qdisc: c.qdisc,
+            device: DeviceQueue::new(c.device_queue),
+            qdisc_rng: c.qdisc_rng,
+            stats: QueueStats::new(c.warmup),
+            busy_until: SimTime::ZERO,
+            tx_pending: false,
+            pipeline: VecDeque::with_capacity(c.wire_capacity),
+            loss: c.loss,
+            loss_rng: c.loss_rng,
+            loss_position: c.loss_position,
+            busy_time: SimTime::ZERO,
+            tx_packets: 0,
+            tx_bytes: 0,
+            lost_packets: 0,
+            last_tx: (0, SimTime::ZERO),
+        }
+    }
+
+    // ---- what happens at a port ----
+
+    /// A packet arrives for the queue: loss before the queue (ns-2's `lossmodel`), then the
+    /// discipline stores or drops it; an idle link takes it straight into service.
+    #[inline(always)]
+    pub fn receive(&mut self, mut pkt: Packet, cx: &mut PortCx) -> Wakeups {
+        let now = cx.now;
+        if self.loss_position == LossPosition::BeforeQueue && self.loss.lose(&mut self.loss_rng) {
+            self.lose(pkt, cx);
+            return Wakeups::default();
+        }
+        cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), &pkt);
+        self.stats.on_arrival(now, pkt.size);
+        pkt.enqueued = now;
+        let busy = self.busy(now);
+        if !busy && !self.device.enabled() {
+            // the link has been idle since its last transmission ended
+            self.qdisc.link_idle(self.busy_until);
+        }
+        let mut qcx = QueueCtx::new(
+            now,
+            &mut self.qdisc_rng,
+            self.rate,
+            busy,
+            &mut cx.drops.queue,
+        );
+        self.qdisc.enqueue(pkt, &mut qcx);
+        let marks = qcx.marks();
+        if marks > 0 {
+            self.stats.on_marks(now, marks);
+        }
+        self.settle_drops(cx);
+        if self.device.wants_fill() {
+            self.fill_device(cx);
+        }
+        if busy {
+            let queued = self.waiting_packets();
+            self.stats
+                .set_length(now, queued as u64, self.waiting_bytes());
+            // The transmitter wakes when the packet on the wire is out, and only if something
+            // waits for it: an idle link costs no event.
+            if queued > 0 && !self.tx_pending {
+                self.tx_pending = true;
+                return Wakeups {
+                    tx_done: Some(self.busy_until),
+                    ..Wakeups::default()
+                };
+            }
+            Wakeups::default()
+        } else {
+            // An idle link takes the packet straight into service: it never waits, so it
+            // must not show up in the maximum (start_tx records the length).
+            self.start_tx(cx)
+        }
+    }
+
+    /// The packet on the wire is out (`TxDone`) and others wait: send the next one.
+    #[inline(always)]
+    pub fn complete_tx(&mut self, cx: &mut PortCx) -> Wakeups {
+        self.tx_pending = false;
+        self.start_tx(cx)
+    }
+
+    /// The deferred refill of the device queue (`DeviceWake`); an idle link then starts on
+    /// what came down.
+    pub fn device_wake(&mut self, cx: &mut PortCx) -> Wakeups {
+        self.device.woken();
+        self.fill_device(cx);
+        if !self.busy(cx.now) && !self.device.is_empty() {
+            self.start_tx(cx)
+        } else if self.waiting_packets() > 0 && !self.tx_pending && self.busy_until > cx.now {
+            self.tx_pending = true;
+            Wakeups {
+                tx_done: Some(self.busy_until),
+                ..Wakeups::default()
+            }
+        } else {
+            Wakeups::default()
+        }
+    }
+
+    /// The head of the wire reaches the far node (`Arrive`); the engine then schedules the
+    /// next arrival ([`Port::next_arrival`]).
+    #[inline(always)]
+    pub fn leave_wire(&mut self, cx: &mut PortCx) -> Packet {
+        let (_, pkt) = self
+            .pipeline
+            .pop_front()
+            .expect("Arrive only with a packet on the wire");
+        cx.taps.trace(TraceEvent::Receive, cx.now, self.tap(), &pkt);
+        pkt
+    }
+
+    /// When the head of the wire reaches the far node, if a packet is on the wire.
+    #[inline(always)]
+    pub fn next_arrival(&self) -> Option<SimTime> {
+        self.pipeline.front().map(|&(t, _)| t)
+    }
+
+    /// Starts sending the next packet of an idle port, if it has one. The packet goes straight
+    /// onto the wire: its arrival at the far node is known now (end of serialisation plus the
+    /// propagation delay), so a hop costs one event, the arrival; a `TxDone` wake-up is
+    /// scheduled only while packets wait behind it.
+    #[inline(always)]
+    fn start_tx(&mut self, cx: &mut PortCx) -> Wakeups {
+        let now = cx.now;
+        let mut w = Wakeups::default();
+        let next = if self.device.enabled() {
+            let next = self.device.pop();
+            if next.is_some() {
+                w.device_wake = self.device.wake();
+            }
+            next
+        } else {
+            Self::dequeue(
+                &mut self.qdisc,
+                &mut self.qdisc_rng,
+                &mut self.stats,
+                self.rate,
+                now,
+                false,
+                &mut cx.drops.queue,
+            )
+        };
+        if let Some(pkt) = next {
+            cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), &pkt);
+            self.stats.on_departure(now, pkt.size, pkt.enqueued);
+            let end = now + self.tx_time(pkt.size);
+            self.busy_until = end;
+            // Captured as it starts on the wire (starts are in order, so timestamps never go
+            // back); counted as transmitted from then on.
+            cx.taps.capture(now, self.tap(), &pkt);
+            if now >= cx.warmup {
+                self.tx_packets += 1;
+                self.tx_bytes += pkt.size as u64;
+            }
+            if end > cx.warmup {
+                self.busy_time = self.busy_time + (end - now.max(cx.warmup));
+            }
+            if self.waiting_packets() > 0 {
+                self.tx_pending = true;
+                w.tx_done = Some(end);
+            }
+            if self.loss_position == LossPosition::AfterLink && self.loss.lose(&mut self.loss_rng) {
+                // Lost on the wire: it still occupies the link for its transmission time.
+                self.stats
+                    .set_length(now, self.waiting_packets() as u64, self.waiting_bytes());
+                self.lose(pkt, cx);
+                self.settle_drops(cx);
+                return w;
+            }
+            let at = end + self.delay;
+            if self.pipeline.is_empty() {
+                w.arrive = Some(at);
+            }
+            self.pipeline.push_back((at, pkt));
+        }
+        self.stats
+            .set_length(now, self.waiting_packets() as u64, self.waiting_bytes());
+        self.settle_drops(cx);
+        w
+    }
+
+    /// ns-3's traffic-control flow control: the discipline hands packets down while the device
+    /// queue has room (`DeviceQueue::fill`).
+    fn fill_device(&mut self, cx: &mut PortCx) {
+        let now = cx.now;
+        let busy = self.busy(now);
+        let (rng, stats, rate) = (&mut self.qdisc_rng, &mut self.stats, self.rate);
+        let drops = &mut cx.drops.queue;
+        self.device.fill(now, &mut self.qdisc, |q| {
+            Self::dequeue(q, rng, stats, rate, now, busy, drops)
+        });
+        self.settle_drops(cx);
+    }
+
+    /// Takes the discipline's next packet, counting the ECN marks it made; its drops go to
+    /// `drops` (settled by the caller). On the port's parts, for the device queue's refill.
+    #[inline(always)]
+    fn dequeue(
+        qdisc: &mut PortQueue,
+        rng: &mut Rng,
+        stats: &mut QueueStats,
+        rate: Rate,
+        now: SimTime,
+        busy: bool,
+        drops: &mut Vec<(Packet, DropReason)>,
+    ) -> Option<Packet> {
+        let mut cx = QueueCtx::new(now, rng, rate, busy, drops);
+        let next = qdisc.dequeue(&mut cx);
+        let marks = cx.marks();
+        if marks > 0 {
+            stats.on_marks(now, marks);
+        }
+        next
+    }
+
+    /// Counts and traces the discipline's drops of this call and hands them to the engine.
+    #[inline]
+    fn settle_drops(&mut self, cx: &mut PortCx) {
+        if !cx.drops.queue.is_empty() {
+            self.settle_queue_drops(cx);
+        }
+    }
+
+    #[cold]
+    fn settle_queue_drops(&mut self, cx: &mut PortCx) {
+        let tap = self.tap();
+        for (pkt, reason) in cx.drops.queue.drain(..) {
+            self.stats.on_drop(cx.now, pkt.size, reason);
+            cx.taps.trace(TraceEvent::Drop, cx.now, tap, &pkt);
+            cx.drops.settled.push((pkt, reason));
+        }
+    }
+
+    /// A random loss on this link (before the queue or on the wire): counted, traced as a drop
+    /// (as ns-2's `lossmodel` sends it to the drop trace; `e` where an EDrop trace was asked
+    /// for) and handed to the engine.
+    fn lose(&mut self, pkt: Packet, cx: &mut PortCx) {
+        if cx.now >= cx.warmup {
+            self.lost_packets += 1;
+        }
+        cx.taps.trace_loss(cx.now, self.tap(), &pkt);
+        cx.drops.settled.push((pkt, DropReason::LinkLoss));
+    }
+
+    /// Time to serialise `size` bytes on this port's link (`Rate::tx_time`, remembered for
+    /// the last size asked).
+    #[inline]
+    fn tx_time(&mut self, size: u32) -> SimTime {
+        if self.last_tx.0 != size {
+            self.last_tx = (size, self.rate.tx_time(size as u64 + self.overhead as u64));
+        }
+        self.last_tx.1
+    }
+
+    /// A packet is being serialised at `now` (or the port is about to send the next one).
+    #[inline]
+    fn busy(&self, now: SimTime) -> bool {
+        self.tx_pending || now < self.busy_until
+    }
+
+    /// This port as the taps name it.
+    #[inline(always)]
+    fn tap(&self) -> TapPort {
+        TapPort {
+            index: self.id.idx(),
+            from: self.from.0,
+            to: self.to.0,
+        }
+    }
+
+    // ---- what the report, the samplers and the builder read ----
+
+    pub fn id(&self) -> PortId {
+        self.id
+    }
+
+    pub fn link(&self) -> LinkId {
+        self.link
+    }
+
+    pub fn from(&self) -> NodeId {
+        self.from
+    }
+
+    #[inline]
+    pub fn to(&self) -> NodeId {
+        self.to
+    }
+
+    pub fn rate(&self) -> Rate {
+        self.rate
+    }
+
+    pub fn delay(&self) -> SimTime {
+        self.delay
+    }
+
+    /// Link-layer framing bytes serialised with every packet.
+    pub fn overhead(&self) -> u32 {
+        self.overhead
+    }
+
+    /// The queue discipline (its name, average, settings and class counters).
+    pub fn queue(&self) -> &PortQueue {
+        &self.qdisc
+    }
+
+    /// The device queue's size in packets (0: none).
+    pub fn device_queue_limit(&self) -> usize {
+        self.device.limit()
+    }
+
+    pub fn stats(&self) -> &QueueStats {
+        &self.stats
+    }
+
+    /// The statistics, for the report (closing the time integrals, reading percentiles).
+    pub fn stats_mut(&mut self) -> &mut QueueStats {
+        &mut self.stats
+    }
+
+    /// Sizes the sojourn histogram for waits up to `max`, so that recording never allocates.
+    pub fn reserve_statistics(&mut self, max: SimTime) {
+        self.stats.reserve_sojourns(max);
+    }
+
+    /// Packets whose transmission started from the warm-up on.
+    pub fn tx_packets(&self) -> u64 {
+        self.tx_packets
+    }
+
+    pub fn tx_bytes(&self) -> u64 {
+        self.tx_bytes
+    }
+
+    /// Packets lost to the link's loss model from the warm-up on.
+    pub fn lost_packets(&self) -> u64 {
+        self.lost_packets
+    }
+
     /// Time the link was busy from the warm-up up to `now`.
     pub fn busy_time_until(&self, now: SimTime) -> SimTime {
         if self.busy_until > now {
@@ -67,16 +503,6 @@ impl Port {
         } else {
             self.busy_time
         }
-    }
-
-    /// Time to serialise `size` bytes on this port's link (`Rate::tx_time`, remembered for
-    /// the last size asked).
-    #[inline]
-    pub fn tx_time(&mut self, size: u32) -> SimTime {
-        if self.last_tx.0 != size {
-            self.last_tx = (size, self.rate.tx_time(size as u64 + self.overhead as u64));
-        }
-        self.last_tx.1
     }
 
     /// Packets waiting at the port: in the discipline and in the device queue.
@@ -88,30 +514,11 @@ impl Port {
     /// Bytes waiting at the port: in the discipline and in the device queue.
     #[inline(always)]
     pub fn waiting_bytes(&self) -> u64 {
-        self.qdisc.len_bytes() + self.device_bytes
+        self.qdisc.len_bytes() + self.device.bytes()
     }
 
-    /// Takes the discipline's next packet, counting the ECN marks it made; its drops go to
-    /// `drops` for the caller to record.
-    #[inline(always)]
-    pub fn dequeue(
-        &mut self,
-        now: SimTime,
-        busy: bool,
-        drops: &mut Vec<(Packet, DropReason)>,
-    ) -> Option<Packet> {
-        let mut cx = QueueCtx::new(now, &mut self.qdisc_rng, self.rate, busy, drops);
-        let next = self.qdisc.dequeue(&mut cx);
-        let marks = cx.marks();
-        if marks > 0 {
-            self.stats.on_marks(now, marks);
-        }
-        next
-    }
-
-    /// A packet is being serialised at `now` (or the port is about to send the next one).
-    #[inline]
-    pub fn busy(&self, now: SimTime) -> bool {
-        self.tx_pending || now < self.busy_until
+    /// Packets on the wire (being serialised or propagating).
+    pub fn on_wire(&self) -> usize {
+        self.pipeline.len()
     }
 }

@@ -9,9 +9,8 @@ use crate::ids::{FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_series::FlowSeriesSet;
 use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::queue_series::QueueSeries;
-use crate::monitor::queue_stats::QueueStats;
 use crate::net::loss::{LossConfig, LossModel};
-use crate::net::port::Port;
+use crate::net::port::{Port, PortConfig};
 use crate::net::port_queue::PortQueue;
 use crate::net::routing;
 use crate::packet::Protocol;
@@ -24,7 +23,6 @@ use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::traffic::{self, AppConfig, Distribution, ObjectSize};
 use crate::udp::{UdpSender, UdpSink};
 use crate::units::{Bytes, QueueLimit, Rate, SimTime};
-use std::collections::VecDeque;
 
 /// A flow after `count` expansion, with the index of the `[[flows]]` entry it came from.
 struct ExpandedFlow<'a> {
@@ -395,7 +393,7 @@ pub fn build_with(
         {
             let label = format!("port/{}/{}->{}", l.name, topo.nodes[from], topo.nodes[to]);
             adj[from].push((ids[dir], NodeId(to as u32)));
-            sim.ports.push(Port {
+            sim.ports.push(Port::new(PortConfig {
                 id: ids[dir],
                 link: LinkId(k as u32),
                 from: NodeId(from as u32),
@@ -412,24 +410,14 @@ pub fn build_with(
                         if dir == 0 { "queue" } else { "reverse_queue" }
                     ),
                 )?,
-                device: VecDeque::with_capacity(l.device_queue as usize),
-                device_limit: l.device_queue as usize,
-                device_bytes: 0,
-                wake_pending: false,
                 qdisc_rng: rng::stream(seed, &format!("{label}/queue")),
-                stats: QueueStats::new(s.warmup),
-                busy_until: SimTime::ZERO,
-                tx_pending: false,
-                busy_time: SimTime::ZERO,
-                pipeline: VecDeque::with_capacity(wire_capacity(l.rate, l.delay)),
+                device_queue: l.device_queue as usize,
                 loss: LossModel::from_config(loss.as_ref()),
                 loss_rng: rng::stream(seed, &format!("{label}/loss")),
                 loss_position: loss.as_ref().map(|l| l.position()).unwrap_or_default(),
-                tx_packets: 0,
-                tx_bytes: 0,
-                lost_packets: 0,
-                last_tx: (0, SimTime::ZERO),
-            });
+                warmup: s.warmup,
+                wire_capacity: wire_capacity(l.rate, l.delay),
+            }));
         }
         sim.links.push(Link {
             name: l.name.clone(),
@@ -437,7 +425,7 @@ pub fn build_with(
         });
     }
     let routes = routing::compute(&adj);
-    let port_dst: Vec<NodeId> = sim.ports.iter().map(|p| p.to).collect();
+    let port_dst: Vec<NodeId> = sim.ports.iter().map(|p| p.to()).collect();
     let port_to = |p: PortId| port_dst[p.idx()];
 
     for (fi, f) in flows.iter().enumerate() {
@@ -481,8 +469,8 @@ pub fn build_with(
             if dir == "forward" {
                 for p in hops {
                     let port = &sim.ports[p.idx()];
-                    let l = &topo.links[port.link.idx()];
-                    let (q, field) = if port.id.0.is_multiple_of(2) {
+                    let l = &topo.links[port.link().idx()];
+                    let (q, field) = if port.id().0.is_multiple_of(2) {
                         (&l.queue_ab, "queue")
                     } else {
                         (
@@ -708,7 +696,7 @@ pub fn build_with(
                 )
             })?;
             for p in l.ports {
-                let average_unit = sim.ports[p.idx()].qdisc.disc().average_unit();
+                let average_unit = sim.ports[p.idx()].queue().disc().average_unit();
                 sim.series.push(QueueSeries {
                     port: p,
                     average_unit,
