@@ -1054,6 +1054,28 @@ fn ns3_fast_retransmit_does_not_restart_the_timer() {
     assert!(to_ns3 < to_rfc);
 }
 
+/// ns-3 AdvertisedWindowSize = TcpRxBuffer::MaxRxSequence() - NextRxSequence(): with the
+/// application reading at once that is the whole buffer, whatever is held out of order. The RFC
+/// flavour advertises the free space, which the segments behind a hole take.
+#[test]
+fn ns3_out_of_order_data_does_not_shrink_the_advertised_window() {
+    for rules in [true, false] {
+        let p = ns3(|o| {
+            o.iw = Some(20);
+            o.recv_buffer = Some(QueueLimit::Packets(8));
+            o.ns3_rules = Some(rules);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.drop = drop_seqs(vec![seg(2)]);
+        pipe.run_until(ms(3000));
+        assert!(pipe.rcv.ooo_dropped == 0 && pipe.snd.stats.fast_retransmits == 1);
+        let smallest = pipe.trace.iter().map(|t| t.4).min().unwrap();
+        // The ACK of 0-1 lets 8 and 9 out: segments 3-9 wait behind the hole, 7000 bytes.
+        let want = if rules { 8000 } else { 1000 };
+        assert_eq!(smallest, want, "ns3_rules = {rules}");
+    }
+}
+
 /// ns-3's receiver retransmits its SYN-ACK after ConnTimeout (3 s) while only a SYN has arrived,
 /// and ns-3's sender takes cwnd = InitialCwnd, ssthresh = unlimited from any SYN-ACK: a flow
 /// whose handshake ACK and first window were all lost (timeouts at 1 s and 3 s) halves a

@@ -89,6 +89,10 @@ pub struct Rules {
     pub first_data_acked_at_once: bool,
     /// The receiver retransmits an unanswered SYN-ACK on its own timer.
     pub syn_ack_retransmission_timer: bool,
+    /// The receiver's advertised window runs from the next expected byte: the whole buffer
+    /// (the application reads in-order data at once), whatever out-of-order data it holds.
+    /// Off: the buffer's free space (out-of-order data shrinks the window).
+    pub rx_window_from_next_expected: bool,
 
     // ---- retransmission timer
     /// The RTO is kept in whole clock ticks with fixed-point averages (needs a clock

@@ -25,6 +25,9 @@ pub const RULES: Rules = Rules {
     // tcp-sink.cc DelAckSink::recv: delays from the first packet on.
     first_data_acked_at_once: false,
     syn_ack_retransmission_timer: false,
+    // TCPSink advertises no window (tcp-sink.cc ack() leaves it to the agent's window_); with a
+    // finite recv_buffer bufferlab keeps the free-space window (the rfc flavour's rule).
+    rx_window_from_next_expected: false,
     // tcp.cc rtt_update(): t_srtt_ and t_rttvar_ fixed-point in ticks of tcpTick_, rtt_timeout()
     // rounds up to whole ticks.
     rto_in_ticks: true,

@@ -21,6 +21,10 @@ pub const RULES: Rules = Rules {
     first_data_acked_at_once: true,
     // SendEmptyPacket in SYN_RCVD: ConnTimeout 3 s, doubled, SynRetries transmissions.
     syn_ack_retransmission_timer: true,
+    // AdvertisedWindowSize: MaxRxSequence() - NextRxSequence(); TcpRxBuffer::MaxRxSequence is
+    // m_nextRxSeq + m_maxBuffer unless in-order data waits to be read (then the first buffered
+    // byte + m_maxBuffer): out-of-order data above m_nextRxSeq does not shrink the window.
+    rx_window_from_next_expected: true,
     rto_in_ticks: false,
     // SendDataPacket starts the timer only when it is not running.
     restart_timer_on_head_retransmit: false,
