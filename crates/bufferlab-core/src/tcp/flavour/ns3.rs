@@ -40,6 +40,7 @@ pub const RULES: Rules = Rules {
     recovery_burst_limit: None,
     // ProcessAck, DupAck, SendPendingData, ReTxTimeout: the congestion states and the SACK pipe.
     sack_sender_by_states: true,
+    sack_sender_as_ns2_sack1: false,
     // TcpTxBuffer: m_retrans marks on the sent list.
     remember_retransmitted_ranges: true,
     // TcpPrrRecovery, the default RecoveryType.
