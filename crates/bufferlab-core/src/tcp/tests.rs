@@ -901,6 +901,30 @@ fn ns2_newreno_sends_at_most_two_new_packets_per_ack_in_recovery() {
     assert_eq!(at_200, vec![(seg(5), 1), (seg(10), 0), (seg(11), 0)]);
 }
 
+/// tcp-sink.cc Sacker::append_ack (`ch->size() += sack_index * 8`): a TCPSink/Sack1 ACK is
+/// packetSize_ (40) plus 8 bytes per SACK block.
+#[test]
+fn ns2_sack_sink_acks_grow_by_eight_bytes_a_block() {
+    let p = params(|o| o.sack = Some(true));
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    for i in [0, 2, 4] {
+        let data = Packet {
+            kind: PacketKind::TcpData,
+            size: 1000,
+            payload: 1000,
+            tcp: TcpHeader {
+                seq: seg(i),
+                flags: tcp_flags::ACK,
+                ..TcpHeader::default()
+            },
+            ..Packet::default()
+        };
+        pipe.call(false, Some(data));
+    }
+    let sizes: Vec<u32> = pipe.slots.iter().flatten().map(|(_, p)| p.size).collect();
+    assert_eq!(sizes, vec![40, 48, 56]);
+}
+
 /// A scripted ACK of `ack` with SACK blocks given in segment numbers, [a, b).
 fn feed_sack(pipe: &mut Pipe, t_ms: u64, ack: u64, blocks: &[(u64, u64)]) {
     pipe.now = ms(t_ms);
