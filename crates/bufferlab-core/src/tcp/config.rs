@@ -217,7 +217,8 @@ pub struct TcpParams {
     /// Option bytes a SYN or SYN-ACK carries beyond `header` (window scale, SACK permitted).
     pub syn_options: u32,
     /// Bytes an ACK carrying n SACK blocks adds: `base + 8n` (RFC 2018 section 3: kind and
-    /// length, then 8 bytes a block); `None`: SACK blocks are not billed (ns-2's fixed ACK).
+    /// length, then 8 bytes a block; ns-2's Sacker bills the 8 bytes a block only); `None`: SACK
+    /// blocks are not billed.
     pub sack_option_base: Option<u32>,
     pub iw: u32,
     pub iw_after_syn_loss: u32,
@@ -268,7 +269,7 @@ impl TcpParams {
                 header: 40,       // tcpip_base_hdr_size_ 40 (ns-2 adds it to packetSize_)
                 ack_size: 40,     // Agent/TCPSink packetSize_ 40
                 syn_options: 0,   // ns-2 packets carry no TCP options
-                sack_option_base: None, // TCPSink ACKs are packetSize_ bytes, SACK or not
+                sack_option_base: Some(0), // tcp-sink.cc Sacker::append_ack: += 8 per SACK block
                 iw: 2,            // windowInit_ 2
                 iw_after_syn_loss: 1,
                 initial_ssthresh: 20 * 1000, // tcp.cc TcpAgent::reset(): ssthresh_ = int(wnd_)

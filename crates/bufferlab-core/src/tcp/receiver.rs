@@ -4,7 +4,10 @@
 //! * RFC 9293 section 3.10.7.4: in-order data advances RCV.NXT; the application reads it at
 //!   once (goodput), so the buffer holds only out-of-order data, whose size reduces the
 //!   advertised window (free space), bounded by `max_adv_window`. Out-of-order data that does
-//!   not fit in the buffer is dropped (and ACKed).
+//!   not fit in the buffer is dropped (and ACKed). ns-3.44 (`rx_window_from_next_expected`,
+//!   `TcpSocketBase::AdvertisedWindowSize` = `TcpRxBuffer::MaxRxSequence()` −
+//!   `NextRxSequence()`): the window is the whole buffer from RCV.NXT, out-of-order data does
+//!   not shrink it.
 //! * RFC 5681 section 4.2 / RFC 1122 4.2.3.2: with delayed ACKs, an ACK for at least every
 //!   `delack_count` full segments and within `delack_timeout`; an immediate ACK for
 //!   out-of-order data (a duplicate ACK), for a segment that fills a hole, and for a FIN.
@@ -83,11 +86,17 @@ impl TcpReceiver {
         self.rcv_nxt
     }
 
-    /// Free receive buffer, bounded by the largest advertisement.
+    /// The advertised window, bounded by the largest advertisement: the free receive buffer,
+    /// or with `rx_window_from_next_expected` (ns-3) the whole buffer from RCV.NXT.
     pub fn window(&self) -> u64 {
+        let held = if self.p.rules().rx_window_from_next_expected {
+            0
+        } else {
+            self.ooo_bytes
+        };
         self.p
             .recv_buffer
-            .saturating_sub(self.ooo_bytes)
+            .saturating_sub(held)
             .min(self.p.max_adv_window)
     }
 

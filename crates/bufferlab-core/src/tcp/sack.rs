@@ -175,6 +175,25 @@ impl Scoreboard {
         pipe
     }
 
+    /// ns-2's `ScoreBoardRQ::GetNextRetran` (`scoreboard-rq.cc`, `ReassemblyQueue::nexthole`):
+    /// the first unSACKed byte at or above `from` (and snd_una) with a SACKed range above it,
+    /// whether or not DupThresh segments are SACKed above; at most one segment long.
+    pub fn first_hole_below_sacked(
+        &self,
+        snd_una: u64,
+        snd_max: u64,
+        from: u64,
+        mss: u64,
+    ) -> Option<(u64, u64)> {
+        let n = self.ranges.len();
+        self.holes(snd_una, snd_max)
+            .filter(|&(k, _, _)| k < n)
+            .find_map(|(_, a, b)| {
+                let a = a.max(from);
+                (a < b).then(|| (a, (b - a).min(mss)))
+            })
+    }
+
     /// RFC 6675 `NextSeg` rules 1 and 3: the start and length of the next retransmission.
     pub fn next_seg(
         &self,

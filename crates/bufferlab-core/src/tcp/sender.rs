@@ -27,6 +27,7 @@ use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader};
 use crate::units::SimTime;
 use serde_json::json;
 
+mod ns2_sack1;
 mod ns3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,6 +119,10 @@ pub struct TcpSender {
     ns2_base: f64,
     /// A partial ACK has arrived in this NewReno recovery (ns-2 `firstpartial_`).
     partial_seen: bool,
+    /// ns-2 Sack1 (`sender/ns2_sack1.rs`): `pipe_` in packets, and `timeout_` (duplicate ACKs
+    /// are ignored after a timeout until a new ACK).
+    sack1_pipe: i64,
+    sack1_timeout: bool,
     rwnd: u64,
     // timers
     rto_at: Option<SimTime>,
@@ -211,6 +216,8 @@ impl TcpSender {
             retrans_data_acked: false,
             ns2_base: 0.0,
             partial_seen: false,
+            sack1_pipe: 0,
+            sack1_timeout: false,
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
             // settings); one-way ns-2 agents have none.
             rwnd: p.recv_buffer.min(p.max_adv_window),
@@ -498,6 +505,10 @@ impl TcpSender {
             self.send_data_ns3(cx);
             return;
         }
+        if self.ns2_sack1() && self.in_recovery {
+            self.send_data_sack1(cx);
+            return;
+        }
         let mss = self.mss();
         let dt = self.p.dupack_threshold;
         // ns-2 NewReno sends at most `recovery_burst_limit` new packets per ACK in recovery.
@@ -650,6 +661,9 @@ impl TcpSender {
             }
         }
         self.rwnd = h.window as u64;
+        if self.ns2_sack1() {
+            return self.on_ack_sack1(pkt, cx);
+        }
         let ack = h.ack;
         let mss = self.mss();
         let mut newly_sacked = 0;
@@ -862,6 +876,13 @@ impl TcpSender {
         self.rules.sack_sender_by_states && self.p.sack
     }
 
+    /// ns-2's `Agent/TCP/Sack1` (`sender/ns2_sack1.rs`) for Reno and NewReno with SACK.
+    fn ns2_sack1(&self) -> bool {
+        self.rules.sack_sender_as_ns2_sack1
+            && self.p.sack
+            && matches!(self.p.cc, CcKind::Reno | CcKind::Newreno)
+    }
+
     /// ns-2's own rules for the agents ns-2.35 has (Agent/TCP, /Reno, /Newreno); CUBIC and
     /// user controllers keep theirs.
     fn ns2_aimd(&self) -> bool {
@@ -973,6 +994,8 @@ impl TcpSender {
         }
         self.in_recovery = false;
         self.dupacks = 0;
+        // ns-2 Sack1 timeout(): timeout_ = TRUE, duplicate ACKs are ignored until a new ACK.
+        self.sack1_timeout = self.ns2_sack1();
         self.recover = self.snd_max; // RFC 6582 section 3.2 step 1 after a timeout
         self.high_rxt = self.snd_una;
         self.rtt.back_off();

@@ -901,6 +901,158 @@ fn ns2_newreno_sends_at_most_two_new_packets_per_ack_in_recovery() {
     assert_eq!(at_200, vec![(seg(5), 1), (seg(10), 0), (seg(11), 0)]);
 }
 
+/// tcp-sink.cc Sacker::append_ack (`ch->size() += sack_index * 8`): a TCPSink/Sack1 ACK is
+/// packetSize_ (40) plus 8 bytes per SACK block.
+#[test]
+fn ns2_sack_sink_acks_grow_by_eight_bytes_a_block() {
+    let p = params(|o| o.sack = Some(true));
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    for i in [0, 2, 4] {
+        let data = Packet {
+            kind: PacketKind::TcpData,
+            size: 1000,
+            payload: 1000,
+            tcp: TcpHeader {
+                seq: seg(i),
+                flags: tcp_flags::ACK,
+                ..TcpHeader::default()
+            },
+            ..Packet::default()
+        };
+        pipe.call(false, Some(data));
+    }
+    let sizes: Vec<u32> = pipe.slots.iter().flatten().map(|(_, p)| p.size).collect();
+    assert_eq!(sizes, vec![40, 48, 56]);
+}
+
+/// A scripted ACK of `ack` with SACK blocks given in segment numbers, [a, b).
+fn feed_sack(pipe: &mut Pipe, t_ms: u64, ack: u64, blocks: &[(u64, u64)]) {
+    pipe.now = ms(t_ms);
+    let mut h = TcpHeader {
+        seq: 1,
+        ack,
+        flags: tcp_flags::ACK,
+        window: 1 << 30,
+        ..TcpHeader::default()
+    };
+    for &(a, b) in blocks {
+        h.push_sack(seg(a), seg(b));
+    }
+    let p = Packet {
+        kind: PacketKind::TcpAck,
+        size: 40,
+        tcp: h,
+        ..Packet::default()
+    };
+    pipe.call(true, Some(p));
+}
+
+/// ns-2 Agent/TCP/Sack1 (the ns2 preset, NewReno with SACK): 10 packets at t = 0, packet 0 lost,
+/// and at t = 100 ms `dups` duplicate ACKs, the k-th SACKing packets 1 to k (the first two send
+/// packets 10 and 11 by limited transmit, the third starts fast recovery).
+fn ns2_sack1_after_dupacks(dups: u64) -> Pipe {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Newreno);
+        o.sack = Some(true);
+        o.iw = Some(10);
+        o.initial_ssthresh = Some(QueueLimit::Packets(1000));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.call(true, None);
+    for k in 1..=dups {
+        feed_sack(&mut pipe, 100, seg(0), &[(1, k + 1)]);
+    }
+    pipe
+}
+
+/// The packets sent at `t_ms`: (sequence number, transmission number).
+fn sent_at_ms(pipe: &Pipe, t_ms: u64) -> Vec<(u64, u32)> {
+    pipe.sent_log
+        .iter()
+        .filter(|e| e.0 == ms(t_ms))
+        .map(|e| (e.1, e.2))
+        .collect()
+}
+
+/// tcp-sack1.cc dupack_action: pipe_ = maxseq_ - highest_ack_ - numdupacks_ (12 out - 3 = 9),
+/// cwnd_ = W/2 = 5, the fast retransmission is not counted; every later ACK takes one off
+/// pipe_ and send_much sends while pipe_ < int(cwnd_): the 8th duplicate (pipe_ 4) lets packet
+/// 12 out, the 7th (pipe_ 5) nothing.
+#[test]
+fn ns2_sack1_sends_while_the_packet_pipe_is_below_cwnd() {
+    let mut pipe = ns2_sack1_after_dupacks(7);
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    assert_eq!((pipe.cwnd_segs(), pipe.snd.ssthresh()), (5.0, 5000.0));
+    assert_eq!(
+        pipe.sent_log.len(),
+        13,
+        "10, limited transmit 10 and 11, retransmission of 0"
+    );
+    feed_sack(&mut pipe, 100, seg(0), &[(1, 9)]);
+    assert_eq!(pipe.sent_log.len(), 14);
+    assert_eq!(pipe.sent_log[13].1, seg(12));
+    assert_eq!(pipe.cwnd_segs(), 5.0, "cwnd_ does not move in recovery");
+}
+
+/// tcp-sack1.cc recv with partial_ack_ 0: a partial ACK takes a second packet off pipe_ and
+/// restarts the timer (newtimer) every time, not only the first.
+#[test]
+fn ns2_sack1_partial_acks_take_one_more_off_the_pipe_and_restart_the_timer() {
+    let mut pipe = ns2_sack1_after_dupacks(3); // pipe_ 9, cwnd_ 5
+    feed_sack(&mut pipe, 200, seg(5), &[(6, 8), (9, 12)]); // pipe_ 9 - 2 = 7
+    assert_eq!(pipe.snd.next_timeout(), Some(ms(200) + pipe.snd.rto()));
+    feed_sack(&mut pipe, 300, seg(8), &[(9, 12)]); // pipe_ 5: nothing goes out
+    assert!(pipe.snd.in_recovery());
+    assert_eq!(pipe.snd.next_timeout(), Some(ms(300) + pipe.snd.rto()));
+    assert_eq!(pipe.sent_log.len(), 13);
+    // A duplicate: pipe_ 4 < 5, the hole below the SACKed 9-11 goes out again.
+    feed_sack(&mut pipe, 310, seg(8), &[(9, 12)]);
+    assert_eq!(sent_at_ms(&pipe, 310), vec![(seg(8), 1)]);
+}
+
+/// tcp-sack1.cc recv: the ACK of recover_ calls newack() only: cwnd_ stays W/2 (no opencwnd on
+/// that ACK), the next new ACK grows it.
+#[test]
+fn ns2_sack1_full_ack_leaves_cwnd_at_half_the_window() {
+    let mut pipe = ns2_sack1_after_dupacks(3);
+    feed_ack(&mut pipe, 200, seg(12));
+    assert!(!pipe.snd.in_recovery());
+    assert_eq!(pipe.cwnd_segs(), 5.0);
+    feed_ack(&mut pipe, 210, seg(13));
+    assert!((pipe.snd.cwnd() - (5000.0 + 1000.0 * 1000.0 / 5000.0)).abs() < 1e-9);
+}
+
+/// ScoreBoardRQ::GetNextRetran: any unSACKed packet below a SACKed block is retransmitted when
+/// pipe_ allows, though only one packet is SACKed above it (RFC 6675's IsLost needs three and
+/// would send new data first).
+#[test]
+fn ns2_sack1_retransmits_any_hole_below_the_highest_sack() {
+    let mut pipe = ns2_sack1_after_dupacks(7); // 1-7 SACKed, pipe_ 5
+    feed_sack(&mut pipe, 120, seg(0), &[(1, 8), (9, 10)]); // 8 missing, pipe_ 4
+    assert_eq!(sent_at_ms(&pipe, 120), vec![(seg(8), 1)]);
+}
+
+/// tcp-sack1.cc timeout: the scoreboard is cleared and timeout_ set; until a new ACK, duplicate
+/// ACKs neither count nor send (no limited transmit, no fast retransmit).
+#[test]
+fn ns2_sack1_ignores_duplicates_after_a_timeout() {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Newreno);
+        o.sack = Some(true);
+        o.iw = Some(10);
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = Box::new(|_, _, _| true);
+    pipe.run_until(ms(3500));
+    assert_eq!(pipe.snd.stats.timeouts, 1);
+    let sent = pipe.sent_log.len();
+    for k in 1..=4 {
+        feed_sack(&mut pipe, 3600, seg(0), &[(1, k + 1)]);
+    }
+    assert_eq!(pipe.snd.stats.fast_retransmits, 0);
+    assert_eq!(pipe.sent_log.len(), sent, "nothing sent on the duplicates");
+}
+
 // ---- ns-3.44 TcpSocketBase rules (`ns3_rules`, on with the ns3 preset; sender/ns3.rs) ----
 
 /// The ns3 preset with 1000-byte segments, data from t = 0 (no handshake) unless `f` says.
@@ -1052,6 +1204,28 @@ fn ns3_fast_retransmit_does_not_restart_the_timer() {
         "ns-3: the timer ran on from the last new ACK"
     );
     assert!(to_ns3 < to_rfc);
+}
+
+/// ns-3 AdvertisedWindowSize = TcpRxBuffer::MaxRxSequence() - NextRxSequence(): with the
+/// application reading at once that is the whole buffer, whatever is held out of order. The RFC
+/// flavour advertises the free space, which the segments behind a hole take.
+#[test]
+fn ns3_out_of_order_data_does_not_shrink_the_advertised_window() {
+    for rules in [true, false] {
+        let p = ns3(|o| {
+            o.iw = Some(20);
+            o.recv_buffer = Some(QueueLimit::Packets(8));
+            o.ns3_rules = Some(rules);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.drop = drop_seqs(vec![seg(2)]);
+        pipe.run_until(ms(3000));
+        assert!(pipe.rcv.ooo_dropped == 0 && pipe.snd.stats.fast_retransmits == 1);
+        let smallest = pipe.trace.iter().map(|t| t.4).min().unwrap();
+        // The ACK of 0-1 lets 8 and 9 out: segments 3-9 wait behind the hole, 7000 bytes.
+        let want = if rules { 8000 } else { 1000 };
+        assert_eq!(smallest, want, "ns3_rules = {rules}");
+    }
 }
 
 /// ns-3's receiver retransmits its SYN-ACK after ConnTimeout (3 s) while only a SYN has arrived,

@@ -89,6 +89,10 @@ pub struct Rules {
     pub first_data_acked_at_once: bool,
     /// The receiver retransmits an unanswered SYN-ACK on its own timer.
     pub syn_ack_retransmission_timer: bool,
+    /// The receiver's advertised window runs from the next expected byte: the whole buffer
+    /// (the application reads in-order data at once), whatever out-of-order data it holds.
+    /// Off: the buffer's free space (out-of-order data shrinks the window).
+    pub rx_window_from_next_expected: bool,
 
     // ---- retransmission timer
     /// The RTO is kept in whole clock ticks with fixed-point averages (needs a clock
@@ -124,6 +128,11 @@ pub struct Rules {
     /// The SACK sender follows ns-3's congestion states and pipe (`tcp/sender/ns3.rs`) instead
     /// of RFC 6675's loop.
     pub sack_sender_by_states: bool,
+    /// The SACK sender of Reno and NewReno follows ns-2's `Agent/TCP/Sack1`
+    /// (`tcp/sender/ns2_sack1.rs`): an integer pipe counted per ACK and per packet sent, cwnd
+    /// W/2 through and after recovery, any hole below the highest SACK retransmitted, the
+    /// scoreboard cleared by new ACKs and timeouts; instead of RFC 6675's loop.
+    pub sack_sender_as_ns2_sack1: bool,
     /// Retransmitted ranges are remembered until acknowledged (ns-3's `m_retrans`).
     pub remember_retransmitted_ranges: bool,
     /// Proportional Rate Reduction can be turned on (`prr`).

@@ -25,6 +25,9 @@ pub const RULES: Rules = Rules {
     // tcp-sink.cc DelAckSink::recv: delays from the first packet on.
     first_data_acked_at_once: false,
     syn_ack_retransmission_timer: false,
+    // TCPSink advertises no window (tcp-sink.cc ack() leaves it to the agent's window_); with a
+    // finite recv_buffer bufferlab keeps the free-space window (the rfc flavour's rule).
+    rx_window_from_next_expected: false,
     // tcp.cc rtt_update(): t_srtt_ and t_rttvar_ fixed-point in ticks of tcpTick_, rtt_timeout()
     // rounds up to whole ticks.
     rto_in_ticks: true,
@@ -53,6 +56,10 @@ pub const RULES: Rules = Rules {
     // numdupacks_ - 1 (partialnewack does not reset dupacks_, so all of recovery).
     recovery_burst_limit: Some(2),
     sack_sender_by_states: false,
+    // tcp-sack1.cc (Agent/TCP/Sack1 with ns-default.tcl's partial_ack_ 0, LimTransmitFix_ 0):
+    // recv, dupack_action, send_much, timeout and ScoreBoardRQ::GetNextRetran
+    // (scoreboard-rq.cc); each rule in tcp/sender/ns2_sack1.rs.
+    sack_sender_as_ns2_sack1: true,
     remember_retransmitted_ranges: false,
     prr_available: false,
     segment_counting_newreno: false,

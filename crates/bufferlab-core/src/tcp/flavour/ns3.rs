@@ -21,6 +21,10 @@ pub const RULES: Rules = Rules {
     first_data_acked_at_once: true,
     // SendEmptyPacket in SYN_RCVD: ConnTimeout 3 s, doubled, SynRetries transmissions.
     syn_ack_retransmission_timer: true,
+    // AdvertisedWindowSize: MaxRxSequence() - NextRxSequence(); TcpRxBuffer::MaxRxSequence is
+    // m_nextRxSeq + m_maxBuffer unless in-order data waits to be read (then the first buffered
+    // byte + m_maxBuffer): out-of-order data above m_nextRxSeq does not shrink the window.
+    rx_window_from_next_expected: true,
     rto_in_ticks: false,
     // SendDataPacket starts the timer only when it is not running.
     restart_timer_on_head_retransmit: false,
@@ -36,6 +40,7 @@ pub const RULES: Rules = Rules {
     recovery_burst_limit: None,
     // ProcessAck, DupAck, SendPendingData, ReTxTimeout: the congestion states and the SACK pipe.
     sack_sender_by_states: true,
+    sack_sender_as_ns2_sack1: false,
     // TcpTxBuffer: m_retrans marks on the sent list.
     remember_retransmitted_ranges: true,
     // TcpPrrRecovery, the default RecoveryType.

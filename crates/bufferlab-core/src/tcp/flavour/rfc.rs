@@ -21,6 +21,10 @@ pub const RULES: Rules = Rules {
     first_data_acked_at_once: false,
     // The sender's SYN timer recovers a lost SYN-ACK (RFC 9293 section 3.8.1).
     syn_ack_retransmission_timer: false,
+    // RFC 9293 section 3.8.6 (the window offers the buffer space the receiver has left) and
+    // Linux __tcp_select_window -> tcp_space() (sk_rmem_alloc counts the out-of-order queue):
+    // data held out of order shrinks the window.
+    rx_window_from_next_expected: false,
     // RFC 6298: RTT variables in real time.
     rto_in_ticks: false,
     // Linux tcp_retransmit_skb rearms the timer for the retransmitted head.
@@ -42,6 +46,8 @@ pub const RULES: Rules = Rules {
     recovery_burst_limit: None,
     // RFC 6675 section 5: the SACK-based loss recovery loop.
     sack_sender_by_states: false,
+    // RFC 6675 section 5 (the previous rule).
+    sack_sender_as_ns2_sack1: false,
     remember_retransmitted_ranges: false,
     // RFC 6937 is offered as ns-3 implements it only (docs/models/tcp.md).
     prr_available: false,
