@@ -543,7 +543,13 @@ def test_a_dask_worker_lost_mid_sweep(tmp_path):
         "  { kind = 'python', class = 'killer.py:Q', params = { kill = true } },\n]\n"
     )
     sweep = write_sweep(tmp_path, body)
+    import dask
+
+    # One task per worker thread at a time (worker-saturation 1.0): a run waiting on a worker
+    # that a killer run takes down would count that death against itself (Dask's
+    # allowed-failures) and could fail with it; under load that happened (CI, 2026-11-25).
     with (
+        dask.config.set({"distributed.scheduler.worker-saturation": 1.0}),
         distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster,
