@@ -150,10 +150,9 @@ impl Session {
     pub fn probe_queue(&self, link: &str, from: &str, to: &str, var: &str) -> Option<f64> {
         let sim = &self.sim;
         let l = sim.links.iter().find(|l| l.name == link)?;
-        let port =
-            l.ports.iter().map(|p| &sim.ports[p.idx()]).find(|p| {
-                sim.nodes[p.from().idx()].name == from && sim.nodes[p.to().idx()].name == to
-            })?;
+        let port = l.ports.iter().map(|p| &sim.ports[p.idx()]).find(|p| {
+            sim.nodes[p.from().idx()].name == from && sim.nodes[p.to().idx()].name == to
+        })?;
         let st = port.stats();
         Some(match var {
             "pkts_" => port.waiting_packets() as f64,
