@@ -60,6 +60,15 @@ def _progress_bar(delay_s: float = 2.0) -> Iterator[Any]:
             bar.stop()
 
 
+# The arguments after an ns-2 script, its `argv` (`run SCRIPT.tcl ...`, `import-ns2`).
+ScriptArgs = Annotated[
+    list[str] | None,
+    typer.Argument(
+        help="Arguments of an ns-2 script (its argv).", show_default=False, metavar="[ARGS]..."
+    ),
+]
+
+
 # -- commands -------------------------------------------------------------------------------
 
 
@@ -73,12 +82,7 @@ def run(
             metavar="FILE",
         ),
     ],
-    script_args: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Arguments of an ns-2 script (its argv).", show_default=False, metavar="[ARGS]..."
-        ),
-    ] = None,
+    script_args: ScriptArgs = None,
     seed: Annotated[
         int | None,
         typer.Option(
@@ -245,12 +249,7 @@ def import_ns2(
     script: Annotated[
         Path, typer.Argument(help="ns-2 script (.tcl).", show_default=False, metavar="SCRIPT")
     ],
-    script_args: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Arguments of the script (its argv).", show_default=False, metavar="[ARGS]..."
-        ),
-    ] = None,
+    script_args: ScriptArgs = None,
     output: Annotated[
         Path | None,
         typer.Option(
