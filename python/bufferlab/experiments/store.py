@@ -506,17 +506,20 @@ class Store:
             return None
         return pd.read_parquet(Path(self.path).resolve().parent / row[0])
 
-    def series_records(self, run_key: str, kind: str) -> list[dict[str, Any]]:
-        """A run's series of one kind as the report had them (records of scalars and sample
-        lists); [] when the run has none."""
+    def series_records(self, run_key: str, kind: str | None = None) -> Any:
+        """A run's series as the report had them (records of scalars and sample lists): of one
+        ``kind`` ([] when the run has none), or without ``kind`` every kind it has, as the
+        report's ``series`` dict."""
         import pyarrow.parquet as pq
 
-        row = self.con.execute(
-            "SELECT path FROM series WHERE run_key = ? AND kind = ?", [run_key, kind]
-        ).fetchone()
-        if row is None:
-            return []
-        return series_records(pq.read_table(Path(self.path).resolve().parent / row[0]))
+        rows = self.con.execute(
+            "SELECT kind, path FROM series WHERE run_key = ?"
+            + ("" if kind is None else " AND kind = ?"),
+            [run_key] if kind is None else [run_key, kind],
+        ).fetchall()
+        base = Path(self.path).resolve().parent
+        found = {k: series_records(pq.read_table(base / p)) for k, p in rows}
+        return found if kind is None else found.get(kind, [])
 
     def report(self, run_key: str) -> dict[str, Any] | None:
         row = self.con.execute("SELECT report FROM runs WHERE run_key = ?", [run_key]).fetchone()

@@ -134,10 +134,9 @@ def _record(
         rec["error"] = row[1] if row else "not run"
         return rec
     rep = store.report(key) or {}
-    kinds = store.con.execute("SELECT kind FROM series WHERE run_key = ?", [key]).fetchall()
     # Metrics see the whole report, series included (a metric may average a series); the
     # record keeps the series only where a figure needs them.
-    rep["series"] = {k: store.series_records(key, k) for (k,) in kinds}
+    rep["series"] = store.series_records(key)
     rec["report"] = rep
     if measure is not None:
         rec["metrics"] = measure(rec)
