@@ -100,6 +100,34 @@ def test_chain_and_custom_topologies() -> None:
     assert q["discipline"] == "codel"
 
 
+def test_parking_lot_builds_the_example_file() -> None:
+    """The builder and examples/parking_lot.toml describe the same network: same report."""
+    b = bufferlab.parking_lot(
+        hops=3,
+        duration="60s",
+        hop={"rate": "10Mbps", "delay": "10ms", "queue": {"kind": "droptail", "limit": "100p"}},
+        access={"rate": "100Mbps", "delay": "1ms"},
+    )
+    tcp = {"cc": "reno", "window": "1000p"}
+    b.flow("long", "ls", "ld", app={"kind": "bulk"}, tcp=tcp)
+    for i in range(3):
+        b.flow(
+            f"cross{i}",
+            f"cs{i}",
+            f"cd{i}",
+            start=f"{37 * (i + 1)}ms",
+            app={"kind": "bulk"},
+            tcp=tcp,
+        )
+    built = b.run(seed=1)
+    filed = bufferlab.load(ROOT / "examples" / "parking_lot.toml").run(seed=1)
+    assert built.flows.equals(filed.flows)
+    assert built.queues.equals(filed.queues)
+    # the long flow crosses all three hops and gets less than any one-hop flow (DropTail)
+    g = built.flows.set_index("name")["goodput_bps"]
+    assert g["long"] < min(g["cross0"], g["cross1"], g["cross2"])
+
+
 def test_unknown_node_names_the_field() -> None:
     c = bufferlab.custom(nodes=["a", "b"], duration="1s")
     c.link("ab", between=("a", "c"), rate="1Mbps", delay="1ms")

@@ -17,7 +17,7 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
         "`maturin develop --release`) in the repository"
     ) from exc
 
-from bufferlab.builder import ScenarioBuilder, chain, custom, dumbbell
+from bufferlab.builder import ScenarioBuilder, chain, custom, dumbbell, parking_lot
 from bufferlab.extend import CongestionControl, QueueDisc
 from bufferlab.results import Results
 from bufferlab.run import run
@@ -36,5 +36,6 @@ __all__ = [
     "custom",
     "dumbbell",
     "load",
+    "parking_lot",
     "run",
 ]

@@ -16,8 +16,9 @@ error messages as a file::
     b.monitor(queue_interval="10ms")
     res = b.run(seed=1)
 
-``chain(hops=...)`` and ``custom(nodes=[...])`` (with :meth:`ScenarioBuilder.link`) build the
-other two topologies. Each method returns the builder, so calls chain.
+``chain(hops=...)``, ``parking_lot(hops=...)`` and ``custom(nodes=[...])`` (with
+:meth:`ScenarioBuilder.link`) build the other topologies. Each method returns the builder,
+so calls chain.
 """
 
 from __future__ import annotations
@@ -131,6 +132,24 @@ def chain(
         b.link("hop", **hop)
     if side is not None:
         b.link("side", **side)
+    return b
+
+
+def parking_lot(
+    hops: int,
+    duration: str,
+    hop: Mapping[str, Any] | None = None,
+    access: Mapping[str, Any] | None = None,
+    **top: Any,
+) -> ScenarioBuilder:
+    """Routers r0 - ... - r{hops} on bottleneck links hop0.. (``hop`` template); host ``ls`` on
+    r0 and ``ld`` on r{hops} for a path across every hop, hosts ``cs{i}`` / ``cd{i}`` on r_i /
+    r_{i+1} for hop i's cross traffic; ``access`` is the template of every host link."""
+    b = ScenarioBuilder({"kind": "parking_lot", "hops": hops}, duration, **top)
+    if hop is not None:
+        b.link("hop", **hop)
+    if access is not None:
+        b.link("access", **access)
     return b
 
 

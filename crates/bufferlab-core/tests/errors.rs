@@ -283,3 +283,36 @@ fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
     // with room for it, the same scenario runs (the run's own check then watches the rest)
     assert!(run(&req(1 << 40)).is_ok());
 }
+
+// ---- topology builders ----
+#[test]
+fn parking_lot_links_and_hops_name_the_field() {
+    let good = r#"duration = "1s"
+[topology]
+kind = "parking_lot"
+hops = 2
+[links.hop]
+rate = "10Mbps"
+delay = "10ms"
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+[[flows]]
+src = "ls"
+dst = "ld"
+app = { kind = "bulk" }
+"#;
+    common::run_text(good, 1);
+    let e = run_err(&good.replace("[links.hop]", "[links.hops]"), &[]);
+    assert!(
+        e.contains("links.hops") && e.contains("access_cs{i}"),
+        "{e}"
+    );
+    let e = run_err(good, &["topology.hops=0"]);
+    assert!(e.contains("topology.hops"), "{e}");
+    // hops 0 and 1 exist; hop2 does not
+    let e = run_err(good, &["links.hop2.rate=1Mbps"]);
+    assert!(e.contains("links.hop2"), "{e}");
+    let e = run_err(&good.replace("delay = \"10ms\"", ""), &[]);
+    assert!(e.contains("links.hop.delay"), "{e}");
+}

@@ -77,6 +77,15 @@ pub enum TopologyConfig {
         #[serde(default)]
         side_nodes: bool,
     },
+    /// Routers r0 - ... - r{hops} on bottleneck links `hop{i}` (from the `hop` template); a long
+    /// path from host `ls` (on r0) to host `ld` (on r{hops}) crosses every hop, and hosts
+    /// `cs{i}` (on r_i) and `cd{i}` (on r_{i+1}) give hop i its own cross traffic. Host links
+    /// `access_ls`, `access_ld`, `access_cs{i}`, `access_cd{i}` come from the `access` template
+    /// (Floyd and Jacobson, ACM CCR 21(5), 1991).
+    ParkingLot {
+        /// Number of bottleneck links: routers r0..r{hops}.
+        hops: u32,
+    },
     /// Nodes by name; every link in `links` names its two ends with `between`.
     Custom {
         /// The node names, used by links' `between` and flows' `src`/`dst`.

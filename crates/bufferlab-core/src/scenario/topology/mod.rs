@@ -1,9 +1,10 @@
 //! A topology resolved from the scenario: named nodes and fully specified duplex links.
-//! Builders for the dumbbell and the chain live beside this file; a custom topology is read
+//! Builders for the dumbbell, the chain and the parking lot live beside this file; a custom topology is read
 //! directly from `nodes` and `links.*.between`.
 
 mod chain;
 mod dumbbell;
+mod parking_lot;
 
 use crate::net::loss::LossConfig;
 use crate::qdisc::QueueConfig;
@@ -101,6 +102,7 @@ pub fn build(s: &Scenario) -> Result<Topology, ScenarioError> {
             receiver_delays.as_deref(),
         ),
         TopologyConfig::Chain { hops, side_nodes } => chain::build(s, *hops, *side_nodes),
+        TopologyConfig::ParkingLot { hops } => parking_lot::build(s, *hops),
         TopologyConfig::Custom { nodes } => custom(s, nodes),
     }
 }
