@@ -316,3 +316,25 @@ app = { kind = "bulk" }
     let e = run_err(&good.replace("delay = \"10ms\"", ""), &[]);
     assert!(e.contains("links.hop.delay"), "{e}");
 }
+
+#[test]
+fn mmpp_values_name_the_field() {
+    let mmpp = |rates: &str, sojourns: &str| {
+        with(
+            r#"app = { kind = "cbr", rate = "1Mbps" }"#,
+            &format!(
+                r#"app = {{ kind = "mmpp", rates = [{rates}], mean_sojourns = [{sojourns}] }}"#
+            ),
+        )
+    };
+    common::run_text(&mmpp(r#""2Mbps", "10kbps""#, r#""100ms", "1s""#), 1);
+    let e = run_err(&mmpp(r#""2Mbps", "0bps""#, r#""100ms", "1s""#), &[]);
+    assert!(e.contains("flows[0].app") && e.contains("positive"), "{e}");
+    let e = run_err(&mmpp(r#""2Mbps", "1Mbps""#, r#""100ms", "0s""#), &[]);
+    assert!(e.contains("flows[0].app.mean_sojourns[1]"), "{e}");
+    let e = run_err(&mmpp(r#""2Mbps", "1e40bps""#, r#""100ms", "1s""#), &[]);
+    assert!(e.contains("flows[0].app.rates[1]"), "{e}");
+    // inside a table chosen by `kind` the path stops at the table (see the first tests)
+    let e = run_err(&mmpp(r#""2Mbps""#, r#""100ms", "1s""#), &[]);
+    assert!(e.contains("flows[0].app") && e.contains("length 2"), "{e}");
+}

@@ -123,3 +123,27 @@ fn md1_pollaczek_khinchine() {
         );
     }
 }
+
+// ---- MMPP/D/1 with slow modulation: the quasi-static limit ----
+#[test]
+fn mmpp_d1_slow_modulation_is_quasi_static() {
+    // A two-state MMPP (9 and 1 Mbit/s, 10 s in each on average) into the 10 Mbit/s link. The
+    // state lasts far longer than the queue takes to settle (about 1 / (mu (1 - sqrt rho)^2),
+    // 0.3 s at rho 0.9), so each state sees its own M/D/1 queue and a packet's mean wait is
+    // the arrival-weighted mix of the two Pollaczek-Khinchine waits (the quasi-static
+    // approximation; e.g. Heffes and Lucantoni, IEEE JSAC 4(6), 1986, section V): 90 % of the
+    // packets arrive at rho 0.9, 10 % at rho 0.1. A Poisson source of the same mean rate
+    // (rho 0.5) would wait 0.4 ms, eight times less.
+    let mu = 1250.0;
+    let pk = |rho: f64| rho / (2.0 * mu * (1.0 - rho));
+    let w_th = 0.9 * pk(0.9) + 0.1 * pk(0.1);
+    let text = scenario(0.5, "1000000p", "standard", "fixed", 4000.0).replace(
+        r#"kind = "poisson", rate = "5000000bps", packet_size = "1000B", size_distribution = "fixed""#,
+        r#"kind = "mmpp", rates = ["9Mbps", "1Mbps"], mean_sojourns = ["10s", "10s"], packet_size = "1000B""#,
+    );
+    assert!(text.contains("mmpp"), "{text}");
+    let (loss, wait) = measure(&text, 1..5);
+    println!("MMPP/D/1: wait {wait:.6} vs quasi-static {w_th:.6}");
+    assert_eq!(loss, 0.0);
+    assert!((wait / w_th - 1.0).abs() < 0.05, "wait {wait} vs {w_th}");
+}

@@ -251,6 +251,26 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
         check_distribution(format!("flows[{entry}].app.on_time"), on_time)?;
         check_distribution(format!("flows[{entry}].app.off_time"), off_time)?;
     }
+    if let AppConfig::Mmpp {
+        rates,
+        mean_sojourns,
+        ..
+    } = app
+    {
+        for (i, r) in rates.iter().enumerate() {
+            super::bounds::check_rate(&format!("flows[{entry}].app.rates[{i}]"), *r)?;
+        }
+        for (i, s) in mean_sojourns.iter().enumerate() {
+            // Each state change costs a step of the generator: below a microsecond the chain
+            // would change state millions of times per simulated second.
+            if *s < SimTime::from_micros(1) {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].app.mean_sojourns[{i}]"),
+                    "below 1us: give the mean time the source stays in that state (e.g. \"100ms\")",
+                ));
+            }
+        }
+    }
     Ok(())
 }
 
@@ -299,6 +319,7 @@ fn trace_type(app: &AppConfig, protocol: Protocol) -> &'static str {
             ..
         } => "pareto",
         AppConfig::Onoff { .. } => "exp",
+        AppConfig::Mmpp { .. } => "udp",
         AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => "tcp",
     }
 }
@@ -517,7 +538,7 @@ pub fn build_with(
                 AppConfig::Bulk { .. } => TcpApp::Bulk,
                 // a packet source over TCP: each emission writes its size into the connection
                 source => TcpApp::writes(
-                    traffic::build(source, f.start, 1),
+                    traffic::build(source, f.start, stop, 1),
                     rng::stream(seed, &format!("flow/{}/app", f.name)),
                 ),
             };
@@ -550,7 +571,7 @@ pub fn build_with(
             )
         } else {
             let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
-            let gen = traffic::build(&f.cfg.app, f.start, header);
+            let gen = traffic::build(&f.cfg.app, f.start, stop, header);
             (
                 sim.add_agent(
                     Box::new(UdpSender::new(

@@ -4,6 +4,7 @@
 
 pub mod cbr;
 pub mod distribution;
+pub mod mmpp;
 pub mod onoff;
 pub mod poisson;
 pub mod registry;
@@ -21,9 +22,9 @@ pub trait Generator {
     fn next(&mut self, rng: &mut Rng) -> Option<(SimTime, u32)>;
 }
 
-/// Builds the generator of a UDP application starting at `start`; `header` is the smallest
-/// possible packet (random sizes never go below it).
-pub fn build(app: &AppConfig, start: SimTime, header: u32) -> Box<dyn Generator> {
+/// Builds the generator of a UDP application sending from `start` until `stop`; `header` is
+/// the smallest possible packet (random sizes never go below it).
+pub fn build(app: &AppConfig, start: SimTime, stop: SimTime, header: u32) -> Box<dyn Generator> {
     match app {
         AppConfig::Cbr {
             rate,
@@ -52,6 +53,17 @@ pub fn build(app: &AppConfig, start: SimTime, header: u32) -> Box<dyn Generator>
             packet_size.0 as u32,
             on_time.clone(),
             off_time.clone(),
+        )),
+        AppConfig::Mmpp {
+            rates,
+            mean_sojourns,
+            packet_size,
+        } => Box::new(mmpp::Mmpp::new(
+            start,
+            stop,
+            *rates,
+            *mean_sojourns,
+            packet_size.0 as u32,
         )),
         // TCP applications are driven by the TCP sender (tcp/app.rs), not by a generator.
         AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => {

@@ -4,7 +4,7 @@
 
 use super::distribution::{Distribution, ObjectSize, SizeDistribution};
 use crate::packet::Protocol;
-use crate::units::{Bytes, Rate};
+use crate::units::{Bytes, Rate, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +41,18 @@ pub enum AppConfig {
         on_time: Distribution,
         off_time: Distribution,
     },
+    /// Two-state Markov-modulated Poisson process: Poisson arrivals at `rates[i]` while a
+    /// Markov chain stays in state i for an exponential time of mean `mean_sojourns[i]`
+    /// (bursty, correlated traffic).
+    Mmpp {
+        /// Offered rate in each of the two states, in bits per second on the wire.
+        rates: [Rate; 2],
+        /// Mean time the chain stays in each state.
+        mean_sojourns: [SimTime; 2],
+        /// Size on the wire (default 1000 B).
+        #[serde(default = "default_packet_size")]
+        packet_size: Bytes,
+    },
     /// TCP bulk transfer: always has data (ns-2 FTP, ns-3 BulkSend).
     Bulk {},
     /// TCP transfer of one file of `size` bytes, then FIN; the completion time is reported.
@@ -67,6 +79,7 @@ impl AppConfig {
             AppConfig::Cbr { .. } => "cbr",
             AppConfig::Poisson { .. } => "poisson",
             AppConfig::Onoff { .. } => "onoff",
+            AppConfig::Mmpp { .. } => "mmpp",
             AppConfig::Bulk { .. } => "bulk",
             AppConfig::Transfer { .. } => "transfer",
             AppConfig::Web { .. } => "web",
@@ -81,7 +94,7 @@ impl AppConfig {
             _ => Protocol::Udp,
         }
     }
-    /// Whether it can run over `p`. The packet sources (cbr, poisson, onoff) run over either:
+    /// Whether it can run over `p`. The packet sources (cbr, poisson, onoff, mmpp) run over either:
     /// over TCP each emission is a write of `packet_size` bytes into the connection, as ns-3's
     /// `OnOffApplication` on a TCP socket (seed 003's on/off TCP); bulk, transfer and web are
     /// TCP only.
@@ -94,7 +107,8 @@ impl AppConfig {
         match self {
             AppConfig::Cbr { packet_size, .. }
             | AppConfig::Poisson { packet_size, .. }
-            | AppConfig::Onoff { packet_size, .. } => Some(*packet_size),
+            | AppConfig::Onoff { packet_size, .. }
+            | AppConfig::Mmpp { packet_size, .. } => Some(*packet_size),
             AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => None,
         }
     }
