@@ -94,13 +94,12 @@ def main(argv: list[str] | None = None) -> int:
                                    log=lambda s: print(s, file=sys.stderr))
         run["date"] = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
         run["commit"] = _commit()
+        run["command"] = command
         run["bufferlab"] = run.pop("bufferlab")
         res["runs"] = [x for x in res["runs"] if x["network"]["name"] != net.name] + [run]
         order = {n.name: i for i, n in enumerate(NETWORKS)}
         res["runs"].sort(key=lambda x: order.get(x["network"]["name"], len(order)))
-        res["meta"] = {"file": out.name, "date": run["date"], "commit": run["commit"],
-                       "command": command, "k": a.k,
-                       "start_jitter_s": ensemble.START_JITTER_S,
+        res["meta"] = {"file": out.name, "start_jitter_s": ensemble.START_JITTER_S,
                        "delay_jitter_ms": ensemble.DELAY_JITTER_MS}
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(res, indent=1) + "\n")
