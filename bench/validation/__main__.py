@@ -4,6 +4,7 @@
     python3 -m bench.validation run all --k 6 --runner target/release/examples/run
     python3 -m bench.validation run n2_newreno_mix m4_newreno_red --k 4 --out /tmp/x.json
     python3 -m bench.validation table [--write]     # the docs/validation.md table from results/
+    python3 -m bench.validation flows n2_newreno_mix  # one network's per-flow goodput
 
 `run` builds each network's bufferlab scenario and drives the peer (bench/validation/
 ns2_dumbbell.tcl for ns-2, bench/.peers/ns3_dumbbell from bench/peers/build_ns3.sh for ns-3)
@@ -50,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--runner", help="bufferlab's example runner binary (else the Python package)")
     r.add_argument("--out", default=str(RESULTS), help="results JSON to merge into")
     r.add_argument("--jobs", type=int, default=2, help="processes at a time (default 2)")
+    f = sub.add_parser("flows", help="one network's per-flow goodput from the results JSON")
+    f.add_argument("network")
+    f.add_argument("--results", default=str(RESULTS))
     t = sub.add_parser("table", help="the generated table from the results JSON")
     t.add_argument("--results", default=str(RESULTS))
     t.add_argument("--write", action="store_true", help="write it into docs/validation.md")
@@ -58,6 +62,20 @@ def main(argv: list[str] | None = None) -> int:
     if a.cmd == "list":
         for n in NETWORKS:
             print(stats.network_row(n.describe()))
+        return 0
+    if a.cmd == "flows":
+        res = json.loads(Path(a.results).read_text())
+        run = next((r for r in res["runs"] if r["network"]["name"] == a.network), None)
+        if run is None:
+            return _err(f"network: {a.network!r} is not in {a.results}; run it first")
+        pf = stats.per_flow(run)
+        print(f"{a.network}, K = {run['k']}: {pf['verdict']} (intervals Bonferroni-corrected "
+              f"over {len(pf['flows'])} flows)")
+        print("| flow | peer Mbit/s | bufferlab Mbit/s | difference % [CI] |")
+        print("|---|---|---|---|")
+        for i, x in enumerate(pf["flows"]):
+            print(f"| {i} | {x['peer']:.4g} | {x['bufferlab']:.4g} | {100 * x['rel']:+.1f} "
+                  f"[{100 * x['rel_ci'][0]:+.1f}, {100 * x['rel_ci'][1]:+.1f}] |")
         return 0
     if a.cmd == "table":
         res = json.loads(Path(a.results).read_text())
