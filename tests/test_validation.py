@@ -18,7 +18,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT))
 from bench.validation import ensemble, stats
 from bench.validation.__main__ import RESULTS
-from bench.validation.networks import NETWORKS, TINY
+from bench.validation.networks import NETWORKS, TINY, TINY_NS3
 
 
 def test_the_doc_table_is_the_generators_output_from_the_committed_json() -> None:
@@ -102,3 +102,17 @@ def test_a_tiny_network_against_ns2_with_two_members() -> None:
     run.update(date="d", commit="c", command="x")
     meta = {"file": "x", "start_jitter_s": 1, "delay_jitter_ms": 0.5}
     assert "| tiny_ns2 | 2 |" in stats.table({"runs": [run], "meta": meta})
+
+
+@pytest.mark.skipif(
+    not ensemble.NS3_BINARY.exists(), reason="no ns-3 peer: bash bench/peers/build_ns3.sh"
+)
+def test_a_tiny_network_against_ns3_with_two_members() -> None:
+    # the peer gets each sender's access delay and start time (--accessDelays, --starts)
+    j = ensemble.member_jitter(TINY_NS3, 1)
+    args = ensemble.ns3_args(TINY_NS3, j)
+    assert "--accessDelays=" + ",".join(f"{round(d * 1000)}us" for d in j["access_ms"]) in args
+    run = ensemble.run_network(TINY_NS3, 2, runner=None)
+    s = stats.summary(run)
+    assert all(r["drops"] > 0 for r in run["peer"] + run["bufferlab"])
+    assert abs(s["goodput_mbps"]["rel"]) < 0.15

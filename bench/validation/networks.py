@@ -120,12 +120,14 @@ NETWORKS: list[Network] = [
             note="bench case c_ns3's network (100 flows, 1 Gbit/s access) for 20 s"),
 ]
 
-# A tiny network for the quick test (tests/test_validation.py): two flows, a few seconds.
+# Tiny networks for the quick tests (tests/test_validation.py): two flows, a few seconds.
 TINY = Network("tiny_ns2", "ns2", "Newreno", 2, 1.0, 10, (2, 12), 1.0, "DropTail", False, 5)
+TINY_NS3 = Network("tiny_ns3", "ns3", "TcpLinuxReno", 2, 1.0, 10, (2, 12), 1.0, "DropTail",
+                   True, 5)
 
 
 def by_name(name: str) -> Network:
-    for n in [*NETWORKS, TINY]:
+    for n in [*NETWORKS, TINY, TINY_NS3]:
         if n.name == name:
             return n
     raise KeyError(name)
