@@ -16,7 +16,7 @@ array set P {
 }
 foreach a $argv {
     if {![regexp {^([^=]+)=(.*)$} $a -> k v] || ![info exists P($k)]} {
-        puts stderr "dumbbell.tcl: bad argument '$a'; keys: [lsort [array names P]]"
+        puts stderr "ns2_dumbbell.tcl: bad argument '$a'; keys: [lsort [array names P]]"
         exit 2
     }
     set P($k) $v
