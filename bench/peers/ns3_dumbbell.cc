@@ -3,8 +3,9 @@
 //
 //   sender_i --access--> L ==bottleneck (queue disc)==> R --access--> receiver_i
 //
-// N TCP flows (BulkSend, unlimited) plus optional always-on UDP flows (OnOff), all starting at
-// i * stagger seconds. The bottleneck carries the chosen root queue disc on both directions over
+// N TCP flows (BulkSend, unlimited) plus optional always-on UDP flows (OnOff), flow i starting at
+// i * stagger seconds, or at the i-th of --starts; each sender's access link may have its own
+// delay (--accessDelays, the receivers' keep --accessDelay), for bench/validation's ensembles. The bottleneck carries the chosen root queue disc on both directions over
 // a 1-packet device queue; access links have only their device queue (no queue disc).
 //
 // Measurements kept cheap so that the timing is the simulation's: goodput from the sinks, queue
@@ -99,6 +100,23 @@ JsonStr(const std::string& s)
         o += c;
     }
     return o + "\"";
+}
+
+// "a,b,c" -> {"a", "b", "c"}; "" -> {}.
+std::vector<std::string>
+SplitList(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
 }
 
 // "20p" -> packets, "5000B" -> bytes, "bdp" -> bandwidth-delay product in packets.
@@ -235,6 +253,8 @@ main(int argc, char* argv[])
     std::string accessQueue = "100p";
     double simTime = 100;
     double stagger = 0;
+    std::string accessDelays; // per-sender access delays, "1ms,2.5ms,..." (empty: accessDelay)
+    std::string startList;    // per-flow start times in seconds, "0,0.31,..." (empty: stagger)
     bool flowmon = false;
     bool tcpStats = false;
     std::string pcap;
@@ -267,6 +287,12 @@ main(int argc, char* argv[])
     cmd.AddValue("accessQueue", "access device queue", accessQueue);
     cmd.AddValue("simTime", "simulated seconds", simTime);
     cmd.AddValue("stagger", "flow i starts at i*stagger s", stagger);
+    cmd.AddValue("accessDelays",
+                 "comma-separated delay of each sender's access link (the receivers' keep "
+                 "accessDelay); empty: every link accessDelay",
+                 accessDelays);
+    cmd.AddValue("starts", "comma-separated start time of each flow in seconds; empty: i*stagger",
+                 startList);
     cmd.AddValue("flowmon", "FlowMonitor for per-flow drops and delay", flowmon);
     cmd.AddValue("tcpStats", "per-flow TCP sender counters (timeouts, recoveries, retransmits)",
                  tcpStats);
@@ -318,6 +344,20 @@ main(int argc, char* argv[])
     {
         sDev[i] = access.Install(senders.Get(i), routers.Get(0));
         rDev[i] = access.Install(routers.Get(1), receivers.Get(i));
+    }
+    // Per-sender access delays (bench/validation's ensembles jitter them): the channel of each
+    // sender's link gets its own delay; node and device creation order stay as above.
+    std::vector<std::string> senderDelays = SplitList(accessDelays);
+    std::vector<std::string> startTimes = SplitList(startList);
+    if ((!senderDelays.empty() && senderDelays.size() != n) ||
+        (!startTimes.empty() && startTimes.size() != n))
+    {
+        std::fprintf(stderr, "--accessDelays and --starts need one value per flow (%u)\n", n);
+        return 2;
+    }
+    for (uint32_t i = 0; i < senderDelays.size(); i++)
+    {
+        sDev[i].Get(0)->GetChannel()->SetAttribute("Delay", TimeValue(Time(senderDelays[i])));
     }
 
     // Bottleneck queue disc, both directions (installed before addresses, so the default is not).
@@ -401,7 +441,7 @@ main(int argc, char* argv[])
     uint16_t port = 5000;
     for (uint32_t i = 0; i < n; i++)
     {
-        starts[i] = i * stagger;
+        starts[i] = startTimes.empty() ? i * stagger : std::stod(startTimes[i]);
         bool isTcp = i < nTcp;
         std::string factory = isTcp ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory";
         PacketSinkHelper sinkHelper(factory, InetSocketAddress(Ipv4Address::GetAny(), port));

@@ -1,21 +1,22 @@
-# ns-2.35 side of bench/ns2_recovery/compare.py (issue #22): a dumbbell with one-way TCP agents,
-# adapted from bench/peers/ns2_dumbbell.tcl (Debian package `ns2`, binary `ns`). Differences:
-# each sender has its own access delay (RTT mixes), its own start time, the sink may be a
-# DelAck sink, and the JSON adds timeouts (`nrexmit_`, tcp.cc timeout()) per flow.
+# ns-2.35 side of bench/validation (issue #22; was bench/ns2_recovery/dumbbell.tcl): a dumbbell
+# with one-way TCP agents, adapted from bench/peers/ns2_dumbbell.tcl (Debian package `ns2`,
+# binary `ns`). Differences: each sender has its own access delay (RTT mixes), its own start
+# time, the sink may be a DelAck sink, and the JSON adds timeouts (`nrexmit_`, tcp.cc timeout())
+# per flow. The receivers' access links have delay `radelay` (default 1ms, as before).
 #
-#   ns dumbbell.tcl tcp=Newreno n=4 bw=2Mb delay=20ms adelays=1ms,5ms,... starts=0,0.3,...
+#   ns ns2_dumbbell.tcl tcp=Newreno n=4 bw=2Mb delay=20ms adelays=1ms,5ms,... starts=0,0.3,...
 #       qtype=RED limit=50 delack=1 time=100
 #
 # Keys (key=value): see `array set P` below; an unknown key is an error.
 
 array set P {
     n 2 tcp Newreno pkt 1000 window 20 time 100 delack 0
-    bw 1Mb delay 10ms abw 100Mb adelays {} starts {} alimit 1000
+    bw 1Mb delay 10ms abw 100Mb adelays {} radelay 1ms starts {} alimit 1000
     qtype DropTail limit 20 qib 0 meanpkt 1000 seed 1
 }
 foreach a $argv {
     if {![regexp {^([^=]+)=(.*)$} $a -> k v] || ![info exists P($k)]} {
-        puts stderr "dumbbell.tcl: bad argument '$a'; keys: [lsort [array names P]]"
+        puts stderr "ns2_dumbbell.tcl: bad argument '$a'; keys: [lsort [array names P]]"
         exit 2
     }
     set P($k) $v
@@ -48,7 +49,7 @@ for {set i 0} {$i < $P(n)} {incr i} {
     set d [$ns node]
     set ad [lindex $adelays $i]
     $ns duplex-link $s $L $P(abw) $ad DropTail
-    $ns duplex-link $R $d $P(abw) 1ms DropTail
+    $ns duplex-link $R $d $P(abw) $P(radelay) DropTail
     $ns queue-limit $s $L $P(alimit)
     $ns queue-limit $R $d $P(alimit)
     set start [lindex $starts $i]
