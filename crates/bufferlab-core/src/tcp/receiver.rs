@@ -32,7 +32,7 @@ use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader, MAX_SACK
 use crate::units::SimTime;
 
 /// ns-3.44 `TcpSocket` attributes `ConnTimeout` (3 s) and `SynRetries` (6).
-const NS3_CONN_TIMEOUT: SimTime = SimTime::from_secs(3);
+pub(super) const NS3_CONN_TIMEOUT: SimTime = SimTime::from_secs(3);
 const NS3_SYN_RETRIES: u32 = 6;
 
 pub struct TcpReceiver {

@@ -584,7 +584,14 @@ impl TcpSender {
             ..Packet::default()
         });
         self.syn_sent_at = cx.now;
-        self.rto_at = Some(cx.now + self.rtt.rto());
+        let timer = if self.rules.syn_timer_is_conn_timeout {
+            // ns-3 SendEmptyPacket: ConnTimeout * 2^(SYNs sent before this one).
+            let k = self.stats.syn_retransmits.min(30);
+            SimTime(super::receiver::NS3_CONN_TIMEOUT.0 << k)
+        } else {
+            self.rtt.rto()
+        };
+        self.rto_at = Some(cx.now + timer);
     }
 
     fn establish(&mut self, cx: &mut EndpointCtx) {

@@ -580,15 +580,15 @@ fn handshake_with_lost_syn_then_transfer_completes() {
         }
         lose
     });
-    pipe.run_until(ms(1100) + SimTime(1));
-    // SYN retransmitted after the initial RTO (1 s); ns-3 keeps its initial window of 10
+    pipe.run_until(ms(3100) + SimTime(1));
+    // SYN retransmitted after ns-3's ConnTimeout (3 s); ns-3 keeps its initial window of 10
     // segments after a SYN loss (RFC 5681's one segment is `iw_after_syn_loss = 1`).
     assert_eq!(pipe.snd.stats.syn_retransmits, 1);
     assert_eq!(pipe.snd.cwnd(), 5360.0);
     pipe.run_until(ms(20_000));
     assert_eq!(pipe.rcv.delivered, 100_000);
     let r = pipe.snd.report().unwrap();
-    assert!(r["completion_time_s"].as_f64().unwrap() > 1.1);
+    assert!(r["completion_time_s"].as_f64().unwrap() > 3.1);
     assert_eq!(pipe.snd.next_timeout(), None, "all done, no timer left");
 }
 
@@ -1258,5 +1258,37 @@ fn ns3_synack_retransmission_reinitialises_the_window() {
                 "cwnd 1 after the first timeout, halved to the 2-segment floor"
             );
         }
+    }
+}
+
+/// ns-3 SendEmptyPacket: a SYN is retransmitted after ConnTimeout (3 s), doubled for each
+/// retransmission (3 s, then 6 s later); the RFC sender uses its initial RTO (1 s, then 2 s).
+#[test]
+fn ns3_syn_timer_is_the_connection_timeout() {
+    for rules in [true, false] {
+        let p = ns3(|o| {
+            o.handshake = Some(true);
+            o.ns3_rules = Some(rules);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(10));
+        let mut syns = 0;
+        let sent = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = sent.clone();
+        pipe.drop = Box::new(move |_, p, now| {
+            let syn = p.tcp.flags & tcp_flags::SYN != 0;
+            if syn {
+                log.borrow_mut().push(now);
+                syns += 1;
+            }
+            syn && syns <= 2
+        });
+        pipe.run_until(ms(12_000));
+        let want = if rules {
+            vec![ms(0), ms(3000), ms(9000)]
+        } else {
+            vec![ms(0), ms(1000), ms(3000)]
+        };
+        assert_eq!(*sent.borrow(), want, "ns3_rules = {rules}");
+        assert_eq!(pipe.snd.stats.syn_retransmits, 2);
     }
 }

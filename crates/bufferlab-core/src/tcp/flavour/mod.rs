@@ -89,6 +89,9 @@ pub struct Rules {
     pub first_data_acked_at_once: bool,
     /// The receiver retransmits an unanswered SYN-ACK on its own timer.
     pub syn_ack_retransmission_timer: bool,
+    /// The sender's SYN is retransmitted after a connection timeout of its own (3 s, doubled
+    /// for each retransmission), not after the RTO estimator's initial RTO.
+    pub syn_timer_is_conn_timeout: bool,
     /// The receiver's advertised window runs from the next expected byte: the whole buffer
     /// (the application reads in-order data at once), whatever out-of-order data it holds.
     /// Off: the buffer's free space (out-of-order data shrinks the window).

@@ -25,6 +25,8 @@ pub const RULES: Rules = Rules {
     // tcp-sink.cc DelAckSink::recv: delays from the first packet on.
     first_data_acked_at_once: false,
     syn_ack_retransmission_timer: false,
+    // tcp.cc: the opening packet is timed by the agent's RTO (rtxcur_init_), like data.
+    syn_timer_is_conn_timeout: false,
     // TCPSink advertises no window (tcp-sink.cc ack() leaves it to the agent's window_); with a
     // finite recv_buffer bufferlab keeps the free-space window (the rfc flavour's rule).
     rx_window_from_next_expected: false,

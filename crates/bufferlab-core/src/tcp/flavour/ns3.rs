@@ -21,6 +21,8 @@ pub const RULES: Rules = Rules {
     first_data_acked_at_once: true,
     // SendEmptyPacket in SYN_RCVD: ConnTimeout 3 s, doubled, SynRetries transmissions.
     syn_ack_retransmission_timer: true,
+    // SendEmptyPacket with SYN: m_rto = m_cnTimeout (ConnTimeout 3 s) * 2^(SynRetries - m_synCount).
+    syn_timer_is_conn_timeout: true,
     // AdvertisedWindowSize: MaxRxSequence() - NextRxSequence(); TcpRxBuffer::MaxRxSequence is
     // m_nextRxSeq + m_maxBuffer unless in-order data waits to be read (then the first buffered
     // byte + m_maxBuffer): out-of-order data above m_nextRxSeq does not shrink the window.

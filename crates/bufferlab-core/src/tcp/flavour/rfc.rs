@@ -21,6 +21,8 @@ pub const RULES: Rules = Rules {
     first_data_acked_at_once: false,
     // The sender's SYN timer recovers a lost SYN-ACK (RFC 9293 section 3.8.1).
     syn_ack_retransmission_timer: false,
+    // RFC 6298 section 2.1 and 5.7: the SYN is timed by the initial RTO (1 s), backed off.
+    syn_timer_is_conn_timeout: false,
     // RFC 9293 section 3.8.6 (the window offers the buffer space the receiver has left) and
     // Linux __tcp_select_window -> tcp_space() (sk_rmem_alloc counts the out-of-order queue):
     // data held out of order shrinks the window.

@@ -14,15 +14,17 @@
 //!   or `IsLost(HighACK)`; ssthresh from `BytesInFlight()`, the pipe with the head counted lost
 //!   (`EnterRecovery`: `MarkHeadAsLost`).
 //! * **Partial ACKs** (`ProcessAck`, `DoRetransmit`): unless the new head was already
-//!   retransmitted, one segment goes out at once outside cwnd: the first lost one (`NextSeg`
+//!   retransmitted (in this recovery or an earlier one: `IsRetransmittedDataAcked`), one
+//!   segment goes out at once outside cwnd: the first lost one (`NextSeg`
 //!   rule 1), else new data, else the head again. Only the first partial ACK of a recovery
 //!   restarts the retransmission timer (`m_isFirstPartialAck`).
 //! * **Leaving recovery** (`ProcessAck`, `CA_RECOVERY` -> `CA_OPEN`): cwnd = ssthresh, then
 //!   `IncreaseWindow` with every segment the ACK covers.
 //! * **Timeout** (`ReTxTimeout`: `SetSentListLost(false)` with SACK): the scoreboard is kept,
 //!   every unSACKed byte below HighData is lost, the pipe is what was retransmitted since;
-//!   `CA_LOSS` lasts until HighACK reaches the recovery point and the ACK that ends it grows
-//!   the window only by the segments above that point.
+//!   `CA_LOSS` lasts until HighACK reaches the recovery point, each ACK below it grows the
+//!   window by the bytes it newly delivers, newly SACKed ones included (`currentDelivered`),
+//!   and the ACK that ends it grows the window only by the segments above that point.
 //! * **Sending** (`SendPendingData`, `AvailableWindow`): in every state the window is compared
 //!   with the pipe (`BytesInFlight()` from the scoreboard), so each SACKed segment in
 //!   `CA_DISORDER` lets one new segment out (limited transmit by the pipe).
@@ -94,13 +96,17 @@ impl TcpSender {
                 if self.p.prr && self.ack_delivered >= self.mss() {
                     self.prr_recovery(self.ack_delivered, false);
                 }
-                // Partial ACK: retransmit unless the new head already was.
-                if self.high_rxt <= ack {
+                // Partial ACK: retransmit unless the new head already was, in this recovery
+                // or an earlier one (`!IsRetransmittedDataAcked(ackNumber + segmentSize)`: the
+                // segment keeps its `m_retrans` mark until it is cumulatively acknowledged).
+                if self.retx.sacked_until(ack).is_none() {
                     self.do_retransmit_ns3(cx);
                 }
                 restart_timer = std::mem::replace(&mut self.first_partial, false);
             } else if self.in_loss && ack < self.recover {
-                let a = info(acked - delivered_earlier, self);
+                // CA_LOSS: IncreaseWindow(currentDelivered / segmentSize), and ReceivedAck's
+                // currentDelivered counts the bytes this ACK newly SACKs too.
+                let a = info(self.ack_delivered, self);
                 self.cc.on_ack(&mut self.w, &a);
             } else {
                 let mut grow = acked - delivered_earlier;
