@@ -179,7 +179,7 @@ impl Cubic {
             .epoch_start
             .is_some_and(|e| a.now.saturating_sub(e) < NS3_CUBIC_DELTA);
         if let (Some(srtt), false) = (s.srtt_ns, discard) {
-            let srtt = SimTime(srtt as u64);
+            let srtt = SimTime(srtt as u64 * 1000); // ns -> ps
             let dmin = s.delay_min.map_or(srtt, |d| d.min(srtt));
             s.delay_min = Some(dmin);
             self.hystart_sample(w, a, srtt, dmin);
