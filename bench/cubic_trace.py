@@ -33,8 +33,12 @@ from ns3_ensemble import staggered  # noqa: E402
 
 def ns3_trace(args: list[str], path: Path) -> dict[int, dict[str, list]]:
     """Per flow: `cwnd`, `ssthresh` and `state` as lists of (time, value)."""
-    subprocess.run([str(BENCH / ".peers" / "ns3_dumbbell"), *args, f"--trace={path}"],
-                   capture_output=True, text=True, check=True)
+    subprocess.run(
+        [str(BENCH / ".peers" / "ns3_dumbbell"), *args, f"--trace={path}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     out: dict[int, dict[str, list]] = {}
     for line in path.read_text().splitlines():
         t, i, what, v = line.split()
@@ -71,12 +75,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         toml = Path(d) / "case.toml"
         toml.write_text(staggered(case["toml"], flows, a.stagger))
-        r = json.loads(subprocess.run(
-            [a.runner, str(toml), f"duration={a.until}s", f'monitor.cwnd_interval="{a.interval}"'],
-            capture_output=True, text=True, check=True).stdout)
+        r = json.loads(
+            subprocess.run(
+                [
+                    a.runner,
+                    str(toml),
+                    f"duration={a.until}s",
+                    f'monitor.cwnd_interval="{a.interval}"',
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         args = [x for x in case["ns3"] if not x.startswith("--simTime")]
-        ns3 = ns3_trace([*args, f"--simTime={a.until}", f"--stagger={a.stagger}"],
-                        Path(d) / "ns3.trace")
+        ns3 = ns3_trace(
+            [*args, f"--simTime={a.until}", f"--stagger={a.stagger}"], Path(d) / "ns3.trace"
+        )
     for k, s in enumerate(r["series"]["tcp"]):
         if a.flow is not None and k != a.flow:
             continue
@@ -87,18 +102,22 @@ def main() -> int:
             theirs = at(n["cwnd"], t)
             if a.dump:
                 ss = s["ssthresh_bytes"][j]
-                print(f"{t:9.4f} flow {k}: bufferlab cwnd {ours:7.2f} ssthresh "
-                      f"{'-' if ss is None else f'{ss / mss:7.2f}'} | ns-3 cwnd "
-                      f"{'-' if theirs is None else f'{theirs / mss:7.2f}'} ssthresh "
-                      f"{at(n['ssthresh'], t)} state {at(n['state'], t)}")
+                print(
+                    f"{t:9.4f} flow {k}: bufferlab cwnd {ours:7.2f} ssthresh "
+                    f"{'-' if ss is None else f'{ss / mss:7.2f}'} | ns-3 cwnd "
+                    f"{'-' if theirs is None else f'{theirs / mss:7.2f}'} ssthresh "
+                    f"{at(n['ssthresh'], t)} state {at(n['state'], t)}"
+                )
             if first is None and theirs is not None and abs(ours - theirs / mss) > a.tol:
                 first = (t, ours, theirs / mss)
         if first is None:
             print(f"flow {k}: cwnd within {a.tol} segments of ns-3's until {a.until} s")
             continue
         t, ours, theirs = first
-        print(f"flow {k}: first divergence at t = {t:.4f} s: bufferlab cwnd {ours:.2f} segments, "
-              f"ns-3 {theirs:.2f}; ns-3 events around it:")
+        print(
+            f"flow {k}: first divergence at t = {t:.4f} s: bufferlab cwnd {ours:.2f} segments, "
+            f"ns-3 {theirs:.2f}; ns-3 events around it:"
+        )
         ev = sorted((x[0], w, x[1]) for w in ("cwnd", "ssthresh", "state") for x in n[w])
         for te, w, v in ev:
             if t - 0.05 <= te <= t + 0.01:

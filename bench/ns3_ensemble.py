@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare a bench case with ns-3 over an ensemble of start offsets (the ns3-TCP cases: a_*, c_ns3).
+"""Compare a bench case with ns-3 over an ensemble of start offsets (ns3-TCP cases a_*, c_ns3, f_*).
 
 Long-lived flows with equal round-trip times that all start at t = 0 are phase-locked: which
 flow loses at a full queue depends on the order of near-simultaneous arrivals, so one run's drop
@@ -49,6 +49,7 @@ def flow_measures(flows: list[dict]) -> dict:
     gp = [f["goodput_bps"] for f in flows]
     return dict(timeouts=sum(x["timeouts"] for x in t),
                 fast_retransmits=sum(x["fast_retransmits"] for x in t),
+                retransmits=sum(x["retransmitted_segments"] for x in t),
                 goodput_mbps=sum(gp) / 1e6, jain=jain(gp))
 
 
