@@ -226,6 +226,69 @@ def cases() -> list[dict]:
                 )
             )
 
+    # (f) CUBIC against ns-3's TcpCubic (issue #18): a few long-lived flows on a DropTail
+    # dumbbell of our own, 100 Mbps / 1 ms access, 10 Mbps / 10 ms bottleneck (base RTT 24 ms,
+    # BDP 30 000 B = 20 full packets), a 1-BDP and a 1/4-BDP buffer above ns-3's 1-packet device
+    # queue, ns-3's TCP defaults (SACK, IW 10, delayed ACK, timestamps, PRR) with CUBIC, 60 s.
+    # bench/ns3_ensemble.py runs them over start offsets (docs/validation.md, "CUBIC against
+    # ns-3's TcpCubic").
+    for n, limit in ((3, 20), (5, 5)):
+        cs.append(
+            dict(
+                id=f"f_cubic_{n}_{limit}p",
+                group="f",
+                title=f"CUBIC: {n} flows (ns-3 TCP defaults), 10 Mbps / 10 ms, DropTail "
+                f"{limit}p + device 1, 60 s",
+                reps=3,
+                toml=toml_dumbbell(
+                    f"bench-f-cubic-{n}-{limit}p",
+                    f"CUBIC: {n} flows (ns-3 TCP defaults), 10 Mbps / 10 ms, DropTail {limit}p "
+                    "+ device 1",
+                    n, 60, ("100Mbps", "1ms", '{ kind = "droptail", limit = "100p" }'),
+                    ("10Mbps", "10ms", f'{{ kind = "droptail", limit = "{limit}p" }}'),
+                    '{ preset = "ns3", cc = "cubic", mss = 1448 }', overhead=NS3_FRAMING,
+                    device_queue=NS3_DEVICE_QUEUE),
+                ns2=None,
+                ns2_skip="ns-2.35 has no CUBIC agent",
+                ns3=[f"--nTcp={n}", "--accessRate=100Mbps", "--accessDelay=1ms",
+                     "--bnRate=10Mbps", "--bnDelay=10ms", "--segSize=1448", "--simTime=60",
+                     f"--qlimit={limit}p", "--tcp=TcpCubic", "--qdisc=DropTail", "--flowmon=1"],
+                model_note="bufferlab = ns-3 TCP defaults with cubic (ns3 flavour: ns-3.44 "
+                "TcpCubic's window counting and HyStart), ns-3's DropTail above a 1-packet "
+                "device queue",
+            )
+        )
+
+    # (f) HyStart: one CUBIC flow, 1 Gbps / 1 ms access, 100 Mbps / 10 ms bottleneck and a
+    # 1000-packet buffer (about 5 BDPs), 4 MB socket buffers (with ns-3's 128 KiB default the
+    # window stops at 90 segments, below the BDP, and slow start never ends), 20 s.
+    cs.append(
+        dict(
+            id="f_cubic_1_hystart",
+            group="f",
+            title="CUBIC HyStart: 1 flow (ns-3 TCP defaults), 100 Mbps / 10 ms, DropTail 1000p "
+            "+ device 1, 20 s",
+            reps=3,
+            toml=toml_dumbbell(
+                "bench-f-cubic-1-hystart",
+                "CUBIC HyStart: 1 flow (ns-3 TCP defaults), 100 Mbps / 10 ms, DropTail 1000p "
+                "+ device 1",
+                1, 20, ("1Gbps", "1ms", '{ kind = "droptail", limit = "1000p" }'),
+                ("100Mbps", "10ms", '{ kind = "droptail", limit = "1000p" }'),
+                '{ preset = "ns3", cc = "cubic", mss = 1448, send_buffer = "4194304B", '
+                'recv_buffer = "4194304B" }', overhead=NS3_FRAMING,
+                device_queue=NS3_DEVICE_QUEUE),
+            ns2=None,
+            ns2_skip="ns-2.35 has no CUBIC agent",
+            ns3=["--nTcp=1", "--accessRate=1Gbps", "--accessDelay=1ms", "--bnRate=100Mbps",
+                 "--bnDelay=10ms", "--segSize=1448", "--simTime=20", "--qlimit=1000p",
+                 "--accessQueue=1000p", "--sndBuf=4194304", "--rcvBuf=4194304",
+                 "--tcp=TcpCubic", "--qdisc=DropTail", "--flowmon=1"],
+            model_note="bufferlab = ns-3 TCP defaults with cubic (ns3 flavour: ns-3.44 "
+            "TcpCubic's HyStart), a buffer HyStart leaves unfilled",
+        )
+    )
+
     # (c) scale: 100 long-lived TCP flows, 1 Gbps/1 ms access, 100 Mbps/10 ms bottleneck, BDP
     # buffer (200 packets = 100 Mbps x 24 ms / 1500 B), 1448-byte segments, 100 s.
     scale_access = ("1Gbps", "1ms", '{ kind = "droptail", limit = "100p" }')

@@ -11,7 +11,10 @@
 // Measurements kept cheap so that the timing is the simulation's: goodput from the sinks, queue
 // disc statistics, exact time-average queue from the PacketsInQueue trace, packet-hops from the
 // device queues' counters (a point-to-point device enqueues every packet it sends), and, only with
-// --flowmon=1, per-flow drops and one-way delay from FlowMonitor.
+// --flowmon=1, per-flow drops and one-way delay from FlowMonitor. With --trace=FILE, every change
+// of each TCP flow's cwnd, ssthresh and congestion state goes to FILE, one line each:
+// "time_s flow cwnd|ssthresh|state value" (bytes; the state as ns-3 names it), to set beside
+// bufferlab's cwnd series (bench/cubic_trace.py).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -23,6 +26,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -210,11 +214,39 @@ OnCwnd(uint32_t i, uint32_t, uint32_t now)
     c.cwndNow = double(now) / g_segSize;
 }
 
+// --trace: every cwnd / ssthresh / congestion-state change of every TCP flow.
+std::ofstream g_trace;
+
+void
+TraceValue(uint32_t i, const char* what, uint32_t, uint32_t now)
+{
+    g_trace << Simulator::Now().GetSeconds() << " " << i << " " << what << " " << now << "\n";
+}
+
+void
+TraceState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    g_trace << Simulator::Now().GetSeconds() << " " << i << " state "
+            << TcpSocketState::TcpCongStateName[now] << "\n";
+}
+
 // The BulkSend socket exists once its application has started.
 void
-HookTcp(uint32_t i, Ptr<BulkSendApplication> app)
+HookTcp(uint32_t i, bool counters, Ptr<BulkSendApplication> app)
 {
     Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(app->GetSocket());
+    if (g_trace.is_open())
+    {
+        s->TraceConnectWithoutContext("CongestionWindow",
+                                      MakeBoundCallback(&TraceValue, i, "cwnd"));
+        s->TraceConnectWithoutContext("SlowStartThreshold",
+                                      MakeBoundCallback(&TraceValue, i, "ssthresh"));
+        s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&TraceState, i));
+    }
+    if (!counters)
+    {
+        return;
+    }
     s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, i));
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
@@ -258,6 +290,7 @@ main(int argc, char* argv[])
     bool flowmon = false;
     bool tcpStats = false;
     std::string pcap;
+    std::string trace;
     uint32_t seed = 1;
 
     CommandLine cmd(__FILE__);
@@ -298,6 +331,8 @@ main(int argc, char* argv[])
                  tcpStats);
     cmd.AddValue("pcap", "pcap file prefix: every sender's access device and the bottleneck (L side)",
                  pcap);
+    cmd.AddValue("trace", "file for every TCP flow's cwnd, ssthresh and congestion-state changes",
+                 trace);
     cmd.AddValue("seed", "RNG run number", seed);
     cmd.Parse(argc, argv);
 
@@ -315,6 +350,17 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rcvBuf));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+
+    if (!trace.empty())
+    {
+        g_trace.open(trace);
+        g_trace.precision(10);
+        if (!g_trace)
+        {
+            std::fprintf(stderr, "trace: cannot write %s\n", trace.c_str());
+            return 2;
+        }
+    }
 
     uint32_t n = nTcp + nUdp;
     g_tcp.assign(nTcp, TcpCounters{});
@@ -464,10 +510,10 @@ main(int argc, char* argv[])
         }
         ca.Start(Seconds(starts[i]));
         ca.Stop(Seconds(simTime));
-        if (isTcp && tcpStats)
+        if (isTcp && (tcpStats || !trace.empty()))
         {
             // Scheduled after the application's own start event at the same instant.
-            Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookTcp, i,
+            Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookTcp, i, tcpStats,
                                 DynamicCast<BulkSendApplication>(ca.Get(0)));
         }
     }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compare a bench case with ns-3 over an ensemble of start offsets (the ns3-TCP cases: a_*, c_ns3,
-e_*; was bench/ns3_ensemble.py). For other networks, with access-delay jitter, seeds and
+e_*, f_*; was bench/ns3_ensemble.py). For other networks, with access-delay jitter, seeds and
 paired confidence intervals, use `python3 -m bench.validation run`.
 
 Long-lived flows with equal round-trip times that all start at t = 0 are phase-locked: which
@@ -51,6 +51,7 @@ def flow_measures(flows: list[dict]) -> dict:
     gp = [f["goodput_bps"] for f in flows]
     return dict(timeouts=sum(x["timeouts"] for x in t),
                 fast_retransmits=sum(x["fast_retransmits"] for x in t),
+                retransmits=sum(x["retransmitted_segments"] for x in t),
                 goodput_mbps=sum(gp) / 1e6, jain=jain(gp))
 
 

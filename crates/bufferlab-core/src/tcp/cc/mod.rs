@@ -4,6 +4,7 @@
 //! Windows are in bytes (f64), like ns-2's `cwnd_` in packets scaled by the MSS.
 
 pub mod cubic;
+pub mod hystart;
 pub mod linux_reno;
 pub mod newreno;
 pub mod ns3_newreno;
@@ -107,11 +108,10 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
         CcKind::Python => {
             unreachable!("Python controllers are built by the scenario builder through Extensions")
         }
-        CcKind::Cubic => Box::new(cubic::Cubic::new(
-            p.cubic_c,
-            p.cubic_beta,
-            p.cubic_fast_convergence,
-        )),
+        CcKind::Cubic => Box::new(
+            cubic::Cubic::new(p.cubic_c, p.cubic_beta, p.cubic_fast_convergence)
+                .with_rules(p.rules().cubic_as_ns3_tcp_cubic, p.rules().cubic_hystart),
+        ),
     }
 }
 

@@ -18,6 +18,8 @@ pub mod ns2;
 pub mod ns3;
 pub mod rfc;
 
+pub use super::cc::hystart::HystartVariant;
+
 /// Which simulator's rules a connection follows.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Flavour {
@@ -149,6 +151,14 @@ pub struct Rules {
     /// Vegas as ns-2's `tcp-vegas.cc`: opens with one segment and raises the window on the
     /// second new ACK, measures with its own fine-grained clock.
     pub vegas_as_ns2_agent: bool,
+    /// CUBIC as ns-3.44's `TcpCubic` (`cc/cubic.rs`): whole-segment slow start, the integer
+    /// ACK counter of `Update` (one segment per ACK at most, `CntClamp`, the TCP-friendly
+    /// estimate in whole segments), W_max and ssthresh in whole segments, the smoothed RTT as
+    /// the delay sample, W_max kept over a timeout. Off: RFC 9438's real-valued window.
+    pub cubic_as_ns3_tcp_cubic: bool,
+    /// CUBIC's slow start ends early by HyStart (`cc/hystart.rs`), with this implementation's
+    /// thresholds (Linux's or ns-3's). `None`: RFC 5681 slow start until the first loss.
+    pub cubic_hystart: Option<HystartVariant>,
 }
 
 #[cfg(test)]

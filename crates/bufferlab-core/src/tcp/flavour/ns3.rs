@@ -4,7 +4,7 @@
 //! algorithm is `tcp/sender/ns3.rs`; the unit tests are in `tcp/tests.rs` under "ns-3.44
 //! TcpSocketBase rules", and `tests/tcp_ns3.rs` checks five flows packet for packet.
 
-use super::Rules;
+use super::{HystartVariant, Rules};
 
 pub const RULES: Rules = Rules {
     // ProcessSynSent: the SYN-ACK is answered with an ACK.
@@ -52,4 +52,9 @@ pub const RULES: Rules = Rules {
     // TcpLinuxReno never clears m_cWndCnt.
     linux_reno_keeps_ack_count: true,
     vegas_as_ns2_agent: false,
+    // tcp-cubic.cc (ns-3.44): IncreaseWindow, Update, GetSsThresh, PktsAcked(m_srtt),
+    // CubicReset without m_lastMaxCwnd (issue #1085).
+    cubic_as_ns3_tcp_cubic: true,
+    // TcpCubic HyStart true, HyStartDetect BOTH (HystartUpdate).
+    cubic_hystart: Some(HystartVariant::Ns3),
 };

@@ -1,7 +1,7 @@
 //! The RFC flavour, with Linux where the RFCs leave a choice: the `linux` preset, and `ns2` or
 //! `ns3` with their rules turned off. Each value cites the rule it follows.
 
-use super::Rules;
+use super::{HystartVariant, Rules};
 
 pub const RULES: Rules = Rules {
     // RFC 9293 section 3.5: SYN, SYN-ACK, ACK.
@@ -59,4 +59,9 @@ pub const RULES: Rules = Rules {
     linux_reno_keeps_ack_count: false,
     // Brakmo & Peterson 1995 as written (cc/vegas.rs).
     vegas_as_ns2_agent: false,
+    // RFC 9438 sections 4.2-4.8 as written (real-valued W_cubic, W_est).
+    cubic_as_ns3_tcp_cubic: false,
+    // RFC 9438 section 4.10 leaves slow start open; Linux tcp_cubic.c runs HyStart (hystart 1,
+    // hystart_detect 3).
+    cubic_hystart: Some(HystartVariant::Linux),
 };
