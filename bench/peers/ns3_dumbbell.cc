@@ -239,6 +239,10 @@ main(int argc, char* argv[])
     bool tcpStats = false;
     std::string pcap;
     uint32_t seed = 1;
+    bool ecn = false;
+    bool redEcn = false;
+    bool hardDrop = true;
+    bool gentle = true;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
@@ -273,6 +277,10 @@ main(int argc, char* argv[])
     cmd.AddValue("pcap", "pcap file prefix: every sender's access device and the bottleneck (L side)",
                  pcap);
     cmd.AddValue("seed", "RNG run number", seed);
+    cmd.AddValue("ecn", "TcpSocketBase UseEcn On (ECT on data, ECE/CWR; TcpDctcp sets ECT(0))", ecn);
+    cmd.AddValue("redEcn", "RED UseEcn: mark ECT packets instead of early drops", redEcn);
+    cmd.AddValue("hardDrop", "RED UseHardDrop: forced drops stay drops (false: mark ECT)", hardDrop);
+    cmd.AddValue("gentle", "RED Gentle", gentle);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);
@@ -289,6 +297,10 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rcvBuf));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+    if (ecn)
+    {
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+    }
 
     uint32_t n = nTcp + nUdp;
     g_tcp.assign(nTcp, TcpCounters{});
@@ -340,7 +352,10 @@ main(int argc, char* argv[])
                              "QW", DoubleValue(qw),
                              "MeanPktSize", UintegerValue(ipPkt),
                              "LinkBandwidth", DataRateValue(DataRate(bnRate)),
-                             "LinkDelay", TimeValue(Time(bnDelay)));
+                             "LinkDelay", TimeValue(Time(bnDelay)),
+                             "UseEcn", BooleanValue(redEcn),
+                             "UseHardDrop", BooleanValue(hardDrop),
+                             "Gentle", BooleanValue(gentle));
     }
     else if (qdisc == "CoDel")
     {
@@ -548,7 +563,12 @@ main(int argc, char* argv[])
       << ",\"avg_packets\":" << g_q.pktSec / simTime << ",\"avg_bytes\":" << g_q.byteSec / simTime
       << ",\"max_packets\":" << g_q.maxPkts
       << ",\"device_avg_packets\":" << g_dev.pktSec / simTime
-      << ",\"device_avg_bytes\":" << g_dev.byteSec / simTime << "}";
+      << ",\"device_avg_bytes\":" << g_dev.byteSec / simTime;
+    if (ecn || redEcn)
+    {
+        o << ",\"marks\":" << s.nTotalMarkedPackets;
+    }
+    o << "}";
     if (delayN)
     {
         o << ",\"delay_mean_s\":" << delaySum / delayN;

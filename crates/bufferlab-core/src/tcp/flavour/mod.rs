@@ -146,6 +146,9 @@ pub struct Rules {
     /// Vegas as ns-2's `tcp-vegas.cc`: opens with one segment and raises the window on the
     /// second new ACK, measures with its own fine-grained clock.
     pub vegas_as_ns2_agent: bool,
+    /// DCTCP answers a loss with its ECN rule, ssthresh = cwnd * (1 - alpha / 2), instead of
+    /// halving (RFC 8257 section 3.3 says a loss is handled as by a conventional TCP).
+    pub dctcp_loss_uses_alpha: bool,
 }
 
 #[cfg(test)]

@@ -67,4 +67,6 @@ pub const RULES: Rules = Rules {
     // tcp-vegas.cc: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_), recv raises it
     // to windowInit_ on the second new ACK; the fine-grained RTT of VegasTcpAgent::recv.
     vegas_as_ns2_agent: true,
+    // ns-2.35 has no DCTCP agent: RFC 8257 section 3.3.
+    dctcp_loss_uses_alpha: false,
 };

@@ -50,4 +50,6 @@ pub const RULES: Rules = Rules {
     // TcpLinuxReno never clears m_cWndCnt.
     linux_reno_keeps_ack_count: true,
     vegas_as_ns2_agent: false,
+    // TcpDctcp::GetSsThresh serves the ECN echo and a loss alike.
+    dctcp_loss_uses_alpha: true,
 };

@@ -57,4 +57,6 @@ pub const RULES: Rules = Rules {
     linux_reno_keeps_ack_count: false,
     // Brakmo & Peterson 1995 as written (cc/vegas.rs).
     vegas_as_ns2_agent: false,
+    // RFC 8257 section 3.3; Linux tcp_dctcp.c dctcp_react_to_loss halves cwnd.
+    dctcp_loss_uses_alpha: false,
 };

@@ -89,6 +89,11 @@ impl TcpSender {
                 snd_nxt: s.snd_nxt.max(s.snd_max),
                 rtt: Some(now.saturating_sub(h.ts_echo)),
             };
+            if self.ecn_extent() {
+                let ece = h.flags & F::ECE != 0;
+                let a = info(acked, self);
+                self.cc.on_ecn_ack(&self.w, acked, ece, &a);
+            }
             let mut restart_timer = true;
             if self.in_recovery && ack < self.recover {
                 if self.p.prr && self.ack_delivered >= self.mss() {
