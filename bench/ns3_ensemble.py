@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compare a bench case with ns-3 over an ensemble of start offsets (the ns3-TCP cases: a_*, c_ns3).
+"""Compare a bench case with ns-3 over an ensemble of start offsets (the ns3-TCP cases: a_*, c_ns3, g_dctcp).
 
 Long-lived flows with equal round-trip times that all start at t = 0 are phase-locked: which
 flow loses at a full queue depends on the order of near-simultaneous arrivals, so one run's drop
@@ -9,6 +9,7 @@ runs bufferlab and the ns-3 peer side by side with flow i starting at i * s for 
 
     python3 bench/ns3_ensemble.py a_droptail            # 8 offsets, 1..8 ms
     python3 bench/ns3_ensemble.py c_ns3 --k 3 --step 0.00005
+    python3 bench/ns3_ensemble.py g_dctcp --k 6          # DCTCP over RED step marking
 
 It needs bench/.peers/ns3_dumbbell (bench/peers/build_ns3.sh) and the example runner
 (`cargo build --release -p bufferlab-core --example run`).
@@ -56,7 +57,8 @@ def measures_bufferlab(runner: Path, toml: Path) -> dict:
     r = json.loads(subprocess.run([str(runner), str(toml)], capture_output=True, text=True,
                                   check=True).stdout)
     q = next(q for q in r["queues"] if q["link"] == "bottleneck")
-    return dict(drops=q["drops"], queue_bytes=q["avg_bytes"], **flow_measures(r["flows"]))
+    return dict(drops=q["drops"], marks=q["marks"], queue_bytes=q["avg_bytes"],
+                **flow_measures(r["flows"]))
 
 
 def measures_ns3(args: list[str]) -> dict:
@@ -64,13 +66,15 @@ def measures_ns3(args: list[str]) -> dict:
                                   capture_output=True, text=True, check=True).stdout)
     q = r["queue"]
     # ns-3's queue disc plus its 1-packet device queue: bufferlab's port queue holds both.
-    return dict(drops=q["drops"], queue_bytes=q["avg_bytes"] + q["device_avg_bytes"],
+    # "marks" only when the peer ran with ECN (--ecn / --redEcn).
+    marks = {"marks": q["marks"]} if "marks" in q else {}
+    return dict(drops=q["drops"], **marks, queue_bytes=q["avg_bytes"] + q["device_avg_bytes"],
                 **flow_measures(r["flows"]))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("case", help="a bench case paired with ns-3's TCP (a_droptail, a_red, c_ns3)")
+    ap.add_argument("case", help="a bench case paired with ns-3's TCP (a_droptail, a_red, c_ns3, g_dctcp)")
     ap.add_argument("--k", type=int, default=8, help="number of offsets (default 8)")
     ap.add_argument("--step", type=float, default=0.001, help="offset unit in seconds (s = j*step)")
     ap.add_argument("--runner", default=str(ROOT / "target" / "release" / "examples" / "run"))
@@ -89,7 +93,7 @@ def main() -> int:
         out["ns-3"].append(measures_ns3([*case["ns3"], f"--stagger={s}"]))
         print(f"s = {s:g} s: bufferlab drops {out['bufferlab'][-1]['drops']}, "
               f"ns-3 {out['ns-3'][-1]['drops']}", file=sys.stderr)
-    keys = list(out["bufferlab"][0])
+    keys = [k for k in out["bufferlab"][0] if k in out["ns-3"][0]]
     print(f"| {a.case}, {a.k} offsets | " + " | ".join(keys) + " |")
     print("|---" * (len(keys) + 1) + "|")
     for sim, rows in out.items():

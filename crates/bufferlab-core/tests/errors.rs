@@ -283,3 +283,27 @@ fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
     // with room for it, the same scenario runs (the run's own check then watches the rest)
     assert!(run(&req(1 << 40)).is_ok());
 }
+
+// ---- DCTCP / Prague need ECN; DualPI2's values are checked ----
+#[test]
+fn l4s_settings_name_the_field() {
+    let e = run_err(
+        &with(
+            "app = { kind = \"cbr\", rate = \"1Mbps\" }",
+            "app = { kind = \"bulk\" }\ntcp = { cc = \"dctcp\" }",
+        ),
+        &[],
+    );
+    assert!(e.contains("tcp.ecn") && e.contains("set ecn = true"), "{e}");
+    let e = run_err(
+        &with(
+            "queue = { kind = \"droptail\", limit = \"20p\" }",
+            "queue = { kind = \"dualpi2\", c_protection = 150 }",
+        ),
+        &[],
+    );
+    assert!(
+        e.contains("links.bottleneck.queue.c_protection") && e.contains("0 to 100"),
+        "{e}"
+    );
+}

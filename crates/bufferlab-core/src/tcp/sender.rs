@@ -778,7 +778,7 @@ impl TcpSender {
                     self.in_recovery = false;
                     self.cc.on_recovery_exit(&mut self.w, now);
                 }
-            } else if !ece || extent {
+            } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
                 self.cc.on_ack(&mut self.w, &info);
             }
             // RFC 6298 sections 5.2 and 5.3.
@@ -850,6 +850,13 @@ impl TcpSender {
     /// The controller reads the extent of marking (DCTCP, Prague): every ACK's ECE goes to it.
     pub(super) fn ecn_extent(&self) -> bool {
         self.p.ecn && self.cc.ecn_feedback() == EcnFeedback::Extent
+    }
+
+    /// With `EcnFeedback::Extent`: whether an ACK up to `ack` may grow the window, i.e. it is
+    /// not inside the round trip after an ECN reduction (Linux CWR state), unless the
+    /// controller grows there too (Prague).
+    pub(super) fn may_grow_after_ecn(&self, ack: u64) -> bool {
+        self.cc.grows_during_cwr() || ack >= self.ecn_recover
     }
 
     /// RFC 3168 section 6.1.2: an ECN echo reduces the window once per window, as a loss

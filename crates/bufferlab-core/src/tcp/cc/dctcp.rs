@@ -12,7 +12,9 @@
 //!   `dctcp_react_to_loss`). ns-3.44's `TcpDctcp::GetSsThresh` answers both the ECN echo and a
 //!   loss with the alpha rule; the flavour rule `dctcp_loss_uses_alpha` follows that.
 //! * Window growth is Linux Reno's (`tcp_reno_cong_avoid`; ns-3's `TcpDctcp` derives from
-//!   `TcpLinuxReno`), on every ACK of new data, ECE or not (Linux `tcp_may_raise_cwnd`).
+//!   `TcpLinuxReno`), on ACKs of new data with or without ECE (Linux `tcp_may_raise_cwnd`), but
+//!   not during the window after a reduction (Linux `tcp_cong_control`: in CWR state cwnd is
+//!   only reduced, `tcp_cwnd_reduction`, never raised).
 //! * The receiver's ECE rule (section 3.2: echo each segment's CE state, an immediate ACK when
 //!   it changes) is the receiver's (`tcp/receiver.rs`), chosen by `EcnFeedback::Extent`.
 //!
@@ -154,7 +156,7 @@ mod tests {
         assert_eq!(cc.est.alpha, 15.0 / 16.0);
         // Next window ends when snd_una passes 11001: 10 ACKs, 3 of them with ECE.
         for i in 0..10u64 {
-            let una = 2001 + i * 1000;
+            let una = 3001 + i * 1000; // the window closes when snd_una passes 11001
             cc.on_ecn_ack(&w, 1000, i < 3, &ack_at(1000, una, 21_001));
         }
         let expect = (1.0 - 1.0 / 16.0) * (15.0 / 16.0) + (1.0 / 16.0) * 0.3;

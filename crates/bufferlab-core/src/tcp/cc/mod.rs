@@ -36,7 +36,8 @@ pub enum EcnFeedback {
     Classic,
     /// RFC 8257 (DCTCP) and RFC 9331 (L4S): the extent of marking. Every ACK of new data goes
     /// to `on_ecn_ack` with its ECE flag, ACKs with ECE grow the window as any other (Linux
-    /// `tcp_may_raise_cwnd`), the reduction once per window is `ssthresh_on_ecn`, and the
+    /// `tcp_may_raise_cwnd`) outside the round trip after a reduction unless `grows_during_cwr`,
+    /// the reduction once per window is `ssthresh_on_ecn`, and the
     /// receiver echoes each segment's CE state (RFC 8257 section 3.2).
     Extent,
 }
@@ -103,6 +104,12 @@ pub trait CongestionControl {
     /// `EcnFeedback::Extent`: new data acknowledged (`acked` bytes), `ece` whether the ACK
     /// carried ECE. Called before the window grows and before any reduction on this ACK.
     fn on_ecn_ack(&mut self, _w: &Window, _acked: u64, _ece: bool, _a: &Ack) {}
+    /// `EcnFeedback::Extent`: the window grows during the round trip after an ECN reduction
+    /// (Linux CWR state). DCTCP: no (`tcp_cong_control` only reduces in CWR); Prague: yes
+    /// (its `cong_control` updates cwnd on every ACK).
+    fn grows_during_cwr(&self) -> bool {
+        false
+    }
     /// The ssthresh after an ECN echo (once per window); by default as after a loss.
     fn ssthresh_on_ecn(&mut self, w: &Window, flight: u64, now: SimTime) -> f64 {
         self.ssthresh_on_loss(w, flight, now)

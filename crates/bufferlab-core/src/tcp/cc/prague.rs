@@ -119,6 +119,9 @@ impl CongestionControl for Prague {
     fn ect(&self) -> Ecn {
         Ecn::Ect1
     }
+    fn grows_during_cwr(&self) -> bool {
+        true // "cwnd is updated for every ACK, regardless of the congestion status"
+    }
     fn on_ecn_ack(&mut self, w: &Window, acked: u64, ece: bool, a: &Ack) {
         self.ack_ce = ece;
         self.saw_ce |= ece;

@@ -93,7 +93,7 @@ impl TcpSender {
             if extent {
                 self.cc.on_ecn_ack(&self.w, info.acked, ece, &info);
             }
-            if !ece || extent {
+            if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
                 self.cc.on_ack(&mut self.w, &info);
             }
             self.check_app_progress(now);

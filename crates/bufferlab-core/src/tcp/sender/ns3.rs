@@ -129,6 +129,9 @@ impl TcpSender {
                 // ns-3 calls IncreaseWindow in CA_OPEN on every ACK that advances, even with
                 // no whole segment newly delivered: TcpLinuxReno's congestion avoidance then
                 // still applies a full counter (m_cWndCnt >= w) first.
+                if self.ecn_extent() && !self.may_grow_after_ecn(ack) {
+                    open = false; // CWR after an ECN reduction (TcpDctcp, Linux CWR state)
+                }
                 if open && (grow > 0 || self.p.cc == CcKind::LinuxReno) {
                     let a = info(grow, self);
                     self.cc.on_ack(&mut self.w, &a);
