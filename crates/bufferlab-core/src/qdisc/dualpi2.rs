@@ -410,9 +410,10 @@ mod tests {
     #[test]
     fn pi_update_follows_rfc9332_a2() {
         let mut q = DualPi2::new(&DualPi2Config::default());
-        let mut p = Packet::default();
-        p.enqueued = SimTime::ZERO;
-        q.c.push_back(p);
+        q.c.push_back(Packet {
+            enqueued: SimTime::ZERO,
+            ..Packet::default()
+        });
         q.catch_up(SimTime::from_millis(16));
         // qdelay 16 ms: 0.16 * (0.016 - 0.015) + 3.2 * 0.016
         let expect = 0.16 * 0.001 + 3.2 * 0.016;
