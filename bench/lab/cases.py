@@ -333,6 +333,38 @@ def cases() -> list[dict]:
         )
     )
 
+    # (g) DCTCP (RFC 8257) against ns-3.44's TcpDctcp over RED step marking at K = 10 packets
+    # (min_th = max_th = K, q_weight 1, not gentle, UseEcn, UseHardDrop false, as ns-3's
+    # examples/tcp/dctcp-example.cc): 4 flows, 1 Gbps / 1 ms access, 50 Mbps / 5 ms bottleneck
+    # (BDP 58 packets of 1500 B, so K > C x RTT / 7), 200-packet limit above a 1-packet device
+    # queue, 20 s (docs/models/dctcp.md).
+    cs.append(
+        dict(
+            id="g_dctcp",
+            group="g",
+            title="DCTCP: 4 flows, 50 Mbps / 5 ms, RED step marking at K = 10 p, 20 s (ns-3 TCP model)",
+            reps=3,
+            toml=toml_dumbbell(
+                "bench-g-dctcp", "DCTCP: 4 flows (ns-3 defaults), 50 Mbps / 5 ms, RED step at K = 10 p",
+                4, 20, ("1Gbps", "1ms", '{ kind = "droptail", limit = "100p" }'),
+                ("50Mbps", "5ms",
+                 '{ kind = "red", preset = "ns3", limit = "200p", min_th = 10, max_th = 10, '
+                 'q_weight = 1.0, gentle = false, ecn = true, hard_drop = false, '
+                 'mean_pktsize = "1500B" }'),
+                '{ preset = "ns3", cc = "dctcp", ecn = true, mss = 1448 }', overhead=NS3_FRAMING,
+                device_queue=NS3_DEVICE_QUEUE),
+            ns2=None,
+            ns2_skip="ns-2.35 has no DCTCP agent",
+            ns3=["--nTcp=4", "--accessRate=1Gbps", "--accessDelay=1ms", "--bnRate=50Mbps",
+                 "--bnDelay=5ms", "--segSize=1448", "--simTime=20", "--qlimit=200p",
+                 "--tcp=TcpDctcp", "--qdisc=RED", "--minTh=10", "--maxTh=10", "--qw=1",
+                 "--gentle=0", "--redEcn=1", "--hardDrop=0", "--ecn=1", "--flowmon=0"],
+            model_note="bufferlab ns3 preset (SACK, IW 10, delayed ACK, timestamps) with dctcp "
+            "(Linux Reno growth as ns-3's TcpDctcp, which derives from TcpLinuxReno); RED in "
+            "the ns3 preset with hard_drop = false = ns-3 UseHardDrop false",
+        )
+    )
+
     # (d) growth: N flows, N Mbps bottleneck (1 Mbps per flow), BDP buffer, 20 s.
     for n in (10, 100, 1000, 10000):
         rate_mbps = n

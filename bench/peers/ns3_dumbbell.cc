@@ -292,6 +292,10 @@ main(int argc, char* argv[])
     std::string pcap;
     std::string trace;
     uint32_t seed = 1;
+    bool ecn = false;
+    bool redEcn = false;
+    bool hardDrop = true;
+    bool gentle = true;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
@@ -334,6 +338,10 @@ main(int argc, char* argv[])
     cmd.AddValue("trace", "file for every TCP flow's cwnd, ssthresh and congestion-state changes",
                  trace);
     cmd.AddValue("seed", "RNG run number", seed);
+    cmd.AddValue("ecn", "TcpSocketBase UseEcn On (ECT on data, ECE/CWR; TcpDctcp sets ECT(0))", ecn);
+    cmd.AddValue("redEcn", "RED UseEcn: mark ECT packets instead of early drops", redEcn);
+    cmd.AddValue("hardDrop", "RED UseHardDrop: forced drops stay drops (false: mark ECT)", hardDrop);
+    cmd.AddValue("gentle", "RED Gentle", gentle);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);
@@ -350,6 +358,10 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rcvBuf));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+    if (ecn)
+    {
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+    }
 
     if (!trace.empty())
     {
@@ -426,7 +438,10 @@ main(int argc, char* argv[])
                              "QW", DoubleValue(qw),
                              "MeanPktSize", UintegerValue(ipPkt),
                              "LinkBandwidth", DataRateValue(DataRate(bnRate)),
-                             "LinkDelay", TimeValue(Time(bnDelay)));
+                             "LinkDelay", TimeValue(Time(bnDelay)),
+                             "UseEcn", BooleanValue(redEcn),
+                             "UseHardDrop", BooleanValue(hardDrop),
+                             "Gentle", BooleanValue(gentle));
     }
     else if (qdisc == "CoDel")
     {
@@ -634,7 +649,12 @@ main(int argc, char* argv[])
       << ",\"avg_packets\":" << g_q.pktSec / simTime << ",\"avg_bytes\":" << g_q.byteSec / simTime
       << ",\"max_packets\":" << g_q.maxPkts
       << ",\"device_avg_packets\":" << g_dev.pktSec / simTime
-      << ",\"device_avg_bytes\":" << g_dev.byteSec / simTime << "}";
+      << ",\"device_avg_bytes\":" << g_dev.byteSec / simTime;
+    if (ecn || redEcn)
+    {
+        o << ",\"marks\":" << s.nTotalMarkedPackets;
+    }
+    o << "}";
     if (delayN)
     {
         o << ",\"delay_mean_s\":" << delaySum / delayN;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compare a bench case with ns-3 over an ensemble of start offsets (the ns3-TCP cases: a_*, c_ns3,
-e_*, f_*; was bench/ns3_ensemble.py). For other networks, with access-delay jitter, seeds and
+e_*, f_*, g_*; was bench/ns3_ensemble.py). For other networks, with access-delay jitter, seeds and
 paired confidence intervals, use `python3 -m bench.validation run`.
 
 Long-lived flows with equal round-trip times that all start at t = 0 are phase-locked: which
@@ -10,6 +10,7 @@ runs bufferlab and the ns-3 peer side by side with flow i starting at i * s for 
 (ns-3's `--stagger`), and prints the mean and standard deviation of each measure.
 
     python3 -m bench.validation.cases a_droptail            # 8 offsets, 1..8 ms
+    python3 -m bench.validation.cases g_dctcp --k 6         # DCTCP over RED step marking
     python3 -m bench.validation.cases e_reno_pie --k 4
 
 It needs bench/.peers/ns3_dumbbell (bench/peers/build_ns3.sh) and the example runner
@@ -59,7 +60,8 @@ def measures_bufferlab(runner: Path, toml: Path) -> dict:
     r = json.loads(subprocess.run([str(runner), str(toml)], capture_output=True, text=True,
                                   check=True).stdout)
     q = next(q for q in r["queues"] if q["link"] == "bottleneck")
-    return dict(drops=q["drops"], queue_bytes=q["avg_bytes"], **flow_measures(r["flows"]))
+    return dict(drops=q["drops"], marks=q["marks"], queue_bytes=q["avg_bytes"],
+                **flow_measures(r["flows"]))
 
 
 def measures_ns3(args: list[str]) -> dict:
@@ -67,13 +69,15 @@ def measures_ns3(args: list[str]) -> dict:
                                   capture_output=True, text=True, check=True).stdout)
     q = r["queue"]
     # ns-3's queue disc plus its 1-packet device queue: bufferlab's port queue holds both.
-    return dict(drops=q["drops"], queue_bytes=q["avg_bytes"] + q["device_avg_bytes"],
+    # "marks" only when the peer ran with ECN (--ecn / --redEcn).
+    marks = {"marks": q["marks"]} if "marks" in q else {}
+    return dict(drops=q["drops"], **marks, queue_bytes=q["avg_bytes"] + q["device_avg_bytes"],
                 **flow_measures(r["flows"]))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("case", help="a bench case paired with ns-3's TCP (a_droptail, a_red, c_ns3)")
+    ap.add_argument("case", help="a bench case paired with ns-3's TCP (a_*, c_ns3, e_*, f_*, g_*)")
     ap.add_argument("--k", type=int, default=8, help="number of offsets (default 8)")
     ap.add_argument("--step", type=float, default=0.001, help="offset unit in seconds (s = j*step)")
     ap.add_argument("--runner", default=str(ROOT / "target" / "release" / "examples" / "run"))
@@ -92,7 +96,7 @@ def main() -> int:
         out["ns-3"].append(measures_ns3([*case["ns3"], f"--stagger={s}"]))
         print(f"s = {s:g} s: bufferlab drops {out['bufferlab'][-1]['drops']}, "
               f"ns-3 {out['ns-3'][-1]['drops']}", file=sys.stderr)
-    keys = list(out["bufferlab"][0])
+    keys = [k for k in out["bufferlab"][0] if k in out["ns-3"][0]]
     print(f"| {a.case}, {a.k} offsets | " + " | ".join(keys) + " |")
     print("|---" * (len(keys) + 1) + "|")
     for sim, rows in out.items():

@@ -338,3 +338,27 @@ fn mmpp_values_name_the_field() {
     let e = run_err(&mmpp(r#""2Mbps""#, r#""100ms", "1s""#), &[]);
     assert!(e.contains("flows[0].app") && e.contains("length 2"), "{e}");
 }
+
+// ---- DCTCP / Prague need ECN; DualPI2's values are checked ----
+#[test]
+fn l4s_settings_name_the_field() {
+    let e = run_err(
+        &with(
+            "app = { kind = \"cbr\", rate = \"1Mbps\" }",
+            "app = { kind = \"bulk\" }\ntcp = { cc = \"dctcp\" }",
+        ),
+        &[],
+    );
+    assert!(e.contains("tcp.ecn") && e.contains("set ecn = true"), "{e}");
+    let e = run_err(
+        &with(
+            "queue = { kind = \"droptail\", limit = \"20p\" }",
+            "queue = { kind = \"dualpi2\", c_protection = 150 }",
+        ),
+        &[],
+    );
+    assert!(
+        e.contains("links.bottleneck.queue.c_protection") && e.contains("0 to 100"),
+        "{e}"
+    );
+}

@@ -108,6 +108,14 @@ fn steady_state_makes_no_allocation() {
             r#"{ kind = "pi", limit = "50p", qref = 20 }"#,
             r#"{ preset = "ns2", cc = "reno" }"#,
         ),
+        (
+            r#"{ kind = "red", preset = "ns3", limit = "50p", min_th = 5, max_th = 5, q_weight = 1.0, gentle = false, ecn = true, hard_drop = false }"#,
+            r#"{ preset = "ns3", cc = "dctcp", ecn = true }"#,
+        ),
+        (
+            r#"{ kind = "dualpi2" }"#,
+            r#"{ preset = "linux", cc = "prague", ecn = true }"#,
+        ),
     ];
     for (queue, tcp) in cases {
         let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp));

@@ -8,6 +8,10 @@
 //! * on re-entering the dropping state soon after leaving it (`now - drop_next < 16 interval`),
 //!   count restarts from `count - lastcount` instead of 1 (RFC 8289 section 5.6).
 //!
+//! * `ce_threshold` (Linux `codel_dequeue`, label `end`; sch_codel / sch_fq_codel `ce_threshold`,
+//!   added for DCTCP-style step marking): an ECT packet whose sojourn time is above it is marked
+//!   CE when it leaves, whatever the state above and whether `ecn` is on. Off by default.
+//!
 //! Defaults: target 5 ms, interval 100 ms (RFC 8289 section 4, Linux, ns-3); limit 1000p (Linux
 //! sch_codel) or 1500p (`preset = "ns3"`, CoDelQueueDisc MaxSize); ECN off (both); min_bytes
 //! 1514 B (Linux: the device MTU, no drop while the backlog is <= it) or 1500 B (ns-3
@@ -45,6 +49,9 @@ pub struct CodelConfig {
     /// Never drop while at most this many bytes are queued (default 1514 B: Linux mtu; ns3 MinBytes 1500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_bytes: Option<Bytes>,
+    /// Mark CE every ECT packet whose sojourn exceeds this (Linux `ce_threshold`; default off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<SimTime>,
 }
 
 // ---------------------------------------------------------------- the discipline
@@ -59,18 +66,24 @@ pub struct CodelParams {
     /// ns-3 `CoDelQueueDisc::OkToDrop` tests `bytes < min_bytes`; Linux `codel_should_drop`
     /// tests `backlog <= mtu`.
     pub min_bytes_strict: bool,
+    /// Linux `ce_threshold`: mark ECT packets that waited longer (None: off).
+    pub ce_threshold: Option<SimTime>,
 }
 
 impl CodelParams {
     /// The resolved settings, for `validate --json`.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "target_s": self.target.as_secs_f64(),
             "interval_s": self.interval.as_secs_f64(),
             "ecn": self.ecn,
             "min_bytes": self.min_bytes,
             "min_bytes_strict": self.min_bytes_strict,
-        })
+        });
+        if let Some(t) = self.ce_threshold {
+            v["ce_threshold_s"] = t.as_secs_f64().into();
+        }
+        v
     }
 }
 
@@ -127,8 +140,23 @@ impl CodelState {
         (Some(pkt), ok)
     }
 
-    /// RFC 8289 `dequeue`.
+    /// RFC 8289 `dequeue`, then Linux's `ce_threshold` marking.
     pub fn dequeue<Q: CodelQueue>(
+        &mut self,
+        q: &mut Q,
+        p: &CodelParams,
+        cx: &mut QueueCtx,
+    ) -> Option<Packet> {
+        let mut pkt = self.dequeue_rfc(q, p, cx);
+        if let (Some(th), Some(pk)) = (p.ce_threshold, pkt.as_mut()) {
+            if cx.now.saturating_sub(pk.enqueued) > th {
+                cx.mark(pk);
+            }
+        }
+        pkt
+    }
+
+    fn dequeue_rfc<Q: CodelQueue>(
         &mut self,
         q: &mut Q,
         p: &CodelParams,
@@ -224,6 +252,7 @@ impl Codel {
                 target: cfg.target.unwrap_or(SimTime::from_secs_f64(0.005)),
                 interval: cfg.interval.unwrap_or(SimTime::from_secs_f64(0.1)),
                 ecn: cfg.ecn.unwrap_or(false),
+                ce_threshold: cfg.ce_threshold,
                 min_bytes: cfg.min_bytes.map(|b| b.0).unwrap_or(match cfg.preset {
                     AqmPreset::Linux => 1514,
                     AqmPreset::Ns3 => 1500,

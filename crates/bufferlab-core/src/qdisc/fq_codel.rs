@@ -59,6 +59,10 @@ pub struct FqCodelConfig {
     /// Hash key (default `flow`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<FlowKey>,
+    /// Mark CE every ECT packet whose sojourn exceeds this (Linux sch_fq_codel `ce_threshold`,
+    /// DCTCP-style step marking; default off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_threshold: Option<SimTime>,
 }
 
 impl FqCodelConfig {
@@ -150,6 +154,7 @@ impl FqCodel {
                 // flow's CoDelQueueDisc MinBytes (1500) against that flow's own bytes
                 min_bytes: if linux { quantum } else { 1500 },
                 min_bytes_strict: !linux,
+                ce_threshold: cfg.ce_threshold,
             },
             per_flow_backlog: !linux,
             quantum: quantum as i64,

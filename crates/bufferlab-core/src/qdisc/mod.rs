@@ -13,6 +13,7 @@ pub mod classful;
 pub mod codel;
 pub mod droptail;
 pub mod drr;
+pub mod dualpi2;
 pub mod fq;
 pub mod fq_codel;
 pub mod lalred;
@@ -48,6 +49,8 @@ pub enum DropReason {
     Pie,
     /// PI's probabilistic drop (Hollot et al. 2001).
     Pi,
+    /// DualPI2's coupled or step drop (RFC 9332; non-ECT packets, or overload).
+    DualPi2,
     /// Dropped by a user-defined discipline.
     Custom,
     /// Lost on the link by its random loss model (not a queue drop).
@@ -55,7 +58,7 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 9] = [
+    pub const ALL: [DropReason; 10] = [
         DropReason::QueueFull,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -63,6 +66,7 @@ impl DropReason {
         DropReason::Codel,
         DropReason::Pie,
         DropReason::Pi,
+        DropReason::DualPi2,
         DropReason::Custom,
         DropReason::LinkLoss,
     ];
@@ -77,6 +81,7 @@ impl DropReason {
             DropReason::Codel => "codel",
             DropReason::Pie => "pie",
             DropReason::Pi => "pi",
+            DropReason::DualPi2 => "dualpi2",
             DropReason::Custom => "custom",
             DropReason::LinkLoss => "link_loss",
         }
@@ -86,7 +91,11 @@ impl DropReason {
     pub fn is_early(self) -> bool {
         matches!(
             self,
-            DropReason::RedEarly | DropReason::Codel | DropReason::Pie | DropReason::Pi
+            DropReason::RedEarly
+                | DropReason::Codel
+                | DropReason::Pie
+                | DropReason::Pi
+                | DropReason::DualPi2
         )
     }
 

@@ -9,6 +9,7 @@ use super::classful::{Classful, ClassfulConfig};
 use super::codel::{Codel, CodelConfig};
 use super::droptail::{DropTail, DropTailConfig};
 use super::drr::{Drr, DrrConfig};
+use super::dualpi2::{DualPi2, DualPi2Config};
 use super::fq::{Fq, FqConfig};
 use super::fq_codel::{FqCodel, FqCodelConfig};
 use super::lalred::Lalred;
@@ -50,6 +51,9 @@ pub enum QueueConfig {
     Pie(PieConfig),
     /// PI (Hollot, Misra, Towsley & Gong 2001), as ns-2's Queue/PI.
     Pi(PiConfig),
+    /// DualPI2, the L4S DualQ Coupled AQM (RFC 9332, Linux sch_dualpi2).
+    #[serde(rename = "dualpi2")]
+    DualPi2(DualPi2Config),
     /// Class-based queues, each with its own discipline, under a weighted scheduler.
     Classful(ClassfulConfig),
     /// A discipline written in Python (a `bufferlab.QueueDisc` subclass), see docs/extending.md.
@@ -94,6 +98,7 @@ impl QueueConfig {
             QueueConfig::Codel(c) => Box::new(Codel::new(c)),
             QueueConfig::FqCodel(c) => Box::new(FqCodel::new(c)),
             QueueConfig::Pie(c) => Box::new(Pie::new(c)),
+            QueueConfig::DualPi2(c) => Box::new(DualPi2::new(c)),
             QueueConfig::Pi(c) => Box::new(Pi::new(c)),
             QueueConfig::Classful(c) => Box::new(Classful::new(c)),
             QueueConfig::Python(_) => {
@@ -116,6 +121,7 @@ impl QueueConfig {
             QueueConfig::Codel(c) => super::codel::configured_limit(c),
             QueueConfig::FqCodel(c) => super::fq_codel::configured_limit(c),
             QueueConfig::Pie(c) => super::pie::configured_limit(c),
+            QueueConfig::DualPi2(c) => super::dualpi2::configured_limit(c),
             QueueConfig::Pi(c) => super::pi::configured_limit(c),
             QueueConfig::Classful(c) => c.limit(),
             // The Python class decides; nothing to check before it runs.
@@ -132,6 +138,7 @@ impl QueueConfig {
             QueueConfig::Prio(c) => c.validate(),
             QueueConfig::FqCodel(c) => c.validate(),
             QueueConfig::Pie(c) => c.validate(),
+            QueueConfig::DualPi2(c) => c.validate(),
             QueueConfig::Pi(c) => c.validate(),
             QueueConfig::Classful(c) => c.validate(),
             QueueConfig::Droptail(_)

@@ -35,6 +35,10 @@ pub enum CcKind {
     /// `TcpLinuxReno` models it.
     #[serde(rename = "linux_reno")]
     LinuxReno,
+    /// RFC 8257 DCTCP (Linux `tcp_dctcp.c`, ns-3 `TcpDctcp`): needs `ecn = true`.
+    Dctcp,
+    /// TCP Prague, the L4S sender (RFC 9331 section 4, Linux `tcp_prague.c`): needs `ecn = true`.
+    Prague,
     /// A `bufferlab.CongestionControl` subclass written in Python (`cc_class`), see docs/extending.md.
     Python,
 }
@@ -48,6 +52,8 @@ impl CcKind {
             CcKind::Vegas => "vegas",
             CcKind::Cubic => "cubic",
             CcKind::LinuxReno => "linux_reno",
+            CcKind::Dctcp => "dctcp",
+            CcKind::Prague => "prague",
             CcKind::Python => "python",
         }
     }
@@ -73,7 +79,7 @@ pub struct TcpOptions {
     /// Starting point: `ns2` (default), `ns3` or `linux`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
-    /// Congestion control: tahoe, reno, newreno, vegas, cubic.
+    /// Congestion control: tahoe, reno, newreno, vegas, cubic, linux_reno, dctcp, prague.
     #[serde(default, alias = "variant", skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcKind>,
     /// With `cc = "python"`: the class, `module:Class` or `file.py:Class`.
@@ -192,6 +198,17 @@ pub struct TcpOptions {
     /// CUBIC fast convergence (RFC 9438 section 4.7, default on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cubic_fast_convergence: Option<bool>,
+    /// DCTCP / Prague EWMA gain g (RFC 8257 section 4.2: 1/16; Linux `dctcp_shift_g` 4,
+    /// ns-3 `DctcpShiftG` 0.0625).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dctcp_g: Option<f64>,
+    /// DCTCP / Prague initial alpha (Linux `dctcp_alpha_on_init` = max, ns-3
+    /// `DctcpAlphaOnInit` 1.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dctcp_alpha_init: Option<f64>,
+    /// Prague's RTT-independence target (Linux `tcp_prague.c` `prague_rtt_target` 25 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prague_rtt_target: Option<SimTime>,
 }
 
 impl TcpOptions {
@@ -253,6 +270,9 @@ pub struct TcpParams {
     pub cubic_c: f64,
     pub cubic_beta: f64,
     pub cubic_fast_convergence: bool,
+    pub dctcp_g: f64,
+    pub dctcp_alpha_init: f64,
+    pub prague_rtt_target: SimTime,
 }
 
 pub const UNLIMITED: u64 = u64::MAX;
@@ -304,6 +324,9 @@ impl TcpParams {
                 cubic_c: 0.4,
                 cubic_beta: 0.7,
                 cubic_fast_convergence: true,
+                dctcp_g: 0.0625,       // RFC 8257 section 4.2 (ns-2.35 has no DCTCP)
+                dctcp_alpha_init: 1.0, // Linux dctcp_alpha_on_init
+                prague_rtt_target: SimTime::from_millis(25), // tcp_prague.c prague_rtt_target
             },
             // ns-3.44 TcpSocket / TcpSocketBase attribute defaults.
             Preset::Ns3 => TcpParams {
@@ -352,6 +375,9 @@ impl TcpParams {
                 cubic_c: 0.4,          // TcpCubic C 0.4
                 cubic_beta: 0.7,       // Beta 0.7
                 cubic_fast_convergence: true,
+                dctcp_g: 0.0625,       // TcpDctcp DctcpShiftG 0.0625
+                dctcp_alpha_init: 1.0, // TcpDctcp DctcpAlphaOnInit 1.0
+                prague_rtt_target: SimTime::from_millis(25), // no Prague in ns-3.44: Linux's
             },
             // Linux 6.x host defaults.
             Preset::Linux => TcpParams {
@@ -397,6 +423,9 @@ impl TcpParams {
                 cubic_c: 0.4,     // RFC 9438 C
                 cubic_beta: 0.7,  // beta 717/1024
                 cubic_fast_convergence: true,
+                dctcp_g: 0.0625,       // tcp_dctcp.c dctcp_shift_g 4
+                dctcp_alpha_init: 1.0, // tcp_dctcp.c dctcp_alpha_on_init DCTCP_MAX_ALPHA
+                prague_rtt_target: SimTime::from_millis(25), // tcp_prague.c prague_rtt_target
             },
         }
     }
@@ -470,6 +499,9 @@ impl TcpParams {
         set!(cubic_c);
         set!(cubic_beta);
         set!(cubic_fast_convergence);
+        set!(dctcp_g);
+        set!(dctcp_alpha_init);
+        set!(prague_rtt_target);
         if p.rules().full_initial_window_after_syn_loss && o.iw_after_syn_loss.is_none() {
             p.iw_after_syn_loss = p.iw;
         }
@@ -515,7 +547,7 @@ impl TcpParams {
             Flavour::Ns2 => "ns2",
             Flavour::Ns3 => "ns3",
         };
-        serde_json::json!({
+        let mut j = serde_json::json!({
             "preset": self.preset,
             "cc": self.cc,
             "rules": flavour,
@@ -552,7 +584,16 @@ impl TcpParams {
             "vegas": {"alpha": self.vegas_alpha, "beta": self.vegas_beta, "gamma": self.vegas_gamma},
             "cubic": {"c": self.cubic_c, "beta": self.cubic_beta,
                       "fast_convergence": self.cubic_fast_convergence},
-        })
+        });
+        // Only for the controllers that use them, so earlier reports keep their bytes.
+        if matches!(self.cc, CcKind::Dctcp | CcKind::Prague) {
+            j["dctcp"] =
+                serde_json::json!({"g": self.dctcp_g, "alpha_init": self.dctcp_alpha_init});
+        }
+        if self.cc == CcKind::Prague {
+            j["prague_rtt_target_s"] = self.prague_rtt_target.as_secs_f64().into();
+        }
+        j
     }
 
     pub fn rules(&self) -> &'static Rules {
@@ -610,6 +651,30 @@ impl TcpParams {
             return Err((
                 "cubic_beta",
                 "must be between 0 and 1 (0.7 is RFC 9438's)".into(),
+            ));
+        }
+        if matches!(self.cc, CcKind::Dctcp | CcKind::Prague) && !self.ecn {
+            return Err((
+                "ecn",
+                format!(
+                    "cc = \"{}\" reads ECN marks: set ecn = true",
+                    self.cc.as_str()
+                ),
+            ));
+        }
+        if !(self.dctcp_g > 0.0 && self.dctcp_g <= 1.0) {
+            return Err(("dctcp_g", "must be in (0, 1] (0.0625 is RFC 8257's)".into()));
+        }
+        if !(0.0..=1.0).contains(&self.dctcp_alpha_init) {
+            return Err((
+                "dctcp_alpha_init",
+                "must be in [0, 1] (1.0 is Linux's and ns-3's)".into(),
+            ));
+        }
+        if self.prague_rtt_target == SimTime::ZERO {
+            return Err((
+                "prague_rtt_target",
+                "must be positive (25 ms is Linux's)".into(),
             ));
         }
         if self.cubic_c.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {

@@ -17,6 +17,11 @@
 //!   reported first").
 //! * RFC 3168 section 6.1.3: after a CE-marked segment every ACK carries ECE until a segment
 //!   with CWR arrives.
+//! * RFC 8257 section 3.2 (DCTCP, and Prague, whose AccECN feedback is not modelled): the ECE
+//!   of each ACK is the CE state of the segments it acknowledges; when a segment's CE state
+//!   differs from the last one, the ACK held back by delayed ACKs goes out at once with the
+//!   old state, then the state changes (ns-3 `TcpDctcp::CeState0to1` / `CeState1to0`, Linux
+//!   `dctcp_ece_ack_update`). CWR is ignored.
 //! * ns-3.44 (`ns3_rules`, `TcpSocketBase::ProcessSynRcvd`: "Always respond to first data
 //!   packet to speed up the connection"): the first data segment after the handshake is ACKed
 //!   at once.
@@ -26,7 +31,7 @@
 //! * RFC 7323 section 4.3: the timestamp echoed is that of the segment at the left edge
 //!   (TS.Recent is updated only when the segment arrives with no ACK pending).
 
-use super::config::TcpParams;
+use super::config::{CcKind, TcpParams};
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader, MAX_SACK_BLOCKS};
 use crate::units::SimTime;
@@ -46,6 +51,8 @@ pub struct TcpReceiver {
     delack_at: Option<SimTime>,
     ts_recent: SimTime,
     ece: bool,
+    /// RFC 8257 section 3.2: ECE echoes the CE state of each segment (DCTCP, Prague).
+    ce_state_echo: bool,
     last_block: Option<(u64, u64)>,
     /// ns-3: the next in-order segment is ACKed at once (the first after the handshake).
     ack_next_at_once: bool,
@@ -63,6 +70,7 @@ impl TcpReceiver {
     pub fn new(p: TcpParams) -> Self {
         Self {
             ack_next_at_once: p.rules().first_data_acked_at_once && p.handshake,
+            ce_state_echo: p.ecn && matches!(p.cc, CcKind::Dctcp | CcKind::Prague),
             synack_at: None,
             synacks: 0,
             p,
@@ -199,12 +207,21 @@ impl Endpoint for TcpReceiver {
         if len == 0 && !fin {
             return; // the handshake's final ACK
         }
-        // RFC 3168 section 6.1.3.
-        if h.flags & F::CWR != 0 {
-            self.ece = false;
-        }
-        if pkt.ecn == Ecn::Ce {
-            self.ece = true;
+        let ce = pkt.ecn == Ecn::Ce;
+        if self.ce_state_echo {
+            // RFC 8257 section 3.2.
+            if ce != self.ece && self.unacked > 0 {
+                self.send_ack(cx, 0);
+            }
+            self.ece = ce;
+        } else {
+            // RFC 3168 section 6.1.3.
+            if h.flags & F::CWR != 0 {
+                self.ece = false;
+            }
+            if ce {
+                self.ece = true;
+            }
         }
         let s = h.seq;
         let e = s + len + fin as u64;
@@ -248,7 +265,7 @@ impl Endpoint for TcpReceiver {
                 || filled
                 || fin_in
                 || at_once
-                || self.ece
+                || (self.ece && !self.ce_state_echo)
             {
                 self.send_ack(cx, 0);
             } else if self.delack_at.is_none() {

@@ -6,7 +6,9 @@
 //!   restart after idle (section 4.1).
 //! * RFC 6582: NewReno partial ACKs. RFC 6675: SACK-based recovery (with [`super::sack`]).
 //! * RFC 6298: retransmission timer (with [`super::rtt`]); Karn & Partridge 1987.
-//! * RFC 3168 section 6.1: ECN at the sender. RFC 896 / RFC 1122 4.2.3.4: Nagle.
+//! * RFC 3168 section 6.1: ECN at the sender; with a controller that reads the extent of
+//!   marking (RFC 8257 DCTCP, RFC 9331 Prague) every ACK's ECE goes to the controller and ECE
+//!   ACKs grow the window (Linux `tcp_may_raise_cwnd`). RFC 896 / RFC 1122 4.2.3.4: Nagle.
 //! * ns-2.35 `tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-vegas.cc`: the one-way agent it
 //!   mirrors with the `ns2` preset (full-sized packets, `window_`, one timed segment per RTT)
 //!   and, with its flavour's rules (`tcp/flavour/ns2.rs`, `ns2_rules`), the agent's own rules: `slowdown` halves
@@ -17,7 +19,7 @@
 //! number after the last data byte (it rides on the last data segment).
 
 use super::app::{sample_size, sample_think, TcpApp};
-use super::cc::{self, Ack, CongestionControl, Recovery, Window};
+use super::cc::{self, Ack, CongestionControl, EcnFeedback, Recovery, Window};
 use super::config::{CcKind, TcpParams, UNLIMITED};
 use super::flavour::Rules;
 use super::rtt::RttEstimator;
@@ -397,7 +399,9 @@ impl TcpSender {
             size: self.p.header + len as u32,
             payload: len as u32,
             ecn: if self.p.ecn && len > 0 {
-                Ecn::Ect0 // RFC 3168 section 6.1.1: data segments are ECT; SYN and pure ACKs are not
+                // RFC 3168 section 6.1.1: data segments are ECT; SYN and pure ACKs are not.
+                // ECT(0), or ECT(1) for an L4S sender (RFC 9331 section 4.1).
+                self.cc.ect()
             } else {
                 Ecn::NotEct
             },
@@ -683,6 +687,7 @@ impl TcpSender {
             return self.on_ack_ns3(pkt, newly_sacked, cx);
         }
         let ece = self.p.ecn && h.flags & F::ECE != 0;
+        let extent = self.ecn_extent();
         if ack > self.snd_una && ack <= self.snd_max {
             let acked = ack - self.snd_una;
             let flight_before = self.flight();
@@ -704,6 +709,9 @@ impl TcpSender {
                 snd_nxt: self.snd_nxt.max(self.snd_max),
                 rtt: Some(fine_rtt),
             };
+            if extent {
+                self.cc.on_ecn_ack(&self.w, acked, ece, &info);
+            }
             if self.in_recovery {
                 let ns2_exit = !self.p.sack
                     && ((self.ns2_aimd() && self.cc.recovery() == Recovery::Reno)
@@ -777,7 +785,7 @@ impl TcpSender {
                     self.in_recovery = false;
                     self.cc.on_recovery_exit(&mut self.w, now);
                 }
-            } else if !ece {
+            } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
                 self.cc.on_ack(&mut self.w, &info);
             }
             // RFC 6298 sections 5.2 and 5.3.
@@ -846,12 +854,24 @@ impl TcpSender {
         }
     }
 
+    /// The controller reads the extent of marking (DCTCP, Prague): every ACK's ECE goes to it.
+    pub(super) fn ecn_extent(&self) -> bool {
+        self.p.ecn && self.cc.ecn_feedback() == EcnFeedback::Extent
+    }
+
+    /// With `EcnFeedback::Extent`: whether an ACK up to `ack` may grow the window, i.e. it is
+    /// not inside the round trip after an ECN reduction (Linux CWR state), unless the
+    /// controller grows there too (Prague).
+    pub(super) fn may_grow_after_ecn(&self, ack: u64) -> bool {
+        self.cc.grows_during_cwr() || ack >= self.ecn_recover
+    }
+
     /// RFC 3168 section 6.1.2: an ECN echo reduces the window once per window, as a loss
-    /// would, without retransmitting.
+    /// would, without retransmitting (by the controller's ECN rule: RFC 8257 section 3.3).
     fn on_ece(&mut self, pkt: &Packet, now: SimTime) {
         let ece = self.p.ecn && pkt.tcp.flags & F::ECE != 0;
         if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
-            self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, self.flight(), now);
+            self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
             self.w.cwnd = self.w.ssthresh.max(self.w.mss);
             self.ecn_recover = self.snd_max;
             self.cwr_pending = true;

@@ -561,6 +561,69 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     assert_eq!(pipe.snd.stats.fast_retransmits, 0);
 }
 
+// ---- RFC 8257 section 3.2: the DCTCP receiver echoes each segment's CE state ----
+/// ACKs (ack number, ECE) the receiver sends for segments 0..ce.len(), `ce[i]` marking the i-th.
+fn receiver_acks(cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
+    let p = params(|o| {
+        o.cc = Some(cc);
+        o.ecn = Some(true);
+        o.delayed_ack = Some(true);
+        o.delack_count = Some(2);
+    });
+    let mut rcv = TcpReceiver::new(p);
+    let mut stats = FlowStats::default();
+    let mut acks = Vec::new();
+    for (i, &mark) in ce.iter().enumerate() {
+        let mut out = Vec::new();
+        let mut cx = EndpointCtx {
+            now: ms(i as u64),
+            stats: &mut stats,
+            out: &mut out,
+            warmup: SimTime::ZERO,
+            flow: FlowId(0),
+            from: NodeId(0),
+            to: NodeId(1),
+            class: 0,
+            reverse: false,
+        };
+        let pkt = Packet {
+            kind: PacketKind::TcpData,
+            size: 1040,
+            payload: 1000,
+            ecn: if mark { Ecn::Ce } else { Ecn::Ect0 },
+            tcp: TcpHeader {
+                seq: 1 + 1000 * i as u64,
+                ack: 1,
+                flags: tcp_flags::ACK,
+                ..TcpHeader::default()
+            },
+            ..Packet::default()
+        };
+        rcv.on_packet(pkt, &mut cx);
+        acks.extend(
+            out.iter()
+                .map(|a| (a.tcp.ack, a.tcp.flags & tcp_flags::ECE != 0)),
+        );
+    }
+    acks
+}
+
+#[test]
+fn dctcp_receiver_sends_the_held_ack_at_a_ce_change_with_the_old_state() {
+    // Segments 0 1 | 2(CE) | 3 4: every second segment is ACKed, but the change 1 -> 0 at
+    // segment 3 sends the held ACK of segment 2 at once, with ECE; then ECE is off again.
+    let ce = [false, false, true, false, false];
+    assert_eq!(
+        receiver_acks(CcKind::Dctcp, &ce),
+        vec![(2001, false), (3001, true), (5001, false)]
+    );
+    // RFC 3168: an ACK at once for the CE segment, then ECE latched until CWR.
+    assert_eq!(
+        receiver_acks(CcKind::Reno, &ce),
+        vec![(2001, false), (3001, true), (4001, true), (5001, true)]
+    );
+}
+
 // ---- handshake, SYN loss, transfer with FIN ----
 #[test]
 fn handshake_with_lost_syn_then_transfer_completes() {

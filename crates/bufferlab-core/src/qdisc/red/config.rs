@@ -184,6 +184,13 @@ pub struct RedConfig {
     /// instead) and ECN marks only while p <= mark_p. ns2: true; others: false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub use_mark_p: Option<bool>,
+    /// With `ecn`: a forced drop on the average (above max_th, or 2 max_th when gentle) stays a
+    /// drop (true) or marks an ECT packet (false; with min_th = max_th = K, q_weight = 1 and
+    /// gentle = false: DCTCP's step marking at K). ns-3 `UseHardDrop` true; ns2 (forced drops
+    /// are never marks in red.cc), floyd, paper003: true; linux: false (tc-red's `harddrop`
+    /// flag is off unless given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hard_drop: Option<bool>,
     /// ns-2 mark_p_ (default 0.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark_p: Option<f64>,
@@ -271,13 +278,15 @@ impl RedConfig {
             let same_unit_gt = match (a, b) {
                 (Threshold::Packets(x), Threshold::Packets(y))
                 | (Threshold::Bytes(x), Threshold::Bytes(y))
-                | (Threshold::Fraction(x), Threshold::Fraction(y)) => x >= y,
+                | (Threshold::Fraction(x), Threshold::Fraction(y)) => x > y,
                 _ => false,
             };
             if same_unit_gt {
                 return Err((
                     "max_th".into(),
-                    "must be above min_th (Floyd recommends max_th = 3 min_th)".into(),
+                    "must not be below min_th (Floyd recommends max_th = 3 min_th; equal \
+                     thresholds with q_weight = 1 and gentle = false are step marking at K)"
+                        .into(),
                 ));
             }
         }

@@ -24,6 +24,11 @@
 //!   Linux drop when the packet would not fit.
 //! * Drops are reported as `red_early` (probabilistic) or `red_forced` (average above the forced
 //!   threshold, p = 1, or the hard limit).
+//! * `hard_drop` off (ns-3 `UseHardDrop` false, Linux without tc-red's `harddrop`: `red_enqueue`
+//!   RED_HARD_MARK marks ECT packets): with `ecn`, a forced drop on the average marks an ECT
+//!   packet instead. With `min_th = max_th = K`, `q_weight = 1` and `gentle = false` this is the
+//!   step marking at K that DCTCP deployments use (RFC 8257 section 3.1; ns-3's
+//!   `examples/tcp/dctcp-example.cc` configures RED so). The hard limit always drops.
 //! * Adaptive RED (ns-2 `updateMaxP`, Floyd et al. 2001 Fig. 4): every `interval`, if
 //!   `ave < min_th + 0.4 (max_th - min_th)` and `max_p > bottom`: `max_p *= beta`; if
 //!   `ave > max_th - 0.4 (max_th - min_th)` and `max_p < top`: `max_p += min(alpha, max_p / 4)`.
@@ -40,6 +45,7 @@
 //! | w_q | -1 (RTT based) | 0.002 | from burst | 1-exp(-1/C) | 0.002 |
 //! | gentle / wait | yes / yes | yes / yes | no / no | yes / yes | yes / yes |
 //! | use_mark_p | yes (mark_p 0.1) | no | no | no | no |
+//! | hard_drop | yes (forced drops are never marks) | yes (UseHardDrop) | no (tc-red `harddrop` off) | yes | yes |
 //! | idle starts | link idle | queue empty | link idle | link idle | queue empty |
 //!
 //! `kind = "ared"` defaults, whatever the preset, to automatic thresholds, w_q = 1-exp(-1/C),
@@ -135,6 +141,8 @@ pub struct Params {
     /// Packets per second of mean size the link carries (ns-2 `ptc`).
     pub ptc: f64,
     pub reset_count_on_forced: bool,
+    /// Forced drops on the average stay drops even for ECT packets.
+    pub hard_drop: bool,
     pub adaptive: bool,
     pub alpha: f64,
     pub beta: f64,
@@ -246,6 +254,7 @@ impl Params {
             }),
             ptc,
             reset_count_on_forced: !matches!(preset, RedPreset::Ns3 | RedPreset::Paper003),
+            hard_drop: cfg.hard_drop.unwrap_or(!linux),
             adaptive: cfg.adaptive.unwrap_or(ared),
             alpha: cfg.alpha.unwrap_or((max_p / 4.0).min(0.01)),
             beta: cfg.beta.unwrap_or(0.9),
@@ -273,6 +282,10 @@ impl Params {
             "ns2_hard_limit": self.ns2_limit,
             "adaptive": self.adaptive,
         });
+        if self.ecn {
+            // Only with ECN, where it decides something (earlier outputs keep their bytes).
+            v["hard_drop"] = self.hard_drop.into();
+        }
         if self.adaptive {
             let extra = serde_json::json!({
                 "alpha": self.alpha,
@@ -520,6 +533,9 @@ impl QueueDisc for Red {
             let beyond = if p.gentle { 2.0 * p.max_th } else { p.max_th };
             if !p.use_mark_p && self.ave >= beyond {
                 outcome = Outcome::Forced;
+                if !p.hard_drop && p.ecn && cx.mark(&mut pkt) {
+                    outcome = Outcome::Accepted;
+                }
             } else if !self.old {
                 self.count = 1;
                 self.count_bytes = pkt.size as u64;

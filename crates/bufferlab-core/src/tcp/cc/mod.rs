@@ -4,15 +4,18 @@
 //! Windows are in bytes (f64), like ns-2's `cwnd_` in packets scaled by the MSS.
 
 pub mod cubic;
+pub mod dctcp;
 pub mod hystart;
 pub mod linux_reno;
 pub mod newreno;
 pub mod ns3_newreno;
+pub mod prague;
 pub mod reno;
 pub mod tahoe;
 pub mod vegas;
 
 use super::config::{CcKind, TcpParams};
+use crate::packet::Ecn;
 use crate::units::SimTime;
 
 /// How losses signalled by duplicate ACKs are recovered (without SACK).
@@ -24,6 +27,20 @@ pub enum Recovery {
     Reno,
     /// RFC 6582: stay in fast recovery until the whole window is acknowledged.
     NewReno,
+}
+
+/// How a controller reads ECN feedback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EcnFeedback {
+    /// RFC 3168: an ECE is a congestion event like a loss; ACKs carrying ECE do not grow the
+    /// window; the receiver latches ECE until CWR (section 6.1.3).
+    Classic,
+    /// RFC 8257 (DCTCP) and RFC 9331 (L4S): the extent of marking. Every ACK of new data goes
+    /// to `on_ecn_ack` with its ECE flag, ACKs with ECE grow the window as any other (Linux
+    /// `tcp_may_raise_cwnd`) outside the round trip after a reduction unless `grows_during_cwr`,
+    /// the reduction once per window is `ssthresh_on_ecn`, and the
+    /// receiver echoes each segment's CE state (RFC 8257 section 3.2).
+    Extent,
 }
 
 /// The window variables an algorithm changes.
@@ -76,6 +93,28 @@ pub trait CongestionControl {
         w.ssthresh = (flight as f64 / 2.0).max(2.0 * w.mss);
         w.cwnd = w.mss;
     }
+    /// How the controller reads ECN (only asked when the flow has `ecn` on).
+    fn ecn_feedback(&self) -> EcnFeedback {
+        EcnFeedback::Classic
+    }
+    /// The ECT codepoint of data segments: ECT(0) (RFC 3168 section 6.1.1), ECT(1) for an
+    /// L4S sender (RFC 9331 section 4.1).
+    fn ect(&self) -> Ecn {
+        Ecn::Ect0
+    }
+    /// `EcnFeedback::Extent`: new data acknowledged (`acked` bytes), `ece` whether the ACK
+    /// carried ECE. Called before the window grows and before any reduction on this ACK.
+    fn on_ecn_ack(&mut self, _w: &Window, _acked: u64, _ece: bool, _a: &Ack) {}
+    /// `EcnFeedback::Extent`: the window grows during the round trip after an ECN reduction
+    /// (Linux CWR state). DCTCP: no (`tcp_cong_control` only reduces in CWR); Prague: yes
+    /// (its `cong_control` updates cwnd on every ACK).
+    fn grows_during_cwr(&self) -> bool {
+        false
+    }
+    /// The ssthresh after an ECN echo (once per window); by default as after a loss.
+    fn ssthresh_on_ecn(&mut self, w: &Window, flight: u64, now: SimTime) -> f64 {
+        self.ssthresh_on_loss(w, flight, now)
+    }
     /// Algorithm-specific state for the report.
     fn report(&self) -> Option<serde_json::Value> {
         None
@@ -108,6 +147,17 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
         CcKind::Python => {
             unreachable!("Python controllers are built by the scenario builder through Extensions")
         }
+        CcKind::Dctcp => Box::new(dctcp::Dctcp::new(
+            p.dctcp_g,
+            p.dctcp_alpha_init,
+            p.rules().dctcp_loss_uses_alpha,
+            p.rules().linux_reno_keeps_ack_count,
+        )),
+        CcKind::Prague => Box::new(prague::Prague::new(
+            p.dctcp_g,
+            p.dctcp_alpha_init,
+            p.prague_rtt_target,
+        )),
         CcKind::Cubic => Box::new(
             cubic::Cubic::new(p.cubic_c, p.cubic_beta, p.cubic_fast_convergence)
                 .with_rules(p.rules().cubic_as_ns3_tcp_cubic, p.rules().cubic_hystart),

@@ -159,6 +159,9 @@ pub struct Rules {
     /// CUBIC's slow start ends early by HyStart (`cc/hystart.rs`), with this implementation's
     /// thresholds (Linux's or ns-3's). `None`: RFC 5681 slow start until the first loss.
     pub cubic_hystart: Option<HystartVariant>,
+    /// DCTCP answers a loss with its ECN rule, ssthresh = cwnd * (1 - alpha / 2), instead of
+    /// halving (RFC 8257 section 3.3 says a loss is handled as by a conventional TCP).
+    pub dctcp_loss_uses_alpha: bool,
 }
 
 #[cfg(test)]

@@ -72,4 +72,6 @@ pub const RULES: Rules = Rules {
     // ns-2.35 has no CUBIC agent: the ns2 preset runs RFC 9438 with RFC 5681 slow start.
     cubic_as_ns3_tcp_cubic: false,
     cubic_hystart: None,
+    // ns-2.35 has no DCTCP agent: RFC 8257 section 3.3.
+    dctcp_loss_uses_alpha: false,
 };

@@ -57,4 +57,6 @@ pub const RULES: Rules = Rules {
     cubic_as_ns3_tcp_cubic: true,
     // TcpCubic HyStart true, HyStartDetect BOTH (HystartUpdate).
     cubic_hystart: Some(HystartVariant::Ns3),
+    // TcpDctcp::GetSsThresh serves the ECN echo and a loss alike.
+    dctcp_loss_uses_alpha: true,
 };

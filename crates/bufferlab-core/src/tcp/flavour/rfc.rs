@@ -64,4 +64,6 @@ pub const RULES: Rules = Rules {
     // RFC 9438 section 4.10 leaves slow start open; Linux tcp_cubic.c runs HyStart (hystart 1,
     // hystart_detect 3).
     cubic_hystart: Some(HystartVariant::Linux),
+    // RFC 8257 section 3.3; Linux tcp_dctcp.c dctcp_react_to_loss halves cwnd.
+    dctcp_loss_uses_alpha: false,
 };

@@ -89,7 +89,11 @@ impl TcpSender {
             self.sb.clear();
             self.high_rxt = ack;
             let ece = self.p.ecn && h.flags & F::ECE != 0;
-            if !ece {
+            let extent = self.ecn_extent();
+            if extent {
+                self.cc.on_ecn_ack(&self.w, info.acked, ece, &info);
+            }
+            if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
                 self.cc.on_ack(&mut self.w, &info);
             }
             self.check_app_progress(now);

@@ -91,6 +91,11 @@ impl TcpSender {
                 snd_nxt: s.snd_nxt.max(s.snd_max),
                 rtt: Some(now.saturating_sub(h.ts_echo)),
             };
+            if self.ecn_extent() {
+                let ece = h.flags & F::ECE != 0;
+                let a = info(acked, self);
+                self.cc.on_ecn_ack(&self.w, acked, ece, &a);
+            }
             let mut restart_timer = true;
             if self.in_recovery && ack < self.recover {
                 if self.p.prr && self.ack_delivered >= self.mss() {
@@ -130,6 +135,9 @@ impl TcpSender {
                 // ns-3 calls IncreaseWindow in CA_OPEN on every ACK that advances, even with
                 // no whole segment newly delivered: TcpLinuxReno's congestion avoidance then
                 // still applies a full counter (m_cWndCnt >= w) first.
+                if self.ecn_extent() && !self.may_grow_after_ecn(ack) {
+                    open = false; // CWR after an ECN reduction (TcpDctcp, Linux CWR state)
+                }
                 if open && (grow > 0 || self.p.cc == CcKind::LinuxReno) {
                     let a = info(grow, self);
                     self.cc.on_ack(&mut self.w, &a);
