@@ -35,6 +35,8 @@ pub enum CcKind {
     /// `TcpLinuxReno` models it.
     #[serde(rename = "linux_reno")]
     LinuxReno,
+    /// BBR v1 (Cardwell et al. 2016) as ns-3.44's `TcpBbr` (docs/models/bbr.md); paces always.
+    Bbr,
     /// A `bufferlab.CongestionControl` subclass written in Python (`cc_class`), see docs/extending.md.
     Python,
 }
@@ -48,6 +50,7 @@ impl CcKind {
             CcKind::Vegas => "vegas",
             CcKind::Cubic => "cubic",
             CcKind::LinuxReno => "linux_reno",
+            CcKind::Bbr => "bbr",
             CcKind::Python => "python",
         }
     }
@@ -73,7 +76,7 @@ pub struct TcpOptions {
     /// Starting point: `ns2` (default), `ns3` or `linux`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
-    /// Congestion control: tahoe, reno, newreno, vegas, cubic.
+    /// Congestion control: tahoe, reno, newreno, vegas, cubic, linux_reno, bbr.
     #[serde(default, alias = "variant", skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcKind>,
     /// With `cc = "python"`: the class, `module:Class` or `file.py:Class`.
@@ -192,6 +195,18 @@ pub struct TcpOptions {
     /// CUBIC fast convergence (RFC 9438 section 4.7, default on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cubic_fast_convergence: Option<bool>,
+    /// Pace data segments (tcp/pacing.rs): off in every preset (ns-3 `EnablePacing` false;
+    /// Linux paces CUBIC only under the fq qdisc). `cc = "bbr"` paces whatever this says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
+    /// Pacing rate in slow start, % of cwnd per RTT (ns-3 `PacingSsRatio` 200, Linux
+    /// `tcp_pacing_ss_ratio` 200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_ss_ratio: Option<f64>,
+    /// Pacing rate in congestion avoidance, % of cwnd per RTT (ns-3 `PacingCaRatio` 120,
+    /// Linux `tcp_pacing_ca_ratio` 120).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_ca_ratio: Option<f64>,
 }
 
 impl TcpOptions {
@@ -253,6 +268,9 @@ pub struct TcpParams {
     pub cubic_c: f64,
     pub cubic_beta: f64,
     pub cubic_fast_convergence: bool,
+    pub pacing: bool,
+    pub pacing_ss_ratio: f64,
+    pub pacing_ca_ratio: f64,
 }
 
 pub const UNLIMITED: u64 = u64::MAX;
@@ -304,6 +322,9 @@ impl TcpParams {
                 cubic_c: 0.4,
                 cubic_beta: 0.7,
                 cubic_fast_convergence: true,
+                pacing: false, // ns-2.35's agents do not pace
+                pacing_ss_ratio: 200.0,
+                pacing_ca_ratio: 120.0,
             },
             // ns-3.44 TcpSocket / TcpSocketBase attribute defaults.
             Preset::Ns3 => TcpParams {
@@ -352,6 +373,9 @@ impl TcpParams {
                 cubic_c: 0.4,          // TcpCubic C 0.4
                 cubic_beta: 0.7,       // Beta 0.7
                 cubic_fast_convergence: true,
+                pacing: false,          // TcpSocketState EnablePacing false
+                pacing_ss_ratio: 200.0, // TcpSocketState PacingSsRatio 200
+                pacing_ca_ratio: 120.0, // TcpSocketState PacingCaRatio 120
             },
             // Linux 6.x host defaults.
             Preset::Linux => TcpParams {
@@ -397,6 +421,10 @@ impl TcpParams {
                 cubic_c: 0.4,     // RFC 9438 C
                 cubic_beta: 0.7,  // beta 717/1024
                 cubic_fast_convergence: true,
+                // the default qdisc (fq_codel) gives no pacing to CUBIC (tcp_needs_internal_pacing)
+                pacing: false,
+                pacing_ss_ratio: 200.0, // sysctl tcp_pacing_ss_ratio 200
+                pacing_ca_ratio: 120.0, // sysctl tcp_pacing_ca_ratio 120
             },
         }
     }
@@ -470,6 +498,9 @@ impl TcpParams {
         set!(cubic_c);
         set!(cubic_beta);
         set!(cubic_fast_convergence);
+        set!(pacing);
+        set!(pacing_ss_ratio);
+        set!(pacing_ca_ratio);
         if p.rules().full_initial_window_after_syn_loss && o.iw_after_syn_loss.is_none() {
             p.iw_after_syn_loss = p.iw;
         }
@@ -515,7 +546,7 @@ impl TcpParams {
             Flavour::Ns2 => "ns2",
             Flavour::Ns3 => "ns3",
         };
-        serde_json::json!({
+        let mut j = serde_json::json!({
             "preset": self.preset,
             "cc": self.cc,
             "rules": flavour,
@@ -552,7 +583,18 @@ impl TcpParams {
             "vegas": {"alpha": self.vegas_alpha, "beta": self.vegas_beta, "gamma": self.vegas_gamma},
             "cubic": {"c": self.cubic_c, "beta": self.cubic_beta,
                       "fast_convergence": self.cubic_fast_convergence},
-        })
+        });
+        // only where pacing applies, so that the settings of unpaced flows read as before
+        if self.paced() {
+            j["pacing"] = serde_json::json!({"ss_ratio_percent": self.pacing_ss_ratio,
+                                             "ca_ratio_percent": self.pacing_ca_ratio});
+        }
+        j
+    }
+
+    /// Whether the sender paces: `pacing`, or a controller that always does (BBR).
+    pub fn paced(&self) -> bool {
+        self.pacing || self.cc == CcKind::Bbr
     }
 
     pub fn rules(&self) -> &'static Rules {
@@ -611,6 +653,18 @@ impl TcpParams {
                 "cubic_beta",
                 "must be between 0 and 1 (0.7 is RFC 9438's)".into(),
             ));
+        }
+        for (f, v) in [
+            ("pacing_ss_ratio", self.pacing_ss_ratio),
+            ("pacing_ca_ratio", self.pacing_ca_ratio),
+        ] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err((
+                    f,
+                    "must be a positive percentage (ns-3 and Linux: 200 in slow start, 120 after)"
+                        .into(),
+                ));
+            }
         }
         if self.cubic_c.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             return Err(("cubic_c", "must be positive (0.4 is RFC 9438's)".into()));
