@@ -43,13 +43,17 @@ def staggered(toml: str, flows: int, step: float) -> str:
     return head + body
 
 
+PER_FLOW = False  # --per-flow: each flow's goodput as a column too
+
+
 def flow_measures(flows: list[dict]) -> dict:
     """The per-flow sums both simulators report the same way (their `tcp` counters, goodput)."""
     t = [f["tcp"] for f in flows]
     gp = [f["goodput_bps"] for f in flows]
+    per = {f"flow{i}_mbps": g / 1e6 for i, g in enumerate(gp)} if PER_FLOW else {}
     return dict(timeouts=sum(x["timeouts"] for x in t),
                 fast_retransmits=sum(x["fast_retransmits"] for x in t),
-                goodput_mbps=sum(gp) / 1e6, jain=jain(gp))
+                goodput_mbps=sum(gp) / 1e6, jain=jain(gp), **per)
 
 
 def measures_bufferlab(runner: Path, toml: Path) -> dict:
@@ -74,7 +78,10 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=8, help="number of offsets (default 8)")
     ap.add_argument("--step", type=float, default=0.001, help="offset unit in seconds (s = j*step)")
     ap.add_argument("--runner", default=str(ROOT / "target" / "release" / "examples" / "run"))
+    ap.add_argument("--per-flow", action="store_true", help="each flow's goodput as a column")
     a = ap.parse_args()
+    global PER_FLOW
+    PER_FLOW = a.per_flow
     case = next((c for c in cases() if c["id"] == a.case), None)
     if case is None or not case.get("ns3") or "preset = \"ns3\"" not in case["toml"]:
         print(f"case: {a.case!r} is not a bench case paired with ns-3's TCP", file=sys.stderr)

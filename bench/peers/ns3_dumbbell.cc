@@ -134,6 +134,10 @@ struct TcpCounters
     double cwndSegSec = 0;       // time integral of cwnd, in segments
     double cwndLastT = 0;
     double cwndNow = 0;
+    double paceBitSec = 0;       // time integral of the pacing rate (bit/s x s)
+    double paceLastT = 0;
+    double paceNow = 0;
+    double paceMax = 0;
 };
 
 std::vector<TcpCounters> g_tcp;
@@ -192,6 +196,20 @@ OnCwnd(uint32_t i, uint32_t, uint32_t now)
     c.cwndNow = double(now) / g_segSize;
 }
 
+void
+OnPacingRate(uint32_t i, DataRate, DataRate now)
+{
+    TcpCounters& c = g_tcp[i];
+    double t = Simulator::Now().GetSeconds();
+    c.paceBitSec += c.paceNow * (t - c.paceLastT);
+    c.paceLastT = t;
+    c.paceNow = double(now.GetBitRate());
+    if (c.paceNow > c.paceMax)
+    {
+        c.paceMax = c.paceNow;
+    }
+}
+
 // The BulkSend socket exists once its application has started.
 void
 HookTcp(uint32_t i, Ptr<BulkSendApplication> app)
@@ -201,6 +219,7 @@ HookTcp(uint32_t i, Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&OnPacingRate, i));
 }
 
 } // namespace
@@ -239,6 +258,8 @@ main(int argc, char* argv[])
     bool tcpStats = false;
     std::string pcap;
     uint32_t seed = 1;
+    std::string tcpTypes; // per-flow types, comma-separated; empty: every flow is `tcp`
+    bool pacing = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
@@ -273,6 +294,12 @@ main(int argc, char* argv[])
     cmd.AddValue("pcap", "pcap file prefix: every sender's access device and the bottleneck (L side)",
                  pcap);
     cmd.AddValue("seed", "RNG run number", seed);
+    cmd.AddValue("tcpTypes",
+                 "per-flow ns3::Tcp* types, comma-separated (flow i takes entry i, the last one "
+                 "repeats; empty: every flow uses --tcp)",
+                 tcpTypes);
+    cmd.AddValue("pacing", "TcpSocketState::EnablePacing (TcpBbr paces whatever this says)",
+                 pacing);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);
@@ -289,6 +316,19 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(rcvBuf));
     Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(pacing));
+    std::vector<std::string> types;
+    {
+        std::stringstream ss(tcpTypes);
+        std::string t;
+        while (std::getline(ss, t, ','))
+        {
+            if (!t.empty())
+            {
+                types.push_back(t);
+            }
+        }
+    }
 
     uint32_t n = nTcp + nUdp;
     g_tcp.assign(nTcp, TcpCounters{});
@@ -411,6 +451,14 @@ main(int argc, char* argv[])
         ApplicationContainer ca;
         if (isTcp)
         {
+            if (!types.empty())
+            {
+                // the sender node's TCP creates its sockets with this flow's type
+                std::string t = types[std::min<size_t>(i, types.size() - 1)];
+                senders.Get(i)->GetObject<TcpL4Protocol>()->SetAttribute(
+                    "SocketType",
+                    TypeIdValue(TypeId::LookupByName("ns3::" + t)));
+            }
             BulkSendHelper bulk(factory, InetSocketAddress(rcvAddr[i], port));
             bulk.SetAttribute("SendSize", UintegerValue(segSize));
             bulk.SetAttribute("MaxBytes", UintegerValue(0));
@@ -522,7 +570,14 @@ main(int argc, char* argv[])
               << ",\"retransmitted_segments\":" << c.retransmits
               << ",\"timeouts\":" << c.timeouts << ",\"loss_entries\":" << c.lossEntries
               << ",\"fast_retransmits\":" << c.recoveries
-              << ",\"cwnd_mean_segments\":" << c.cwndSegSec / active << "}";
+              << ",\"cwnd_mean_segments\":" << c.cwndSegSec / active;
+            if (c.paceMax > 0)
+            {
+                c.paceBitSec += c.paceNow * (simTime - c.paceLastT);
+                o << ",\"pacing_rate_mean_bps\":" << c.paceBitSec / active
+                  << ",\"pacing_rate_last_bps\":" << c.paceNow;
+            }
+            o << "}";
         }
         o << "}";
     }

@@ -20,6 +20,12 @@
 //!   delivered are marked app-limited (ns-3 `CalculateAppLimited`, Linux
 //!   `tcp_rate_check_app_limited`).
 //!
+//! * ns-3 (`Rules::rate_sample_persists`, `TcpRateLinux`): the sample under construction is
+//!   kept across ACKs (`m_rateSample`): a segment updates it only if its `delivered` is above
+//!   the kept `prior_delivered`; an interval below the minimum RTT clears `prior_time` and
+//!   keeps the last rate; the rate is replaced only by a sample that is not app-limited or
+//!   beats the last recorded delivered/interval (`m_rateDelivered`, `m_rateInterval`).
+//!
 //! One record per sent segment, kept in sequence order until the cumulative ACK passes it;
 //! the ring only grows while the flight grows (no allocation in the steady state).
 
@@ -77,11 +83,26 @@ pub struct RateEstimator {
     ack_elapsed: SimTime,
     sample_app_limited: bool,
     acked_sacked: u64,
+    /// Send time and end of the segment that gave the sample (Linux's choice of the newest).
+    prior_sent: (SimTime, u64),
+    /// ns-3's rules (`Rules::rate_sample_persists`) and their state.
+    ns3: bool,
+    last_rate: f64,
+    rate_delivered: u64,
+    rate_interval: SimTime,
 }
 
 impl RateEstimator {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// ns-3's `TcpRateLinux` (see the module comment).
+    pub fn ns3() -> Self {
+        Self {
+            ns3: true,
+            ..Self::default()
+        }
     }
 
     /// Section 3.2: a data segment [seq, end) leaves at `now`; `idle` when nothing was in flight.
@@ -129,7 +150,15 @@ impl RateEstimator {
         self.delivered += len;
         self.delivered_time = now;
         self.acked_sacked += len;
-        if !self.have_prior || r.delivered > self.prior_delivered {
+        // ns-3: a larger `delivered` at send time; Linux (`tcp_skb_sent_after`): sent later
+        // (ties by sequence)
+        let newer = if self.ns3 {
+            self.prior_delivered == 0 || r.delivered > self.prior_delivered
+        } else {
+            !self.have_prior || (r.sent_time, r.end) > self.prior_sent
+        };
+        if newer {
+            self.prior_sent = (r.sent_time, r.end);
             self.have_prior = true;
             self.prior_delivered = r.delivered;
             self.prior_time = r.delivered_time;
@@ -186,6 +215,9 @@ impl RateEstimator {
             is_app_limited: self.sample_app_limited,
             ..RateSample::default()
         };
+        if self.ns3 {
+            return self.sample_ns3(rs, min_rtt);
+        }
         if std::mem::take(&mut self.have_prior) {
             let interval = self.send_elapsed.max(self.ack_elapsed);
             let delivered = self.delivered - self.prior_delivered;
@@ -194,6 +226,31 @@ impl RateEstimator {
                 rs.delivered = Some(delivered);
                 rs.delivery_rate = delivered as f64 / interval.as_secs_f64();
             }
+        }
+        rs
+    }
+
+    /// ns-3 `TcpRateLinux::GenerateSample`.
+    fn sample_ns3(&mut self, mut rs: RateSample, min_rtt: SimTime) -> RateSample {
+        rs.delivery_rate = self.last_rate;
+        if !self.have_prior {
+            return rs; // m_priorTime zero: m_delivered -1, the last rate kept
+        }
+        let interval = self.send_elapsed.max(self.ack_elapsed);
+        let delivered = self.delivered - self.prior_delivered;
+        rs.delivered = Some(delivered);
+        if interval < min_rtt || interval == SimTime::ZERO {
+            self.have_prior = false; // m_priorTime = 0
+            return rs;
+        }
+        rs.interval = interval;
+        let beats = delivered as f64 * self.rate_interval.as_secs_f64()
+            >= self.rate_delivered as f64 * interval.as_secs_f64();
+        if !rs.is_app_limited || beats {
+            self.rate_delivered = delivered;
+            self.rate_interval = interval;
+            self.last_rate = delivered as f64 / interval.as_secs_f64();
+            rs.delivery_rate = self.last_rate;
         }
         rs
     }
@@ -260,6 +317,41 @@ mod tests {
         let rs = r.sample(2000, 0, ms(1));
         assert_eq!(rs.acked_sacked, 2000, "only segments 0 and 3 are new");
         assert_eq!(r.delivered, 4000);
+    }
+
+    // ---- ns-3: an ACK of segments sent at an older `delivered` reuses the last interval ----
+    #[test]
+    fn ns3_sample_persists_across_acks() {
+        // four segments leave between two deliveries (same `delivered`); the ACKs cover two each
+        let run = |mut r: RateEstimator| {
+            r.on_send(ms(0), 0, 1000, true);
+            r.on_cum_ack(ms(100), 1000);
+            r.sample(1000, 0, ms(1));
+            for k in 1..5u64 {
+                r.on_send(ms(100 + k), k * 1000, (k + 1) * 1000, false);
+            }
+            r.on_cum_ack(ms(200), 3000);
+            let a = r.sample(4000, 0, ms(1));
+            r.on_cum_ack(ms(202), 5000);
+            let b = r.sample(2000, 0, ms(1));
+            (a, b)
+        };
+        let (a, b) = run(RateEstimator::new());
+        let (na, nb) = run(RateEstimator::ns3());
+        assert_eq!(a.delivered, na.delivered);
+        // Linux: the second ACK's newest segment (sent at 104 ms, first_sent 0): 104 ms
+        assert_eq!(b.delivered, Some(4000));
+        assert_eq!(b.interval, ms(104));
+        // ns-3: segments 3 and 4 were sent at the same `delivered` as segment 1, which gave the
+        // first ACK's sample: the kept state gives its 101 ms for 4000 bytes
+        assert_eq!(nb.delivered, Some(4000));
+        assert_eq!(nb.interval, ms(101));
+        assert!(
+            nb.delivery_rate > b.delivery_rate,
+            "{} vs {}",
+            nb.delivery_rate,
+            b.delivery_rate
+        );
     }
 
     // ---- section 3.5: app-limited marks samples until the mark is delivered ----

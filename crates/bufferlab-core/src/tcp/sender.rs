@@ -199,7 +199,13 @@ impl TcpSender {
             pacer: p
                 .paced()
                 .then(|| Pacer::new(p.pacing_ss_ratio, p.pacing_ca_ratio)),
-            rate: owns_window.then(RateEstimator::new),
+            rate: owns_window.then(|| {
+                if p.rules().rate_sample_persists {
+                    RateEstimator::ns3()
+                } else {
+                    RateEstimator::new()
+                }
+            }),
             owns_window,
             ack_ctx: None,
             rules: p.rules(),
