@@ -56,9 +56,10 @@ def flow_measures(flows: list[dict]) -> dict:
                 goodput_mbps=sum(gp) / 1e6, jain=jain(gp), **per)
 
 
-def measures_bufferlab(runner: Path, toml: Path) -> dict:
-    r = json.loads(subprocess.run([str(runner), str(toml)], capture_output=True, text=True,
-                                  check=True).stdout)
+def measures_bufferlab(runner: Path, toml: Path, seed: int | None = None) -> dict:
+    extra = [f"seed={seed}"] if seed is not None else []
+    r = json.loads(subprocess.run([str(runner), str(toml), *extra], capture_output=True,
+                                  text=True, check=True).stdout)
     q = next(q for q in r["queues"] if q["link"] == "bottleneck")
     return dict(drops=q["drops"], queue_bytes=q["avg_bytes"], **flow_measures(r["flows"]))
 
@@ -79,6 +80,9 @@ def main() -> int:
     ap.add_argument("--step", type=float, default=0.001, help="offset unit in seconds (s = j*step)")
     ap.add_argument("--runner", default=str(ROOT / "target" / "release" / "examples" / "run"))
     ap.add_argument("--per-flow", action="store_true", help="each flow's goodput as a column")
+    ap.add_argument("--vary-seed", action="store_true",
+                    help="member j also uses seed j in both simulators (random draws of the "
+                    "models, e.g. BBR's first PROBE_BW phase)")
     a = ap.parse_args()
     global PER_FLOW
     PER_FLOW = a.per_flow
@@ -92,8 +96,10 @@ def main() -> int:
     for j in range(1, a.k + 1):
         s = j * a.step
         tmp.write_text(staggered(case["toml"], flows, s))
-        out["bufferlab"].append(measures_bufferlab(Path(a.runner), tmp))
-        out["ns-3"].append(measures_ns3([*case["ns3"], f"--stagger={s}"]))
+        seed = j if a.vary_seed else None
+        out["bufferlab"].append(measures_bufferlab(Path(a.runner), tmp, seed))
+        out["ns-3"].append(measures_ns3([*case["ns3"], f"--stagger={s}",
+                                         *([f"--seed={j}"] if seed is not None else [])]))
         print(f"s = {s:g} s: bufferlab drops {out['bufferlab'][-1]['drops']}, "
               f"ns-3 {out['ns-3'][-1]['drops']}", file=sys.stderr)
     keys = list(out["bufferlab"][0])
