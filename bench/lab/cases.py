@@ -394,6 +394,38 @@ def cases() -> list[dict]:
                 "(TcpLinuxReno), so compare speed per packet-hop rather than results",
             )
         )
+
+    # (g) BBR v1 against ns-3's TcpBbr (docs/models/bbr.md): 1, 2 and 5 flows over a
+    # 10 Mbps / 20 ms bottleneck (base RTT 44 ms, BDP 55 kB = 37 packets of 1500 B), a
+    # 100-packet DropTail queue disc (about 2.7 BDP) above ns-3's 1-packet device queue, 30 s.
+    # Send and receive buffers of 1 MB on both sides, so that neither caps BBR's 2-BDP window
+    # (ns-3's default 128 KiB would in startup). ns-2 has no BBR.
+    for n in (1, 2, 5):
+        cs.append(
+            dict(
+                id=f"g_bbr_{n}",
+                group="g",
+                title=f"BBR v1: {n} flow(s), 10 Mbps / 20 ms, DropTail 100 p, 30 s",
+                reps=3,
+                toml=toml_dumbbell(
+                    f"bench-g-bbr-{n}",
+                    f"BBR v1 ({n} flows, ns-3 TCP defaults), 10 Mbps / 20 ms, 100 p + device 1",
+                    n, 30, ("100Mbps", "1ms", '{ kind = "droptail", limit = "100p" }'),
+                    ("10Mbps", "20ms", '{ kind = "droptail", limit = "100p" }'),
+                    '{ preset = "ns3", cc = "bbr", mss = 1448, send_buffer = "1000000B", '
+                    'recv_buffer = "1000000B" }',
+                    overhead=NS3_FRAMING, device_queue=NS3_DEVICE_QUEUE),
+                ns2=None,
+                ns2_skip="ns-2.35 has no BBR",
+                ns3=[f"--nTcp={n}", "--accessRate=100Mbps", "--accessDelay=1ms",
+                     "--bnRate=10Mbps", "--bnDelay=20ms", "--segSize=1448", "--simTime=30",
+                     "--qlimit=100p", "--tcp=TcpBbr", "--qdisc=DropTail", "--sndBuf=1000000",
+                     "--rcvBuf=1000000", "--flowmon=0"],
+                model_note="bufferlab ns3 preset with cc = bbr (= ns-3 TcpBbr, paced); "
+                "ensembles over start offsets: python3 bench/ns3_ensemble.py g_bbr_N --k 6 "
+                "--step 0.05 --per-flow",
+            )
+        )
     return cs
 
 

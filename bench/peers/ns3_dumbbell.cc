@@ -156,6 +156,10 @@ struct TcpCounters
     double cwndSegSec = 0;       // time integral of cwnd, in segments
     double cwndLastT = 0;
     double cwndNow = 0;
+    double paceBitSec = 0;       // time integral of the pacing rate (bit/s x s)
+    double paceLastT = 0;
+    double paceNow = 0;
+    double paceMax = 0;
 };
 
 std::vector<TcpCounters> g_tcp;
@@ -230,6 +234,20 @@ TraceState(uint32_t i, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongSt
             << TcpSocketState::TcpCongStateName[now] << "\n";
 }
 
+void
+OnPacingRate(uint32_t i, DataRate, DataRate now)
+{
+    TcpCounters& c = g_tcp[i];
+    double t = Simulator::Now().GetSeconds();
+    c.paceBitSec += c.paceNow * (t - c.paceLastT);
+    c.paceLastT = t;
+    c.paceNow = double(now.GetBitRate());
+    if (c.paceNow > c.paceMax)
+    {
+        c.paceMax = c.paceNow;
+    }
+}
+
 // The BulkSend socket exists once its application has started.
 void
 HookTcp(uint32_t i, bool counters, Ptr<BulkSendApplication> app)
@@ -251,6 +269,7 @@ HookTcp(uint32_t i, bool counters, Ptr<BulkSendApplication> app)
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, i));
     s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnRto, i));
     s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, i));
+    s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&OnPacingRate, i));
 }
 
 } // namespace
@@ -296,6 +315,8 @@ main(int argc, char* argv[])
     bool redEcn = false;
     bool hardDrop = true;
     bool gentle = true;
+    std::string tcpTypes; // per-flow types, comma-separated; empty: every flow is `tcp`
+    bool pacing = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
@@ -342,6 +363,12 @@ main(int argc, char* argv[])
     cmd.AddValue("redEcn", "RED UseEcn: mark ECT packets instead of early drops", redEcn);
     cmd.AddValue("hardDrop", "RED UseHardDrop: forced drops stay drops (false: mark ECT)", hardDrop);
     cmd.AddValue("gentle", "RED Gentle", gentle);
+    cmd.AddValue("tcpTypes",
+                 "per-flow ns3::Tcp* types, comma-separated (flow i takes entry i, the last one "
+                 "repeats; empty: every flow uses --tcp)",
+                 tcpTypes);
+    cmd.AddValue("pacing", "TcpSocketState::EnablePacing (TcpBbr paces whatever this says)",
+                 pacing);
     cmd.Parse(argc, argv);
 
     RngSeedManager::SetSeed(1);
@@ -371,6 +398,20 @@ main(int argc, char* argv[])
         {
             std::fprintf(stderr, "trace: cannot write %s\n", trace.c_str());
             return 2;
+        }
+    }
+
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(pacing));
+    std::vector<std::string> types;
+    {
+        std::stringstream ss(tcpTypes);
+        std::string t;
+        while (std::getline(ss, t, ','))
+        {
+            if (!t.empty())
+            {
+                types.push_back(t);
+            }
         }
     }
 
@@ -512,6 +553,14 @@ main(int argc, char* argv[])
         ApplicationContainer ca;
         if (isTcp)
         {
+            if (!types.empty())
+            {
+                // the sender node's TCP creates its sockets with this flow's type
+                std::string t = types[std::min<size_t>(i, types.size() - 1)];
+                senders.Get(i)->GetObject<TcpL4Protocol>()->SetAttribute(
+                    "SocketType",
+                    TypeIdValue(TypeId::LookupByName("ns3::" + t)));
+            }
             BulkSendHelper bulk(factory, InetSocketAddress(rcvAddr[i], port));
             bulk.SetAttribute("SendSize", UintegerValue(segSize));
             bulk.SetAttribute("MaxBytes", UintegerValue(0));
@@ -623,7 +672,14 @@ main(int argc, char* argv[])
               << ",\"retransmitted_segments\":" << c.retransmits
               << ",\"timeouts\":" << c.timeouts << ",\"loss_entries\":" << c.lossEntries
               << ",\"fast_retransmits\":" << c.recoveries
-              << ",\"cwnd_mean_segments\":" << c.cwndSegSec / active << "}";
+              << ",\"cwnd_mean_segments\":" << c.cwndSegSec / active;
+            if (c.paceMax > 0)
+            {
+                c.paceBitSec += c.paceNow * (simTime - c.paceLastT);
+                o << ",\"pacing_rate_mean_bps\":" << c.paceBitSec / active
+                  << ",\"pacing_rate_last_bps\":" << c.paceNow;
+            }
+            o << "}";
         }
         o << "}";
     }

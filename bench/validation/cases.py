@@ -46,19 +46,24 @@ def staggered(toml: str, flows: int, step: float) -> str:
     return head + body
 
 
+PER_FLOW = False  # --per-flow: each flow's goodput as a column too
+
+
 def flow_measures(flows: list[dict]) -> dict:
     """The per-flow sums both simulators report the same way (their `tcp` counters, goodput)."""
     t = [f["tcp"] for f in flows]
     gp = [f["goodput_bps"] for f in flows]
+    per = {f"flow{i}_mbps": g / 1e6 for i, g in enumerate(gp)} if PER_FLOW else {}
     return dict(timeouts=sum(x["timeouts"] for x in t),
                 fast_retransmits=sum(x["fast_retransmits"] for x in t),
                 retransmits=sum(x["retransmitted_segments"] for x in t),
-                goodput_mbps=sum(gp) / 1e6, jain=jain(gp))
+                goodput_mbps=sum(gp) / 1e6, jain=jain(gp), **per)
 
 
-def measures_bufferlab(runner: Path, toml: Path) -> dict:
-    r = json.loads(subprocess.run([str(runner), str(toml)], capture_output=True, text=True,
-                                  check=True).stdout)
+def measures_bufferlab(runner: Path, toml: Path, seed: int | None = None) -> dict:
+    extra = [f"seed={seed}"] if seed is not None else []
+    r = json.loads(subprocess.run([str(runner), str(toml), *extra], capture_output=True,
+                                  text=True, check=True).stdout)
     q = next(q for q in r["queues"] if q["link"] == "bottleneck")
     return dict(drops=q["drops"], marks=q["marks"], queue_bytes=q["avg_bytes"],
                 **flow_measures(r["flows"]))
@@ -81,7 +86,13 @@ def main() -> int:
     ap.add_argument("--k", type=int, default=8, help="number of offsets (default 8)")
     ap.add_argument("--step", type=float, default=0.001, help="offset unit in seconds (s = j*step)")
     ap.add_argument("--runner", default=str(ROOT / "target" / "release" / "examples" / "run"))
+    ap.add_argument("--per-flow", action="store_true", help="each flow's goodput as a column")
+    ap.add_argument("--vary-seed", action="store_true",
+                    help="member j also uses seed j in both simulators (random draws of the "
+                    "models, e.g. BBR's first PROBE_BW phase)")
     a = ap.parse_args()
+    global PER_FLOW
+    PER_FLOW = a.per_flow
     case = next((c for c in cases() if c["id"] == a.case), None)
     if case is None or not case.get("ns3") or "preset = \"ns3\"" not in case["toml"]:
         print(f"case: {a.case!r} is not a bench case paired with ns-3's TCP", file=sys.stderr)
@@ -92,8 +103,10 @@ def main() -> int:
     for j in range(1, a.k + 1):
         s = j * a.step
         tmp.write_text(staggered(case["toml"], flows, s))
-        out["bufferlab"].append(measures_bufferlab(Path(a.runner), tmp))
-        out["ns-3"].append(measures_ns3([*case["ns3"], f"--stagger={s}"]))
+        seed = j if a.vary_seed else None
+        out["bufferlab"].append(measures_bufferlab(Path(a.runner), tmp, seed))
+        out["ns-3"].append(measures_ns3([*case["ns3"], f"--stagger={s}",
+                                         *([f"--seed={j}"] if seed is not None else [])]))
         print(f"s = {s:g} s: bufferlab drops {out['bufferlab'][-1]['drops']}, "
               f"ns-3 {out['ns-3'][-1]['drops']}", file=sys.stderr)
     keys = [k for k in out["bufferlab"][0] if k in out["ns-3"][0]]

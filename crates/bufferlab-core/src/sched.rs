@@ -106,6 +106,17 @@ impl<E> Default for Scheduler<E> {
 }
 
 impl<E: Packed32> Scheduler<E> {
+    /// Room for `per_bucket` events in every calendar bucket and `far` events beyond the
+    /// calendar, so that a run whose event load is known does not grow them while it runs
+    /// (tests/no_allocation.rs; paced senders keep many more timer events queued).
+    pub fn reserve(&mut self, per_bucket: usize, far: usize) {
+        self.now.reserve(per_bucket);
+        for b in &mut self.ring {
+            b.reserve(per_bucket.saturating_sub(b.len()));
+        }
+        self.far.reserve(far.saturating_sub(self.far.len()));
+    }
+
     /// Schedules `event` at `time`.
     #[inline]
     pub fn schedule(&mut self, time: SimTime, event: E) {

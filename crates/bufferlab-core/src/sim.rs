@@ -512,6 +512,11 @@ impl Simulation {
         }
     }
 
+    /// Sizes the event calendar up front (`Scheduler::reserve`): results do not change.
+    pub fn reserve_events(&mut self, per_bucket: usize, far: usize) {
+        self.sched.reserve(per_bucket, far);
+    }
+
     /// Packets inside the network right now: queued, being serialised or propagating.
     pub fn packets_in_network(&self) -> u64 {
         self.ports

@@ -91,3 +91,23 @@ tcp = { mss = "2000B" }"#,
         "the segment on the wire must fit: {m}"
     );
 }
+
+// ---- pacing ratios (tcp/pacing.rs) ----
+#[test]
+fn bad_pacing_ratio_names_its_field() {
+    let m = err(
+        r#"app = { kind = "bulk" }
+tcp = { preset = "linux", pacing = true, pacing_ca_ratio = 0 }"#,
+        "",
+    );
+    assert!(
+        m.contains("flows[0].tcp.pacing_ca_ratio") && m.contains("positive percentage"),
+        "{m}"
+    );
+    let m = err(
+        r#"app = { kind = "bulk" }
+tcp = { cc = "bbrr" }"#,
+        "",
+    );
+    assert!(m.contains("bbr"), "the known controllers are listed: {m}");
+}

@@ -552,6 +552,11 @@ pub fn build_with(
                     .congestion_control(&class, &params)
                     .map_err(|e| ScenarioError::field(&field, e))?;
                 TcpSender::with_cc(p.clone(), app, f.start, stop, cc)
+            } else if p.cc == CcKind::Bbr {
+                // BBR draws its first PROBE_BW phase from the flow's own stream
+                let rng = rng::stream(seed, &format!("flow/{}/cc", f.name));
+                let cc = Box::new(crate::tcp::cc::bbr::Bbr::new(&p, rng));
+                TcpSender::with_cc(p.clone(), app, f.start, stop, cc)
             } else {
                 TcpSender::new(p.clone(), app, f.start, stop)
             };

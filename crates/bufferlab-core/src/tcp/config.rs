@@ -39,6 +39,8 @@ pub enum CcKind {
     Dctcp,
     /// TCP Prague, the L4S sender (RFC 9331 section 4, Linux `tcp_prague.c`): needs `ecn = true`.
     Prague,
+    /// BBR v1 (Cardwell et al. 2016) as ns-3.44's `TcpBbr` (docs/models/bbr.md); paces always.
+    Bbr,
     /// A `bufferlab.CongestionControl` subclass written in Python (`cc_class`), see docs/extending.md.
     Python,
 }
@@ -54,6 +56,7 @@ impl CcKind {
             CcKind::LinuxReno => "linux_reno",
             CcKind::Dctcp => "dctcp",
             CcKind::Prague => "prague",
+            CcKind::Bbr => "bbr",
             CcKind::Python => "python",
         }
     }
@@ -79,7 +82,7 @@ pub struct TcpOptions {
     /// Starting point: `ns2` (default), `ns3` or `linux`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
-    /// Congestion control: tahoe, reno, newreno, vegas, cubic, linux_reno, dctcp, prague.
+    /// Congestion control: tahoe, reno, newreno, vegas, cubic, linux_reno, dctcp, prague, bbr.
     #[serde(default, alias = "variant", skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcKind>,
     /// With `cc = "python"`: the class, `module:Class` or `file.py:Class`.
@@ -209,6 +212,18 @@ pub struct TcpOptions {
     /// Prague's RTT-independence target (Linux `tcp_prague.c` `prague_rtt_target` 25 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prague_rtt_target: Option<SimTime>,
+    /// Pace data segments (tcp/pacing.rs): off in every preset (ns-3 `EnablePacing` false;
+    /// Linux paces CUBIC only under the fq qdisc). `cc = "bbr"` paces whatever this says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
+    /// Pacing rate in slow start, % of cwnd per RTT (ns-3 `PacingSsRatio` 200, Linux
+    /// `tcp_pacing_ss_ratio` 200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_ss_ratio: Option<f64>,
+    /// Pacing rate in congestion avoidance, % of cwnd per RTT (ns-3 `PacingCaRatio` 120,
+    /// Linux `tcp_pacing_ca_ratio` 120).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_ca_ratio: Option<f64>,
 }
 
 impl TcpOptions {
@@ -273,6 +288,9 @@ pub struct TcpParams {
     pub dctcp_g: f64,
     pub dctcp_alpha_init: f64,
     pub prague_rtt_target: SimTime,
+    pub pacing: bool,
+    pub pacing_ss_ratio: f64,
+    pub pacing_ca_ratio: f64,
 }
 
 pub const UNLIMITED: u64 = u64::MAX;
@@ -327,6 +345,9 @@ impl TcpParams {
                 dctcp_g: 0.0625,       // RFC 8257 section 4.2 (ns-2.35 has no DCTCP)
                 dctcp_alpha_init: 1.0, // Linux dctcp_alpha_on_init
                 prague_rtt_target: SimTime::from_millis(25), // tcp_prague.c prague_rtt_target
+                pacing: false,         // ns-2.35's agents do not pace
+                pacing_ss_ratio: 200.0,
+                pacing_ca_ratio: 120.0,
             },
             // ns-3.44 TcpSocket / TcpSocketBase attribute defaults.
             Preset::Ns3 => TcpParams {
@@ -378,6 +399,9 @@ impl TcpParams {
                 dctcp_g: 0.0625,       // TcpDctcp DctcpShiftG 0.0625
                 dctcp_alpha_init: 1.0, // TcpDctcp DctcpAlphaOnInit 1.0
                 prague_rtt_target: SimTime::from_millis(25), // no Prague in ns-3.44: Linux's
+                pacing: false,         // TcpSocketState EnablePacing false
+                pacing_ss_ratio: 200.0, // TcpSocketState PacingSsRatio 200
+                pacing_ca_ratio: 120.0, // TcpSocketState PacingCaRatio 120
             },
             // Linux 6.x host defaults.
             Preset::Linux => TcpParams {
@@ -426,6 +450,10 @@ impl TcpParams {
                 dctcp_g: 0.0625,       // tcp_dctcp.c dctcp_shift_g 4
                 dctcp_alpha_init: 1.0, // tcp_dctcp.c dctcp_alpha_on_init DCTCP_MAX_ALPHA
                 prague_rtt_target: SimTime::from_millis(25), // tcp_prague.c prague_rtt_target
+                // the default qdisc (fq_codel) gives no pacing to CUBIC (tcp_needs_internal_pacing)
+                pacing: false,
+                pacing_ss_ratio: 200.0, // sysctl tcp_pacing_ss_ratio 200
+                pacing_ca_ratio: 120.0, // sysctl tcp_pacing_ca_ratio 120
             },
         }
     }
@@ -502,6 +530,9 @@ impl TcpParams {
         set!(dctcp_g);
         set!(dctcp_alpha_init);
         set!(prague_rtt_target);
+        set!(pacing);
+        set!(pacing_ss_ratio);
+        set!(pacing_ca_ratio);
         if p.rules().full_initial_window_after_syn_loss && o.iw_after_syn_loss.is_none() {
             p.iw_after_syn_loss = p.iw;
         }
@@ -593,7 +624,17 @@ impl TcpParams {
         if self.cc == CcKind::Prague {
             j["prague_rtt_target_s"] = self.prague_rtt_target.as_secs_f64().into();
         }
+        // only where pacing applies, so that the settings of unpaced flows read as before
+        if self.paced() {
+            j["pacing"] = serde_json::json!({"ss_ratio_percent": self.pacing_ss_ratio,
+                                             "ca_ratio_percent": self.pacing_ca_ratio});
+        }
         j
+    }
+
+    /// Whether the sender paces: `pacing`, or a controller that always does (BBR).
+    pub fn paced(&self) -> bool {
+        self.pacing || self.cc == CcKind::Bbr
     }
 
     pub fn rules(&self) -> &'static Rules {
@@ -676,6 +717,18 @@ impl TcpParams {
                 "prague_rtt_target",
                 "must be positive (25 ms is Linux's)".into(),
             ));
+        }
+        for (f, v) in [
+            ("pacing_ss_ratio", self.pacing_ss_ratio),
+            ("pacing_ca_ratio", self.pacing_ca_ratio),
+        ] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err((
+                    f,
+                    "must be a positive percentage (ns-3 and Linux: 200 in slow start, 120 after)"
+                        .into(),
+                ));
+            }
         }
         if self.cubic_c.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             return Err(("cubic_c", "must be positive (0.4 is RFC 9438's)".into()));

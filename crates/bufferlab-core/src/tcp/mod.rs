@@ -3,7 +3,8 @@
 //!
 //! * [`config`]: the per-flow `tcp = { ... }` table, presets `ns2` / `ns3` / `linux`.
 //! * [`rtt`]: RFC 6298 retransmission timer. [`sack`]: RFC 6675 scoreboard.
-//! * [`cc`]: congestion control, one file per algorithm (Tahoe, Reno, NewReno, Vegas, CUBIC).
+//! * [`cc`]: congestion control, one file per algorithm (Tahoe, Reno, NewReno, Vegas, CUBIC, BBR).
+//! * [`pacing`]: paced release of segments. [`rate`]: delivery-rate estimation (for BBR).
 //! * [`app`]: bulk, finite transfer and web (request/response) applications.
 //!
 //! docs/models/tcp.md describes the model, its defaults and their sources.
@@ -12,6 +13,8 @@ pub mod app;
 pub mod cc;
 pub mod config;
 pub mod flavour;
+pub mod pacing;
+pub mod rate;
 pub mod receiver;
 pub mod rtt;
 pub mod sack;

@@ -15,13 +15,18 @@
 //!   min(cwnd_, window_), Reno's `dupack_action` (`bugFix_`), `send_one` (limited transmit,
 //!   `singledup_`), the opening packet (`syn_`, `delay_growth_`), `timeout`.
 //!
+//! * Pacing (`tcp/pacing.rs`) and delivery-rate samples for controllers that own the window
+//!   (`tcp/rate.rs`, BBR): see [`TcpSender::on_ack`] for the order of the per-ACK steps.
+//!
 //! Sequence numbers are bytes; the SYN takes number 0, data starts at 1 and a FIN takes the
 //! number after the last data byte (it rides on the last data segment).
 
 use super::app::{sample_size, sample_think, TcpApp};
-use super::cc::{self, Ack, CongestionControl, EcnFeedback, Recovery, Window};
+use super::cc::{self, Ack, CongestionControl, Conn, EcnFeedback, Recovery, Window};
 use super::config::{CcKind, TcpParams, UNLIMITED};
 use super::flavour::Rules;
+use super::pacing::Pacer;
+use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
 use crate::endpoint::{Endpoint, EndpointCtx};
@@ -140,6 +145,14 @@ pub struct TcpSender {
     pub completion: Option<SimTime>,
     pub stats: SenderStats,
     series: Option<TcpSeries>,
+    /// Pacing (`tcp/pacing.rs`), when `paced()`.
+    pacer: Option<Pacer>,
+    /// Delivery-rate estimation (`tcp/rate.rs`), when the controller owns the window.
+    rate: Option<RateEstimator>,
+    /// The controller owns cwnd (`CongestionControl::owns_window`).
+    owns_window: bool,
+    /// Bytes in flight and bytes lost before the ACK being processed (for its rate sample).
+    ack_ctx: Option<(u64, u64)>,
 }
 
 impl TcpSender {
@@ -183,7 +196,20 @@ impl TcpSender {
             TcpApp::Web { .. } | TcpApp::Writes { .. } => 1,
         };
         let closing = matches!(app, TcpApp::Transfer { .. });
+        let owns_window = cc.owns_window();
         Self {
+            pacer: p
+                .paced()
+                .then(|| Pacer::new(p.pacing_ss_ratio, p.pacing_ca_ratio)),
+            rate: owns_window.then(|| {
+                if p.rules().rate_sample_persists {
+                    RateEstimator::ns3()
+                } else {
+                    RateEstimator::new()
+                }
+            }),
+            owns_window,
+            ack_ctx: None,
             rules: p.rules(),
             cc,
             w,
@@ -387,6 +413,9 @@ impl TcpSender {
 
     fn emit(&mut self, cx: &mut EndpointCtx, seq: u64, len: u64, flags: u8) {
         let now = cx.now;
+        if len > 0 && (self.rate.is_some() || self.pacer.is_some()) {
+            self.on_data_sent(now, seq, len);
+        }
         let fin = self.closing && seq + len == self.data_end && flags & F::SYN == 0;
         let mut fl = flags | if fin { F::FIN } else { 0 };
         let retx = seq < self.snd_max;
@@ -525,6 +554,9 @@ impl TcpSender {
             _ => u32::MAX,
         };
         loop {
+            if self.pace_blocked(cx.now) {
+                break;
+            }
             if self.in_recovery && self.p.sack {
                 // RFC 6675 section 5 step (C): send while cwnd - pipe >= 1 SMSS.
                 let pipe = self
@@ -622,9 +654,134 @@ impl TcpSender {
         self.send_data(cx);
     }
 
+    // ---- pacing and rate samples ----
+
+    /// A data segment [seq, seq+len) leaves: its rate-estimation record, the pacing timer.
+    fn on_data_sent(&mut self, now: SimTime, seq: u64, len: u64) {
+        let idle = self.snd_max == self.snd_una;
+        if let Some(r) = &mut self.rate {
+            r.on_send(now, seq, seq + len, idle);
+        }
+        let rate = self.pacing_rate();
+        if let Some(p) = &mut self.pacer {
+            p.on_sent(now, len, rate);
+        }
+    }
+
+    /// The rate the sender paces at (payload bytes/s): the controller's own, else the ss/ca
+    /// rule over srtt (`tcp/pacing.rs`).
+    fn pacing_rate(&self) -> Option<f64> {
+        let p = self.pacer.as_ref()?;
+        self.cc
+            .pacing_rate()
+            .or_else(|| p.window_rate(self.w.cwnd, self.w.ssthresh, self.rtt.srtt()))
+    }
+
+    /// Whether the pacing timer holds the next data segment back.
+    fn pace_blocked(&mut self, now: SimTime) -> bool {
+        self.pacer.as_mut().is_some_and(|p| p.blocked(now))
+    }
+
+    /// Bytes in flight as the sender counts them (ns-3 `BytesInFlight`, the RFC 6675 pipe,
+    /// or FlightSize without SACK).
+    fn bytes_in_flight(&self) -> u64 {
+        if self.ns3_sack() {
+            self.pipe_ns3()
+        } else if self.p.sack && self.in_recovery {
+            let mss = self.mss();
+            self.sb.pipe(
+                self.snd_una,
+                self.snd_max,
+                self.high_rxt,
+                self.p.dupack_threshold,
+                mss,
+            )
+        } else {
+            self.flight()
+        }
+    }
+
+    /// Bytes the scoreboard holds lost (ns-3 `TcpTxBuffer::GetLost`; RFC 6675 IsLost).
+    fn lost_bytes(&self) -> u64 {
+        if !self.p.sack {
+            return 0;
+        }
+        if self.ns3_sack() {
+            return self.lost_ns3();
+        }
+        let (una, max) = (self.snd_una, self.snd_max);
+        self.sb
+            .lost_bytes(una, max, una, self.p.dupack_threshold, self.mss())
+    }
+
+    /// The connection as a window-owning controller sees it.
+    fn conn(&self, now: SimTime) -> Conn {
+        let r = &self.rtt;
+        Conn {
+            now,
+            in_flight: self.bytes_in_flight(),
+            delivered: self.rate.as_ref().map_or(0, |r| r.delivered),
+            min_rtt: (r.samples > 0).then(|| SimTime::from_secs_f64(r.min_sample)),
+            last_rtt: (r.samples > 0).then(|| SimTime::from_secs_f64(r.last_sample)),
+            iw_bytes: self.p.iw as f64 * self.w.mss,
+        }
+    }
+
+    /// ns-3 `ReceivedAck` with `HasCongControl`: after the ACK's loss-recovery processing,
+    /// the rate sample (`GenerateSample`, with bytes lost = |lost after - lost before| as
+    /// ns-3 computes it) goes to the controller, which sets cwnd and the pacing rate.
+    fn rate_sample_to_cc(&mut self, now: SimTime) {
+        let Some((prior_in_flight, lost_before)) = self.ack_ctx.take() else {
+            return;
+        };
+        let lost = self.lost_bytes().abs_diff(lost_before);
+        let c = self.conn(now);
+        let min_rtt = c.min_rtt.unwrap_or(SimTime::ZERO);
+        let Some(r) = &mut self.rate else { return };
+        let rs = r.sample(prior_in_flight, lost, min_rtt);
+        self.cc.on_rate_sample(&mut self.w, &rs, &c);
+    }
+
     // ---- input ----
 
+    /// One ACK. With a window-owning controller: its SACK blocks and cumulative ACK deliver
+    /// rate-estimation records first (ns-3 updates the scoreboard before `ProcessAck`), loss
+    /// recovery runs, the controller gets the rate sample, then data is sent.
     fn on_ack(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
+        if self.rate.is_some() && self.state == State::Established && pkt.tcp.flags & F::SYN == 0 {
+            let now = cx.now;
+            let h = &pkt.tcp;
+            self.ack_ctx = Some((self.bytes_in_flight(), self.lost_bytes()));
+            let (una, max) = (self.snd_una, self.snd_max);
+            if let Some(r) = &mut self.rate {
+                if self.p.sack {
+                    for (s, e) in h.sack_blocks() {
+                        r.on_sacked(now, s.max(una), e.min(max));
+                    }
+                }
+                if h.ack > una && h.ack <= max {
+                    r.on_cum_ack(now, h.ack);
+                }
+            }
+        }
+        self.on_ack_inner(pkt, cx);
+        // paths that return before sending (ns-2 rules) still feed the controller
+        self.rate_sample_to_cc(cx.now);
+    }
+
+    /// Sends what the window allows once the ACK is processed (after the rate sample).
+    fn after_ack(&mut self, cx: &mut EndpointCtx) {
+        self.rate_sample_to_cc(cx.now);
+        self.send_data(cx);
+        // draft section 3.5 / ns-3 CalculateAppLimited: nothing left to send below cwnd
+        let in_flight = self.snd_max - self.snd_una;
+        let limited = self.snd_nxt >= self.avail_end() && (in_flight as f64) < self.w.cwnd;
+        if let Some(r) = self.rate.as_mut().filter(|_| limited) {
+            r.mark_app_limited(in_flight);
+        }
+    }
+
+    fn on_ack_inner(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
         let h = &pkt.tcp;
         let now = cx.now;
         self.stats.acks_received += 1;
@@ -799,7 +956,7 @@ impl TcpSender {
             self.dupacks += 1;
             self.stats.dupacks_received += 1;
             if self.in_recovery {
-                if !self.p.sack {
+                if !self.p.sack && !self.owns_window {
                     // RFC 5681 section 3.2 step 4: inflate by one SMSS per duplicate.
                     self.w.cwnd += self.w.mss;
                 }
@@ -838,7 +995,7 @@ impl TcpSender {
             }
         }
         self.on_ece(pkt, now);
-        self.send_data(cx);
+        self.after_ack(cx);
     }
 
     /// RTT for the retransmission timer: every ACK with timestamps (RFC 7323 section 4), else
@@ -965,7 +1122,10 @@ impl TcpSender {
             // retransmit the first segment presumed lost.
             self.in_recovery = true;
             self.w.cwnd = self.w.ssthresh;
-            if self.rules.prr_available && self.p.prr {
+            if self.owns_window {
+                let c = self.conn(now);
+                self.cc.on_enter_recovery(&mut self.w, &c);
+            } else if self.rules.prr_available && self.p.prr {
                 self.prr_enter();
             }
             self.retransmit_head(cx);
@@ -981,7 +1141,10 @@ impl TcpSender {
                 // RFC 5681 section 3.2 steps 2-3.
                 self.in_recovery = true;
                 self.retransmit_head(cx);
-                if ns2_reno {
+                if self.owns_window {
+                    let c = self.conn(now);
+                    self.cc.on_enter_recovery(&mut self.w, &c);
+                } else if ns2_reno {
                     // window() = int(cwnd_) + dupwnd_, dupwnd_ = numdupacks_ (tcp-reno.cc).
                     self.ns2_base = (half * self.w.mss).max(self.w.mss);
                     self.w.cwnd = self.ns2_base + self.p.dupack_threshold as f64 * self.w.mss;
@@ -1090,6 +1253,10 @@ impl TcpSender {
             "response_time_max_s": sorted.last(),
             "cc_state": self.cc.report(),
         });
+        if let Some(p) = &self.pacer {
+            r["pacing_rate_bytes_per_s"] = json!(p.last_rate);
+            r["pacing_holds"] = json!(p.held);
+        }
         if let TcpApp::Writes {
             written_bytes,
             refused_bytes,
@@ -1176,6 +1343,10 @@ impl Endpoint for TcpSender {
             self.start_object(now);
             self.send_data(cx);
         }
+        if self.pacer.as_mut().is_some_and(|p| p.fire(now)) {
+            // ns-3 m_pacingTimer expires: SendPendingData
+            self.send_data(cx);
+        }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(cx);
         }
@@ -1187,7 +1358,8 @@ impl Endpoint for TcpSender {
         }
         let mut t = self.rto_at;
         let stop = (!self.stopped && self.stop < SimTime::MAX).then_some(self.stop);
-        for x in [self.app_at, stop] {
+        let pace = self.pacer.as_ref().and_then(Pacer::timer);
+        for x in [self.app_at, stop, pace] {
             t = match (t, x) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),

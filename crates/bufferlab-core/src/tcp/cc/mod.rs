@@ -3,6 +3,7 @@
 //! grows on new ACKs, how far it falls on a congestion signal and which recovery style it uses.
 //! Windows are in bytes (f64), like ns-2's `cwnd_` in packets scaled by the MSS.
 
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
@@ -15,6 +16,7 @@ pub mod tahoe;
 pub mod vegas;
 
 use super::config::{CcKind, TcpParams};
+pub use super::rate::RateSample;
 use crate::packet::Ecn;
 use crate::units::SimTime;
 
@@ -119,6 +121,40 @@ pub trait CongestionControl {
     fn report(&self) -> Option<serde_json::Value> {
         None
     }
+
+    // ---- controllers that own cwnd and the pacing rate (BBR; ns-3 `HasCongControl`) ----
+
+    /// True: the sender estimates delivery rates (`tcp/rate.rs`), paces at
+    /// [`Self::pacing_rate`], hands every ACK's [`RateSample`] to [`Self::on_rate_sample`]
+    /// and leaves cwnd to the controller in recovery (no PRR, no inflation by duplicates).
+    fn owns_window(&self) -> bool {
+        false
+    }
+    /// Every ACK (new, duplicate or SACK), after loss recovery has processed it
+    /// (ns-3 `TcpCongestionOps::CongControl`, Linux `cong_control`).
+    fn on_rate_sample(&mut self, _w: &mut Window, _rs: &RateSample, _c: &Conn) {}
+    /// Fast recovery begins (ns-3 `CongestionStateSet(CA_RECOVERY)`), after
+    /// [`Self::ssthresh_on_loss`].
+    fn on_enter_recovery(&mut self, _w: &mut Window, _c: &Conn) {}
+    /// The controller's own pacing rate in payload bytes per second, if it sets one.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// The connection as a window-owning controller sees it on an ACK (ns-3 `TcpSocketState`).
+#[derive(Debug, Clone, Copy)]
+pub struct Conn {
+    pub now: SimTime,
+    /// Bytes in flight after the ACK (the sender's pipe).
+    pub in_flight: u64,
+    /// Total bytes delivered (ns-3 `TcpRateConnection::m_delivered`).
+    pub delivered: u64,
+    /// Smallest RTT the connection has seen (ns-3 `m_minRtt`), and the latest (`m_lastRtt`).
+    pub min_rtt: Option<SimTime>,
+    pub last_rtt: Option<SimTime>,
+    /// Initial window in bytes.
+    pub iw_bytes: f64,
 }
 
 /// The algorithm chosen by `p.cc`.
@@ -153,6 +189,7 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
             p.rules().dctcp_loss_uses_alpha,
             p.rules().linux_reno_keeps_ack_count,
         )),
+        CcKind::Bbr => Box::new(bbr::Bbr::new(p, crate::rng::stream(0, "bbr"))),
         CcKind::Prague => Box::new(prague::Prague::new(
             p.dctcp_g,
             p.dctcp_alpha_init,

@@ -142,6 +142,12 @@ pub struct Rules {
     pub remember_retransmitted_ranges: bool,
     /// Proportional Rate Reduction can be turned on (`prr`).
     pub prr_available: bool,
+    /// Delivery-rate samples as ns-3's `TcpRateLinux` keeps them (`tcp/rate.rs`): the sample's
+    /// prior state persists across ACKs (an ACK whose segments were all sent at the same or an
+    /// older `delivered` reuses the last interval with the new `delivered`), a too-short
+    /// interval leaves the last rate in place, and an app-limited sample below the last
+    /// recorded one does not replace it. Off: Linux `tcp_rate.c`, a fresh sample per ACK.
+    pub rate_sample_persists: bool,
 
     // ---- congestion controllers
     /// Reno and NewReno grow in whole segments with integer arithmetic (ns-3 `TcpNewReno`).

@@ -64,6 +64,8 @@ pub const RULES: Rules = Rules {
     sack_sender_as_ns2_sack1: true,
     remember_retransmitted_ranges: false,
     prr_available: false,
+    // ns-2.35 has no delivery-rate estimation; Linux's rule.
+    rate_sample_persists: false,
     segment_counting_newreno: false,
     linux_reno_keeps_ack_count: false,
     // tcp-vegas.cc: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_), recv raises it

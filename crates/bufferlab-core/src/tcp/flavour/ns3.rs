@@ -47,6 +47,9 @@ pub const RULES: Rules = Rules {
     remember_retransmitted_ranges: true,
     // TcpPrrRecovery, the default RecoveryType.
     prr_available: true,
+    // tcp-rate-ops.cc: m_rateSample is a member (SkbDelivered compares with its
+    // m_priorDelivered, GenerateSample returns it with the last m_deliveryRate).
+    rate_sample_persists: true,
     // TcpNewReno::SlowStart / CongestionAvoidance: whole segments, integer MSS^2/cwnd.
     segment_counting_newreno: true,
     // TcpLinuxReno never clears m_cWndCnt.

@@ -53,6 +53,8 @@ pub const RULES: Rules = Rules {
     remember_retransmitted_ranges: false,
     // RFC 6937 is offered as ns-3 implements it only (docs/models/tcp.md).
     prr_available: false,
+    // Linux tcp_rate.c: tcp_ack() builds a fresh `struct rate_sample` for every ACK.
+    rate_sample_persists: false,
     // RFC 5681 section 3.1 in bytes (appropriate byte counting is Linux's `linux_reno`).
     segment_counting_newreno: false,
     // Linux tcp_cong.c tcp_cong_avoid_ai: snd_cwnd_cnt is reset with the window.

@@ -98,7 +98,7 @@ impl TcpSender {
             }
             let mut restart_timer = true;
             if self.in_recovery && ack < self.recover {
-                if self.p.prr && self.ack_delivered >= self.mss() {
+                if self.p.prr && !self.owns_window && self.ack_delivered >= self.mss() {
                     self.prr_recovery(self.ack_delivered, false);
                 }
                 // Partial ACK: retransmit unless the new head already was, in this recovery
@@ -149,12 +149,12 @@ impl TcpSender {
             self.check_app_progress(now);
         }
         self.on_ece(pkt, now);
-        self.send_data(cx);
+        self.after_ack(cx);
     }
 
     /// ns-3's `DupAck`.
     fn dupack_ns3(&mut self, cx: &mut EndpointCtx) {
-        if self.in_recovery && self.p.prr {
+        if self.in_recovery && self.p.prr && !self.owns_window {
             self.prr_recovery(self.ack_delivered, true);
         }
         if self.in_loss || self.in_recovery {
@@ -194,6 +194,9 @@ impl TcpSender {
     pub(super) fn send_data_ns3(&mut self, cx: &mut EndpointCtx) {
         let mss = self.mss();
         loop {
+            if self.pace_blocked(cx.now) {
+                break; // ns-3 SendPendingData: the pacing timer runs
+            }
             let win = (self.w.cwnd as u64).min(self.rwnd.min(self.p.max_window));
             let pipe = self.pipe_ns3();
             if pipe >= win {
@@ -313,11 +316,19 @@ impl TcpSender {
     /// stays counted until it is cumulatively acknowledged, even once SACKed (`m_retrans` only
     /// falls in `DiscardUpTo`), which the RFC's pipe would not count.
     pub(super) fn pipe_ns3(&self) -> u64 {
+        let (una, max) = (self.snd_una, self.snd_max);
+        let sent = max - una;
+        let lost = self.lost_ns3();
+        (sent - self.sb.sacked_bytes() - lost.min(sent)) + self.retx.sacked_bytes()
+    }
+
+    /// ns-3's `TcpTxBuffer::GetLost()` as [`Self::pipe_ns3`] counts it.
+    pub(super) fn lost_ns3(&self) -> u64 {
         let dt = self.p.dupack_threshold;
         let mss = self.mss();
         let (una, max) = (self.snd_una, self.snd_max);
         let sent = max - una;
-        let lost = if self.in_loss {
+        if self.in_loss {
             // every unSACKed byte below the recovery point, and above it what IsLost marks
             let r = self.recover.clamp(una, max);
             let above = self.sb.lost_bytes(una, max, r, dt, mss);
@@ -328,8 +339,7 @@ impl TcpSender {
                 l += self.head_lost_until.saturating_sub(una).min(sent);
             }
             l
-        };
-        (sent - self.sb.sacked_bytes() - lost.min(sent)) + self.retx.sacked_bytes()
+        }
     }
 
     /// Records a retransmission for [`Self::pipe_ns3`].
