@@ -29,12 +29,17 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 /// Allocations made while the second half of `text` runs, and the packet-hops in that half.
-fn steady_state_allocations(text: &str) -> (u64, u64) {
+/// Allocations and packet-hops in the second half of the run; `events` sizes the calendar up
+/// front (per bucket, far queue) where a test asks for it.
+fn steady_state_allocations(text: &str, events: Option<(usize, usize)>) -> (u64, u64) {
     let s = parse(text, &[]).expect("scenario parses");
     let mut sim = build(&s, 1).expect("scenario builds");
     // A port's sojourn histogram grows (allocates) whenever a wait exceeds every earlier one,
     // a bounded, statistics-side cost; sized up front, what is left is the packet path.
     sim.reserve_statistics(SimTime::from_secs(1));
+    if let Some((per_bucket, far)) = events {
+        sim.reserve_events(per_bucket, far);
+    }
     let half = SimTime(sim.end.0 / 2);
     sim.run_until(half);
     let hops_before: u64 = sim.ports.iter().map(|p| p.tx_packets()).sum();
@@ -126,7 +131,7 @@ fn steady_state_makes_no_allocation() {
         ),
     ];
     for (queue, tcp) in cases {
-        let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp));
+        let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp), None);
         println!("{queue} {tcp}: {allocations} allocations over {hops} packet-hops");
         assert!(hops > 20_000, "{hops}");
         // Containers reach their high-water marks in the first half (queues, the
@@ -165,17 +170,8 @@ fn paced_steady_state_makes_no_allocation() {
         ),
     ];
     for (queue, tcp) in cases {
-        let s = parse(&dumbbell_for(DURATION, queue, tcp), &[]).expect("scenario parses");
-        let mut sim = build(&s, 1).expect("scenario builds");
-        sim.reserve_statistics(SimTime::from_secs(1));
-        sim.reserve_events(128, 1 << 16);
-        let half = SimTime(sim.end.0 / 2);
-        sim.run_until(half);
-        let hops_before: u64 = sim.ports.iter().map(|p| p.tx_packets()).sum();
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        sim.run();
-        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
-        let hops: u64 = sim.ports.iter().map(|p| p.tx_packets()).sum::<u64>() - hops_before;
+        let (allocations, hops) =
+            steady_state_allocations(&dumbbell_for(DURATION, queue, tcp), Some((128, 1 << 16)));
         println!("{queue} {tcp}: {allocations} allocations over {hops} packet-hops");
         assert!(hops > 200_000, "{hops}");
         assert!(
