@@ -26,6 +26,7 @@ EXPECTED = {
     "ns3_dumbbell_003",
     "queues_004",
     "appenzeller_2004",
+    "bbr_ware_2019",
 }
 
 
@@ -171,3 +172,48 @@ def test_quick_and_tiny_runs_never_write_the_tracked_pages(tmp_path: Path) -> No
     assert r.code == 0, r.stderr[-2000:]
     assert not tracked.exists()
     assert "not the reproduction" in (out / "queues_004.md").read_text()
+
+
+def _bbr_peer_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bbr_ns3_peer", STUDIES / "bbr_ware_2019" / "ns3_peer.py"
+    )
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_bbr_study_peer_tables_are_the_recorded_ns3_runs() -> None:
+    """studies/bbr_ware_2019/peers.json: its tables are the means of its recorded ns-3 runs, and
+    those runs are the command lines ns3_peer.py makes from today's study.toml and scenario.toml
+    (a changed grid, start time or link without re-running ns-3 fails here)."""
+    import statistics
+    import tomllib
+
+    mod = _bbr_peer_module()
+    ns3 = json.loads((STUDIES / "bbr_ware_2019" / "peers.json").read_text())["ns-3"]
+    runs = ns3["_runs"]
+    study = tomllib.loads((STUDIES / "bbr_ware_2019" / "study.toml").read_text())
+    want = [args for _, _, reps in mod.points(study) for args in reps]
+    assert [r["args"] for r in runs] == want, "re-run python3 studies/bbr_ware_2019/ns3_peer.py"
+    for exp in ("buffer", "cubic_count"):
+        for row in ns3[exp]:
+            labels = {k: v for k, v in row.items() if k in ("buffer_bdp", "n_cubic")}
+            mine = [r["measures"] for r in runs if r["experiment"] == exp and r["labels"] == labels]
+            assert len(mine) == row["replications"] > 1, (exp, labels)
+            for k in mine[0]:
+                assert row[k] == round(statistics.fmean(x[k] for x in mine), 6), (exp, labels, k)
+
+
+def test_bbr_study_peer_runs_are_ns3s() -> None:
+    """Two recorded ns-3 runs of the BBR study, run again on ns-3.44, give the same measures to
+    the last bit (ns-3 is deterministic for a command line). Needs the built ns-3 peer."""
+    mod = _bbr_peer_module()
+    if not mod.PEER.exists():
+        pytest.skip("the ns-3 peer is not built (bash bench/peers/build_ns3.sh)")
+    runs = json.loads((STUDIES / "bbr_ware_2019" / "peers.json").read_text())["ns-3"]["_runs"]
+    for r in (runs[0], runs[-1]):
+        assert mod.measure(r["args"]) == r["measures"], (r["experiment"], r["labels"])

@@ -59,6 +59,20 @@ struct QueueIntegral
 QueueIntegral g_q;
 QueueIntegral g_dev; // the bottleneck device's own queue (L -> R) below the queue disc
 
+// What had accumulated at --warmup seconds, so that "after_warmup" counts only the rest.
+struct WarmupSnapshot
+{
+    std::vector<uint64_t> rx;
+    double pktSec = 0.0;
+    double byteSec = 0.0;
+    double devByteSec = 0.0;
+    double devPktSec = 0.0;
+    uint64_t arrivals = 0;
+    uint64_t drops = 0;
+};
+
+WarmupSnapshot g_warm;
+
 void
 OnPackets(uint32_t, uint32_t now)
 {
@@ -317,6 +331,7 @@ main(int argc, char* argv[])
     bool gentle = true;
     std::string tcpTypes; // per-flow types, comma-separated; empty: every flow is `tcp`
     bool pacing = false;
+    double warmup = 0; // > 0: also report goodput, queue and drops from this time on
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
@@ -344,6 +359,9 @@ main(int argc, char* argv[])
     cmd.AddValue("rcvBuf", "receive buffer bytes", rcvBuf);
     cmd.AddValue("accessQueue", "access device queue", accessQueue);
     cmd.AddValue("simTime", "simulated seconds", simTime);
+    cmd.AddValue("warmup",
+                 "seconds not counted in the \"after_warmup\" measures (0: none reported)",
+                 warmup);
     cmd.AddValue("stagger", "flow i starts at i*stagger s", stagger);
     cmd.AddValue("accessDelays",
                  "comma-separated delay of each sender's access link (the receivers' keep "
@@ -589,6 +607,24 @@ main(int argc, char* argv[])
         fm = fmh.InstallAll();
     }
 
+    if (warmup > 0)
+    {
+        Simulator::Schedule(Seconds(warmup), [&sinks, &qdiscForWarmup = q]() {
+            g_q.Advance();
+            g_dev.Advance();
+            for (auto& k : sinks)
+            {
+                g_warm.rx.push_back(k->GetTotalRx());
+            }
+            g_warm.pktSec = g_q.pktSec;
+            g_warm.byteSec = g_q.byteSec;
+            g_warm.devByteSec = g_dev.byteSec;
+            g_warm.devPktSec = g_dev.pktSec;
+            QueueDisc::Stats w = qdiscForWarmup->GetStats();
+            g_warm.arrivals = w.nTotalReceivedPackets;
+            g_warm.drops = w.nTotalDroppedPackets;
+        });
+    }
     Simulator::Stop(Seconds(simTime));
     auto t1 = std::chrono::steady_clock::now();
     Simulator::Run();
@@ -711,6 +747,22 @@ main(int argc, char* argv[])
         o << ",\"marks\":" << s.nTotalMarkedPackets;
     }
     o << "}";
+    if (warmup > 0 && g_warm.rx.size() == n)
+    {
+        double span = simTime - warmup;
+        o << ",\"after_warmup\":{\"warmup_s\":" << warmup << ",\"goodput_bps\":[";
+        for (uint32_t i = 0; i < n; i++)
+        {
+            double from = std::max(warmup, starts[i]);
+            o << (i ? "," : "") << (sinks[i]->GetTotalRx() - g_warm.rx[i]) * 8.0 / (simTime - from);
+        }
+        o << "],\"arrivals\":" << s.nTotalReceivedPackets - g_warm.arrivals
+          << ",\"drops\":" << s.nTotalDroppedPackets - g_warm.drops
+          << ",\"avg_packets\":" << (g_q.pktSec - g_warm.pktSec) / span
+          << ",\"avg_bytes\":" << (g_q.byteSec - g_warm.byteSec) / span
+          << ",\"device_avg_packets\":" << (g_dev.pktSec - g_warm.devPktSec) / span
+          << ",\"device_avg_bytes\":" << (g_dev.byteSec - g_warm.devByteSec) / span << "}";
+    }
     if (delayN)
     {
         o << ",\"delay_mean_s\":" << delaySum / delayN;

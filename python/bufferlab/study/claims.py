@@ -139,7 +139,15 @@ def peer_namespace(
     def m(metric: str, exp: str | None = None, **where: Any) -> float:
         return mean_of(vals(metric, exp, **where))
 
-    return {**ns, "m": m, "vals": vals}
+    def series(metric: str, x: str, exp: str | None = None, **where: Any) -> list[float]:
+        """The peer's values of ``metric`` along ``x``, in the order of bufferlab's labels."""
+        return [
+            m(metric, exp, **{**where, x: lab})
+            for lab in ns["labels"](x, exp)
+            if any(normalise_label(r.get(x)) == normalise_label(lab) for r in rows)
+        ]
+
+    return {**ns, "m": m, "vals": vals, "series": series}
 
 
 def _peer_verdicts(out: Outcome, c: Mapping[str, Any]) -> str:

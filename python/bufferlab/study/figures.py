@@ -77,6 +77,10 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
     ys = as_list(spec["y"])
     series = spec.get("series")
     pub = published_rows(st.published, spec.get("published"))
+    peer_rows = {
+        p: published_rows(st.peers.get(p, {}), spec.get("peer_table", spec.get("published")))
+        for p in as_list(spec.get("peers"))
+    }
     panels = _panels(out, spec)
     fig, axes = _grid(plt, len(panels) * len(ys) if spec.get("split_y") else len(panels), spec)
     ai = 0
@@ -128,6 +132,23 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                             color=color,
                             alpha=0.7,
                             label=f"paper {lbl}".strip(),
+                        )
+                for pi, (pname, prows) in enumerate(peer_rows.items()):
+                    pts = []
+                    for lab in gl:
+                        v = lookup_published(prows, {**pw, **lab}, st.metrics[y].paper or y)
+                        x = _label_value(lab[xs_name])
+                        if v is not None and x is not None:
+                            pts.append((x, float(v)))
+                    if pts:
+                        ax.plot(
+                            *zip(*pts, strict=True),
+                            ls="-.",
+                            marker=("s", "^", "v")[pi % 3],
+                            mfc="none",
+                            color=color,
+                            alpha=0.8,
+                            label=f"{pname} {lbl}".strip(),
                         )
             if spec.get("model") and yi == 0:
                 xsorted = sorted({_label_value(lab[xs_name]) for lab in labs} - {None})

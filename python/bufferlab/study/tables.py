@@ -83,11 +83,20 @@ def build_table(out: Outcome, spec: Mapping[str, Any]) -> TableOut:
             (st.metrics[c] for c in cols if st.metrics[c].each and st.metrics[c].dim == dim), None
         )
         each_vals = [{dim: k} for k in (m0.each or {})] if m0 else [{}]
+    # A peer column only for the metrics the peer recorded (a model column has no peer value).
+    col_peers = {
+        c: [
+            p
+            for p in peer_names
+            if any((st.metrics[c].paper or c) in r for r in peer_rows[p]) or not peer_rows[p]
+        ]
+        for c in cols
+    }
     header = [str(k) for k in row_keys]
     for c in cols:
         lab = st.metrics[c].label or c
         header += [f"{lab} bufferlab"] + ([f"{lab} paper"] if pub or spec.get("published") else [])
-        header += [f"{lab} {p}" for p in peer_names]
+        header += [f"{lab} {p}" for p in col_peers[c]]
         if spec.get("published"):
             header += ["Δ"]
     rows, cells, flags = [], [], 0
@@ -111,7 +120,7 @@ def build_table(out: Outcome, spec: Mapping[str, Any]) -> TableOut:
                 if spec.get("published"):
                     row.append(_fmt(p))
                 pv = {}
-                for pn in peer_names:
+                for pn in col_peers[c]:
                     pv[pn] = lookup_published(
                         peer_rows[pn], {**where, **full}, st.metrics[c].paper or c
                     )
