@@ -125,10 +125,6 @@ fn steady_state_makes_no_allocation() {
             r#"{ kind = "red", preset = "ns3", limit = "50p", min_th = 5, max_th = 5, q_weight = 1.0, gentle = false, ecn = true, hard_drop = false }"#,
             r#"{ preset = "ns3", cc = "dctcp", ecn = true }"#,
         ),
-        (
-            r#"{ kind = "dualpi2" }"#,
-            r#"{ preset = "linux", cc = "prague", ecn = true }"#,
-        ),
     ];
     for (queue, tcp) in cases {
         let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp), None);
@@ -143,7 +139,7 @@ fn steady_state_makes_no_allocation() {
     }
 }
 
-/// Paced senders (tcp/pacing.rs) and BBR (tcp/cc/bbr.rs, tcp/rate.rs). A paced sender keeps a
+/// Paced senders (tcp/pacing.rs), BBR (tcp/cc/bbr.rs, tcp/rate.rs) and Prague over DualPI2. A paced sender keeps a
 /// timer event per segment; a pacing deadline that supersedes a later retransmission deadline
 /// leaves that one queued until its time (the engine keeps at most one live timer per endpoint
 /// and drops superseded ones when they come due), so the calendar holds many more events than
@@ -167,6 +163,11 @@ fn paced_steady_state_makes_no_allocation() {
         (
             r#"{ kind = "fq_codel" }"#,
             r#"{ preset = "linux", cc = "bbr" }"#,
+        ),
+        // Prague paces itself (tcp/pacing.rs `Pacer::prague`)
+        (
+            r#"{ kind = "dualpi2" }"#,
+            r#"{ preset = "linux", cc = "prague", ecn = true }"#,
         ),
     ];
     for (queue, tcp) in cases {

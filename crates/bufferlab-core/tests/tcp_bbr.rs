@@ -115,8 +115,12 @@ fn shallow_buffer_gives_heavy_loss() {
             bbr.goodput_bps / 1e6,
             cubic.loss
         );
+        // "Heavy": several times CUBIC's loss. The bound was 5x until Linux's long-term
+        // sampling and newly-lost count came into the `linux` rules (2026-11-25): they took
+        // BBR's loss with 5 flows from 12.9 % to 11.2 % (4.6x CUBIC's 2.4 %), 1 flow unchanged
+        // (17x). The published property is the order of magnitude, not a ratio.
         assert!(
-            bbr.loss > 5.0 * cubic.loss,
+            bbr.loss > 4.0 * cubic.loss,
             "{flows} flows: BBR loss {} vs CUBIC {}",
             bbr.loss,
             cubic.loss

@@ -37,7 +37,8 @@ pub enum CcKind {
     LinuxReno,
     /// RFC 8257 DCTCP (Linux `tcp_dctcp.c`, ns-3 `TcpDctcp`): needs `ecn = true`.
     Dctcp,
-    /// TCP Prague, the L4S sender (RFC 9331 section 4, Linux `tcp_prague.c`): needs `ecn = true`.
+    /// TCP Prague, the L4S sender (RFC 9331 section 4, Linux `tcp_prague.c`): needs `ecn = true`;
+    /// paces always.
     Prague,
     /// BBR v1 (Cardwell et al. 2016) as ns-3.44's `TcpBbr` (docs/models/bbr.md); paces always.
     Bbr,
@@ -626,15 +627,21 @@ impl TcpParams {
         }
         // only where pacing applies, so that the settings of unpaced flows read as before
         if self.paced() {
-            j["pacing"] = serde_json::json!({"ss_ratio_percent": self.pacing_ss_ratio,
-                                             "ca_ratio_percent": self.pacing_ca_ratio});
+            // Prague paces by its own fixed rule (tcp/pacing.rs `Pacer::prague`)
+            let (ss, ca) = if self.cc == CcKind::Prague {
+                (200.0, 100.0)
+            } else {
+                (self.pacing_ss_ratio, self.pacing_ca_ratio)
+            };
+            j["pacing"] = serde_json::json!({"ss_ratio_percent": ss, "ca_ratio_percent": ca});
         }
         j
     }
 
-    /// Whether the sender paces: `pacing`, or a controller that always does (BBR).
+    /// Whether the sender paces: `pacing`, or a controller that always does (BBR; Prague,
+    /// whose Linux module sets `SK_PACING_NEEDED`).
     pub fn paced(&self) -> bool {
-        self.pacing || self.cc == CcKind::Bbr
+        self.pacing || matches!(self.cc, CcKind::Bbr | CcKind::Prague)
     }
 
     pub fn rules(&self) -> &'static Rules {

@@ -198,9 +198,13 @@ impl TcpSender {
         let closing = matches!(app, TcpApp::Transfer { .. });
         let owns_window = cc.owns_window();
         Self {
-            pacer: p
-                .paced()
-                .then(|| Pacer::new(p.pacing_ss_ratio, p.pacing_ca_ratio)),
+            pacer: p.paced().then(|| {
+                if p.cc == CcKind::Prague {
+                    Pacer::prague()
+                } else {
+                    Pacer::new(p.pacing_ss_ratio, p.pacing_ca_ratio)
+                }
+            }),
             rate: owns_window.then(|| {
                 if p.rules().rate_sample_persists {
                     RateEstimator::ns3()
@@ -672,9 +676,10 @@ impl TcpSender {
     /// rule over srtt (`tcp/pacing.rs`).
     fn pacing_rate(&self) -> Option<f64> {
         let p = self.pacer.as_ref()?;
-        self.cc
-            .pacing_rate()
-            .or_else(|| p.window_rate(self.w.cwnd, self.w.ssthresh, self.rtt.srtt()))
+        self.cc.pacing_rate().or_else(|| {
+            let in_flight = self.bytes_in_flight() as f64;
+            p.window_rate(self.w.cwnd, self.w.ssthresh, in_flight, self.rtt.srtt())
+        })
     }
 
     /// Whether the pacing timer holds the next data segment back.
@@ -729,12 +734,17 @@ impl TcpSender {
 
     /// ns-3 `ReceivedAck` with `HasCongControl`: after the ACK's loss-recovery processing,
     /// the rate sample (`GenerateSample`, with bytes lost = |lost after - lost before| as
-    /// ns-3 computes it) goes to the controller, which sets cwnd and the pacing rate.
+    /// ns-3 computes it, or the increase only as Linux does: flavour rule
+    /// `rate_sample_losses_abs_diff`) goes to the controller, which sets cwnd and the pacing rate.
     fn rate_sample_to_cc(&mut self, now: SimTime) {
         let Some((prior_in_flight, lost_before)) = self.ack_ctx.take() else {
             return;
         };
-        let lost = self.lost_bytes().abs_diff(lost_before);
+        let lost = if self.p.rules().rate_sample_losses_abs_diff {
+            self.lost_bytes().abs_diff(lost_before)
+        } else {
+            self.lost_bytes().saturating_sub(lost_before)
+        };
         let c = self.conn(now);
         let min_rtt = c.min_rtt.unwrap_or(SimTime::ZERO);
         let Some(r) = &mut self.rate else { return };

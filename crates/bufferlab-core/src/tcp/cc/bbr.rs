@@ -37,8 +37,17 @@
 //!   (`AckEpochAckedResetThresh` 1 << 12, bytes); both are kept here (Linux: microseconds and
 //!   2^20 packets): the allowance is at most a few segments.
 //!
-//! Not in ns-3.44, so not here: Linux's long-term bandwidth sampling (`bbr_lt_bw_sampling`,
-//! policer detection) and restart from idle for application-limited senders.
+//! * Long-term bandwidth sampling (Linux `bbr_lt_bw_sampling`, `bbr_lt_bw_interval_done`,
+//!   flavour rule `bbr_lt_bw_sampling`: Linux's, not ns-3.44's). After a loss, sample the
+//!   delivery rate over an interval of 4 to 16 rounds (`bbr_lt_intvl_min_rtts` 4) that ends at
+//!   a loss with lost / delivered >= 50/256 (`bbr_lt_loss_thresh`); two consecutive such
+//!   intervals whose rates differ by at most 1/8 (`bbr_lt_bw_ratio`) or 500 B/s
+//!   (`bbr_lt_bw_diff` 4000/8) mean a token-bucket policer: their mean becomes the bandwidth
+//!   (`bbr_bw`) and PROBE_BW paces at gain 1 for 48 rounds (`bbr_lt_bw_max_rtts`), then starts
+//!   over. An application-limited sample restarts the sampling; a timeout counts as a lossy
+//!   round end (`bbr_set_state(TCP_CA_Loss)`). Bytes stand for Linux's packets in the ratios.
+//!
+//! Not here: restart from idle for application-limited senders.
 
 use super::{Ack, CongestionControl, Conn, RateSample, Recovery, Window};
 use crate::rng::Rng;
@@ -166,7 +175,36 @@ pub struct Bbr {
     extra_acked_rounds: u32,
     ack_epoch_time: SimTime,
     ack_epoch_acked: u64,
+    /// Long-term sampling (flavour rule `bbr_lt_bw_sampling`).
+    lt: Option<LongTerm>,
 }
+
+/// Linux `bbr_lt_bw_sampling`'s state: `lt_is_sampling`, `lt_use_bw`, `lt_bw`, `lt_rtt_cnt` and
+/// the interval's start (`lt_last_delivered`, `lt_last_lost`, `lt_last_stamp` in ms).
+#[derive(Debug, Clone, Default)]
+pub struct LongTerm {
+    pub is_sampling: bool,
+    pub use_bw: bool,
+    /// Bytes per second; 0 before a first lossy interval.
+    pub bw: f64,
+    pub rtt_cnt: u32,
+    last_delivered: u64,
+    last_lost: u64,
+    last_stamp_ms: u64,
+    /// Bytes marked lost so far (Linux `tp->lost`).
+    pub lost: u64,
+}
+
+/// `bbr_lt_intvl_min_rtts`.
+const LT_INTVL_MIN_RTTS: u32 = 4;
+/// `bbr_lt_loss_thresh` 50 of `BBR_UNIT` 256.
+const LT_LOSS_THRESH: f64 = 50.0 / 256.0;
+/// `bbr_lt_bw_ratio` = `BBR_UNIT` / 8.
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+/// `bbr_lt_bw_diff` = 4000 / 8 bytes per second.
+const LT_BW_DIFF: f64 = 500.0;
+/// `bbr_lt_bw_max_rtts`.
+const LT_BW_MAX_RTTS: u32 = 48;
 
 impl Bbr {
     pub fn new(p: &TcpParams, rng: Rng) -> Self {
@@ -214,7 +252,112 @@ impl Bbr {
             extra_acked_rounds: 0,
             ack_epoch_time: SimTime::ZERO,
             ack_epoch_acked: 0,
+            lt: p.rules().bbr_lt_bw_sampling.then(LongTerm::default),
         }
+    }
+
+    /// The bandwidth the model uses (Linux `bbr_bw`): the long-term rate while a policer is
+    /// assumed, else the max filter.
+    pub fn bw(&self) -> f64 {
+        match &self.lt {
+            Some(lt) if lt.use_bw => lt.bw,
+            _ => self.max_bw.best(),
+        }
+    }
+
+    /// `bbr_reset_lt_bw_sampling_interval`.
+    fn lt_reset_interval(&mut self, now: SimTime) {
+        let delivered = self.delivered;
+        if let Some(lt) = &mut self.lt {
+            lt.last_stamp_ms = now.as_nanos() / 1_000_000;
+            lt.last_delivered = delivered;
+            lt.last_lost = lt.lost;
+            lt.rtt_cnt = 0;
+        }
+    }
+
+    /// `bbr_reset_lt_bw_sampling`.
+    fn lt_reset(&mut self, now: SimTime) {
+        if let Some(lt) = &mut self.lt {
+            lt.bw = 0.0;
+            lt.use_bw = false;
+            lt.is_sampling = false;
+        }
+        self.lt_reset_interval(now);
+    }
+
+    /// `bbr_lt_bw_sampling`, once per ACK after the round is counted; `losses`: the ACK marked
+    /// bytes lost (or a timeout), `app_limited`: the sample is application-limited.
+    fn lt_sampling(&mut self, losses: bool, app_limited: bool, now: SimTime) {
+        let Some(lt) = &mut self.lt else {
+            return;
+        };
+        if lt.use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                lt.rtt_cnt += 1;
+                if lt.rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.lt_reset(now);
+                    self.enter_probe_bw(now); // bbr_reset_probe_bw_mode
+                }
+            }
+            return;
+        }
+        // wait for the first loss, so that a policer's tokens are used up
+        if !lt.is_sampling {
+            if !losses {
+                return;
+            }
+            lt.is_sampling = true;
+            self.lt_reset_interval(now);
+            return self.lt_sampling_in_interval(losses, app_limited, now);
+        }
+        self.lt_sampling_in_interval(losses, app_limited, now)
+    }
+
+    fn lt_sampling_in_interval(&mut self, losses: bool, app_limited: bool, now: SimTime) {
+        if app_limited {
+            return self.lt_reset(now);
+        }
+        let round_start = self.round_start;
+        let delivered_now = self.delivered;
+        let Some(lt) = &mut self.lt else {
+            return;
+        };
+        if round_start {
+            lt.rtt_cnt += 1;
+        }
+        if lt.rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if lt.rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            return self.lt_reset(now); // the interval is too long
+        }
+        if !losses {
+            return; // end the interval at a loss: the policer's tokens are then used up
+        }
+        let lost = lt.lost - lt.last_lost;
+        let delivered = delivered_now - lt.last_delivered;
+        if delivered == 0 || (lost as f64) < LT_LOSS_THRESH * delivered as f64 {
+            return;
+        }
+        let t_ms = (now.as_nanos() / 1_000_000).saturating_sub(lt.last_stamp_ms);
+        if t_ms < 1 {
+            return;
+        }
+        let bw = delivered as f64 / (t_ms as f64 / 1e3);
+        // bbr_lt_bw_interval_done
+        if lt.bw > 0.0 {
+            let diff = (bw - lt.bw).abs();
+            if diff <= LT_BW_RATIO * lt.bw || diff <= LT_BW_DIFF {
+                lt.bw = (bw + lt.bw) / 2.0;
+                lt.use_bw = true;
+                lt.rtt_cnt = 0;
+                self.pacing_gain = 1.0;
+                return;
+            }
+        }
+        lt.bw = bw;
+        self.lt_reset_interval(now);
     }
 
     /// ns-3 `CongestionStateSet(CA_OPEN)` the first time (connection established).
@@ -233,6 +376,7 @@ impl Bbr {
         self.enter_startup();
         self.init_pacing_rate(w, c);
         self.ack_epoch_time = c.now;
+        self.lt_reset(c.now);
     }
 
     /// `InitPacingRate`: gain * cwnd / min RTT (whole milliseconds, at least 1; 1 ms without one).
@@ -281,7 +425,12 @@ impl Bbr {
     fn advance_cycle_phase(&mut self, now: SimTime) {
         self.cycle_stamp = now;
         self.cycle_index = (self.cycle_index + 1) % PACING_GAIN_CYCLE.len();
-        self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index];
+        // Linux bbr_update_gains: gain 1 while the long-term rate is in use
+        self.pacing_gain = if self.lt.as_ref().is_some_and(|lt| lt.use_bw) {
+            1.0
+        } else {
+            PACING_GAIN_CYCLE[self.cycle_index]
+        };
     }
 
     /// `InFlight(gain)`: gain * BDP + 3 send quanta (+ 2 segments in the 5/4 phase).
@@ -289,7 +438,7 @@ impl Bbr {
         let Some(rtt) = self.min_rtt else {
             return iw_bytes;
         };
-        let bdp = self.max_bw.best() * rtt.as_secs_f64();
+        let bdp = self.bw() * rtt.as_secs_f64();
         let quanta = 3.0 * self.send_quantum;
         let extra = if self.mode == Mode::ProbeBw && self.cycle_index == 0 {
             2.0 * self.mss
@@ -318,11 +467,15 @@ impl Bbr {
         }
     }
 
-    fn update_btl_bw(&mut self, rs: &RateSample) {
+    fn update_btl_bw(&mut self, rs: &RateSample, now: SimTime) {
         if rs.delivery_rate == 0.0 {
             return;
         }
         self.update_round(rs);
+        if let Some(lt) = &mut self.lt {
+            lt.lost += rs.bytes_loss;
+        }
+        self.lt_sampling(rs.bytes_loss > 0, rs.is_app_limited, now);
         if rs.delivery_rate >= self.max_bw.best() || !rs.is_app_limited {
             self.max_bw.update(rs.delivery_rate, self.round_count);
         }
@@ -342,7 +495,7 @@ impl Bbr {
         }
         // ns-3: uint32_t epochProp = Now().GetSeconds() - m_ackEpochTime.GetSeconds()
         let epoch = (now.as_secs_f64() - self.ack_epoch_time.as_secs_f64()).floor();
-        let mut expected = (self.max_bw.best() * epoch).floor();
+        let mut expected = (self.bw() * epoch).floor();
         if self.ack_epoch_acked as f64 <= expected
             || self.ack_epoch_acked + rs.acked_sacked >= self.ack_epoch_reset
         {
@@ -452,7 +605,7 @@ impl Bbr {
 
     /// `SetPacingRate(gain)`.
     fn set_pacing_rate(&mut self, w: &Window, c: &Conn) {
-        let rate = self.pacing_gain * self.max_bw.best() * (1.0 - PACING_MARGIN);
+        let rate = self.pacing_gain * self.bw() * (1.0 - PACING_MARGIN);
         if !self.has_seen_rtt && c.min_rtt.is_some() {
             self.init_pacing_rate(w, c);
         }
@@ -463,7 +616,7 @@ impl Bbr {
 
     fn ack_aggregation_cwnd(&self) -> f64 {
         if self.extra_acked_gain > 0.0 && self.pipe_filled {
-            let max_aggr = self.max_bw.best() / 10.0;
+            let max_aggr = self.bw() / 10.0;
             (self.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1])).min(max_aggr)
         } else {
             0.0
@@ -530,7 +683,7 @@ impl CongestionControl for Bbr {
         self.packet_conservation = false;
         w.cwnd = w.cwnd.max(self.prior_cwnd);
     }
-    fn on_timeout(&mut self, w: &mut Window, _flight: u64, _now: SimTime) {
+    fn on_timeout(&mut self, w: &mut Window, _flight: u64, now: SimTime) {
         // CongestionStateSet(CA_LOSS): SaveCwnd, a new round; ReTxTimeout: cwnd 1 segment,
         // ssthresh = GetSsThresh (unchanged).
         self.save_cwnd(w);
@@ -538,6 +691,8 @@ impl CongestionControl for Bbr {
         self.packet_conservation = false;
         self.round_start = true;
         w.cwnd = w.mss;
+        // Linux bbr_set_state(TCP_CA_Loss): the timeout ends a lossy round for the sampler
+        self.lt_sampling(true, false, now);
     }
     fn owns_window(&self) -> bool {
         true
@@ -548,7 +703,7 @@ impl CongestionControl for Bbr {
             self.init(w, c);
         }
         self.delivered = c.delivered;
-        self.update_btl_bw(rs);
+        self.update_btl_bw(rs, c.now);
         self.update_ack_aggregation(w, rs, c.now);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs, c) {
             self.advance_cycle_phase(c.now);
@@ -574,6 +729,13 @@ impl CongestionControl for Bbr {
             "rounds": self.round_count,
             "pipe_filled": self.pipe_filled,
         }))
+        .map(|mut j| {
+            if let Some(lt) = &self.lt {
+                j["lt_bw_bytes_per_s"] = lt.bw.into();
+                j["lt_use_bw"] = lt.use_bw.into();
+            }
+            j
+        })
     }
 }
 
@@ -649,6 +811,83 @@ mod tests {
                 .map_or(u64::MAX, |r| (r * RTT_MS as f64 / 1e3) as u64);
             (self.w.cwnd as u64).min(paced)
         }
+    }
+
+    // ---- Linux's long-term sampling (flavour rule bbr_lt_bw_sampling) ----
+
+    /// One 100 ms round of a token-bucket policer at `rate` bytes/s that drops `loss` of what
+    /// is sent, fed to the sampler as the ACK that starts the next round.
+    fn policed_round(b: &mut Bbr, now: &mut SimTime, rate: f64, loss: f64) {
+        *now = *now + SimTime::from_millis(100);
+        let delivered = (rate * 0.1) as u64;
+        b.delivered += delivered;
+        let lost = (delivered as f64 * loss / (1.0 - loss)) as u64;
+        if let Some(lt) = &mut b.lt {
+            lt.lost += lost;
+        }
+        b.round_start = true;
+        b.lt_sampling(lost > 0, false, *now);
+    }
+
+    fn linux_bbr_in_probe_bw() -> Bbr {
+        let mut p = TcpParams::preset(Preset::Linux);
+        p.mss = 1000;
+        let mut b = Bbr::new(&p, crate::rng::stream(1, "t"));
+        b.mode = Mode::ProbeBw;
+        b.max_bw = MaxFilter::new(10, 2e6, 0); // the filter saw bursts at twice the policed rate
+        b
+    }
+
+    #[test]
+    fn linux_long_term_sampling_finds_a_policer_and_paces_at_its_rate() {
+        let mut b = linux_bbr_in_probe_bw();
+        let mut now = SimTime::from_secs(1);
+        b.lt_reset(now);
+        // the first lossy round starts sampling; two intervals of 4 rounds at 1 MB/s, 25 % lost
+        for round in 1..=8 {
+            policed_round(&mut b, &mut now, 1e6, 0.25);
+            let lt = b.lt.as_ref().unwrap();
+            assert_eq!(lt.use_bw, round == 8, "round {round}: {lt:?}");
+        }
+        assert!(
+            (b.bw() - 1e6).abs() < 1.0,
+            "bw {} = the two intervals' mean",
+            b.bw()
+        );
+        assert_eq!(b.pacing_gain, 1.0);
+        // the next cycle phase keeps gain 1 while the long-term rate is used
+        b.advance_cycle_phase(now);
+        assert_eq!(b.pacing_gain, 1.0);
+        // 48 rounds later it is dropped and PROBE_BW starts over from the max filter
+        for _ in 0..48 {
+            policed_round(&mut b, &mut now, 1e6, 0.0);
+        }
+        assert!(!b.lt.as_ref().unwrap().use_bw);
+        assert_eq!(b.bw(), 2e6);
+    }
+
+    #[test]
+    fn long_term_sampling_needs_lossy_and_consistent_intervals_and_linux_rules() {
+        // 10 % loss is below the 50/256 threshold: never a policer
+        let mut b = linux_bbr_in_probe_bw();
+        let mut now = SimTime::from_secs(1);
+        b.lt_reset(now);
+        for _ in 0..40 {
+            policed_round(&mut b, &mut now, 1e6, 0.1);
+        }
+        assert!(!b.lt.as_ref().unwrap().use_bw);
+        // rates that differ by more than 1/8 between intervals: not consistent
+        let mut b = linux_bbr_in_probe_bw();
+        b.lt_reset(now);
+        for i in 0..8 {
+            policed_round(&mut b, &mut now, if i < 4 { 1e6 } else { 1.3e6 }, 0.25);
+        }
+        assert!(!b.lt.as_ref().unwrap().use_bw, "{:?}", b.lt);
+        // ns-3.44's TcpBbr has no long-term sampling
+        let mut p = TcpParams::preset(Preset::Ns3);
+        p.mss = 1000;
+        let b = Bbr::new(&p, crate::rng::stream(1, "t"));
+        assert!(b.lt.is_none());
     }
 
     // ---- the windowed max filter ----

@@ -21,8 +21,9 @@
 //! * Section 4.3 "fall back to Reno-friendly on loss" (`prague_enter_loss`): a loss halves
 //!   cwnd. The classic-ECN-AQM detection (`prague_ecn_fallback`) is off by default in Linux
 //!   and not modelled.
-//! * Not modelled: pacing (`prague_update_pacing_rate`, the sender's pacing comes from the
-//!   pacing work of issue #18), AccECN (the receiver echoes CE state per segment with the
+//! * Pacing (`prague_update_pacing_rate`, always on) is the sender's, `tcp/pacing.rs`
+//!   `Pacer::prague`: 100 % of max(cwnd, in flight) per srtt after early slow start.
+//! * Not modelled: AccECN (the receiver echoes CE state per segment with the
 //!   DCTCP rule of RFC 8257 section 3.2 instead), the GSO burst limit, and the once-per-target-RTT
 //!   reduction limit of the RTT-independent mode (the sender reduces at most once per window).
 

@@ -148,6 +148,11 @@ pub struct Rules {
     /// interval leaves the last rate in place, and an app-limited sample below the last
     /// recorded one does not replace it. Off: Linux `tcp_rate.c`, a fresh sample per ACK.
     pub rate_sample_persists: bool,
+    /// The bytes lost a rate sample reports are the absolute change of the lost count over
+    /// the ACK (ns-3 `TcpSocketBase::ReceivedAck`: `std::abs(lost - previousLost)`), so bytes
+    /// leaving the lost set when their repair is ACKed count too. Off: only bytes newly marked
+    /// lost (Linux `tcp_ack`: `tp->lost - lost`, `rs->losses`).
+    pub rate_sample_losses_abs_diff: bool,
 
     // ---- congestion controllers
     /// Reno and NewReno grow in whole segments with integer arithmetic (ns-3 `TcpNewReno`).
@@ -165,6 +170,12 @@ pub struct Rules {
     /// CUBIC's slow start ends early by HyStart (`cc/hystart.rs`), with this implementation's
     /// thresholds (Linux's or ns-3's). `None`: RFC 5681 slow start until the first loss.
     pub cubic_hystart: Option<HystartVariant>,
+    /// BBR keeps Linux's long-term bandwidth sampling (`tcp_bbr.c` `bbr_lt_bw_sampling`,
+    /// `cc/bbr.rs`): after 4 to 16 lossy rounds (lost / delivered >= 50/256) whose delivery
+    /// rate matches the previous such interval within 1/8 (or 500 B/s), it takes their mean as
+    /// the bandwidth (a token-bucket policer) and paces at gain 1 for 48 rounds. ns-3.44's
+    /// `TcpBbr` has no such sampling.
+    pub bbr_lt_bw_sampling: bool,
     /// DCTCP answers a loss with its ECN rule, ssthresh = cwnd * (1 - alpha / 2), instead of
     /// halving (RFC 8257 section 3.3 says a loss is handled as by a conventional TCP).
     pub dctcp_loss_uses_alpha: bool,

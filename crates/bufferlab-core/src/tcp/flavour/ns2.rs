@@ -66,6 +66,8 @@ pub const RULES: Rules = Rules {
     prr_available: false,
     // ns-2.35 has no delivery-rate estimation; Linux's rule.
     rate_sample_persists: false,
+    // ns-2.35 has no rate sampling; ns-3's count keeps BBR under ns2_rules as before.
+    rate_sample_losses_abs_diff: true,
     segment_counting_newreno: false,
     linux_reno_keeps_ack_count: false,
     // tcp-vegas.cc: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_), recv raises it
@@ -74,6 +76,8 @@ pub const RULES: Rules = Rules {
     // ns-2.35 has no CUBIC agent: the ns2 preset runs RFC 9438 with RFC 5681 slow start.
     cubic_as_ns3_tcp_cubic: false,
     cubic_hystart: None,
+    // ns-2.35 has no BBR; the ns-3 choice (no long-term sampling) keeps BBR as in the bench.
+    bbr_lt_bw_sampling: false,
     // ns-2.35 has no DCTCP agent: RFC 8257 section 3.3.
     dctcp_loss_uses_alpha: false,
 };

@@ -50,6 +50,8 @@ pub const RULES: Rules = Rules {
     // tcp-rate-ops.cc: m_rateSample is a member (SkbDelivered compares with its
     // m_priorDelivered, GenerateSample returns it with the last m_deliveryRate).
     rate_sample_persists: true,
+    // tcp-socket-base.cc ReceivedAck: GenerateSample(..., std::abs(lost - previousLost), ...).
+    rate_sample_losses_abs_diff: true,
     // TcpNewReno::SlowStart / CongestionAvoidance: whole segments, integer MSS^2/cwnd.
     segment_counting_newreno: true,
     // TcpLinuxReno never clears m_cWndCnt.
@@ -60,6 +62,8 @@ pub const RULES: Rules = Rules {
     cubic_as_ns3_tcp_cubic: true,
     // TcpCubic HyStart true, HyStartDetect BOTH (HystartUpdate).
     cubic_hystart: Some(HystartVariant::Ns3),
+    // ns-3.44 tcp-bbr.cc has no long-term (policer) bandwidth sampling.
+    bbr_lt_bw_sampling: false,
     // TcpDctcp::GetSsThresh serves the ECN echo and a loss alike.
     dctcp_loss_uses_alpha: true,
 };

@@ -55,6 +55,8 @@ pub const RULES: Rules = Rules {
     prr_available: false,
     // Linux tcp_rate.c: tcp_ack() builds a fresh `struct rate_sample` for every ACK.
     rate_sample_persists: false,
+    // Linux tcp_ack: tcp_rate_gen(sk, delivered, tp->lost - lost, ...), newly lost only.
+    rate_sample_losses_abs_diff: false,
     // RFC 5681 section 3.1 in bytes (appropriate byte counting is Linux's `linux_reno`).
     segment_counting_newreno: false,
     // Linux tcp_cong.c tcp_cong_avoid_ai: snd_cwnd_cnt is reset with the window.
@@ -66,6 +68,8 @@ pub const RULES: Rules = Rules {
     // RFC 9438 section 4.10 leaves slow start open; Linux tcp_cubic.c runs HyStart (hystart 1,
     // hystart_detect 3).
     cubic_hystart: Some(HystartVariant::Linux),
+    // Linux tcp_bbr.c bbr_lt_bw_sampling (policer detection), on in every Linux since 4.9.
+    bbr_lt_bw_sampling: true,
     // RFC 8257 section 3.3; Linux tcp_dctcp.c dctcp_react_to_loss halves cwnd.
     dctcp_loss_uses_alpha: false,
 };
