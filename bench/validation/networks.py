@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 # The peer's TCP variant -> bufferlab's TCP table (docs/models/tcp.md: the ns2 preset's cc and
 # sack; the ns3 preset's cc = "linux_reno" is TcpLinuxReno, cc = "reno" is ns-3's TcpNewReno).
-NS2_TCP = {"Reno": ("reno", False), "Newreno": ("newreno", False), "Sack1": ("newreno", True)}
+NS2_TCP = {"Tahoe": ("tahoe", False), "Reno": ("reno", False), "Newreno": ("newreno", False), "Sack1": ("newreno", True)}
 NS3_TCP = {"TcpLinuxReno": "linux_reno", "TcpNewReno": "reno"}
 
 

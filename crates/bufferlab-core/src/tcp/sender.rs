@@ -1132,6 +1132,16 @@ impl TcpSender {
             return;
         }
         match self.cc.recovery() {
+            Recovery::None if self.rules.tahoe_fast_retransmit_goes_back_n && self.ns2_aimd() => {
+                // ns-2 tcp.cc dupack_action -> reset_rtx_timer(0, 0): the timer restarts,
+                // t_seqno_ = highest_ack_ + 1 and rtt_active_ = 0; recv's send_much (here
+                // after_ack) then sends the head with cwnd_ 1, and each new ACK's slow start
+                // resends from the cumulative ACK (go back N).
+                self.w.cwnd = self.w.mss;
+                self.snd_nxt = self.snd_una;
+                self.timed = None;
+                self.rto_at = Some(now + self.rtt.rto());
+            }
             Recovery::None => {
                 // Tahoe: retransmit and slow-start from one segment.
                 self.w.cwnd = self.w.mss;
@@ -1183,7 +1193,13 @@ impl TcpSender {
             self.w.ssthresh = ns2_ssthresh;
         }
         self.in_recovery = false;
-        self.dupacks = 0;
+        // ns-2 tcp.cc timeout() keeps dupacks_ (Agent/TCP); RenoTcpAgent::timeout clears it.
+        if !(self.rules.tahoe_timeout_keeps_dupacks
+            && self.ns2_aimd()
+            && self.p.cc == CcKind::Tahoe)
+        {
+            self.dupacks = 0;
+        }
         // ns-2 Sack1 timeout(): timeout_ = TRUE, duplicate ACKs are ignored until a new ACK.
         self.sack1_timeout = self.ns2_sack1();
         self.recover = self.snd_max; // RFC 6582 section 3.2 step 1 after a timeout

@@ -770,6 +770,45 @@ fn ns2_reno_second_loss_of_a_window_waits_for_the_timeout() {
     );
 }
 
+/// ns-2 tcp.cc dupack_action (Agent/TCP, Tahoe): reset_rtx_timer(0, 0) sets t_seqno_ back to
+/// highest_ack_ + 1, so the fast retransmission is followed by a go-back-N slow start: the
+/// ACK of the retransmitted packet points at the second hole of the window, which goes out at
+/// once (with the packets after it, received or not), and no timeout is needed. With the rule
+/// off (the RFC flavour) only the first hole is resent and the second waits for the timer.
+#[test]
+fn ns2_tahoe_fast_retransmit_goes_back_n() {
+    for ns2 in [true, false] {
+        let p = params(|o| {
+            o.cc = Some(CcKind::Tahoe);
+            o.iw = Some(20);
+            o.initial_ssthresh = Some(QueueLimit::Packets(20));
+            o.ns2_rules = Some(ns2);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.rate = Some(Rate(2_000_000));
+        pipe.drop = drop_seqs(vec![seg(22), seg(30)]);
+        pipe.run_until(ms(5000));
+        let st = &pipe.snd.stats;
+        assert_eq!(st.fast_retransmits, 1, "ns2_rules = {ns2}");
+        // The retransmissions, in order (segment numbers).
+        let rx: Vec<u64> = pipe
+            .sent_log
+            .iter()
+            .filter(|e| e.2 > 0)
+            .map(|e| (e.1 - 1) / 1000)
+            .collect();
+        if ns2 {
+            assert_eq!(st.timeouts, 0, "go back N recovers the second hole");
+            // 22 alone (cwnd_ 1); its ACK (up to 29) sets t_seqno_ to 30: 30 and 31 go out
+            // (cwnd_ 2), 31 although the receiver holds it; 30's ACK then covers the window.
+            assert_eq!(rx, [22, 30, 31], "retransmissions");
+        } else {
+            assert_eq!(st.timeouts, 1, "the second hole waits for the timer");
+            assert_eq!(&rx[..2], &[22, 30], "retransmissions {rx:?}");
+        }
+    }
+}
+
 /// ns-2 tcp.cc slowdown (precision_reduce_): ssthresh_ = int(W/2), cwnd_ = W/2 for
 /// W = min(cwnd_, window_); tcp-reno.cc recv: the new ACK that ends recovery leaves cwnd_ = W/2
 /// and opens it once (opencwnd, + 1/cwnd_ in congestion avoidance), not cwnd = ssthresh.

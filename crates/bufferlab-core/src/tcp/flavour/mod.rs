@@ -115,6 +115,16 @@ pub struct Rules {
     pub fast_retransmit_when_first_segment_lost: bool,
     /// New data may go out on duplicate ACKs below the threshold (besides limited transmit).
     pub send_on_early_dupacks: bool,
+    /// Tahoe's fast retransmit goes back N: the next segment to send becomes the lost one
+    /// (cwnd one segment), so the slow start that follows resends everything from each new
+    /// cumulative ACK, a second hole of the window included, and the timed segment is given
+    /// up. Off: only the lost segment is retransmitted and the sender goes on from snd_nxt (a
+    /// second loss of the window waits for the timeout).
+    pub tahoe_fast_retransmit_goes_back_n: bool,
+    /// Tahoe's duplicate-ACK count survives a timeout (only a new ACK clears it), so the
+    /// duplicates that follow the timeout go on counting from where they were: fewer of them
+    /// fall below the threshold and send a limited-transmit segment. Off: a timeout clears it.
+    pub tahoe_timeout_keeps_dupacks: bool,
     /// NewReno fast recovery: only the first partial ACK restarts the retransmission timer, and
     /// the retransmission of the next hole does not (a window with many losses ends in a
     /// timeout rather than one retransmission per RTT). Off: every partial ACK restarts it.

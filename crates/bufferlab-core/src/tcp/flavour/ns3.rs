@@ -34,6 +34,10 @@ pub const RULES: Rules = Rules {
     agent_window_halving: false,
     fast_retransmit_when_first_segment_lost: false,
     send_on_early_dupacks: true,
+    // ns-3.44 has no Tahoe: the RFC flavour's fast retransmit.
+    tahoe_fast_retransmit_goes_back_n: false,
+    // ns-3.44 has no Tahoe.
+    tahoe_timeout_keeps_dupacks: false,
     // Without SACK the sender runs RFC 6582 as the RFC flavour (NewAck reschedules m_retxEvent
     // on every ACK of new data; ExitRecovery sets cwnd to ssthresh).
     partial_ack_restarts_timer_once: false,

@@ -37,6 +37,11 @@ pub const RULES: Rules = Rules {
     fast_retransmit_when_first_segment_lost: false,
     // RFC 5681: an ACK that does not move the window does not stop sending what cwnd allows.
     send_on_early_dupacks: true,
+    // RFC 5681 section 3.2 step 2: the fast retransmission is the lost segment only; sending
+    // goes on from snd_nxt.
+    tahoe_fast_retransmit_goes_back_n: false,
+    // RFC 5681 leaves it open; this flavour starts a new count after a timeout.
+    tahoe_timeout_keeps_dupacks: false,
     // RFC 6298 section 5.3: every ACK of new data restarts the timer (Linux tcp_rearm_rto).
     // RFC 6582 resets it for the first partial ACK only; this flavour keeps RFC 6298's rule.
     partial_ack_restarts_timer_once: false,
