@@ -809,6 +809,42 @@ fn ns2_tahoe_fast_retransmit_goes_back_n() {
     }
 }
 
+/// ns-2 tcp.cc timeout() leaves dupacks_ alone (tcp-reno.cc's timeout clears it): duplicates
+/// that arrive after an Agent/TCP timeout go on counting, so they send no limited-transmit
+/// packet (send_one needs dupacks_ < numdupacks_). Segments 4-7 leave at 100 ms; 4 and 7 are
+/// lost, 5 and 6 bring two duplicates at 200 ms, each sending one new segment (8, 9); the
+/// timer (150 ms, maxrto_) fires at 250 ms and resends 4; the duplicates of 8 and 9 come at
+/// 300 ms, before 4's ACK (350 ms). With the count kept they are duplicates 3 and 4: nothing
+/// goes out. A cleared count would make them 1 and 2 and resend 5 and 6 at 300 ms.
+#[test]
+fn ns2_tahoe_timeout_keeps_the_duplicate_count() {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Tahoe);
+        o.iw = Some(4);
+        o.initial_ssthresh = Some(QueueLimit::Packets(4));
+        o.window = Some(QueueLimit::Packets(20));
+        o.min_rto = Some(ms(10));
+        o.max_rto = Some(ms(150));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = drop_seqs(vec![seg(4), seg(7)]);
+    pipe.run_until(ms(349));
+    let sent: Vec<(u64, u64, u32)> = pipe
+        .sent_log
+        .iter()
+        .map(|e| (e.0.as_nanos() / 1_000_000, (e.1 - 1) / 1000, e.2))
+        .collect();
+    assert_eq!(pipe.snd.stats.timeouts, 1);
+    assert_eq!(pipe.snd.stats.fast_retransmits, 0);
+    assert_eq!(pipe.snd.stats.dupacks_received, 4);
+    let after: Vec<(u64, u64, u32)> = sent.into_iter().filter(|e| e.0 >= 200).collect();
+    assert_eq!(
+        after,
+        [(200, 8, 0), (200, 9, 0), (250, 4, 1)],
+        "limited transmit at 200 ms, the timeout's resend at 250 ms, nothing at 300 ms"
+    );
+}
+
 /// ns-2 tcp.cc slowdown (precision_reduce_): ssthresh_ = int(W/2), cwnd_ = W/2 for
 /// W = min(cwnd_, window_); tcp-reno.cc recv: the new ACK that ends recovery leaves cwnd_ = W/2
 /// and opens it once (opencwnd, + 1/cwnd_ in congestion avoidance), not cwnd = ssthresh.
