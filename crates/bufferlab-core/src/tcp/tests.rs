@@ -927,6 +927,51 @@ fn ns2_vegas_opening() {
     assert_eq!(pipe.cwnd_segs(), 3.0, "windowInit_ 2, then +1");
 }
 
+/// ns-2 tcp-vegas.cc (`vegas_expire`, Brakmo section 3.1): a duplicate ACK resends the lost
+/// packet once it has been out for the fine-grained timeout `v_timeout_`, before the third
+/// duplicate. Packet 0 at 0 s, its ACK at 100 ms (v_rtt_ 0.1 s: v_sa_ 0.8, v_sd_ 0.1,
+/// v_timeout_ 0.15 s), packet 1 then, its ACK at 200 ms (a 0.1 s sample: v_sd_ 0.075,
+/// v_timeout_ 0.1375 * 17/16 = 0.146 s) with cwnd_ 3: packets 2-4 at 200 ms. Packet 2 is
+/// lost: the duplicate at 300 ms (out 0.1 s) does nothing, the one at 360 ms (0.16 s) resends
+/// it, cwnd_ falls to 2 (window() 3 <= 3) + 2 duplicates, dupacks_ becomes 3 and packet 5 goes
+/// out too; the coarse timer backs off (`reset_rtx_timer(1)`). With the rule off only the third
+/// duplicate would resend it.
+#[test]
+fn ns2_vegas_resends_on_an_early_duplicate_after_the_fine_grained_timeout() {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Vegas);
+        o.handshake = None;
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.run_until(SimTime(1)); // packet 0 leaves; the pipe is not run again
+    feed_ack(&mut pipe, 100, seg(1));
+    feed_ack(&mut pipe, 200, seg(2));
+    let sent = |pipe: &Pipe, t: u64| -> Vec<(u64, u32)> {
+        let v = pipe.sent_log.iter().filter(|e| e.0 == ms(t));
+        v.map(|e| ((e.1 - 1) / 1000, e.2)).collect()
+    };
+    assert_eq!(sent(&pipe, 200), [(2, 0), (3, 0), (4, 0)]);
+    feed_ack(&mut pipe, 300, seg(2));
+    assert!(sent(&pipe, 300).is_empty(), "out 0.1 s < v_timeout_");
+    assert_eq!(pipe.snd.rtt_estimator().backoff(), 0);
+    feed_ack(&mut pipe, 360, seg(2));
+    assert_eq!(
+        sent(&pipe, 360),
+        [(2, 1), (5, 0)],
+        "packet 2 resent, then 5"
+    );
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    assert_eq!(pipe.cwnd_segs(), 4.0, "v_newcwnd_ 2 + dupacks_ 2");
+    assert_eq!(
+        pipe.snd.rtt_estimator().backoff(),
+        1,
+        "reset_rtx_timer(1) backs off"
+    );
+    // dupacks_ = numdupacks_: the next duplicate inflates the window by one packet.
+    feed_ack(&mut pipe, 370, seg(2));
+    assert_eq!(pipe.cwnd_segs(), 5.0);
+}
+
 /// A scripted ACK of `ack` reaching the sender at `t_ms` (the receiver is bypassed).
 fn feed_ack(pipe: &mut Pipe, t_ms: u64, ack: u64) {
     pipe.now = ms(t_ms);

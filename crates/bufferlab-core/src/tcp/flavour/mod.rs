@@ -167,6 +167,12 @@ pub struct Rules {
     /// Vegas as ns-2's `tcp-vegas.cc`: opens with one segment and raises the window on the
     /// second new ACK, measures with its own fine-grained clock.
     pub vegas_as_ns2_agent: bool,
+    /// Vegas's loss handling as ns-2's `tcp-vegas.cc` (`tcp/sender/ns2_vegas.rs`): a
+    /// fine-grained timeout per packet lets any duplicate ACK (and the first two new ACKs after
+    /// a retransmission) resend a packet that has been out longer than it, the window falls only
+    /// if it has not changed since that packet was sent, and the coarse timer backs off. Off:
+    /// Reno's fast retransmit on the third duplicate.
+    pub vegas_fine_grained_retransmit: bool,
     /// CUBIC as ns-3.44's `TcpCubic` (`cc/cubic.rs`): whole-segment slow start, the integer
     /// ACK counter of `Update` (one segment per ACK at most, `CntClamp`, the TCP-friendly
     /// estimate in whole segments), W_max and ssthresh in whole segments, the smoothed RTT as

@@ -78,6 +78,9 @@ pub const RULES: Rules = Rules {
     // tcp-vegas.cc: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_), recv raises it
     // to windowInit_ on the second new ACK; the fine-grained RTT of VegasTcpAgent::recv.
     vegas_as_ns2_agent: true,
+    // tcp-vegas.cc recv (the duplicate-ACK branch, v_worried_, v_timeout_), vegas_expire,
+    // output (v_sendtime_, v_transmits_) and timeout (t_cwnd_changed_).
+    vegas_fine_grained_retransmit: true,
     // ns-2.35 has no CUBIC agent: the ns2 preset runs RFC 9438 with RFC 5681 slow start.
     cubic_as_ns3_tcp_cubic: false,
     cubic_hystart: None,

@@ -59,6 +59,8 @@ pub const RULES: Rules = Rules {
     // TcpLinuxReno never clears m_cWndCnt.
     linux_reno_keeps_ack_count: true,
     vegas_as_ns2_agent: false,
+    // ns-3.44's TcpVegas changes the window only; recovery is TcpSocketBase's.
+    vegas_fine_grained_retransmit: false,
     // tcp-cubic.cc (ns-3.44): IncreaseWindow, Update, GetSsThresh, PktsAcked(m_srtt),
     // CubicReset without m_lastMaxCwnd (issue #1085).
     cubic_as_ns3_tcp_cubic: true,

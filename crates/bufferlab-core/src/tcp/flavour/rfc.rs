@@ -66,6 +66,8 @@ pub const RULES: Rules = Rules {
     linux_reno_keeps_ack_count: false,
     // Brakmo & Peterson 1995 as written (cc/vegas.rs).
     vegas_as_ns2_agent: false,
+    // Brakmo and Peterson section 3.1 is not modelled here: Reno's fast retransmit.
+    vegas_fine_grained_retransmit: false,
     // RFC 9438 sections 4.2-4.8 as written (real-valued W_cubic, W_est).
     cubic_as_ns3_tcp_cubic: false,
     // RFC 9438 section 4.10 leaves slow start open; Linux tcp_cubic.c runs HyStart (hystart 1,
