@@ -1,8 +1,8 @@
 """The networks of the ensemble validation (issue #22): dumbbells beyond the bench's.
 
 Each network is one dumbbell run in bufferlab and in one peer, ns-2.35 (`peer = "ns2"`, its
-one-way agents `Agent/TCP/Reno`, `/Newreno`, `/Sack1`, FTP, `packetSize_` 1000 + 40 B header,
-`window_` as given) or ns-3.44 (`peer = "ns3"`, its TCP defaults: SACK, timestamps, IW 10,
+one-way agents `Agent/TCP` (Tahoe), `/Reno`, `/Newreno`, `/Sack1`, FTP, `packetSize_` 1000 +
+40 B header, `window_` as given) or ns-3.44 (`peer = "ns3"`, its TCP defaults: SACK, timestamps, IW 10,
 min RTO 1 s, PRR, 1448-byte segments, with `TcpLinuxReno` or `TcpNewReno`). Every sender has
 its own access delay (the RTT mix); the receivers' access links have 1 ms. Access links run at
 `access_rate` with a 1000-packet (ns-2) or 100-packet (ns-3, the peer's default) queue.
@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 
 # The peer's TCP variant -> bufferlab's TCP table (docs/models/tcp.md: the ns2 preset's cc and
 # sack; the ns3 preset's cc = "linux_reno" is TcpLinuxReno, cc = "reno" is ns-3's TcpNewReno).
-NS2_TCP = {"Reno": ("reno", False), "Newreno": ("newreno", False), "Sack1": ("newreno", True)}
+NS2_TCP = {"Tahoe": ("tahoe", False), "Reno": ("reno", False), "Newreno": ("newreno", False), "Sack1": ("newreno", True)}
 NS3_TCP = {"TcpLinuxReno": "linux_reno", "TcpNewReno": "reno"}
 
 
@@ -83,14 +83,16 @@ def _spread(n: int, lo: float, hi: float) -> tuple[float, ...]:
     return tuple(round(lo + (hi - lo) * i / max(1, n - 1), 3) for i in range(n))
 
 
-# The list (issue #22: flows 2-50, RTT mixes, buffers 0.25-2 BDP, DropTail and RED, Reno /
-# NewReno / Sack1 for ns-2, TcpLinuxReno / TcpNewReno for ns-3, delayed ACK on and off).
+# The list (issue #22: flows 2-50, RTT mixes, buffers 0.25-2 BDP, DropTail and RED, Tahoe /
+# Reno / NewReno / Sack1 for ns-2, TcpLinuxReno / TcpNewReno for ns-3, delayed ACK on and off).
 # Durations are kept short enough for the whole list to run in about half an hour on a loaded
 # 2-core machine with K = 6 members.
 NETWORKS: list[Network] = [
     # ns-2.35
     Network("n2_newreno_mix", "ns2", "Newreno", 2, 1.5, 10, (2, 25), 1.0, "DropTail", False, 60,
             note="two flows, RTTs 26 and 72 ms"),
+    Network("n4_tahoe_mix", "ns2", "Tahoe", 4, 3.0, 15, (1, 5, 10, 20), 1.0, "DropTail", False,
+            60, note="Agent/TCP (Tahoe), an RTT mix (issue #20)"),
     Network("n3_reno_long", "ns2", "Reno", 3, 1.0, 40, (5, 10, 50), 1.0, "DropTail", True, 60,
             note="long RTTs, delayed ACKs"),
     Network("n4_reno_red", "ns2", "Reno", 4, 3.0, 15, (1, 8, 20, 40), 1.0, "RED", True, 60),

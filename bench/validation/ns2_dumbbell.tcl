@@ -53,7 +53,8 @@ for {set i 0} {$i < $P(n)} {incr i} {
     $ns queue-limit $s $L $P(alimit)
     $ns queue-limit $R $d $P(alimit)
     set start [lindex $starts $i]
-    set ag [new Agent/TCP/$P(tcp)]
+    # tcp=Tahoe is ns-2's base agent, Agent/TCP (tcp.cc).
+    set ag [new [expr {$P(tcp) eq "Tahoe" ? "Agent/TCP" : "Agent/TCP/$P(tcp)"}]]
     if {$P(tcp) eq "Sack1"} {
         set sk [new [expr {$P(delack) ? "Agent/TCPSink/Sack1/DelAck" : "Agent/TCPSink/Sack1"}]]
     } else {

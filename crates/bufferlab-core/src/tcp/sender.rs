@@ -35,7 +35,10 @@ use crate::units::SimTime;
 use serde_json::json;
 
 mod ns2_sack1;
+mod ns2_vegas;
 mod ns3;
+
+use ns2_vegas::VegasLoss;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -130,6 +133,8 @@ pub struct TcpSender {
     /// are ignored after a timeout until a new ACK).
     sack1_pipe: i64,
     sack1_timeout: bool,
+    /// ns-2 Vegas's loss handling (`sender/ns2_vegas.rs`), when its rule applies.
+    vegas_loss: Option<VegasLoss>,
     rwnd: u64,
     // timers
     rto_at: Option<SimTime>,
@@ -250,6 +255,8 @@ impl TcpSender {
             partial_seen: false,
             sack1_pipe: 0,
             sack1_timeout: false,
+            vegas_loss: (p.rules().vegas_fine_grained_retransmit && p.cc == CcKind::Vegas)
+                .then(|| VegasLoss::new(p.max_window / u64::from(p.mss.max(1)))),
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
             // settings); one-way ns-2 agents have none.
             rwnd: p.recv_buffer.min(p.max_adv_window),
@@ -450,6 +457,9 @@ impl TcpSender {
         });
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
+        if len > 0 && self.vegas_loss.is_some() {
+            self.vegas_on_send(seq, now);
+        }
         let end = seq + len + fin as u64;
         if self.rules.prr_available && self.in_recovery {
             // TcpPrrRecovery::UpdateBytesSent, from SendDataPacket in CA_RECOVERY
@@ -842,6 +852,7 @@ impl TcpSender {
         if self.ns2_sack1() {
             return self.on_ack_sack1(pkt, cx);
         }
+        self.vegas_on_any_ack(now);
         let ack = h.ack;
         let mss = self.mss();
         let mut newly_sacked = 0;
@@ -865,6 +876,8 @@ impl TcpSender {
             self.sb.advance(ack);
             let dupacks_before = self.dupacks;
             self.dupacks = 0;
+            // ns-2 tcp-vegas.cc recv: the inflated window falls before the new-ACK rules.
+            self.vegas_deflate(dupacks_before);
             // ns-2 NewReno with newreno_changes1_: a partial ACK after the first leaves the
             // retransmission timer running.
             let mut keep_timer = false;
@@ -955,6 +968,9 @@ impl TcpSender {
             } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
                 self.cc.on_ack(&mut self.w, &info);
             }
+            if self.vegas_loss.is_some() {
+                self.vegas_on_new_ack(ack - acked, cx);
+            }
             // RFC 6298 sections 5.2 and 5.3.
             if !keep_timer {
                 self.rto_at = (self.snd_max > self.snd_una).then(|| now + self.rtt.rto());
@@ -965,7 +981,13 @@ impl TcpSender {
             // out-of-order data shrinks a finite receive buffer's window).
             self.dupacks += 1;
             self.stats.dupacks_received += 1;
-            if self.in_recovery {
+            if self.vegas_loss.is_some() {
+                // ns-2 tcp-vegas.cc recv; send_much only if dupacks_ is 0 or >= numdupacks_.
+                self.vegas_on_dupack(cx);
+                if self.dupacks < self.p.dupack_threshold {
+                    return;
+                }
+            } else if self.in_recovery {
                 if !self.p.sack && !self.owns_window {
                     // RFC 5681 section 3.2 step 4: inflate by one SMSS per duplicate.
                     self.w.cwnd += self.w.mss;
@@ -1142,6 +1164,16 @@ impl TcpSender {
             return;
         }
         match self.cc.recovery() {
+            Recovery::None if self.rules.tahoe_fast_retransmit_goes_back_n && self.ns2_aimd() => {
+                // ns-2 tcp.cc dupack_action -> reset_rtx_timer(0, 0): the timer restarts,
+                // t_seqno_ = highest_ack_ + 1 and rtt_active_ = 0; recv's send_much (here
+                // after_ack) then sends the head with cwnd_ 1, and each new ACK's slow start
+                // resends from the cumulative ACK (go back N).
+                self.w.cwnd = self.w.mss;
+                self.snd_nxt = self.snd_una;
+                self.timed = None;
+                self.rto_at = Some(now + self.rtt.rto());
+            }
             Recovery::None => {
                 // Tahoe: retransmit and slow-start from one segment.
                 self.w.cwnd = self.w.mss;
@@ -1193,7 +1225,14 @@ impl TcpSender {
             self.w.ssthresh = ns2_ssthresh;
         }
         self.in_recovery = false;
-        self.dupacks = 0;
+        self.vegas_on_timeout(now);
+        // ns-2 tcp.cc timeout() keeps dupacks_ (Agent/TCP); RenoTcpAgent::timeout clears it.
+        if !(self.rules.tahoe_timeout_keeps_dupacks
+            && self.ns2_aimd()
+            && self.p.cc == CcKind::Tahoe)
+        {
+            self.dupacks = 0;
+        }
         // ns-2 Sack1 timeout(): timeout_ = TRUE, duplicate ACKs are ignored until a new ACK.
         self.sack1_timeout = self.ns2_sack1();
         self.recover = self.snd_max; // RFC 6582 section 3.2 step 1 after a timeout

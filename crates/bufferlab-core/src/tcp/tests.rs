@@ -770,6 +770,81 @@ fn ns2_reno_second_loss_of_a_window_waits_for_the_timeout() {
     );
 }
 
+/// ns-2 tcp.cc dupack_action (Agent/TCP, Tahoe): reset_rtx_timer(0, 0) sets t_seqno_ back to
+/// highest_ack_ + 1, so the fast retransmission is followed by a go-back-N slow start: the
+/// ACK of the retransmitted packet points at the second hole of the window, which goes out at
+/// once (with the packets after it, received or not), and no timeout is needed. With the rule
+/// off (the RFC flavour) only the first hole is resent and the second waits for the timer.
+#[test]
+fn ns2_tahoe_fast_retransmit_goes_back_n() {
+    for ns2 in [true, false] {
+        let p = params(|o| {
+            o.cc = Some(CcKind::Tahoe);
+            o.iw = Some(20);
+            o.initial_ssthresh = Some(QueueLimit::Packets(20));
+            o.ns2_rules = Some(ns2);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        pipe.rate = Some(Rate(2_000_000));
+        pipe.drop = drop_seqs(vec![seg(22), seg(30)]);
+        pipe.run_until(ms(5000));
+        let st = &pipe.snd.stats;
+        assert_eq!(st.fast_retransmits, 1, "ns2_rules = {ns2}");
+        // The retransmissions, in order (segment numbers).
+        let rx: Vec<u64> = pipe
+            .sent_log
+            .iter()
+            .filter(|e| e.2 > 0)
+            .map(|e| (e.1 - 1) / 1000)
+            .collect();
+        if ns2 {
+            assert_eq!(st.timeouts, 0, "go back N recovers the second hole");
+            // 22 alone (cwnd_ 1); its ACK (up to 29) sets t_seqno_ to 30: 30 and 31 go out
+            // (cwnd_ 2), 31 although the receiver holds it; 30's ACK then covers the window.
+            assert_eq!(rx, [22, 30, 31], "retransmissions");
+        } else {
+            assert_eq!(st.timeouts, 1, "the second hole waits for the timer");
+            assert_eq!(&rx[..2], &[22, 30], "retransmissions {rx:?}");
+        }
+    }
+}
+
+/// ns-2 tcp.cc timeout() leaves dupacks_ alone (tcp-reno.cc's timeout clears it): duplicates
+/// that arrive after an Agent/TCP timeout go on counting, so they send no limited-transmit
+/// packet (send_one needs dupacks_ < numdupacks_). Segments 4-7 leave at 100 ms; 4 and 7 are
+/// lost, 5 and 6 bring two duplicates at 200 ms, each sending one new segment (8, 9); the
+/// timer (150 ms, maxrto_) fires at 250 ms and resends 4; the duplicates of 8 and 9 come at
+/// 300 ms, before 4's ACK (350 ms). With the count kept they are duplicates 3 and 4: nothing
+/// goes out. A cleared count would make them 1 and 2 and resend 5 and 6 at 300 ms.
+#[test]
+fn ns2_tahoe_timeout_keeps_the_duplicate_count() {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Tahoe);
+        o.iw = Some(4);
+        o.initial_ssthresh = Some(QueueLimit::Packets(4));
+        o.window = Some(QueueLimit::Packets(20));
+        o.min_rto = Some(ms(10));
+        o.max_rto = Some(ms(150));
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.drop = drop_seqs(vec![seg(4), seg(7)]);
+    pipe.run_until(ms(349));
+    let sent: Vec<(u64, u64, u32)> = pipe
+        .sent_log
+        .iter()
+        .map(|e| (e.0.as_nanos() / 1_000_000, (e.1 - 1) / 1000, e.2))
+        .collect();
+    assert_eq!(pipe.snd.stats.timeouts, 1);
+    assert_eq!(pipe.snd.stats.fast_retransmits, 0);
+    assert_eq!(pipe.snd.stats.dupacks_received, 4);
+    let after: Vec<(u64, u64, u32)> = sent.into_iter().filter(|e| e.0 >= 200).collect();
+    assert_eq!(
+        after,
+        [(200, 8, 0), (200, 9, 0), (250, 4, 1)],
+        "limited transmit at 200 ms, the timeout's resend at 250 ms, nothing at 300 ms"
+    );
+}
+
 /// ns-2 tcp.cc slowdown (precision_reduce_): ssthresh_ = int(W/2), cwnd_ = W/2 for
 /// W = min(cwnd_, window_); tcp-reno.cc recv: the new ACK that ends recovery leaves cwnd_ = W/2
 /// and opens it once (opencwnd, + 1/cwnd_ in congestion avoidance), not cwnd = ssthresh.
@@ -850,6 +925,51 @@ fn ns2_vegas_opening() {
     assert_eq!(pipe.sent_log.len(), 2);
     pipe.run_until(ms(200) + SimTime(1));
     assert_eq!(pipe.cwnd_segs(), 3.0, "windowInit_ 2, then +1");
+}
+
+/// ns-2 tcp-vegas.cc (`vegas_expire`, Brakmo section 3.1): a duplicate ACK resends the lost
+/// packet once it has been out for the fine-grained timeout `v_timeout_`, before the third
+/// duplicate. Packet 0 at 0 s, its ACK at 100 ms (v_rtt_ 0.1 s: v_sa_ 0.8, v_sd_ 0.1,
+/// v_timeout_ 0.15 s), packet 1 then, its ACK at 200 ms (a 0.1 s sample: v_sd_ 0.075,
+/// v_timeout_ 0.1375 * 17/16 = 0.146 s) with cwnd_ 3: packets 2-4 at 200 ms. Packet 2 is
+/// lost: the duplicate at 300 ms (out 0.1 s) does nothing, the one at 360 ms (0.16 s) resends
+/// it, cwnd_ falls to 2 (window() 3 <= 3) + 2 duplicates, dupacks_ becomes 3 and packet 5 goes
+/// out too; the coarse timer backs off (`reset_rtx_timer(1)`). With the rule off only the third
+/// duplicate would resend it.
+#[test]
+fn ns2_vegas_resends_on_an_early_duplicate_after_the_fine_grained_timeout() {
+    let p = params(|o| {
+        o.cc = Some(CcKind::Vegas);
+        o.handshake = None;
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.run_until(SimTime(1)); // packet 0 leaves; the pipe is not run again
+    feed_ack(&mut pipe, 100, seg(1));
+    feed_ack(&mut pipe, 200, seg(2));
+    let sent = |pipe: &Pipe, t: u64| -> Vec<(u64, u32)> {
+        let v = pipe.sent_log.iter().filter(|e| e.0 == ms(t));
+        v.map(|e| ((e.1 - 1) / 1000, e.2)).collect()
+    };
+    assert_eq!(sent(&pipe, 200), [(2, 0), (3, 0), (4, 0)]);
+    feed_ack(&mut pipe, 300, seg(2));
+    assert!(sent(&pipe, 300).is_empty(), "out 0.1 s < v_timeout_");
+    assert_eq!(pipe.snd.rtt_estimator().backoff(), 0);
+    feed_ack(&mut pipe, 360, seg(2));
+    assert_eq!(
+        sent(&pipe, 360),
+        [(2, 1), (5, 0)],
+        "packet 2 resent, then 5"
+    );
+    assert_eq!(pipe.snd.stats.fast_retransmits, 1);
+    assert_eq!(pipe.cwnd_segs(), 4.0, "v_newcwnd_ 2 + dupacks_ 2");
+    assert_eq!(
+        pipe.snd.rtt_estimator().backoff(),
+        1,
+        "reset_rtx_timer(1) backs off"
+    );
+    // dupacks_ = numdupacks_: the next duplicate inflates the window by one packet.
+    feed_ack(&mut pipe, 370, seg(2));
+    assert_eq!(pipe.cwnd_segs(), 5.0);
 }
 
 /// A scripted ACK of `ack` reaching the sender at `t_ms` (the receiver is bypassed).

@@ -29,8 +29,10 @@
 //!   on the second new ACK (`last_ack_ == 0 && delay_growth_`);
 //! * a timeout keeps the round state (only cwnd_ = `v_slowstart_` 2 and ssthresh change).
 //!
-//! Not modelled: Vegas's fine-grained retransmission check on the first duplicate ACKs
-//! (ns-2 `vegas_expire`, Brakmo section 3.1); recovery otherwise follows Reno.
+//! With ns-2's rules Vegas's loss handling is `tcp-vegas.cc`'s (`vegas_fine_grained_retransmit`,
+//! `tcp/sender/ns2_vegas.rs`): the fine-grained retransmission check on every duplicate ACK
+//! and on the two new ACKs after it (`vegas_expire`, `v_worried_`, Brakmo section 3.1), the
+//! `t_cwnd_changed_` test and the coarse timer's back-off; otherwise recovery follows Reno.
 
 use super::reno::half_flight;
 use super::{Ack, CongestionControl, Recovery, Window};

@@ -115,6 +115,16 @@ pub struct Rules {
     pub fast_retransmit_when_first_segment_lost: bool,
     /// New data may go out on duplicate ACKs below the threshold (besides limited transmit).
     pub send_on_early_dupacks: bool,
+    /// Tahoe's fast retransmit goes back N: the next segment to send becomes the lost one
+    /// (cwnd one segment), so the slow start that follows resends everything from each new
+    /// cumulative ACK, a second hole of the window included, and the timed segment is given
+    /// up. Off: only the lost segment is retransmitted and the sender goes on from snd_nxt (a
+    /// second loss of the window waits for the timeout).
+    pub tahoe_fast_retransmit_goes_back_n: bool,
+    /// Tahoe's duplicate-ACK count survives a timeout (only a new ACK clears it), so the
+    /// duplicates that follow the timeout go on counting from where they were: fewer of them
+    /// fall below the threshold and send a limited-transmit segment. Off: a timeout clears it.
+    pub tahoe_timeout_keeps_dupacks: bool,
     /// NewReno fast recovery: only the first partial ACK restarts the retransmission timer, and
     /// the retransmission of the next hole does not (a window with many losses ends in a
     /// timeout rather than one retransmission per RTT). Off: every partial ACK restarts it.
@@ -162,6 +172,12 @@ pub struct Rules {
     /// Vegas as ns-2's `tcp-vegas.cc`: opens with one segment and raises the window on the
     /// second new ACK, measures with its own fine-grained clock.
     pub vegas_as_ns2_agent: bool,
+    /// Vegas's loss handling as ns-2's `tcp-vegas.cc` (`tcp/sender/ns2_vegas.rs`): a
+    /// fine-grained timeout per packet lets any duplicate ACK (and the first two new ACKs after
+    /// a retransmission) resend a packet that has been out longer than it, the window falls only
+    /// if it has not changed since that packet was sent, and the coarse timer backs off. Off:
+    /// Reno's fast retransmit on the third duplicate.
+    pub vegas_fine_grained_retransmit: bool,
     /// CUBIC as ns-3.44's `TcpCubic` (`cc/cubic.rs`): whole-segment slow start, the integer
     /// ACK counter of `Update` (one segment per ACK at most, `CntClamp`, the TCP-friendly
     /// estimate in whole segments), W_max and ssthresh in whole segments, the smoothed RTT as

@@ -44,6 +44,13 @@ pub const RULES: Rules = Rules {
     // tcp.cc recv(): send_much only when dupacks_ is 0 or >= numdupacks_ (send_one on the first
     // and second duplicate is limited transmit, `singledup_`).
     send_on_early_dupacks: false,
+    // tcp.cc dupack_action() tahoe_action: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_ONE), then
+    // reset_rtx_timer(0, 0): set_rtx_timer(), t_seqno_ = highest_ack_ + 1 (mild 0), rtt_active_
+    // = 0; recv's send_much sends from t_seqno_, and newack() keeps t_seqno_ >= last_ack_ + 1.
+    tahoe_fast_retransmit_goes_back_n: true,
+    // tcp.cc timeout() leaves dupacks_ alone (newack() is the only reset); tcp-reno.cc
+    // RenoTcpAgent::timeout sets dupacks_ = 0 before it, so Reno and NewReno clear it.
+    tahoe_timeout_keeps_dupacks: true,
     // tcp-newreno.cc partialnewack_helper with newreno_changes1_ 1 (ns-default.tcl, "Default
     // changed to 1 on 5/5/03"): newtimer() only while firstpartial_ is 0; the hole goes out with
     // output(last_ack_ + 1, 0), which sets the timer only when none is pending (tcp.cc output).
@@ -73,6 +80,9 @@ pub const RULES: Rules = Rules {
     // tcp-vegas.cc: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_), recv raises it
     // to windowInit_ on the second new ACK; the fine-grained RTT of VegasTcpAgent::recv.
     vegas_as_ns2_agent: true,
+    // tcp-vegas.cc recv (the duplicate-ACK branch, v_worried_, v_timeout_), vegas_expire,
+    // output (v_sendtime_, v_transmits_) and timeout (t_cwnd_changed_).
+    vegas_fine_grained_retransmit: true,
     // ns-2.35 has no CUBIC agent: the ns2 preset runs RFC 9438 with RFC 5681 slow start.
     cubic_as_ns3_tcp_cubic: false,
     cubic_hystart: None,

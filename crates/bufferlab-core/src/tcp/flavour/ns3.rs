@@ -34,6 +34,10 @@ pub const RULES: Rules = Rules {
     agent_window_halving: false,
     fast_retransmit_when_first_segment_lost: false,
     send_on_early_dupacks: true,
+    // ns-3.44 has no Tahoe: the RFC flavour's fast retransmit.
+    tahoe_fast_retransmit_goes_back_n: false,
+    // ns-3.44 has no Tahoe.
+    tahoe_timeout_keeps_dupacks: false,
     // Without SACK the sender runs RFC 6582 as the RFC flavour (NewAck reschedules m_retxEvent
     // on every ACK of new data; ExitRecovery sets cwnd to ssthresh).
     partial_ack_restarts_timer_once: false,
@@ -57,6 +61,8 @@ pub const RULES: Rules = Rules {
     // TcpLinuxReno never clears m_cWndCnt.
     linux_reno_keeps_ack_count: true,
     vegas_as_ns2_agent: false,
+    // ns-3.44's TcpVegas changes the window only; recovery is TcpSocketBase's.
+    vegas_fine_grained_retransmit: false,
     // tcp-cubic.cc (ns-3.44): IncreaseWindow, Update, GetSsThresh, PktsAcked(m_srtt),
     // CubicReset without m_lastMaxCwnd (issue #1085).
     cubic_as_ns3_tcp_cubic: true,

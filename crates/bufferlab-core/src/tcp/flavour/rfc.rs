@@ -37,6 +37,11 @@ pub const RULES: Rules = Rules {
     fast_retransmit_when_first_segment_lost: false,
     // RFC 5681: an ACK that does not move the window does not stop sending what cwnd allows.
     send_on_early_dupacks: true,
+    // RFC 5681 section 3.2 step 2: the fast retransmission is the lost segment only; sending
+    // goes on from snd_nxt.
+    tahoe_fast_retransmit_goes_back_n: false,
+    // RFC 5681 leaves it open; this flavour starts a new count after a timeout.
+    tahoe_timeout_keeps_dupacks: false,
     // RFC 6298 section 5.3: every ACK of new data restarts the timer (Linux tcp_rearm_rto).
     // RFC 6582 resets it for the first partial ACK only; this flavour keeps RFC 6298's rule.
     partial_ack_restarts_timer_once: false,
@@ -63,6 +68,8 @@ pub const RULES: Rules = Rules {
     linux_reno_keeps_ack_count: false,
     // Brakmo & Peterson 1995 as written (cc/vegas.rs).
     vegas_as_ns2_agent: false,
+    // Brakmo and Peterson section 3.1 is not modelled here: Reno's fast retransmit.
+    vegas_fine_grained_retransmit: false,
     // RFC 9438 sections 4.2-4.8 as written (real-valued W_cubic, W_est).
     cubic_as_ns3_tcp_cubic: false,
     // RFC 9438 section 4.10 leaves slow start open; Linux tcp_cubic.c runs HyStart (hystart 1,
