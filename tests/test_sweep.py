@@ -328,7 +328,7 @@ def test_executors_agree(tmp_path):
     run_sweep(sweep, db=tmp_path / "t2.duckdb", jobs=2, executor="thread")
     run_sweep(sweep, db=tmp_path / "p2.duckdb", jobs=2, executor="process")
     run_sweep(sweep, db=tmp_path / "p1.duckdb", jobs=1, executor="process")
-    run_sweep(sweep, db=tmp_path / "auto.duckdb", jobs=2)  # the default: processes
+    run_sweep(sweep, db=tmp_path / "auto.duckdb", jobs=2)  # the default: processes (24 runs)
     ref = _numbers(tmp_path / "t1.duckdb")
     assert len(ref) == 24
     assert _numbers(tmp_path / "t2.duckdb") == ref
@@ -341,15 +341,16 @@ def test_executors_agree(tmp_path):
     assert _series(tmp_path / "p2.duckdb") == _series(tmp_path / "t1.duckdb")
 
 
-def test_the_default_executor_is_processes_for_more_than_one_worker():
+def test_the_default_executor_is_processes_for_more_than_one_worker_and_a_few_runs():
     from bufferlab.experiments.execute import local_executor
 
-    assert local_executor("auto", 2) == "process"
-    assert local_executor("auto", 1) == "thread"
-    assert local_executor("thread", 8) == "thread"
-    assert local_executor("process", 1) == "process"
+    assert local_executor("auto", 2, 9) == "process"
+    assert local_executor("auto", 2, 8) == "thread"  # a few runs: no processes to start
+    assert local_executor("auto", 1, 100) == "thread"
+    assert local_executor("thread", 8, 100) == "thread"
+    assert local_executor("process", 1, 1) == "process"
     with pytest.raises(ValueError, match="auto, thread, process"):
-        local_executor("fibers", 2)
+        local_executor("fibers", 2, 100)
     with pytest.raises(ValueError, match="executor"):
         run_sweep(ROOT / "examples" / "sweep_red_table3.toml", db=":memory:", executor="x")
 

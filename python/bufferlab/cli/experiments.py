@@ -69,8 +69,8 @@ def sweep(
         str,
         typer.Option(
             "--executor",
-            help="Local workers: auto (processes for more than one worker, else a thread), "
-            "thread or process.",
+            help="Local workers: auto (processes for more than one worker and more than 8 "
+            "runs, else threads), thread or process.",
         ),
     ] = "auto",
     quick: Annotated[
@@ -155,7 +155,7 @@ def sweep(
             progress.update(state["task"], completed=done + failed, failed=failed,
                             rate=f"{(done + failed) / el:.2f} runs/s")  # fmt: skip
 
-        kind = local_executor(executor, jobs or default_jobs())
+        kind = local_executor(executor, jobs or default_jobs(), n_runs)
         where = f"on {cluster}" if cluster else f"{jobs or 'all'} {kind} workers"
         print(
             f"sweep {sw.name}: {len(sw.points())} points, {n_runs} runs, {where}", file=sys.stderr

@@ -1,11 +1,11 @@
 """Executing a sweep's runs: locally on threads or processes, or on a Dask cluster, each run
 recorded in the store as it finishes (so an interrupted sweep resumes).
 
-The default local executor, ``"auto"``, runs in processes when there is more than one worker,
-else in a thread: each run's Python part (parsing its report, building its rows and series)
-holds the GIL in a thread, so two threads reach about 1.7x one and two processes about 1.9x
-(docs/performance.md, "Sweeps"). Whatever the executor and the number of
-workers, the store holds the same results.
+The default local executor, ``"auto"``, runs a sweep of more than a few runs in processes when
+there is more than one worker, else in threads: each run's Python part (parsing its report,
+building its rows and series) holds the GIL in a thread, so two threads reach about 1.7x one
+and two processes about 1.9x (docs/performance.md, "Sweeps"). Whatever the executor and the
+number of workers, the store holds the same results.
 """
 
 from __future__ import annotations
@@ -131,16 +131,22 @@ def default_jobs() -> int:
 
 
 EXECUTORS = ("auto", "thread", "process")
+#: A sweep of more runs than this (and more than one worker) runs in processes by default.
+AUTO_PROCESS_RUNS = 8
 
 
-def local_executor(executor: str, jobs: int) -> str:
-    """The local executor of ``jobs`` workers: ``"thread"`` or ``"process"``. ``"auto"`` (the
-    default) is processes for more than one worker (two processes run a sweep about 1.9x as
-    fast as one, two threads about 1.7x), else a thread (no process to start for one worker)."""
+def local_executor(executor: str, jobs: int, runs: int) -> str:
+    """The local executor of a sweep of ``runs`` runs on ``jobs`` workers: ``"thread"`` or
+    ``"process"``. ``"auto"`` (the default) is processes for more than one worker and more
+    than :data:`AUTO_PROCESS_RUNS` runs, else threads. Processes: two run a sweep about 1.9x as
+    fast as one, where two threads reach about 1.7x (each run's Python part holds the GIL);
+    threads for a few runs: starting the processes costs more than that gains (4 runs of 3
+    simulated seconds on 2 workers: processes 0.84x of one thread, threads 1.03x; 16 runs:
+    equal; docs/performance.md, "Sweeps")."""
     if executor not in EXECUTORS:
         raise ValueError(f"executor: expected one of {', '.join(EXECUTORS)}, got {executor!r}")
     if executor == "auto":
-        return "process" if jobs > 1 else "thread"
+        return "process" if jobs > 1 and runs > AUTO_PROCESS_RUNS else "thread"
     return executor
 
 
@@ -158,7 +164,8 @@ def run_sweep(
     """Runs every run of a sweep that is not yet in the store with status ok.
 
     ``jobs`` workers (default: all cores) in processes or threads: ``executor`` is ``"auto"``
-    (processes for more than one worker, else a thread; see :func:`local_executor`),
+    (processes for more than one worker and a few runs, else threads; see
+    :func:`local_executor`),
     ``"thread"`` (the core releases the GIL) or ``"process"``. ``cluster`` is a Dask scheduler
     address (``"tcp://host:8786"``) or a ``distributed.Client``; the runs then execute on its
     workers.
@@ -221,8 +228,10 @@ def run_sweep(
                     (*_args_for(sw, spec, run_limits), store.series_prefix(sweep_id, spec.key))
                     for spec in todo
                 ]
-                n = jobs or default_jobs()
-                kind = local_executor(executor, n)
+                # Decided on the sweep's size, not on what is left of it: a resumed sweep
+                # runs on the executor the command announced.
+                kind = local_executor(executor, jobs or default_jobs(), len(runs))
+                n = min(jobs or default_jobs(), len(todo))  # no idle worker to start
                 _run_local(todo, args, record, n, kind, store.write_failed)
         wall = time.perf_counter() - t0
         return SweepOutcome(sw.name, len(runs), skipped, done, failed, wall, left, first_error)
@@ -284,6 +293,9 @@ def _run_local(
         raise ValueError(f"executor: expected 'thread' or 'process', got {executor!r}")
     from concurrent.futures.process import BrokenProcessPool
 
+    if executor == "process":
+        _warm_for_workers()
+
     def pool_cls(max_workers: int) -> ThreadPoolExecutor | ProcessPoolExecutor:
         if executor == "thread":
             return ThreadPoolExecutor(max_workers=max_workers)
@@ -336,6 +348,19 @@ def _run_local(
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _warm_for_workers() -> None:
+    """Imports what a worker process needs for its runs (pyarrow, to write the series) here,
+    before the pool forks its workers (the start method on Linux up to Python 3.13), so that
+    they start with it instead of each importing it (0.1-0.2 s a process, as long as a small
+    sweep's runs). The sweep's own process imports pyarrow anyway to record the results."""
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        return
+    import pyarrow
+    import pyarrow.parquet  # noqa: F401
 
 
 def _worker_init() -> None:
