@@ -86,8 +86,9 @@ lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings,
 	$(BIN)/ruff format --check python tests docs/gen
 	cd python && ../$(BIN)/python -m mypy.stubtest bufferlab._core
 
-bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c")
+bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c"), then the CLI's start-up
 	$(PYTHON) bench/run.py $(BENCH_ARGS)
+	$(PYTHON) bench/cli_startup.py
 
 docs: $(BUILD_STAMP) ## Build the documentation site into site/ (MkDocs, strict: a broken link fails)
 	$(BIN)/mkdocs build --strict -d site

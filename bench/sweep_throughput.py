@@ -7,7 +7,10 @@ Runs a sweep of the example dumbbell (examples/dumbbell_udp.toml, 3 UDP flows ov
 bottleneck, its duration set to each of --durations: short runs show the cost of recording
 results, long ones the parallel simulation) over buffer sizes and replications, into a fresh DuckDB
 file each time (so the rate includes writing the results), and prints the median runs/s of
-each configuration as a Markdown table for docs/performance.md ("Sweeps").
+each configuration as a Markdown table for docs/performance.md ("Sweeps"). The executor the
+default (``executor="auto"``) picks for that number of workers is marked "(default)"; "vs 1
+worker" compares with the same executor on one worker, "vs default 1" with the default on one
+worker (a thread).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bufferlab.experiments.execute import run_sweep
+from bufferlab.experiments.execute import local_executor, run_sweep
 from bufferlab.experiments.spec import Sweep
 from bufferlab.scenario import load
 
@@ -64,8 +67,11 @@ def main() -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{cores} cores, load average {load:.1f} at start, median of {args.repeat}\n")
-    print("| simulated | runs | executor | workers | runs/s (median) | all repeats | vs 1 worker |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        "| simulated | runs | executor | workers | runs/s (median) | all repeats | vs 1 worker "
+        "| vs default 1 |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for duration in args.durations.split(","):
         sweep = make_sweep(args.runs, duration, args.scenario)
         n = len(sweep.runs())
@@ -74,11 +80,18 @@ def main() -> None:
         for _ in range(args.repeat):  # interleaved, so background load hits every config alike
             for ex, jobs in configs:
                 results[(ex, jobs)].append(measure(sweep, jobs, ex)[0])
+        default_one = statistics.median(results[(local_executor("auto", 1, n), 1)])
         for ex, jobs in configs:
             med = statistics.median(results[(ex, jobs)])
             one = statistics.median(results[(ex, 1)])
             reps = ", ".join(f"{r:.2f}" for r in results[(ex, jobs)])
-            print(f"| {duration} | {n} | {ex} | {jobs} | {med:.2f} | {reps} | {med / one:.2f}x |")
+            name = f"{ex} (default)" if local_executor("auto", jobs, n) == ex else ex
+            print(
+                f"| {duration} | {n} | {name} | {jobs} | {med:.2f} | {reps} | {med / one:.2f}x "
+                f"| {med / default_one:.2f}x |"
+            )
+    end = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"\nload average {end:.1f} at the end")
 
 
 if __name__ == "__main__":

@@ -324,16 +324,94 @@ def _series(db: Path) -> dict[str, list]:
 
 def test_executors_agree(tmp_path):
     sweep = write_sweep(tmp_path, SWEEP)
-    run_sweep(sweep, db=tmp_path / "t1.duckdb", jobs=1)
-    run_sweep(sweep, db=tmp_path / "t2.duckdb", jobs=2)
+    run_sweep(sweep, db=tmp_path / "t1.duckdb", jobs=1, executor="thread")
+    run_sweep(sweep, db=tmp_path / "t2.duckdb", jobs=2, executor="thread")
     run_sweep(sweep, db=tmp_path / "p2.duckdb", jobs=2, executor="process")
+    run_sweep(sweep, db=tmp_path / "p1.duckdb", jobs=1, executor="process")
+    run_sweep(sweep, db=tmp_path / "auto.duckdb", jobs=2)  # the default: processes (24 runs)
     ref = _numbers(tmp_path / "t1.duckdb")
     assert len(ref) == 24
     assert _numbers(tmp_path / "t2.duckdb") == ref
     assert _numbers(tmp_path / "p2.duckdb") == ref
+    assert _numbers(tmp_path / "p1.duckdb") == ref
+    assert _numbers(tmp_path / "auto.duckdb") == ref
+    assert _tables(tmp_path / "auto.duckdb") == _tables(tmp_path / "t1.duckdb")
     # Workers stage the series files and the store renames them: none is left half-named.
     assert not list(tmp_path.glob("*.series/*/*.tmp"))
     assert _series(tmp_path / "p2.duckdb") == _series(tmp_path / "t1.duckdb")
+
+
+def test_the_default_executor_is_processes_for_more_than_one_worker_and_a_few_runs():
+    from bufferlab.experiments.execute import local_executor
+
+    assert local_executor("auto", 2, 9) == "process"
+    assert local_executor("auto", 2, 8) == "thread"  # a few runs: no processes to start
+    assert local_executor("auto", 1, 100) == "thread"
+    assert local_executor("thread", 8, 100) == "thread"
+    assert local_executor("process", 1, 1) == "process"
+    with pytest.raises(ValueError, match="auto, thread, process"):
+        local_executor("fibers", 2, 100)
+    with pytest.raises(ValueError, match="executor"):
+        run_sweep(ROOT / "examples" / "sweep_red_table3.toml", db=":memory:", executor="x")
+
+
+@pytest.mark.parametrize("executor", ["auto", "thread"])
+def test_ctrl_c_stops_a_sweep_with_one_line_and_keeps_every_finished_run(tmp_path, executor):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) on a sweep in worker
+    processes (the default with 2 workers): "interrupted", exit 130, no worker's traceback;
+    every run recorded is a whole run, and the rerun completes the sweep with the numbers of an
+    uninterrupted one."""
+    body = SWEEP.replace("replications = 3", "replications = 8")
+    sweep = write_sweep(tmp_path, body, base=BASE.replace('duration = "1s"', 'duration = "20s"'))
+    db = tmp_path / "r.duckdb"
+    env = dict(os.environ, COLUMNS="200")
+    env.pop("BUFFERLAB_DEBUG", None)
+    cmd = [sys.executable, "-m", "bufferlab", "sweep", str(sweep), "--db", str(db), "-j", "2",
+           "-q", "--executor", executor]  # fmt: skip
+    p = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and p.poll() is None:
+        if len(list((tmp_path / "r.series").glob("*/*.parquet"))) >= 3:
+            break
+        time.sleep(0.02)
+    assert p.poll() is None, "the sweep finished before it could be interrupted; make it longer"
+    os.killpg(p.pid, signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1] == "interrupted", err
+
+    con = duckdb.connect(str(db), read_only=True)
+    recorded = con.execute(
+        "SELECT count(*), count(*) FILTER (WHERE status = 'ok' AND sim_time_s = 20.0) FROM runs"
+    ).fetchone()
+    con.close()
+    assert 1 <= recorded[0] < 32 and recorded[0] == recorded[1], recorded
+
+    again = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert f"{32 - recorded[0]} ok, 0 failed, {recorded[0]} already done" in again.stderr
+    ref = tmp_path / "ref.duckdb"
+    run_sweep(sweep, db=ref, jobs=1, executor="thread")
+    assert _numbers(db) == _numbers(ref)
+
+
+def test_a_run_cut_short_by_ctrl_c_is_a_failed_run(monkeypatch):
+    """A report marked partial without a limit (Ctrl-C reached the worker's process) is not a
+    result: recorded as failed, so that a resume runs it again."""
+    import bufferlab._core as core
+    from bufferlab.experiments.execute import execute_run
+
+    text = (ROOT / "examples" / "dumbbell_udp.toml").read_text()
+    whole = execute_run(text, "x.toml", ["duration=3s"], 1)
+    assert whole["ok"], whole
+    real = core.run
+    monkeypatch.setattr(
+        core, "run", lambda *a, **k: real(*a, **k).replace('"partial":false', '"partial":true')
+    )
+    cut = execute_run(text, "x.toml", ["duration=3s"], 1)
+    assert not cut["ok"] and cut["error_kind"] == "interrupted", cut
 
 
 def test_dask_local_cluster_gives_the_same_numbers(tmp_path):

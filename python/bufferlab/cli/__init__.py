@@ -1,21 +1,36 @@
 """The `bufferlab` command: a typer app whose commands call the library (never the reverse).
 
 Each group of commands is its own module and registers itself on the app of ``_app``:
-``run`` (run, validate, schema, version), ``experiments`` (sweep, results, plot, report,
-advise) and ``study``. Errors are answered at one boundary (``_app._errors``).
+``run_typer`` (run, import-ns2, validate, schema, version; their bodies are in ``run``),
+``experiments`` (sweep, results, plot, report, advise) and ``study``. Errors are answered at
+one boundary (``_boundary._errors``).
+
+The common invocations of the single-run commands (``bufferlab run FILE --json --set ...``,
+validate, schema, version) take a fast path (:mod:`bufferlab.cli.fast`) that imports neither
+typer nor rich (unless a table is printed); everything else, ``--help`` included, goes to the
+typer app. Importing this package loads neither: the app is ``bufferlab.cli.app``, built on
+first use.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+from typing import Any
 
-import typer
+# Submodules reachable as attributes (``bufferlab.cli.experiments``) before they are imported.
+_SUBMODULES = {"_app", "_boundary", "experiments", "fast", "format", "run", "run_typer", "study"}
 
-from bufferlab.cli import experiments, run  # noqa: F401  (they register their commands)
-from bufferlab.cli._app import _print_error, app
-from bufferlab.cli.study import study_app
 
-app.add_typer(study_app, name="study")
+def _typer_app() -> Any:
+    """The typer app with every command registered."""
+    from bufferlab.cli import experiments, run_typer  # noqa: F401  (they register their commands)
+    from bufferlab.cli._app import app
+    from bufferlab.cli.study import study_app
+
+    if not any(g.typer_instance is study_app for g in app.registered_groups):
+        app.add_typer(study_app, name="study")
+    return app
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -24,7 +39,22 @@ def main(argv: list[str] | None = None) -> None:
     Usage errors (an unknown option, a missing argument) are answered like every other error:
     one `error:` line on stderr and exit code 2.
     """
+    from bufferlab.cli import fast
+
     args = sys.argv[1:] if argv is None else list(argv)
+    call = fast.parse(args)
+    if call is not None:
+        sys.exit(fast.call(call))
+    typer_main(args)
+
+
+def typer_main(args: list[str]) -> None:
+    """The `bufferlab` command through the typer app alone (what :func:`main` falls back to)."""
+    import typer
+
+    from bufferlab.cli._boundary import _print_error
+
+    app = _typer_app()
     if not args:
         args = ["--help"]
     try:
@@ -42,6 +72,15 @@ def main(argv: list[str] | None = None) -> None:
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
         _print_error(f"{e.format_message()}{hint}")
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: ``app`` (the typer app) and the submodules, imported when first asked for."""
+    if name == "app":
+        return _typer_app()
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 if __name__ == "__main__":

@@ -66,8 +66,13 @@ def sweep(
         ),
     ] = None,
     executor: Annotated[
-        str, typer.Option("--executor", help="Local workers: thread (default) or process.")
-    ] = "thread",
+        str,
+        typer.Option(
+            "--executor",
+            help="Local workers: auto (processes for more than one worker and more than 8 "
+            "runs, else threads), thread or process.",
+        ),
+    ] = "auto",
     quick: Annotated[
         bool, typer.Option("--quick", help="One replication per grid point (a first look).")
     ] = False,
@@ -105,12 +110,17 @@ def sweep(
         TimeRemainingColumn,
     )
 
-    from bufferlab.experiments.execute import run_sweep
+    from bufferlab.experiments.execute import (
+        EXECUTORS,
+        default_jobs,
+        local_executor,
+        run_sweep,
+    )
     from bufferlab.experiments.spec import load_sweep
 
     with _exp_errors():
-        if executor not in ("thread", "process"):
-            _fail(f"--executor: expected thread or process, got {executor!r}")
+        if executor not in EXECUTORS:
+            _fail(f"--executor: expected auto, thread or process, got {executor!r}")
         run_limits: dict[str, Any] = {}
         if max_wall is not None:
             run_limits["max_wall"] = _quantity(max_wall, "s", "--max-wall", "10min")
@@ -145,7 +155,8 @@ def sweep(
             progress.update(state["task"], completed=done + failed, failed=failed,
                             rate=f"{(done + failed) / el:.2f} runs/s")  # fmt: skip
 
-        where = f"on {cluster}" if cluster else f"{jobs or 'all'} {executor} workers"
+        kind = local_executor(executor, jobs or default_jobs(), n_runs)
+        where = f"on {cluster}" if cluster else f"{jobs or 'all'} {kind} workers"
         print(
             f"sweep {sw.name}: {len(sw.points())} points, {n_runs} runs, {where}", file=sys.stderr
         )

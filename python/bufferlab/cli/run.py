@@ -1,4 +1,10 @@
-"""The single-run commands: run, validate, schema, version."""
+"""The single-run commands: run, import-ns2, validate, schema, version; what they do.
+
+Without typer: their options are declared in :mod:`bufferlab.cli.run_typer` (the help texts,
+the parser) and parsed there or, for the common invocations, by :mod:`bufferlab.cli.fast`;
+both call the functions here with the same arguments. rich is imported only when a table or a
+progress bar is shown.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +13,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
-
-import typer
-from rich.console import Console
+from typing import Any
 
 from bufferlab import _core
-from bufferlab.cli._app import FileArg, SetOpt, _errors, _fail, _quantity, app
-from bufferlab.cli.format import output_console, print_report
+from bufferlab.cli._boundary import Exit, _errors, _fail, _quantity
 from bufferlab.run import run as run_scenario
 from bufferlab.scenario import Scenario, load, normalise_overrides
 
@@ -30,6 +32,7 @@ def _progress_bar(delay_s: float = 2.0) -> Iterator[Any]:
     if not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
     bar = Progress(
@@ -60,111 +63,26 @@ def _progress_bar(delay_s: float = 2.0) -> Iterator[Any]:
             bar.stop()
 
 
-# The arguments after an ns-2 script, its `argv` (`run SCRIPT.tcl ...`, `import-ns2`).
-ScriptArgs = Annotated[
-    list[str] | None,
-    typer.Argument(
-        help="Arguments of an ns-2 script (its argv).", show_default=False, metavar="[ARGS]..."
-    ),
-]
-
-
 # -- commands -------------------------------------------------------------------------------
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
-    file: Annotated[
-        Path,
-        typer.Argument(
-            help="Scenario file (TOML), or an ns-2 script (.tcl) run on bufferlab's engine.",
-            show_default=False,
-            metavar="FILE",
-        ),
-    ],
-    script_args: ScriptArgs = None,
-    seed: Annotated[
-        int | None,
-        typer.Option(
-            "--seed",
-            help="Seed of the random streams (replaces the scenario's).",
-            min=0,
-            max=2**64 - 1,
-            show_default=False,
-        ),
-    ] = None,
-    set_: SetOpt = None,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print the report as one JSON object on stdout.")
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Write report.json, flows.csv, queues.csv, links.csv "
-            "and queue_series.parquet into this directory.",
-            show_default=False,
-        ),
-    ] = None,
-    trace_ns2: Annotated[
-        Path | None,
-        typer.Option("--trace-ns2", help="Write an ns-2 wired trace file.", show_default=False),
-    ] = None,
-    trace_links: Annotated[
-        list[str] | None,
-        typer.Option("--trace-link", help="Trace only this link (repeatable).", show_default=False),
-    ] = None,
-    trace_flows: Annotated[
-        list[str] | None,
-        typer.Option("--trace-flow", help="Trace only this flow (repeatable).", show_default=False),
-    ] = None,
-    trace_events: Annotated[
-        str | None,
-        typer.Option(
-            "--trace-events",
-            help="Trace only these events, e.g. 'rd' (of + - r d).",
-            show_default=False,
-        ),
-    ] = None,
-    pcap: Annotated[
-        Path | None,
-        typer.Option(
-            "--pcap", help="Write pcap files (one per link direction) into DIR.", show_default=False
-        ),
-    ] = None,
-    pcap_links: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--pcap-link", help="Capture only this link (repeatable).", show_default=False
-        ),
-    ] = None,
-    max_wall: Annotated[
-        str | None,
-        typer.Option(
-            "--max-wall",
-            help="Stop after this much wall time (e.g. 30s, 5min); partial results are kept.",
-            show_default=False,
-        ),
-    ] = None,
-    max_memory: Annotated[
-        str | None,
-        typer.Option(
-            "--max-memory",
-            help="Stop when the run holds more memory (e.g. 4GB; default 80% of the "
-            "machine's; 0 for no limit).",
-            show_default=False,
-        ),
-    ] = None,
+    file: Path,
+    script_args: list[str] | None = None,
+    seed: int | None = None,
+    set_: list[str] | None = None,
+    json_out: bool = False,
+    out: Path | None = None,
+    trace_ns2: Path | None = None,
+    trace_links: list[str] | None = None,
+    trace_flows: list[str] | None = None,
+    trace_events: str | None = None,
+    pcap: Path | None = None,
+    pcap_links: list[str] | None = None,
+    max_wall: str | None = None,
+    max_memory: str | None = None,
 ) -> None:
-    """Run a scenario and show (or write) its results.
-
-    A run longer than a couple of seconds shows a progress bar on a terminal; Ctrl-C stops it
-    and prints the results measured so far, marked partial.
-
-    An ns-2 script (FILE ending in .tcl) runs in a Tcl interpreter with ns-2's API on
-    bufferlab's engine; ARGS become its argv (docs/ns2-scripts.md).
-    """
+    """`bufferlab run`: a scenario's run and its report (or an ns-2 script's run)."""
     if file.suffix == ".tcl":
         unused = {
             "--set": set_, "--json": json_out or None, "--out": out, "--trace-ns2": trace_ns2,
@@ -227,6 +145,8 @@ def run(
             sys.stdout.write(res.to_json() + "\n")
             sys.stdout.flush()
         else:
+            from bufferlab.cli.format import output_console, print_report
+
             # Wide enough not to truncate when the output goes to a file or a pipe.
             console = output_console(160)
             print_report(res, console)
@@ -241,28 +161,13 @@ def _run_ns2(script: Path, args: list[str], seed: int | None) -> None:
         _fail(str(e))
     sys.stdout.flush()
     if code:
-        raise typer.Exit(code)
+        raise Exit(code)
 
 
-@app.command("import-ns2", context_settings={"ignore_unknown_options": True})
 def import_ns2(
-    script: Annotated[
-        Path, typer.Argument(help="ns-2 script (.tcl).", show_default=False, metavar="SCRIPT")
-    ],
-    script_args: ScriptArgs = None,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output", "-o", help="Write the scenario here (default: stdout).", show_default=False
-        ),
-    ] = None,
+    script: Path, script_args: list[str] | None = None, output: Path | None = None
 ) -> None:
-    """Translate the static part of an ns-2 script (network, queues, flows, their start and
-    stop times) into a scenario file.
-
-    The script runs up to `$ns run`; what it would do during the run (procs scheduled with
-    `$ns at`: samplers, finish) is left out, listed in the file's header and on stderr.
-    """
+    """`bufferlab import-ns2`: the static part of an ns-2 script as a scenario file."""
     from bufferlab.ns2 import Ns2Error, import_script
     from bufferlab.ns2.toml_text import scenario_text
 
@@ -291,20 +196,8 @@ def import_ns2(
             print(f"wrote {output}", file=sys.stderr)
 
 
-@app.command()
-def validate(
-    file: FileArg,
-    set_: SetOpt = None,
-    json_out: Annotated[
-        bool,
-        typer.Option(
-            "--json",
-            help="Print the normalised scenario and the network as built (every default "
-            "resolved: paths, RTTs, TCP and queue settings) as JSON.",
-        ),
-    ] = False,
-) -> None:
-    """Check a scenario file (and overrides) without running it."""
+def validate(file: Path, set_: list[str] | None = None, json_out: bool = False) -> None:
+    """`bufferlab validate`: a scenario file (and overrides) checked without running it."""
     with _errors():
         scenario = _load(file, set_)
         both = json.loads(
@@ -322,14 +215,12 @@ def validate(
         print(f"ok: {file}: scenario {name!r} is valid{what}")
 
 
-@app.command()
 def schema() -> None:
-    """Print the JSON Schema of the scenario format (for editors and validators)."""
+    """`bufferlab schema`: the JSON Schema of the scenario format."""
     with _errors():
         sys.stdout.write(_core.schema().rstrip("\n") + "\n")
 
 
-@app.command()
 def version() -> None:
-    """Print the bufferlab version."""
+    """`bufferlab version`."""
     print(f"bufferlab {_core.__version__}")

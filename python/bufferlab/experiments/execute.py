@@ -1,5 +1,12 @@
 """Executing a sweep's runs: locally on threads or processes, or on a Dask cluster, each run
-recorded in the store as it finishes (so an interrupted sweep resumes)."""
+recorded in the store as it finishes (so an interrupted sweep resumes).
+
+The default local executor, ``"auto"``, runs a sweep of more than a few runs in processes when
+there is more than one worker, else in threads: each run's Python part (parsing its report,
+building its rows and series) holds the GIL in a thread, so two threads reach about 1.7x one
+and two processes about 1.9x (docs/performance.md, "Sweeps"). Whatever the executor and the
+number of workers, the store holds the same results.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,8 @@ import itertools
 import json
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,6 +77,15 @@ def execute_run(
             "error_kind": f"stopped:{stop.get('kind', '')}",
             "wall_s": time.perf_counter() - t0,
         }
+    if '"partial":true' in text:
+        # Cut short without a limit: Ctrl-C reached the process that ran it (a Dask worker's,
+        # say; local worker processes ignore it). Not a result: failed, so a resume runs it.
+        return {
+            "ok": False,
+            "error": "interrupted (Ctrl-C reached the worker running it); partial results",
+            "error_kind": "interrupted",
+            "wall_s": time.perf_counter() - t0,
+        }
     if stage is None:
         return {"ok": True, "report": text, "wall_s": time.perf_counter() - t0}
     from bufferlab.experiments.store import report_rows, stage_series
@@ -113,12 +130,32 @@ def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
 
 
+EXECUTORS = ("auto", "thread", "process")
+#: A sweep of more runs than this (and more than one worker) runs in processes by default.
+AUTO_PROCESS_RUNS = 8
+
+
+def local_executor(executor: str, jobs: int, runs: int) -> str:
+    """The local executor of a sweep of ``runs`` runs on ``jobs`` workers: ``"thread"`` or
+    ``"process"``. ``"auto"`` (the default) is processes for more than one worker and more
+    than :data:`AUTO_PROCESS_RUNS` runs, else threads. Processes: two run a sweep about 1.9x as
+    fast as one, where two threads reach about 1.7x (each run's Python part holds the GIL);
+    threads for a few runs: starting the processes costs more than that gains (4 runs of 3
+    simulated seconds on 2 workers: processes 0.84x of one thread, threads 1.03x; 16 runs:
+    equal; docs/performance.md, "Sweeps")."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor: expected one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if executor == "auto":
+        return "process" if jobs > 1 and runs > AUTO_PROCESS_RUNS else "thread"
+    return executor
+
+
 def run_sweep(
     sweep: Sweep | str | os.PathLike[str],
     db: str | os.PathLike[str] | Store = "results.duckdb",
     jobs: int | None = None,
     cluster: str | Any | None = None,
-    executor: str = "thread",
+    executor: str = "auto",
     replications: int | None = None,
     progress: Callable[[str, int, int, int, int], None] | None = None,
     limit: int | None = None,
@@ -126,9 +163,12 @@ def run_sweep(
 ) -> SweepOutcome:
     """Runs every run of a sweep that is not yet in the store with status ok.
 
-    ``jobs`` workers (default: all cores) in threads (the core releases the GIL) or, with
-    ``executor="process"``, in processes. ``cluster`` is a Dask scheduler address
-    (``"tcp://host:8786"``) or a ``distributed.Client``; the runs then execute on its workers.
+    ``jobs`` workers (default: all cores) in processes or threads: ``executor`` is ``"auto"``
+    (processes for more than one worker and a few runs, else threads; see
+    :func:`local_executor`),
+    ``"thread"`` (the core releases the GIL) or ``"process"``. ``cluster`` is a Dask scheduler
+    address (``"tcp://host:8786"``) or a ``distributed.Client``; the runs then execute on its
+    workers.
     Each finished run is written to the store by this (the calling) thread as it finishes.
     ``progress(event, done, failed, total_to_run, skipped)`` is called after each run.
     ``limit`` stops after that many runs were submitted (for tests and quick looks).
@@ -137,6 +177,8 @@ def run_sweep(
     """
     from bufferlab.experiments.store import Store
 
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor: expected one of {', '.join(EXECUTORS)}, got {executor!r}")
     sw = sweep if isinstance(sweep, Sweep) else load_sweep(sweep)
     store = db if isinstance(db, Store) else Store(db)
     own_store = not isinstance(db, Store)
@@ -157,7 +199,8 @@ def run_sweep(
 
         def record(spec: RunSpec, result: Mapping[str, Any]) -> None:
             nonlocal done, failed, first_error, first_order
-            store.record_run(sweep_id, sw, spec, result)
+            with _ctrl_c_after():
+                store.record_run(sweep_id, sw, spec, result)
             if result.get("ok"):
                 done += 1
             else:
@@ -185,12 +228,41 @@ def run_sweep(
                     (*_args_for(sw, spec, run_limits), store.series_prefix(sweep_id, spec.key))
                     for spec in todo
                 ]
-                _run_local(todo, args, record, jobs or default_jobs(), executor, store.write_failed)
+                # Decided on the sweep's size, not on what is left of it: a resumed sweep
+                # runs on the executor the command announced.
+                kind = local_executor(executor, jobs or default_jobs(), len(runs))
+                n = min(jobs or default_jobs(), len(todo))  # no idle worker to start
+                _run_local(todo, args, record, n, kind, store.write_failed)
         wall = time.perf_counter() - t0
         return SweepOutcome(sw.name, len(runs), skipped, done, failed, wall, left, first_error)
     finally:
         if own_store:
             store.close()
+
+
+@contextmanager
+def _ctrl_c_after() -> Iterator[None]:
+    """Ctrl-C during the block takes effect at its end: a run being recorded is committed
+    whole. (DuckDB turns a Ctrl-C in the middle of a statement into a "Query interrupted"
+    error and an aborted transaction, which the command reported as a bug.) Only in the main
+    thread with Python's own SIGINT handler; elsewhere the block runs as it is."""
+    import signal
+    import threading
+
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if caught:
+        raise KeyboardInterrupt
 
 
 def _args_for(
@@ -221,7 +293,14 @@ def _run_local(
         raise ValueError(f"executor: expected 'thread' or 'process', got {executor!r}")
     from concurrent.futures.process import BrokenProcessPool
 
-    pool_cls = ThreadPoolExecutor if executor == "thread" else ProcessPoolExecutor
+    if executor == "process":
+        _warm_for_workers()
+
+    def pool_cls(max_workers: int) -> ThreadPoolExecutor | ProcessPoolExecutor:
+        if executor == "thread":
+            return ThreadPoolExecutor(max_workers=max_workers)
+        return ProcessPoolExecutor(max_workers=max_workers, initializer=_worker_init)
+
     # Keep at most 2 x jobs runs in flight, so an interrupted sweep has not started everything.
     window = 2 * jobs
     args_of = {spec.key: a for spec, a in zip(todo, args, strict=True)}
@@ -271,13 +350,35 @@ def _run_local(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _warm_for_workers() -> None:
+    """Imports what a worker process needs for its runs (pyarrow, to write the series) here,
+    before the pool forks its workers (the start method on Linux up to Python 3.13), so that
+    they start with it instead of each importing it (0.1-0.2 s a process, as long as a small
+    sweep's runs). The sweep's own process imports pyarrow anyway to record the results."""
+    import multiprocessing
+
+    if multiprocessing.get_start_method() != "fork":
+        return
+    import pyarrow
+    import pyarrow.parquet  # noqa: F401
+
+
+def _worker_init() -> None:
+    """A worker process ignores Ctrl-C, as a worker thread does: the sweep's own process
+    answers it (stops submitting, waits for the runs under way, exits "interrupted"), and no
+    run is cut short nor a worker's traceback printed."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _run_alone(a: tuple[Any, ...]) -> dict[str, Any]:
     """One run in a process of its own: its result, or a failure if the process dies."""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=1) as solo:
+    with ProcessPoolExecutor(max_workers=1, initializer=_worker_init) as solo:
         try:
             return solo.submit(execute_run, *a).result()
         except BrokenProcessPool:

@@ -1,0 +1,130 @@
+"""The fast path of the `bufferlab` command: the common invocations of run, validate, schema
+and version, parsed without typer (issue #19: start-up under 100 ms).
+
+typer, rich and the pydantic adapter typer loads take longer to import than a small run takes
+(docs/performance.md, "Command-line start-up"). :func:`parse` accepts only an argument list it
+understands completely, a subset of what the typer declaration in
+:mod:`bufferlab.cli.run_typer` accepts, and turns it into the same call of the same function of
+:mod:`bufferlab.cli.run` typer would make. Anything else (``--help``, another command, an
+unknown or repeated option, a missing or doubtful value, an ns-2 script, extra arguments) gives
+``None`` and goes to the typer app, which answers it as before, its errors included. So the
+output, the exit code and the error lines are the typer path's; tests/test_cli_fast.py checks
+both paths side by side.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# What an option's value is: a flag (no value), one value (the last word of the tuple: how to
+# convert it), or a repeatable one (a list in the order given).
+FLAG, ONE, MANY = "flag", "one", "many"
+
+
+def _seed(text: str) -> int | None:
+    """``--seed``: click's IntRange(0, 2**64 - 1), for plain digits only (else typer decides)."""
+    if not text.isascii() or not text.isdigit():
+        return None
+    n = int(text)
+    return n if n <= 2**64 - 1 else None
+
+
+_RUN: dict[str, tuple[str, str, Callable[[str], Any] | None]] = {
+    "--seed": ("seed", ONE, _seed),
+    "--set": ("set_", MANY, str),
+    "-s": ("set_", MANY, str),
+    "--json": ("json_out", FLAG, None),
+    "--out": ("out", ONE, Path),
+    "-o": ("out", ONE, Path),
+    "--trace-ns2": ("trace_ns2", ONE, Path),
+    "--trace-link": ("trace_links", MANY, str),
+    "--trace-flow": ("trace_flows", MANY, str),
+    "--trace-events": ("trace_events", ONE, str),
+    "--pcap": ("pcap", ONE, Path),
+    "--pcap-link": ("pcap_links", MANY, str),
+    "--max-wall": ("max_wall", ONE, str),
+    "--max-memory": ("max_memory", ONE, str),
+}
+_VALIDATE = {k: _RUN[k] for k in ("--set", "-s", "--json")}
+
+# command -> (its options, whether it takes FILE)
+_COMMANDS: dict[str, tuple[dict[str, tuple[str, str, Callable[[str], Any] | None]], bool]] = {
+    "run": (_RUN, True),
+    "validate": (_VALIDATE, True),
+    "schema": ({}, False),
+    "version": ({}, False),
+}
+
+
+@dataclass
+class Call:
+    """A command of :mod:`bufferlab.cli.run` and its keyword arguments, as typer passes them."""
+
+    command: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def parse(args: list[str]) -> Call | None:
+    """The call for ``args`` (the words after ``bufferlab``), or ``None``: typer's to answer."""
+    if not args or args[0] not in _COMMANDS or os.environ.get("_BUFFERLAB_COMPLETE"):
+        return None
+    options, takes_file = _COMMANDS[args[0]]
+    kwargs: dict[str, Any] = {}
+    files: list[str] = []
+    words = iter(args[1:])
+    for word in words:
+        if not word.startswith("-") or word == "-":
+            if word in ("", "-"):
+                return None
+            files.append(word)
+            continue
+        name, eq, inline = word.partition("=") if word.startswith("--") else (word, "", "")
+        spec = options.get(name)
+        if spec is None:  # --help, --, an unknown option, -sVALUE
+            return None
+        key, kind, convert = spec
+        if kind == FLAG:
+            if eq:
+                return None  # typer: "does not take a value"
+            kwargs[key] = True
+            continue
+        text = inline if eq else next(words, None)
+        if not text or text.startswith("-"):
+            return None  # a missing value, or one typer may read otherwise
+        assert convert is not None
+        value = convert(text)
+        if value is None:
+            return None
+        if kind == MANY:
+            kwargs.setdefault(key, []).append(value)
+        elif key in kwargs:
+            return None  # given twice
+        else:
+            kwargs[key] = value
+    if takes_file:
+        if len(files) != 1 or files[0].endswith(".tcl"):
+            return None  # no FILE, extra arguments (ns-2 scripts take them), an ns-2 script
+        kwargs["file"] = Path(files[0])
+    elif files:
+        return None
+    return Call(args[0], kwargs)
+
+
+def call(c: Call) -> int:
+    """Runs the command; its exit code (its errors end it with theirs, as under typer)."""
+    import bufferlab.cli.run as run
+
+    try:
+        getattr(run, c.command)(**c.kwargs)
+    except KeyboardInterrupt:  # outside the command's error boundary: what typer does
+        return 130
+    except BrokenPipeError:  # stdout closed early (`| head`): exit 1 quietly, as typer does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    return 0
