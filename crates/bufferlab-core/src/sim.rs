@@ -504,11 +504,15 @@ impl Simulation {
         }
     }
 
-    /// Sizes every port's sojourn histogram for waits up to `max` before the run, so that
-    /// recording statistics never allocates (histograms otherwise grow with each new maximum).
+    /// Sizes every port's sojourn histogram for waits up to `max`, and every flow's delay
+    /// histogram for one-way delays up to `max`, before the run, so that recording statistics
+    /// never allocates (histograms otherwise grow with each value outside every earlier one).
     pub fn reserve_statistics(&mut self, max: SimTime) {
         for p in &mut self.ports {
             p.reserve_statistics(max);
+        }
+        for f in &mut self.flows {
+            f.stats.reserve_delays(max);
         }
     }
 
