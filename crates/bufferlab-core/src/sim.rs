@@ -516,6 +516,14 @@ impl Simulation {
         }
     }
 
+    /// Makes room in every port for a full queue and a full wire before the run (ports start
+    /// empty and grow to their high-water marks; growing allocates): results do not change.
+    pub fn reserve_packet_room(&mut self) {
+        for p in &mut self.ports {
+            p.reserve_packet_room();
+        }
+    }
+
     /// Sizes the event calendar up front (`Scheduler::reserve`): results do not change.
     pub fn reserve_events(&mut self, per_bucket: usize, far: usize) {
         self.sched.reserve(per_bucket, far);

@@ -329,15 +329,6 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
     build_with(s, seed, None)
 }
 
-/// Room reserved for a wire's packets: as many 1000-byte packets as its propagation delay holds
-/// back to back, plus one, at most 16. A wire then rarely grows in mid-run (an allocation in the
-/// steady state, `tests/no_allocation.rs`); the cap bounds the memory of many-flow scenarios
-/// (16 packets x 40 000 ports = 87 MB at 10 000 flows), where longer wires grow as they fill.
-fn wire_capacity(rate: Rate, delay: SimTime) -> usize {
-    let per_packet = rate.tx_time(1000).0.max(1);
-    ((delay.0 / per_packet) as usize + 2).min(16)
-}
-
 /// A port's discipline: built in, or user-defined through `ext`.
 fn build_queue(
     q: &QueueConfig,
@@ -437,7 +428,6 @@ pub fn build_with(
                 loss_rng: rng::stream(seed, &format!("{label}/loss")),
                 loss_position: loss.as_ref().map(|l| l.position()).unwrap_or_default(),
                 warmup: s.warmup,
-                wire_capacity: wire_capacity(l.rate, l.delay),
             }));
         }
         sim.links.push(Link {
