@@ -482,6 +482,13 @@ impl Port {
         self.stats.reserve_sojourns(max);
     }
 
+    /// Frees the packets queued (DropTail) and on the wire once the run is over
+    /// (`Simulation::release_packets`); counters and statistics stay.
+    pub fn release_packets(&mut self) {
+        self.qdisc.release();
+        self.pipeline = VecDeque::new();
+    }
+
     /// Makes room for a full queue and a full wire (as many 1000-byte packets as the
     /// propagation delay holds back to back, plus two), so that packets moving through never
     /// allocate. Ports otherwise start empty and grow to their high-water marks as a run goes.

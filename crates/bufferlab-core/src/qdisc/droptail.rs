@@ -86,6 +86,13 @@ impl DropTail {
         self.q.reserve((n as usize).saturating_sub(self.q.len()));
     }
 
+    /// Frees the deque's storage once the run is over (`Simulation::release_packets`); the
+    /// packets still queued are dropped uncounted: only the report is read after this.
+    pub fn release(&mut self) {
+        self.q = VecDeque::new();
+        self.bytes = 0;
+    }
+
     #[inline]
     fn would_overflow(&self, size: u64) -> bool {
         let len = self.q.len() as u64;
