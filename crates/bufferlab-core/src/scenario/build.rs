@@ -37,6 +37,9 @@ struct ExpandedFlow<'a> {
 
 fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, ScenarioError> {
     let mut out: Vec<ExpandedFlow> = Vec::new();
+    // Names seen so far, for the duplicate check (a scan of `out` per flow was quadratic:
+    // 55 % of all instructions of a 0.5 s run at 10 000 flows, docs/performance.md).
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
     for (entry, f) in s.flows.iter().enumerate() {
         let count = f.count.unwrap_or(1);
         if count == 0 {
@@ -58,7 +61,7 @@ fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, Scenar
                 Some(n) => sub(n),
                 None => format!("flow{}", out.len()),
             };
-            if out.iter().any(|o| o.name == name) {
+            if !seen.insert(name.clone()) {
                 return Err(ScenarioError::field(
                     format!("flows[{entry}].name"),
                     format!("flow name \"{name}\" is used twice; names must be unique"),
@@ -439,10 +442,17 @@ pub fn build_with(
     let port_dst: Vec<NodeId> = sim.ports.iter().map(|p| p.to()).collect();
     let port_to = |p: PortId| port_dst[p.idx()];
 
+    // Node names to indices, the first of each name as `Topology::node` finds it: a scan of
+    // the node list per flow endpoint was quadratic (docs/performance.md, 2026-11-25).
+    let mut node_index: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(topo.nodes.len());
+    for (i, n) in topo.nodes.iter().enumerate() {
+        node_index.entry(n.as_str()).or_insert(i);
+    }
     for (fi, f) in flows.iter().enumerate() {
         let path = format!("flows[{}]", f.entry);
         let node = |n: &str, field: &str| {
-            topo.node(n).map(|i| NodeId(i as u32)).ok_or_else(|| {
+            node_index.get(n).map(|&i| NodeId(i as u32)).ok_or_else(|| {
                 let sample: Vec<&str> = topo.nodes.iter().take(8).map(String::as_str).collect();
                 ScenarioError::field(
                     format!("{path}.{field}"),
