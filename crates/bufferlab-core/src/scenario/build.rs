@@ -39,7 +39,7 @@ fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, Scenar
     let mut out: Vec<ExpandedFlow> = Vec::new();
     // Names seen so far, for the duplicate check (a scan of `out` per flow was quadratic:
     // 55 % of all instructions of a 0.5 s run at 10 000 flows, docs/performance.md).
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for (entry, f) in s.flows.iter().enumerate() {
         let count = f.count.unwrap_or(1);
         if count == 0 {
@@ -444,8 +444,7 @@ pub fn build_with(
 
     // Node names to indices, the first of each name as `Topology::node` finds it: a scan of
     // the node list per flow endpoint was quadratic (docs/performance.md, 2026-11-25).
-    let mut node_index: std::collections::HashMap<&str, usize> =
-        std::collections::HashMap::with_capacity(topo.nodes.len());
+    let mut node_index: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for (i, n) in topo.nodes.iter().enumerate() {
         node_index.entry(n.as_str()).or_insert(i);
     }
