@@ -362,3 +362,17 @@ fn l4s_settings_name_the_field() {
         "{e}"
     );
 }
+
+// ---- flow names are unique (checked with a set since issue #19; was a scan per flow) ----
+#[test]
+fn a_flow_name_used_twice_is_an_error_naming_the_entry() {
+    let twice = format!(
+        "{GOOD}[[flows]]\nname = \"a1\"\nsrc = \"s0\"\ndst = \"d0\"\napp = {{ kind = \"cbr\", rate = \"1Mbps\" }}\n\
+         [[flows]]\nname = \"a\"\ncount = 2\nsrc = \"s0\"\ndst = \"d0\"\napp = {{ kind = \"cbr\", rate = \"1Mbps\" }}\n"
+    );
+    let e = run_err(&twice, &[]);
+    assert!(
+        e.contains("flows[2].name") && e.contains("flow name \"a1\" is used twice"),
+        "{e}"
+    );
+}

@@ -6,9 +6,9 @@
 //! sent = received + lost + in flight holds exactly.
 
 use crate::ids::PortId;
+use crate::monitor::histogram::Histogram;
 use crate::qdisc::DropReason;
 use crate::units::SimTime;
-use hdrhistogram::Histogram;
 
 pub struct FlowStats {
     pub tx_packets: u64,
@@ -25,7 +25,7 @@ pub struct FlowStats {
     pub reverse_rx_packets: u64,
     /// (port, reason, count), few entries, kept in first-seen order.
     pub drops: Vec<(PortId, DropReason, u64)>,
-    delay_ns: Histogram<u32>,
+    delay_ns: Histogram,
     delay_sum_ps: u128,
     delay_max: SimTime,
     last_transit: Option<SimTime>,
@@ -70,7 +70,7 @@ impl FlowStats {
         self.rx_bytes += size as u64;
         self.delay_sum_ps += transit.0 as u128;
         self.delay_max = self.delay_max.max(transit);
-        let _ = self.delay_ns.record(transit.as_nanos());
+        self.delay_ns.record(transit.as_nanos());
         if let Some(prev) = self.last_transit {
             self.jitter_sum_ps += prev.0.abs_diff(transit.0) as u128;
             self.jitter_n += 1;
@@ -89,6 +89,14 @@ impl FlowStats {
         {
             Some(e) => e.2 += 1,
             None => self.drops.push((port, reason, 1)),
+        }
+    }
+
+    /// Sizes the (still empty) delay histogram for delays up to `max`, so that recording them
+    /// never allocates (see [`crate::monitor::new_histogram_up_to`]).
+    pub fn reserve_delays(&mut self, max: SimTime) {
+        if self.rx_packets == 0 {
+            self.delay_ns = crate::monitor::new_histogram_up_to(max.as_nanos());
         }
     }
 

@@ -4,9 +4,9 @@
 //! The packet on the wire is not counted as queued (as in ns-2's QueueMonitor and ns-3's
 //! QueueDisc statistics). Counting starts at the scenario's warm-up time.
 
+use crate::monitor::histogram::Histogram;
 use crate::qdisc::DropReason;
 use crate::units::SimTime;
-use hdrhistogram::Histogram;
 
 pub struct QueueStats {
     start: SimTime,
@@ -24,7 +24,7 @@ pub struct QueueStats {
     cur_bytes: u64,
     pub max_packets: u64,
     pub max_bytes: u64,
-    sojourn_ns: Histogram<u32>,
+    sojourn_ns: Histogram,
     /// Departures that never waited, not yet added to `sojourn_ns` (most packets on a lightly
     /// loaded link: counting them is cheaper than a histogram update each).
     zero_sojourns: u64,
@@ -95,7 +95,7 @@ impl QueueStats {
                 self.zero_sojourns += 1;
             } else {
                 self.sojourn_sum_ps += sojourn.0 as u128;
-                let _ = self.sojourn_ns.record(sojourn.as_nanos());
+                self.sojourn_ns.record(sojourn.as_nanos());
             }
         }
     }
@@ -149,7 +149,7 @@ impl QueueStats {
     fn settle_sojourns(&mut self) {
         while self.zero_sojourns > 0 {
             let n = self.zero_sojourns.min(u32::MAX as u64);
-            let _ = self.sojourn_ns.record_n(0, n as u32);
+            self.sojourn_ns.record_n(0, n as u32);
             self.zero_sojourns -= n;
         }
     }

@@ -54,8 +54,6 @@ pub struct PortConfig {
     pub loss_position: LossPosition,
     /// When statistics and counters start (the scenario's warm-up).
     pub warmup: SimTime,
-    /// Room reserved on the wire, in packets.
-    pub wire_capacity: usize,
 }
 
 pub struct Port {
@@ -162,7 +160,9 @@ impl Port {
             stats: QueueStats::new(c.warmup),
             busy_until: SimTime::ZERO,
             tx_pending: false,
-            pipeline: VecDeque::with_capacity(c.wire_capacity),
+            // empty: the wire grows to the most packets it holds at once (4, 8, 16, ...), early in
+            // a run; reserving room up front cost 2 KB a port at 10 000 flows (docs/performance.md)
+            pipeline: VecDeque::new(),
             loss: c.loss,
             loss_rng: c.loss_rng,
             loss_position: c.loss_position,
@@ -480,6 +480,24 @@ impl Port {
     /// Sizes the sojourn histogram for waits up to `max`, so that recording never allocates.
     pub fn reserve_statistics(&mut self, max: SimTime) {
         self.stats.reserve_sojourns(max);
+    }
+
+    /// Frees the packets queued (DropTail) and on the wire once the run is over
+    /// (`Simulation::release_packets`); counters and statistics stay.
+    pub fn release_packets(&mut self) {
+        self.qdisc.release();
+        self.pipeline = VecDeque::new();
+    }
+
+    /// Makes room for a full queue and a full wire (as many 1000-byte packets as the
+    /// propagation delay holds back to back, plus two), so that packets moving through never
+    /// allocate. Ports otherwise start empty and grow to their high-water marks as a run goes.
+    pub fn reserve_packet_room(&mut self) {
+        self.qdisc.reserve_full();
+        let per_packet = self.rate.tx_time(1000).0.max(1);
+        let wire = (self.delay.0 / per_packet) as usize + 2;
+        self.pipeline
+            .reserve(wire.saturating_sub(self.pipeline.len()));
     }
 
     /// Packets whose transmission started from the warm-up on.

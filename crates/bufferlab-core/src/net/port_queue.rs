@@ -26,6 +26,21 @@ impl From<Box<dyn QueueDisc>> for PortQueue {
 }
 
 impl PortQueue {
+    /// Frees a DropTail queue's storage once the run is over (`Simulation::release_packets`).
+    pub fn release(&mut self) {
+        if let PortQueue::DropTail(q) = self {
+            q.release();
+        }
+    }
+
+    /// Makes room for a full queue where the discipline stores packets in one deque
+    /// (DropTail); other disciplines keep their own sizing.
+    pub fn reserve_full(&mut self) {
+        if let PortQueue::DropTail(q) = self {
+            q.reserve_full();
+        }
+    }
+
     #[inline(always)]
     pub fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
         match self {

@@ -63,18 +63,34 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(cfg: &DropTailConfig) -> Self {
-        // Start small and let the deque grow to what is really used: preallocating the limit
-        // made idle access queues 85 % of the heap at 1000 flows (bench profile).
-        let cap = match cfg.limit {
-            QueueLimit::Packets(p) => p.min(16) as usize,
-            QueueLimit::Bytes(b) => (b / 500).min(16) as usize,
-        };
+        // Start empty and let the deque grow to what is really used (4, 8, 16, ... packets):
+        // preallocating the limit made idle access queues 85 % of the heap at 1000 flows, and
+        // even 16 packets (2 KB) per port was 8 KB per flow at 10 000 flows, where access
+        // queues hold at most a few packets (docs/performance.md, "Memory per flow and cost
+        // per packet at scale"). A queue grows to its high-water mark early in a run.
         Self {
-            q: VecDeque::with_capacity(cap),
+            q: VecDeque::new(),
             bytes: 0,
             limit: cfg.limit,
             flavour: cfg.flavour,
         }
+    }
+
+    /// Makes room for a full queue (its packet limit; a byte limit as 500-byte packets), so
+    /// that filling it never allocates (`Simulation::reserve_packet_room`).
+    pub fn reserve_full(&mut self) {
+        let n = match self.limit {
+            QueueLimit::Packets(p) => p,
+            QueueLimit::Bytes(b) => b / 500,
+        };
+        self.q.reserve((n as usize).saturating_sub(self.q.len()));
+    }
+
+    /// Frees the deque's storage once the run is over (`Simulation::release_packets`); the
+    /// packets still queued are dropped uncounted: only the report is read after this.
+    pub fn release(&mut self) {
+        self.q = VecDeque::new();
+        self.bytes = 0;
     }
 
     #[inline]

@@ -22,7 +22,7 @@ use crate::tcp::config::CcKind;
 use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::traffic::{self, AppConfig, Distribution, ObjectSize};
 use crate::udp::{UdpSender, UdpSink};
-use crate::units::{Bytes, QueueLimit, Rate, SimTime};
+use crate::units::{Bytes, QueueLimit, SimTime};
 
 /// A flow after `count` expansion, with the index of the `[[flows]]` entry it came from.
 struct ExpandedFlow<'a> {
@@ -37,6 +37,9 @@ struct ExpandedFlow<'a> {
 
 fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, ScenarioError> {
     let mut out: Vec<ExpandedFlow> = Vec::new();
+    // Names seen so far, for the duplicate check (a scan of `out` per flow was quadratic:
+    // 55 % of all instructions of a 0.5 s run at 10 000 flows, docs/performance.md).
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     for (entry, f) in s.flows.iter().enumerate() {
         let count = f.count.unwrap_or(1);
         if count == 0 {
@@ -58,7 +61,7 @@ fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, Scenar
                 Some(n) => sub(n),
                 None => format!("flow{}", out.len()),
             };
-            if out.iter().any(|o| o.name == name) {
+            if !seen.insert(name.clone()) {
                 return Err(ScenarioError::field(
                     format!("flows[{entry}].name"),
                     format!("flow name \"{name}\" is used twice; names must be unique"),
@@ -329,15 +332,6 @@ pub fn build(s: &Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
     build_with(s, seed, None)
 }
 
-/// Room reserved for a wire's packets: as many 1000-byte packets as its propagation delay holds
-/// back to back, plus one, at most 16. A wire then rarely grows in mid-run (an allocation in the
-/// steady state, `tests/no_allocation.rs`); the cap bounds the memory of many-flow scenarios
-/// (16 packets x 40 000 ports = 87 MB at 10 000 flows), where longer wires grow as they fill.
-fn wire_capacity(rate: Rate, delay: SimTime) -> usize {
-    let per_packet = rate.tx_time(1000).0.max(1);
-    ((delay.0 / per_packet) as usize + 2).min(16)
-}
-
 /// A port's discipline: built in, or user-defined through `ext`.
 fn build_queue(
     q: &QueueConfig,
@@ -437,7 +431,6 @@ pub fn build_with(
                 loss_rng: rng::stream(seed, &format!("{label}/loss")),
                 loss_position: loss.as_ref().map(|l| l.position()).unwrap_or_default(),
                 warmup: s.warmup,
-                wire_capacity: wire_capacity(l.rate, l.delay),
             }));
         }
         sim.links.push(Link {
@@ -449,10 +442,16 @@ pub fn build_with(
     let port_dst: Vec<NodeId> = sim.ports.iter().map(|p| p.to()).collect();
     let port_to = |p: PortId| port_dst[p.idx()];
 
+    // Node names to indices, the first of each name as `Topology::node` finds it: a scan of
+    // the node list per flow endpoint was quadratic (docs/performance.md, 2026-11-25).
+    let mut node_index: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (i, n) in topo.nodes.iter().enumerate() {
+        node_index.entry(n.as_str()).or_insert(i);
+    }
     for (fi, f) in flows.iter().enumerate() {
         let path = format!("flows[{}]", f.entry);
         let node = |n: &str, field: &str| {
-            topo.node(n).map(|i| NodeId(i as u32)).ok_or_else(|| {
+            node_index.get(n).map(|&i| NodeId(i as u32)).ok_or_else(|| {
                 let sample: Vec<&str> = topo.nodes.iter().take(8).map(String::as_str).collect();
                 ScenarioError::field(
                     format!("{path}.{field}"),
@@ -740,6 +739,11 @@ pub fn build_with(
             "has more than 2^30 link directions or endpoints; split the study into smaller runs",
         ));
     }
+    // The tables grew by doubling while they were filled: up to half of each is spare room
+    // (a 608-byte port: 16 MB at 10 000 flows, docs/performance.md).
+    sim.ports.shrink_to_fit();
+    sim.flows.shrink_to_fit();
+    sim.agents.shrink_to_fit();
     sim.start();
     Ok(sim)
 }

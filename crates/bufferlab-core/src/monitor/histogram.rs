@@ -1,0 +1,317 @@
+//! A histogram of durations in nanoseconds for percentiles, with the bucket layout of
+//! HdrHistogram (G. Tene, "HdrHistogram: A High Dynamic Range Histogram",
+//! http://hdrhistogram.org/) at 2 significant digits, lowest discernible value 1, and its
+//! quantile rule, but holding counts only for the range of values actually recorded.
+//!
+//! The layout: values below 256 have a slot each; above, each power of two
+//! [2^(b+7), 2^(b+8)) is split into 128 slots of width 2^b, so a value is known within
+//! 1/128 (< 1 %). Slot `i` of that layout is the same slot as in the `hdrhistogram` crate's
+//! `Histogram::<u32>::new(2)`, and [`Histogram::value_at_quantile`] and [`Histogram::max`]
+//! return what that crate returns for the same records (a test below checks it against the
+//! crate on random samples), so reports are byte-identical to the earlier HDR histograms.
+//!
+//! Why not the crate's histogram: it holds every slot from 0 to the largest value recorded,
+//! and grows by doubling its vector, so a flow's one-way delay histogram (values around
+//! 25 ms, slot ~2400) took ~10-19 KB, although a flow's delays span a few hundred slots at
+//! most. Here a histogram holds one zero count and a window of slots from the smallest to the
+//! largest non-zero value recorded, grown in small steps: a few hundred bytes per flow or port
+//! (docs/performance.md, "Memory per flow and cost per packet at scale").
+
+/// log2 of the slots per half power of two (128 slots: 2 significant digits).
+const HALF_MAG: u32 = 7;
+const HALF: u64 = 1 << HALF_MAG;
+/// Values below this have a slot each (bucket 0 of the HDR layout).
+const UNIT_RANGE: u64 = 2 * HALF;
+/// Slots added beyond the one needed when the window grows (fewer reallocations as a
+/// maximum creeps up; 64 bytes).
+const SLACK: usize = 16;
+
+/// The slot index of `v` in the HDR layout.
+#[inline]
+fn index_of(v: u64) -> usize {
+    if v < UNIT_RANGE {
+        v as usize
+    } else {
+        let b = 63 - v.leading_zeros() - HALF_MAG;
+        (b as usize) * HALF as usize + (v >> b) as usize
+    }
+}
+
+/// The bucket (log2 of the slot width) of slot `i`.
+#[inline]
+fn bucket_of_index(i: usize) -> u32 {
+    ((i as u64 >> HALF_MAG) as u32).saturating_sub(1)
+}
+
+/// The smallest value of slot `i`.
+#[inline]
+fn value_of(i: usize) -> u64 {
+    let b = bucket_of_index(i);
+    let sub = if i < UNIT_RANGE as usize {
+        i as u64
+    } else {
+        (i as u64 & (HALF - 1)) + HALF
+    };
+    sub << b
+}
+
+/// The largest value in the slot of `v` (saturating at `u64::MAX`).
+#[inline]
+fn highest_equivalent(v: u64) -> u64 {
+    if v == u64::MAX {
+        return u64::MAX;
+    }
+    let i = index_of(v);
+    let b = bucket_of_index(i);
+    let lowest = (v >> b) << b;
+    lowest.saturating_add(1 << b) - 1
+}
+
+#[inline]
+fn lowest_equivalent(v: u64) -> u64 {
+    let b = bucket_of_index(index_of(v));
+    (v >> b) << b
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Histogram {
+    /// Records of the value 0 (slot 0).
+    zeros: u32,
+    /// Slot index of `counts[0]` (at least 1 when `counts` is not empty).
+    lo: usize,
+    /// Counts of slots `lo .. lo + counts.len()`.
+    counts: Vec<u32>,
+    total: u64,
+    /// The largest value recorded (0 if none or only zeros).
+    max: u64,
+}
+
+impl Histogram {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A histogram with room for every value up to `high` (recording them never allocates);
+    /// it still grows past them.
+    pub fn with_max(high: u64) -> Self {
+        let mut h = Self::new();
+        h.cover(1, index_of(high.max(1)), 0);
+        h
+    }
+
+    /// Extends the window to hold slots `lo ..= hi` (with `slack` more on the growing side).
+    #[cold]
+    fn cover(&mut self, lo: usize, hi: usize, slack: usize) {
+        if self.counts.is_empty() {
+            let lo = lo.max(1);
+            self.lo = lo;
+            self.counts = Vec::with_capacity(hi + 1 - lo + slack);
+            self.counts.resize(hi + 1 - lo, 0);
+            return;
+        }
+        let end = self.lo + self.counts.len();
+        if lo < self.lo {
+            let new_lo = lo.saturating_sub(slack).max(1);
+            let extra = self.lo - new_lo;
+            let keep_end = end.max(hi + 1);
+            let mut v = Vec::with_capacity(keep_end - new_lo);
+            v.resize(extra, 0);
+            v.extend_from_slice(&self.counts);
+            v.resize(keep_end - new_lo, 0);
+            self.counts = v;
+            self.lo = new_lo;
+        } else if hi >= end {
+            let new_len = hi + 1 - self.lo;
+            self.counts
+                .reserve_exact(new_len + slack - self.counts.len());
+            self.counts.resize(new_len, 0);
+        }
+    }
+
+    /// Records `n` occurrences of `v`.
+    #[inline]
+    pub fn record_n(&mut self, v: u64, n: u32) {
+        if v == 0 {
+            self.zeros = self.zeros.saturating_add(n);
+        } else {
+            let i = index_of(v);
+            let k = i.wrapping_sub(self.lo);
+            if k >= self.counts.len() {
+                self.cover(i, i, SLACK);
+            }
+            let c = &mut self.counts[i - self.lo];
+            *c = c.saturating_add(n);
+            self.max = self.max.max(v);
+        }
+        self.total = self.total.saturating_add(n as u64);
+    }
+
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.record_n(v, 1);
+    }
+
+    pub fn len(&self) -> u64 {
+        self.total
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.total == 0
+    }
+
+    /// The value at quantile `q` (HdrHistogram's rule): the highest value of the first slot
+    /// at which the running count reaches ceil(q * total) (at least 1); for q = 0 the lowest
+    /// value of the first non-empty slot; 0 when empty.
+    pub fn value_at_quantile(&self, q: f64) -> u64 {
+        let q = if q > 1.0 { 1.0 } else { q };
+        let target = ((q * self.total as f64).ceil() as u64).max(1);
+        let finish = |i: usize| {
+            let v = value_of(i);
+            if q == 0.0 {
+                lowest_equivalent(v)
+            } else {
+                highest_equivalent(v)
+            }
+        };
+        let mut run = self.zeros as u64;
+        if run >= target {
+            return finish(0);
+        }
+        for (k, &c) in self.counts.iter().enumerate() {
+            run += c as u64;
+            if run >= target {
+                return finish(self.lo + k);
+            }
+        }
+        0
+    }
+
+    /// The highest value equivalent to the largest recorded (0 if none but zeros).
+    pub fn max(&self) -> u64 {
+        if self.max == 0 {
+            0
+        } else {
+            highest_equivalent(self.max)
+        }
+    }
+
+    /// Heap bytes held (for the memory accounting in docs/performance.md).
+    pub fn heap_bytes(&self) -> usize {
+        self.counts.capacity() * std::mem::size_of::<u32>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// xorshift64* (Vigna 2016): a fixed, dependency-free stream for the samples.
+    struct Xs(u64);
+    impl Xs {
+        fn uniform(&mut self) -> f64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    fn reference() -> hdrhistogram::Histogram<u32> {
+        hdrhistogram::Histogram::new(2).unwrap()
+    }
+
+    fn same(h: &Histogram, r: &hdrhistogram::Histogram<u32>, what: &str) {
+        for q in [0.0, 0.001, 0.1, 0.5, 0.9, 0.95, 0.99, 0.999, 1.0, 1.5] {
+            assert_eq!(
+                h.value_at_quantile(q),
+                r.value_at_quantile(q),
+                "{what}: quantile {q}"
+            );
+        }
+        assert_eq!(h.max(), r.max(), "{what}: max");
+        assert_eq!(h.len(), r.len(), "{what}: count");
+    }
+
+    // ---- the layout is HdrHistogram's ----
+    #[test]
+    fn slots_match_the_hdr_layout() {
+        let r = reference();
+        for v in (0..5000u64).chain([1 << 20, (1 << 20) + 12345, 25_000_000, u64::MAX / 3]) {
+            assert_eq!(highest_equivalent(v), r.highest_equivalent(v), "value {v}");
+            assert_eq!(lowest_equivalent(v), r.lowest_equivalent(v), "value {v}");
+            assert_eq!(value_of(index_of(v)), r.lowest_equivalent(v), "value {v}");
+        }
+    }
+
+    // ---- quantiles and maxima equal the hdrhistogram crate's on random samples ----
+    #[test]
+    fn quantiles_match_the_hdrhistogram_crate() {
+        let mut rng = Xs(0x9E37_79B9_7F4A_7C15);
+        for case in 0..200 {
+            let mut h = Histogram::new();
+            let mut r = reference();
+            // delays around a base, sojourns from zero up, and wide spreads
+            let base = [0u64, 300, 24_000_000, 1_000][case % 4];
+            let spread = [10u64, 1_000, 5_000_000, 1 << 40][case / 4 % 4];
+            let n = 1 + (case * 37) % 3000;
+            for _ in 0..n {
+                let v = if rng.uniform() < 0.2 {
+                    0
+                } else {
+                    base + (rng.uniform() * spread as f64) as u64
+                };
+                h.record(v);
+                r.record(v).unwrap();
+            }
+            // counted zeros added in one go, as QueueStats does
+            h.record_n(0, 5);
+            r.record_n(0, 5).unwrap();
+            same(&h, &r, &format!("case {case}"));
+        }
+    }
+
+    #[test]
+    fn empty_and_zero_only_histograms_match() {
+        let h = Histogram::new();
+        let r = reference();
+        same(&h, &r, "empty");
+        let mut h = Histogram::new();
+        let mut r = reference();
+        h.record_n(0, 3);
+        r.record_n(0, 3).unwrap();
+        same(&h, &r, "zeros");
+    }
+
+    // ---- the window grows downwards and upwards without losing counts ----
+    #[test]
+    fn window_grows_both_ways() {
+        let mut h = Histogram::new();
+        let mut r = reference();
+        for v in [50_000u64, 40_000_000, 3, 700, 1 << 33, 1] {
+            h.record(v);
+            r.record(v).unwrap();
+            same(&h, &r, &format!("after {v}"));
+        }
+    }
+
+    // ---- a reserved histogram does not allocate for values within its range ----
+    #[test]
+    fn reserved_window_covers_its_range() {
+        let mut h = Histogram::with_max(1_000_000_000);
+        let cap = h.heap_bytes();
+        for v in [1u64, 999, 123_456, 1_000_000_000] {
+            h.record(v);
+        }
+        assert_eq!(h.heap_bytes(), cap);
+    }
+
+    // ---- narrow ranges cost little ----
+    #[test]
+    fn delays_around_25_ms_take_under_2_kb() {
+        let mut h = Histogram::new();
+        for k in 0..10_000u64 {
+            h.record(24_000_000 + (k * 7919) % 10_000_000);
+        }
+        assert!(h.heap_bytes() < 2048, "{} bytes", h.heap_bytes());
+    }
+}
