@@ -321,7 +321,7 @@ def test_max_wall_stops_with_partial_results(cli):
 
 def test_max_memory_is_an_error_that_keeps_what_was_measured(cli, tmp_path):
     """A run past --max-memory stops with one error line (exit 2) and still writes its
-    partial results where -o asked. 10 MB: above the run's up-front estimate (about 6 MB),
+    partial results where -o asked. 10 MB: above the run's up-front estimate (about 2 MB),
     below what the process holds (about 17 MB at start on the fast path, which loads neither
     typer nor rich; the limit was 30 MB when every command loaded them)."""
     out = tmp_path / "out"
