@@ -309,7 +309,6 @@ impl Bbr {
             }
             lt.is_sampling = true;
             self.lt_reset_interval(now);
-            return self.lt_sampling_in_interval(losses, app_limited, now);
         }
         self.lt_sampling_in_interval(losses, app_limited, now)
     }
