@@ -70,6 +70,23 @@ def _grid(plt: Any, n: int, spec: Mapping[str, Any]) -> tuple[Any, list[Any]]:
     return fig, flat[:n]
 
 
+def _recorded_points(
+    rows: list[dict[str, Any]],
+    panel: Mapping[str, Any],
+    labels: list[dict[str, Any]],
+    x_name: str,
+    key: str,
+) -> list[tuple[float, float]]:
+    """(x, value) of the published or peer rows matching each grid point of a line."""
+    pts = []
+    for lab in labels:
+        v = lookup_published(rows, {**panel, **lab}, key)
+        x = _label_value(lab[x_name])
+        if v is not None and x is not None:
+            pts.append((x, float(v)))
+    return pts
+
+
 def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
     st = out.study
     exp = spec["experiment"]
@@ -118,12 +135,7 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                     label=f"bufferlab {lbl}".strip(),
                 )
                 if pub:
-                    pp = []
-                    for lab in gl:
-                        v = lookup_published(pub, {**pw, **lab}, st.metrics[y].paper or y)
-                        x = _label_value(lab[xs_name])
-                        if v is not None and x is not None:
-                            pp.append((x, float(v)))
+                    pp = _recorded_points(pub, pw, gl, xs_name, st.metrics[y].paper or y)
                     if pp:
                         ax.plot(
                             *zip(*pp, strict=True),
@@ -134,12 +146,7 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                             label=f"paper {lbl}".strip(),
                         )
                 for pi, (pname, prows) in enumerate(peer_rows.items()):
-                    pts = []
-                    for lab in gl:
-                        v = lookup_published(prows, {**pw, **lab}, st.metrics[y].paper or y)
-                        x = _label_value(lab[xs_name])
-                        if v is not None and x is not None:
-                            pts.append((x, float(v)))
+                    pts = _recorded_points(prows, pw, gl, xs_name, st.metrics[y].paper or y)
                     if pts:
                         ax.plot(
                             *zip(*pts, strict=True),
