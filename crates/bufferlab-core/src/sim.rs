@@ -18,6 +18,7 @@ use crate::monitor::ns2_trace::{Ns2Trace, TraceFilter, TraceFlow};
 use crate::monitor::pcap::PcapSet;
 use crate::monitor::queue_series::QueueSeries;
 use crate::monitor::taps::Taps;
+use crate::net::packet_pool::PacketPool;
 use crate::net::port::{Drops, Port, PortCx, Wakeups};
 use crate::net::routing::Routes;
 use crate::packet::{Packet, Protocol};
@@ -33,6 +34,7 @@ macro_rules! port_cx {
             warmup: $s.warmup,
             taps: &mut $s.taps,
             drops: &mut $s.drops,
+            pool: &mut $s.pool,
         }
     };
 }
@@ -151,6 +153,9 @@ pub struct Simulation {
     next_uid: u64,
     /// What the ports dropped or lost, until charged to the flows (reused: no allocation).
     drops: Drops,
+    /// The packets waiting in DropTail and device queues and on the wires, by handle
+    /// (`net/packet_pool.rs`).
+    pool: PacketPool,
     out_buf: Vec<Packet>,
 }
 
@@ -178,6 +183,7 @@ impl Simulation {
             taps: Taps::default(),
             next_uid: 0,
             drops: Drops::with_capacity(16),
+            pool: PacketPool::default(),
             out_buf: Vec::with_capacity(64),
         }
     }
@@ -525,14 +531,17 @@ impl Simulation {
         for p in &mut self.ports {
             p.release_packets();
         }
+        self.pool.release();
     }
 
     /// Makes room in every port for a full queue and a full wire before the run (ports start
     /// empty and grow to their high-water marks; growing allocates): results do not change.
     pub fn reserve_packet_room(&mut self) {
+        let mut room = 0;
         for p in &mut self.ports {
-            p.reserve_packet_room();
+            room += p.reserve_packet_room();
         }
+        self.pool.reserve(room);
     }
 
     /// Sizes the event calendar up front (`Scheduler::reserve`): results do not change.

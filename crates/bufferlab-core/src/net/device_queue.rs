@@ -12,12 +12,13 @@
 //! the port decides when to fill it and when to send from it.
 
 use super::port_queue::PortQueue;
-use crate::packet::Packet;
+use super::packet_pool::PacketRef;
 use crate::units::SimTime;
 use std::collections::VecDeque;
 
 pub struct DeviceQueue {
-    packets: VecDeque<Packet>,
+    /// Handles of the packets waiting (`net/packet_pool.rs`) with their sizes.
+    packets: VecDeque<(PacketRef, u32)>,
     /// Room in packets; 0: no device queue.
     limit: usize,
     bytes: u64,
@@ -71,12 +72,10 @@ impl DeviceQueue {
 
     /// Takes the next packet for the wire (then ask for a wake-up, [`DeviceQueue::wake`]).
     #[inline]
-    pub fn pop(&mut self) -> Option<Packet> {
-        let p = self.packets.pop_front();
-        if let Some(p) = &p {
-            self.bytes -= p.size as u64;
-        }
-        p
+    pub fn pop(&mut self) -> Option<PacketRef> {
+        let (r, size) = self.packets.pop_front()?;
+        self.bytes -= size as u64;
+        Some(r)
     }
 
     /// A packet left for the wire: the discipline is to refill the queue (ns-3
@@ -100,7 +99,7 @@ impl DeviceQueue {
         &mut self,
         now: SimTime,
         qdisc: &mut PortQueue,
-        mut dequeue: impl FnMut(&mut PortQueue) -> Option<Packet>,
+        mut dequeue: impl FnMut(&mut PortQueue) -> Option<(PacketRef, u32)>,
     ) {
         while self.packets.len() < self.limit {
             if qdisc.len_packets() == 0 {
@@ -108,9 +107,9 @@ impl DeviceQueue {
                 break;
             }
             match dequeue(qdisc) {
-                Some(p) => {
-                    self.bytes += p.size as u64;
-                    self.packets.push_back(p);
+                Some((r, size)) => {
+                    self.bytes += size as u64;
+                    self.packets.push_back((r, size));
                 }
                 None => break,
             }

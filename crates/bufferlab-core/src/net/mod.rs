@@ -3,6 +3,7 @@
 
 pub mod device_queue;
 pub mod loss;
+pub mod packet_pool;
 pub mod port;
 pub mod port_queue;
 pub mod routing;

@@ -24,6 +24,7 @@
 use super::device_queue::DeviceQueue;
 use super::loss::LossModel;
 use super::loss::LossPosition;
+use super::packet_pool::{PacketPool, PacketRef};
 use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::monitor::ns2_trace::TraceEvent;
@@ -74,8 +75,9 @@ pub struct Port {
     busy_until: SimTime,
     /// A `TxDone` event is in the queue for this port.
     tx_pending: bool,
-    /// Packets on the wire (being serialised or propagating), with their arrival times at `to`.
-    pipeline: VecDeque<(SimTime, Packet)>,
+    /// Packets on the wire (being serialised or propagating), with their arrival times at `to`;
+    /// the packets themselves are in the pool (16 bytes a slot instead of 136).
+    pipeline: VecDeque<(SimTime, PacketRef)>,
     loss: LossModel,
     loss_rng: Rng,
     loss_position: LossPosition,
@@ -91,13 +93,14 @@ pub struct Port {
     last_tx: (u32, SimTime),
 }
 
-/// What one port operation needs from the engine: the time, the warm-up, the taps, and where
-/// drops go.
+/// What one port operation needs from the engine: the time, the warm-up, the taps, where
+/// drops go, and the pool the queued and propagating packets live in.
 pub struct PortCx<'a> {
     pub now: SimTime,
     pub warmup: SimTime,
     pub taps: &'a mut Taps,
     pub drops: &'a mut Drops,
+    pub pool: &'a mut PacketPool,
 }
 
 /// The events a port operation asks the engine to schedule for it, in this order (the
@@ -200,7 +203,7 @@ impl Port {
             busy,
             &mut cx.drops.queue,
         );
-        self.qdisc.enqueue(pkt, &mut qcx);
+        self.qdisc.enqueue(pkt, &mut qcx, cx.pool);
         let marks = qcx.marks();
         if marks > 0 {
             self.stats.on_marks(now, marks);
@@ -259,10 +262,11 @@ impl Port {
     /// next arrival ([`Port::next_arrival`]).
     #[inline(always)]
     pub fn leave_wire(&mut self, cx: &mut PortCx) -> Packet {
-        let (_, pkt) = self
+        let (_, r) = self
             .pipeline
             .pop_front()
             .expect("Arrive only with a packet on the wire");
+        let pkt = cx.pool.take(r);
         cx.taps.trace(TraceEvent::Receive, cx.now, self.tap(), &pkt);
         pkt
     }
@@ -296,16 +300,18 @@ impl Port {
                 now,
                 false,
                 &mut cx.drops.queue,
+                cx.pool,
             )
         };
-        if let Some(pkt) = next {
-            cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), &pkt);
+        if let Some(r) = next {
+            let pkt = cx.pool.get(r);
+            cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), pkt);
             self.stats.on_departure(now, pkt.size, pkt.enqueued);
             let end = now + self.tx_time(pkt.size);
             self.busy_until = end;
             // Captured as it starts on the wire (starts are in order, so timestamps never go
             // back); counted as transmitted from then on.
-            cx.taps.capture(now, self.tap(), &pkt);
+            cx.taps.capture(now, self.tap(), pkt);
             if now >= cx.warmup {
                 self.tx_packets += 1;
                 self.tx_bytes += pkt.size as u64;
@@ -321,6 +327,7 @@ impl Port {
                 // Lost on the wire: it still occupies the link for its transmission time.
                 self.stats
                     .set_length(now, self.waiting_packets() as u64, self.waiting_bytes());
+                let pkt = cx.pool.take(r);
                 self.lose(pkt, cx);
                 self.settle_drops(cx);
                 return w;
@@ -329,7 +336,7 @@ impl Port {
             if self.pipeline.is_empty() {
                 w.arrive = Some(at);
             }
-            self.pipeline.push_back((at, pkt));
+            self.pipeline.push_back((at, r));
         }
         self.stats
             .set_length(now, self.waiting_packets() as u64, self.waiting_bytes());
@@ -344,15 +351,19 @@ impl Port {
         let busy = self.busy(now);
         let (rng, stats, rate) = (&mut self.qdisc_rng, &mut self.stats, self.rate);
         let drops = &mut cx.drops.queue;
+        let pool = &mut *cx.pool;
         self.device.fill(now, &mut self.qdisc, |q| {
-            Self::dequeue(q, rng, stats, rate, now, busy, drops)
+            let r = Self::dequeue(q, rng, stats, rate, now, busy, drops, pool)?;
+            Some((r, pool.get(r).size))
         });
         self.settle_drops(cx);
     }
 
-    /// Takes the discipline's next packet, counting the ECN marks it made; its drops go to
-    /// `drops` (settled by the caller). On the port's parts, for the device queue's refill.
+    /// Takes the discipline's next packet (its handle in `pool`), counting the ECN marks it
+    /// made; its drops go to `drops` (settled by the caller). On the port's parts, for the
+    /// device queue's refill.
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn dequeue(
         qdisc: &mut PortQueue,
         rng: &mut Rng,
@@ -361,9 +372,10 @@ impl Port {
         now: SimTime,
         busy: bool,
         drops: &mut Vec<(Packet, DropReason)>,
-    ) -> Option<Packet> {
+        pool: &mut PacketPool,
+    ) -> Option<PacketRef> {
         let mut cx = QueueCtx::new(now, rng, rate, busy, drops);
-        let next = qdisc.dequeue(&mut cx);
+        let next = qdisc.dequeue(&mut cx, pool);
         let marks = cx.marks();
         if marks > 0 {
             stats.on_marks(now, marks);
@@ -492,12 +504,14 @@ impl Port {
     /// Makes room for a full queue and a full wire (as many 1000-byte packets as the
     /// propagation delay holds back to back, plus two), so that packets moving through never
     /// allocate. Ports otherwise start empty and grow to their high-water marks as a run goes.
-    pub fn reserve_packet_room(&mut self) {
-        self.qdisc.reserve_full();
+    /// Returns that number of packets, the port's share of the packet pool.
+    pub fn reserve_packet_room(&mut self) -> usize {
+        let queue = self.qdisc.reserve_full();
         let per_packet = self.rate.tx_time(1000).0.max(1);
         let wire = (self.delay.0 / per_packet) as usize + 2;
         self.pipeline
             .reserve(wire.saturating_sub(self.pipeline.len()));
+        queue + wire + self.device.limit()
     }
 
     /// Packets whose transmission started from the warm-up on.

@@ -7,16 +7,40 @@
 //! move the packet straight between the wire and the queue, where a virtual call forces a copy
 //! of the 128-byte packet into an argument slot at each call. Measured with cachegrind on the
 //! 100-flow bench case (docs/performance.md, "The hot path"). Behaviour is unchanged: the
-//! inline DropTail is the same type the trait object would hold.
+//! inline DropTail applies the drop rule of the type the trait object would hold.
+//!
+//! The inline DropTail holds packet handles ([`PacketRef`], `net/packet_pool.rs`), 4 bytes a
+//! slot instead of 128; what leaves any discipline leaves as a handle, which the port puts on
+//! the wire as it is.
 
+use super::packet_pool::{PacketPool, PacketRef};
 use crate::packet::Packet;
 use crate::qdisc::droptail::DropTail;
-use crate::qdisc::{QueueCtx, QueueDisc};
+use crate::qdisc::{DropReason, QueueCtx, QueueDisc};
 use crate::units::SimTime;
+use std::collections::VecDeque;
 
 pub enum PortQueue {
-    DropTail(DropTail),
+    DropTail(InlineDropTail),
     Dyn(Box<dyn QueueDisc>),
+}
+
+/// DropTail at a port: its drop rule and settings (`qdisc/droptail.rs`, whose own deque stays
+/// empty) and the waiting packets as handles, with their bytes.
+pub struct InlineDropTail {
+    rule: DropTail,
+    q: VecDeque<PacketRef>,
+    bytes: u64,
+}
+
+impl InlineDropTail {
+    pub fn new(rule: DropTail) -> Self {
+        Self {
+            rule,
+            q: VecDeque::new(),
+            bytes: 0,
+        }
+    }
 }
 
 impl From<Box<dyn QueueDisc>> for PortQueue {
@@ -29,38 +53,57 @@ impl PortQueue {
     /// Frees a DropTail queue's storage once the run is over (`Simulation::release_packets`).
     pub fn release(&mut self) {
         if let PortQueue::DropTail(q) = self {
-            q.release();
+            q.q = VecDeque::new();
+            q.bytes = 0;
         }
     }
 
     /// Makes room for a full queue where the discipline stores packets in one deque
-    /// (DropTail); other disciplines keep their own sizing.
-    pub fn reserve_full(&mut self) {
+    /// (DropTail), and returns how many packets that is (the pool's share); other disciplines
+    /// keep their own sizing (0).
+    pub fn reserve_full(&mut self) -> usize {
         if let PortQueue::DropTail(q) = self {
-            q.reserve_full();
+            let n = q.rule.full_packets();
+            q.q.reserve(n.saturating_sub(q.q.len()));
+            n
+        } else {
+            0
         }
     }
 
     #[inline(always)]
-    pub fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
+    pub fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx, pool: &mut PacketPool) {
         match self {
-            PortQueue::DropTail(q) => q.enqueue(pkt, cx),
+            PortQueue::DropTail(q) => {
+                let size = pkt.size as u64;
+                if q.rule.overflows(q.q.len(), q.bytes, size) {
+                    cx.drop(pkt, DropReason::QueueFull);
+                } else {
+                    q.bytes += size;
+                    q.q.push_back(pool.put(pkt));
+                }
+            }
             PortQueue::Dyn(q) => q.enqueue(pkt, cx),
         }
     }
 
+    /// The next packet to send, as a handle in `pool`.
     #[inline(always)]
-    pub fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
+    pub fn dequeue(&mut self, cx: &mut QueueCtx, pool: &mut PacketPool) -> Option<PacketRef> {
         match self {
-            PortQueue::DropTail(q) => q.dequeue(cx),
-            PortQueue::Dyn(q) => q.dequeue(cx),
+            PortQueue::DropTail(q) => {
+                let r = q.q.pop_front()?;
+                q.bytes -= pool.get(r).size as u64;
+                Some(r)
+            }
+            PortQueue::Dyn(q) => q.dequeue(cx).map(|p| pool.put(p)),
         }
     }
 
     #[inline(always)]
     pub fn len_packets(&self) -> usize {
         match self {
-            PortQueue::DropTail(q) => q.len_packets(),
+            PortQueue::DropTail(q) => q.q.len(),
             PortQueue::Dyn(q) => q.len_packets(),
         }
     }
@@ -68,7 +111,7 @@ impl PortQueue {
     #[inline(always)]
     pub fn len_bytes(&self) -> u64 {
         match self {
-            PortQueue::DropTail(q) => q.len_bytes(),
+            PortQueue::DropTail(q) => q.bytes,
             PortQueue::Dyn(q) => q.len_bytes(),
         }
     }
@@ -82,10 +125,11 @@ impl PortQueue {
         }
     }
 
-    /// The discipline itself, for what is not on the hot path (name, average, class counters).
+    /// The discipline itself, for what is not on the hot path (name, average, settings, class
+    /// counters; not its lengths, which are the port's).
     pub fn disc(&self) -> &dyn QueueDisc {
         match self {
-            PortQueue::DropTail(q) => q,
+            PortQueue::DropTail(q) => &q.rule,
             PortQueue::Dyn(q) => q.as_ref(),
         }
     }

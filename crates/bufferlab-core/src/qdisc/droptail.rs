@@ -76,31 +76,31 @@ impl DropTail {
         }
     }
 
-    /// Makes room for a full queue (its packet limit; a byte limit as 500-byte packets), so
-    /// that filling it never allocates (`Simulation::reserve_packet_room`).
-    pub fn reserve_full(&mut self) {
-        let n = match self.limit {
-            QueueLimit::Packets(p) => p,
-            QueueLimit::Bytes(b) => b / 500,
-        };
-        self.q.reserve((n as usize).saturating_sub(self.q.len()));
-    }
-
-    /// Frees the deque's storage once the run is over (`Simulation::release_packets`); the
-    /// packets still queued are dropped uncounted: only the report is read after this.
-    pub fn release(&mut self) {
-        self.q = VecDeque::new();
-        self.bytes = 0;
+    /// How many packets a full queue holds: its packet limit, or a byte limit as 500-byte
+    /// packets (for reserving room up front, `Simulation::reserve_packet_room`).
+    pub fn full_packets(&self) -> usize {
+        match self.limit {
+            QueueLimit::Packets(p) => p as usize,
+            QueueLimit::Bytes(b) => (b / 500) as usize,
+        }
     }
 
     #[inline]
     fn would_overflow(&self, size: u64) -> bool {
-        let len = self.q.len() as u64;
+        self.overflows(self.q.len(), self.bytes, size)
+    }
+
+    /// The drop rule: would a packet of `size` bytes overflow a queue holding `len` packets of
+    /// `bytes` bytes? Also used by the port's inline DropTail, which holds packet handles
+    /// (`net/port_queue.rs`).
+    #[inline(always)]
+    pub fn overflows(&self, len: usize, bytes: u64, size: u64) -> bool {
+        let len = len as u64;
         match (self.limit, self.flavour) {
             (QueueLimit::Packets(l), DropTailFlavour::Standard) => len + 1 > l,
-            (QueueLimit::Bytes(l), DropTailFlavour::Standard) => self.bytes + size > l,
+            (QueueLimit::Bytes(l), DropTailFlavour::Standard) => bytes + size > l,
             (QueueLimit::Packets(l), DropTailFlavour::Ns2) => len + 1 >= l,
-            (QueueLimit::Bytes(l), DropTailFlavour::Ns2) => self.bytes + size >= l,
+            (QueueLimit::Bytes(l), DropTailFlavour::Ns2) => bytes + size >= l,
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::queue_series::QueueSeries;
 use crate::net::loss::{LossConfig, LossModel};
 use crate::net::port::{Port, PortConfig};
-use crate::net::port_queue::PortQueue;
+use crate::net::port_queue::{InlineDropTail, PortQueue};
 use crate::net::routing;
 use crate::packet::Protocol;
 use crate::qdisc::{self, QueueConfig};
@@ -347,7 +347,9 @@ fn build_queue(
                 .map(PortQueue::from)
                 .map_err(|e| ScenarioError::field(format!("{path}.class"), e))
         }
-        QueueConfig::Droptail(c) => Ok(PortQueue::DropTail(qdisc::droptail::DropTail::new(c))),
+        QueueConfig::Droptail(c) => Ok(PortQueue::DropTail(InlineDropTail::new(
+            qdisc::droptail::DropTail::new(c),
+        ))),
         other => Ok(qdisc::build(other).into()),
     }
 }
