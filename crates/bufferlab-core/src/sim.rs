@@ -18,7 +18,7 @@ use crate::monitor::ns2_trace::{Ns2Trace, TraceFilter, TraceFlow};
 use crate::monitor::pcap::PcapSet;
 use crate::monitor::queue_series::QueueSeries;
 use crate::monitor::taps::Taps;
-use crate::net::packet_pool::PacketPool;
+use crate::net::packet_pool::{PacketPool, PacketRef};
 use crate::net::port::{Drops, Port, PortCx, Wakeups};
 use crate::net::routing::Routes;
 use crate::packet::{Packet, Protocol};
@@ -366,27 +366,30 @@ impl Simulation {
                 st.on_sent(pkt.size);
             }
         }
-        self.forward(node, pkt);
+        // In the pool from here until delivered, dropped or lost (`net/packet_pool.rs`).
+        let r = self.pool.put(pkt);
+        self.forward(node, r);
     }
 
     #[inline(always)]
-    fn forward(&mut self, node: NodeId, pkt: Packet) {
-        match self.nodes[node.idx()].routes.next_port(pkt.dst) {
-            Some(p) => self.enqueue(p, pkt),
+    fn forward(&mut self, node: NodeId, r: PacketRef) {
+        let dst = self.pool.get(r).dst;
+        match self.nodes[node.idx()].routes.next_port(dst) {
+            Some(p) => self.enqueue(p, r),
             // Unreachable destinations are rejected when the scenario is built.
             None => unreachable!(
                 "no route from {} for flow {}",
                 self.nodes[node.idx()].name,
-                pkt.flow.0
+                self.pool.get(r).flow.0
             ),
         }
     }
 
     /// A packet arrives at an output port's queue.
     #[inline(always)]
-    fn enqueue(&mut self, pid: PortId, pkt: Packet) {
+    fn enqueue(&mut self, pid: PortId, r: PacketRef) {
         let mut cx = port_cx!(self);
-        let w = self.ports[pid.idx()].receive(pkt, &mut cx);
+        let w = self.ports[pid.idx()].receive(r, &mut cx);
         self.port_done(pid, w);
     }
 
@@ -425,15 +428,16 @@ impl Simulation {
     fn arrive(&mut self, pid: PortId) {
         let mut cx = port_cx!(self);
         let port = &mut self.ports[pid.idx()];
-        let pkt = port.leave_wire(&mut cx);
+        let r = port.leave_wire(&mut cx);
         if let Some(t) = port.next_arrival() {
             self.sched.schedule(t, Event::Arrive(pid));
         }
         let node = port.to();
-        if pkt.dst == node {
+        if self.pool.get(r).dst == node {
+            let pkt = self.pool.take(r);
             self.deliver(pkt);
         } else {
-            self.forward(node, pkt);
+            self.forward(node, r);
         }
     }
 

@@ -8,6 +8,11 @@
 //! The free list is a stack, so a packet entering the network takes the slot the last one left:
 //! a line that is likely still in cache, where a per-port slot at 10 000 flows is cold.
 //!
+//! A packet enters the pool when its endpoint sends it and leaves it when it is delivered,
+//! dropped or lost: between hops it stays in its slot and only the handle moves (the wire's
+//! head to the next port's queue), except through a discipline behind the `QueueDisc` trait,
+//! which takes the packet by value and gives it back at dequeue.
+//!
 //! The slab only stores packets: which packet goes where and when is decided as before, so
 //! every result is byte for byte what it was with packets by value.
 
@@ -49,6 +54,11 @@ impl PacketPool {
     #[inline(always)]
     pub fn get(&self, r: PacketRef) -> &Packet {
         &self.slots[r.0 as usize]
+    }
+
+    #[inline(always)]
+    pub fn get_mut(&mut self, r: PacketRef) -> &mut Packet {
+        &mut self.slots[r.0 as usize]
     }
 
     /// Takes the packet out; the handle is no longer valid.

@@ -179,16 +179,19 @@ impl Port {
 
     // ---- what happens at a port ----
 
-    /// A packet arrives for the queue: loss before the queue (ns-2's `lossmodel`), then the
-    /// discipline stores or drops it; an idle link takes it straight into service.
+    /// A packet (its handle in the pool) arrives for the queue: loss before the queue (ns-2's
+    /// `lossmodel`), then the discipline stores or drops it; an idle link takes it straight
+    /// into service.
     #[inline(always)]
-    pub fn receive(&mut self, mut pkt: Packet, cx: &mut PortCx) -> Wakeups {
+    pub fn receive(&mut self, r: PacketRef, cx: &mut PortCx) -> Wakeups {
         let now = cx.now;
         if self.loss_position == LossPosition::BeforeQueue && self.loss.lose(&mut self.loss_rng) {
+            let pkt = cx.pool.take(r);
             self.lose(pkt, cx);
             return Wakeups::default();
         }
-        cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), &pkt);
+        let pkt = cx.pool.get_mut(r);
+        cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), pkt);
         self.stats.on_arrival(now, pkt.size);
         pkt.enqueued = now;
         let busy = self.busy(now);
@@ -203,7 +206,7 @@ impl Port {
             busy,
             &mut cx.drops.queue,
         );
-        self.qdisc.enqueue(pkt, &mut qcx, cx.pool);
+        self.qdisc.enqueue(r, &mut qcx, cx.pool);
         let marks = qcx.marks();
         if marks > 0 {
             self.stats.on_marks(now, marks);
@@ -258,17 +261,17 @@ impl Port {
         }
     }
 
-    /// The head of the wire reaches the far node (`Arrive`); the engine then schedules the
-    /// next arrival ([`Port::next_arrival`]).
+    /// The head of the wire reaches the far node (`Arrive`); the packet stays in the pool for
+    /// the engine to route on or deliver, and the engine schedules the next arrival
+    /// ([`Port::next_arrival`]).
     #[inline(always)]
-    pub fn leave_wire(&mut self, cx: &mut PortCx) -> Packet {
+    pub fn leave_wire(&mut self, cx: &mut PortCx) -> PacketRef {
         let (_, r) = self
             .pipeline
             .pop_front()
             .expect("Arrive only with a packet on the wire");
-        let pkt = cx.pool.take(r);
-        cx.taps.trace(TraceEvent::Receive, cx.now, self.tap(), &pkt);
-        pkt
+        cx.taps.trace(TraceEvent::Receive, cx.now, self.tap(), cx.pool.get(r));
+        r
     }
 
     /// When the head of the wire reaches the far node, if a packet is on the wire.

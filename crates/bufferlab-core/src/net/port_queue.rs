@@ -14,7 +14,6 @@
 //! the wire as it is.
 
 use super::packet_pool::{PacketPool, PacketRef};
-use crate::packet::Packet;
 use crate::qdisc::droptail::DropTail;
 use crate::qdisc::{DropReason, QueueCtx, QueueDisc};
 use crate::units::SimTime;
@@ -71,19 +70,21 @@ impl PortQueue {
         }
     }
 
+    /// Offers the packet behind `r` to the discipline: DropTail keeps the handle, a discipline
+    /// behind the trait takes the packet out of the pool.
     #[inline(always)]
-    pub fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx, pool: &mut PacketPool) {
+    pub fn enqueue(&mut self, r: PacketRef, cx: &mut QueueCtx, pool: &mut PacketPool) {
         match self {
             PortQueue::DropTail(q) => {
-                let size = pkt.size as u64;
+                let size = pool.get(r).size as u64;
                 if q.rule.overflows(q.q.len(), q.bytes, size) {
-                    cx.drop(pkt, DropReason::QueueFull);
+                    cx.drop(pool.take(r), DropReason::QueueFull);
                 } else {
                     q.bytes += size;
-                    q.q.push_back(pool.put(pkt));
+                    q.q.push_back(r);
                 }
             }
-            PortQueue::Dyn(q) => q.enqueue(pkt, cx),
+            PortQueue::Dyn(q) => q.enqueue(pool.take(r), cx),
         }
     }
 
