@@ -1,5 +1,6 @@
-//! The packet: a small plain value moved through queues and link pipelines, never boxed,
-//! so the hot path allocates nothing per packet.
+//! The packet: a small plain value, never boxed, so the hot path allocates nothing per packet.
+//! Inside the network it sits in the packet pool (`net/packet_pool.rs`) and queues and wires
+//! move its handle; endpoints and disciplines behind the `QueueDisc` trait get it by value.
 
 use crate::ids::{FlowId, NodeId};
 use crate::units::SimTime;

@@ -37,7 +37,20 @@ pub struct FlowReport {
     pub jitter_s: Option<f64>,
     pub reverse_tx_packets: u64,
     pub reverse_lost_packets: u64,
-    pub tcp: Option<serde_json::Value>,
+    /// The sender's TCP section, already serialised (compact JSON, as `serde_json::to_string`
+    /// of the `Value` would write it inside the report): a few hundred bytes a flow, where the
+    /// `Value`'s map of strings held 4.3 KB and was the largest part of the memory peak at
+    /// 10 000 flows (docs/performance.md). [`FlowReport::tcp_json`] parses it back.
+    pub tcp: Option<Box<serde_json::value::RawValue>>,
+}
+
+impl FlowReport {
+    /// The TCP section as a JSON value, if the flow is TCP.
+    pub fn tcp_json(&self) -> Option<serde_json::Value> {
+        self.tcp
+            .as_ref()
+            .map(|raw| serde_json::from_str(raw.get()).expect("the report wrote valid JSON"))
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -145,7 +158,8 @@ pub struct Report {
 }
 
 impl Report {
-    /// Reads the results out of a simulation (finished, or stopped early: then `partial`).
+    /// Reads the results out of a simulation (finished, or stopped early: then `partial`). A
+    /// simulation is reported once: its statistics' histograms are freed as they are read.
     pub fn from_sim(sim: &mut Simulation, fairness_flows: Option<&[String]>) -> Report {
         let now = sim.now;
         let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
@@ -199,10 +213,19 @@ impl Report {
                     jitter_s: st.jitter_s(),
                     reverse_tx_packets: st.reverse_tx_packets,
                     reverse_lost_packets: st.reverse_lost_packets,
-                    tcp: sim.agents[f.sender.idx()].ep.report(),
+                    tcp: sim.agents[f.sender.idx()].ep.report().map(|v| {
+                        serde_json::value::to_raw_value(&v).expect("a JSON value serialises")
+                    }),
                 }
             })
             .collect();
+        // Read once: the histograms go as soon as their percentiles are in the report, so that
+        // they and the report are not both held at the memory peak.
+        assert!(!sim.reported, "a simulation is reported once");
+        sim.reported = true;
+        for f in &mut sim.flows {
+            f.stats.release_delays();
+        }
         let measured = now.saturating_sub(sim.warmup).as_secs_f64();
         let mut queues = Vec::with_capacity(sim.ports.len());
         let mut links = Vec::with_capacity(sim.ports.len());
@@ -254,6 +277,7 @@ impl Report {
                 sojourn_max_s: stats.sojourn_max_s(),
                 classes,
             });
+            stats.release_sojourns();
             let util = if measured > 0.0 {
                 // The share of time the link was serialising (exact, in picoseconds).
                 busy.as_secs_f64() / measured

@@ -157,6 +157,8 @@ pub struct Simulation {
     /// (`net/packet_pool.rs`).
     pool: PacketPool,
     out_buf: Vec<Packet>,
+    /// `Report::from_sim` has read (and freed) the statistics' histograms.
+    pub(crate) reported: bool,
 }
 
 impl Simulation {
@@ -185,6 +187,7 @@ impl Simulation {
             drops: Drops::with_capacity(16),
             pool: PacketPool::default(),
             out_buf: Vec::with_capacity(64),
+            reported: false,
         }
     }
 

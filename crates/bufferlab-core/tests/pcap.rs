@@ -138,7 +138,7 @@ fn tshark_tcp_analysis_sees_the_retransmissions() {
     })
     .unwrap();
     let f = common::flow(&r, "a");
-    let tcp = f.tcp.as_ref().expect("a TCP section");
+    let tcp = f.tcp_json().expect("a TCP section");
     let rexmit = tcp["retransmitted_segments"].as_u64().unwrap();
     assert!(rexmit > 0, "the scenario loses packets");
     let file = dir.join("access_s0_s0-r0.pcap");

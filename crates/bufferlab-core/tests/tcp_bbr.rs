@@ -150,14 +150,13 @@ fn pacing_spreads_cubic_without_losing_throughput() {
         ),
         1,
     );
-    let tcp = paced.flows[0].tcp.as_ref().unwrap();
+    let tcp = paced.flows[0].tcp_json().unwrap();
     assert!(
         tcp["pacing_holds"].as_u64().unwrap() > 1000,
         "the pacer held segments"
     );
     assert!(plain.flows[0]
-        .tcp
-        .as_ref()
+        .tcp_json()
         .unwrap()
         .get("pacing_holds")
         .is_none());

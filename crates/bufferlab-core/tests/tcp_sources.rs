@@ -6,7 +6,7 @@ mod common;
 use bufferlab_core::report::Report;
 
 fn tcp_field(r: &Report, flow: &str, key: &str) -> f64 {
-    common::flow(r, flow).tcp.as_ref().unwrap()[key]
+    common::flow(r, flow).tcp_json().unwrap()[key]
         .as_f64()
         .unwrap_or_else(|| panic!("no tcp.{key}"))
 }

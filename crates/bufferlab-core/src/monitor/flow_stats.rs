@@ -100,6 +100,13 @@ impl FlowStats {
         }
     }
 
+    /// Frees the delay histogram once the report has read its percentiles
+    /// (`Report::from_sim`, which reads a simulation once): at 10 000 flows the histograms
+    /// would otherwise add to the report's memory at the peak (docs/performance.md).
+    pub fn release_delays(&mut self) {
+        self.delay_ns = Histogram::default();
+    }
+
     pub fn delay_mean_s(&self) -> Option<f64> {
         (self.rx_packets > 0).then(|| self.delay_sum_ps as f64 / self.rx_packets as f64 / 1e12)
     }

@@ -162,6 +162,12 @@ impl QueueStats {
         }
     }
 
+    /// Frees the sojourn histogram once the report has read it (`Report::from_sim`, which
+    /// reads a simulation once), so that it does not add to the report's memory at the peak.
+    pub fn release_sojourns(&mut self) {
+        self.sojourn_ns = Histogram::default();
+    }
+
     pub fn sojourn_quantile_s(&mut self, q: f64) -> Option<f64> {
         self.settle_sojourns();
         (self.departures > 0).then(|| self.sojourn_ns.value_at_quantile(q) as f64 / 1e9)
