@@ -16,6 +16,11 @@
 //! most. Here a histogram holds one zero count and a window of slots from the smallest to the
 //! largest non-zero value recorded, grown in small steps: a few hundred bytes per flow or port
 //! (docs/performance.md, "Memory per flow and cost per packet at scale").
+//!
+//! Counts start as 16-bit and the window widens to 32 bits the first time a slot would pass
+//! 65 535: most histograms (an access link's sojourns, a flow's delays over a few seconds)
+//! never get there, and their windows take half the memory (docs/performance.md, "Packets by
+//! handle"). Counts saturate at `u32::MAX` as the crate's `u32` histogram does.
 
 /// log2 of the slots per half power of two (128 slots: 2 significant digits).
 const HALF_MAG: u32 = 7;
@@ -73,6 +78,117 @@ fn lowest_equivalent(v: u64) -> u64 {
     (v >> b) << b
 }
 
+/// The window's counts: 16-bit until one would overflow, then 32-bit.
+#[derive(Clone, Debug)]
+enum Counts {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl Default for Counts {
+    fn default() -> Self {
+        Counts::Narrow(Vec::new())
+    }
+}
+
+impl Counts {
+    #[inline]
+    fn len(&self) -> usize {
+        match self {
+            Counts::Narrow(v) => v.len(),
+            Counts::Wide(v) => v.len(),
+        }
+    }
+
+    /// Adds `n` to slot `k` of the window (which must hold it).
+    #[inline]
+    fn add(&mut self, k: usize, n: u32) {
+        match self {
+            Counts::Narrow(v) => {
+                let sum = v[k] as u32 + n;
+                if sum <= u16::MAX as u32 {
+                    v[k] = sum as u16;
+                    return;
+                }
+            }
+            Counts::Wide(v) => {
+                v[k] = v[k].saturating_add(n);
+                return;
+            }
+        }
+        self.widen();
+        self.add(k, n);
+    }
+
+    /// 16-bit counts become 32-bit (the same values, the same capacity in slots).
+    #[cold]
+    #[inline(never)]
+    fn widen(&mut self) {
+        if let Counts::Narrow(v) = self {
+            let mut w = Vec::with_capacity(v.capacity());
+            w.extend(v.iter().map(|&c| c as u32));
+            *self = Counts::Wide(w);
+        }
+    }
+
+    fn get(&self, k: usize) -> u64 {
+        match self {
+            Counts::Narrow(v) => v[k] as u64,
+            Counts::Wide(v) => v[k] as u64,
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Counts::Narrow(v) => v.capacity() * std::mem::size_of::<u16>(),
+            Counts::Wide(v) => v.capacity() * std::mem::size_of::<u32>(),
+        }
+    }
+
+    /// Extends a window that starts at slot `*start` to hold slots `lo ..= hi`, with `slack`
+    /// more on the growing side.
+    fn cover(&mut self, start: &mut usize, lo: usize, hi: usize, slack: usize) {
+        match self {
+            Counts::Narrow(v) => cover_window(v, start, lo, hi, slack),
+            Counts::Wide(v) => cover_window(v, start, lo, hi, slack),
+        }
+    }
+}
+
+/// Extends the window `v` (slots `*start ..`) to hold slots `lo ..= hi` (with `slack` more on
+/// the growing side).
+fn cover_window<T: Copy + Default>(
+    v: &mut Vec<T>,
+    start: &mut usize,
+    lo: usize,
+    hi: usize,
+    slack: usize,
+) {
+    if v.is_empty() {
+        let lo = lo.max(1);
+        *start = lo;
+        *v = Vec::with_capacity(hi + 1 - lo + slack);
+        v.resize(hi + 1 - lo, T::default());
+        return;
+    }
+    let end = *start + v.len();
+    if lo < *start {
+        let new_lo = lo.saturating_sub(slack).max(1);
+        let extra = *start - new_lo;
+        let keep_end = end.max(hi + 1);
+        let mut w = Vec::with_capacity(keep_end - new_lo);
+        w.resize(extra, T::default());
+        w.extend_from_slice(v);
+        w.resize(keep_end - new_lo, T::default());
+        *v = w;
+        *start = new_lo;
+    } else if hi >= end {
+        let new_len = hi + 1 - *start;
+        v.reserve_exact(new_len + slack - v.len());
+        v.resize(new_len, T::default());
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
     /// Records of the value 0 (slot 0).
@@ -80,7 +196,7 @@ pub struct Histogram {
     /// Slot index of `counts[0]` (at least 1 when `counts` is not empty).
     lo: usize,
     /// Counts of slots `lo .. lo + counts.len()`.
-    counts: Vec<u32>,
+    counts: Counts,
     total: u64,
     /// The largest value recorded (0 if none or only zeros).
     max: u64,
@@ -93,8 +209,12 @@ impl Histogram {
 
     /// A histogram with room for every value up to `high` (recording them never allocates);
     /// it still grows past them.
+    /// Its counts are 32-bit from the start, so that no count ever widens them.
     pub fn with_max(high: u64) -> Self {
-        let mut h = Self::new();
+        let mut h = Self {
+            counts: Counts::Wide(Vec::new()),
+            ..Self::default()
+        };
         h.cover(1, index_of(high.max(1)), 0);
         h
     }
@@ -102,30 +222,7 @@ impl Histogram {
     /// Extends the window to hold slots `lo ..= hi` (with `slack` more on the growing side).
     #[cold]
     fn cover(&mut self, lo: usize, hi: usize, slack: usize) {
-        if self.counts.is_empty() {
-            let lo = lo.max(1);
-            self.lo = lo;
-            self.counts = Vec::with_capacity(hi + 1 - lo + slack);
-            self.counts.resize(hi + 1 - lo, 0);
-            return;
-        }
-        let end = self.lo + self.counts.len();
-        if lo < self.lo {
-            let new_lo = lo.saturating_sub(slack).max(1);
-            let extra = self.lo - new_lo;
-            let keep_end = end.max(hi + 1);
-            let mut v = Vec::with_capacity(keep_end - new_lo);
-            v.resize(extra, 0);
-            v.extend_from_slice(&self.counts);
-            v.resize(keep_end - new_lo, 0);
-            self.counts = v;
-            self.lo = new_lo;
-        } else if hi >= end {
-            let new_len = hi + 1 - self.lo;
-            self.counts
-                .reserve_exact(new_len + slack - self.counts.len());
-            self.counts.resize(new_len, 0);
-        }
+        self.counts.cover(&mut self.lo, lo, hi, slack);
     }
 
     /// Records `n` occurrences of `v`.
@@ -139,8 +236,7 @@ impl Histogram {
             if k >= self.counts.len() {
                 self.cover(i, i, SLACK);
             }
-            let c = &mut self.counts[i - self.lo];
-            *c = c.saturating_add(n);
+            self.counts.add(i - self.lo, n);
             self.max = self.max.max(v);
         }
         self.total = self.total.saturating_add(n as u64);
@@ -177,8 +273,8 @@ impl Histogram {
         if run >= target {
             return finish(0);
         }
-        for (k, &c) in self.counts.iter().enumerate() {
-            run += c as u64;
+        for k in 0..self.counts.len() {
+            run += self.counts.get(k);
             if run >= target {
                 return finish(self.lo + k);
             }
@@ -197,7 +293,7 @@ impl Histogram {
 
     /// Heap bytes held (for the memory accounting in docs/performance.md).
     pub fn heap_bytes(&self) -> usize {
-        self.counts.capacity() * std::mem::size_of::<u32>()
+        self.counts.heap_bytes()
     }
 }
 
@@ -303,6 +399,22 @@ mod tests {
             h.record(v);
         }
         assert_eq!(h.heap_bytes(), cap);
+    }
+
+    // ---- 16-bit counts widen without losing a record ----
+    #[test]
+    fn counts_widen_past_65535() {
+        let mut h = Histogram::new();
+        let mut r = reference();
+        for (v, n) in [(1_000u64, 60_000u32), (1_000, 5_535), (2_000, 3), (1_000, 1), (9, 70_000)] {
+            h.record_n(v, n);
+            r.record_n(v, n).unwrap();
+            same(&h, &r, &format!("after {n} x {v}"));
+        }
+        assert!(matches!(h.counts, Counts::Wide(_)));
+        let mut small = Histogram::new();
+        small.record_n(1_000, 65_535);
+        assert!(matches!(small.counts, Counts::Narrow(_)));
     }
 
     // ---- narrow ranges cost little ----
