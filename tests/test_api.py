@@ -212,7 +212,7 @@ def test_limits_stop_a_run_and_a_sweep_records_it_as_failed():
     from bufferlab.experiments.execute import execute_run
 
     text = (ROOT / "bench" / "scenarios" / "c_ns2.toml").read_text()
-    # 10 MB: above the up-front estimate (100 flows x 24 KB), below what the process holds
+    # 10 MB: above the up-front estimate (100 flows x 13 KB), below what the process holds
     res = bufferlab.run(text, max_memory=10_000_000)
     assert res.partial and res.stopped and res.stopped["kind"] == "max_memory"
     assert "--max-memory" in res.stopped["message"]
@@ -221,7 +221,7 @@ def test_limits_stop_a_run_and_a_sweep_records_it_as_failed():
     assert bufferlab.run(text, overrides={"duration": "2s"}, max_memory=0).stopped is None
     with pytest.raises(ScenarioError, match="max_wall"):
         bufferlab.run(text, max_wall=-1.0)
-    with pytest.raises(ScenarioError, match="would hold about 2 MB"):
+    with pytest.raises(ScenarioError, match="would hold about 1.3 MB"):
         bufferlab.run(text, max_memory=1_000_000)  # refused before it starts
 
 

@@ -149,13 +149,13 @@ pub fn run_with_progress(
     Ok(report)
 }
 
-/// Memory a run holds at least, estimated before it starts: each flow's state (24 KB, the
-/// measured whole-process cost per flow from 1 000 to 10 000 flows, docs/performance.md
-/// "Memory per flow and cost per packet at scale") and the samples
+/// Memory a run holds at least, estimated before it starts: each flow's state (13 KB: the
+/// measured whole-process cost per flow from 1 000 to 10 000 flows, 12.5 KB, rounded up;
+/// docs/performance.md "Packets by handle") and the samples
 /// of its time series (queue 36 B, cwnd 64 B, per-flow 56 B a sample). Packets in flight are
 /// not estimated; the run's own check (`guard.rs`) bounds them.
 fn memory_estimate(s: &Scenario, sim: &crate::sim::Simulation) -> (u64, String) {
-    const PER_FLOW: f64 = 24e3;
+    const PER_FLOW: f64 = 13e3;
     let span = sim.end.saturating_sub(sim.warmup).as_secs_f64();
     let samples = |interval: Option<crate::units::SimTime>, series: usize| -> f64 {
         interval.map_or(0.0, |dt| span / dt.as_secs_f64().max(1e-12) * series as f64)
@@ -175,7 +175,7 @@ fn memory_estimate(s: &Scenario, sim: &crate::sim::Simulation) -> (u64, String) 
     (
         (flows + series) as u64,
         format!(
-            "{} flows x 24 KB = {}, time series {}",
+            "{} flows x 13 KB = {}, time series {}",
             sim.flows.len(),
             h(flows),
             h(series)

@@ -143,14 +143,26 @@ pub fn human_bytes(b: u64) -> String {
     let b = b as f64;
     if b >= 1e9 {
         format!("{:.1} GB", b / 1e9)
-    } else {
+    } else if b >= 1e7 {
         format!("{:.0} MB", b / 1e6)
+    } else {
+        // one decimal under 10 MB: "1.3 MB, more than --max-memory 1 MB", not "1 MB"
+        let mb = format!("{:.1}", b / 1e6);
+        format!("{} MB", mb.strip_suffix(".0").unwrap_or(&mb))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_read_as_people_write_them() {
+        assert_eq!(human_bytes(1_000_000), "1 MB");
+        assert_eq!(human_bytes(1_300_000), "1.3 MB");
+        assert_eq!(human_bytes(20_000_000), "20 MB");
+        assert_eq!(human_bytes(2_056_504_000), "2.1 GB");
+    }
 
     #[test]
     fn a_stall_is_seen_after_stall_events_at_one_instant() {

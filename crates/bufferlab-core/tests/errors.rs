@@ -260,7 +260,7 @@ fn a_time_beyond_the_clock_is_refused_not_wrapped() {
 fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
     use bufferlab_core::api::{run, RunRequest};
     use bufferlab_core::guard::Limits;
-    // 100 flows x 24 KB = 2.4 MB of flow state against a 1 MB budget
+    // 100 flows x 13 KB = 1.3 MB of flow state against a 1 MB budget
     let text = common::Dumbbell::new(100)
         .duration("1s")
         .flow("name = \"f{i}\"\ncount = 100\nsrc = \"s{i}\"\ndst = \"d{i}\"\napp = { kind = \"bulk\" }")
@@ -276,7 +276,7 @@ fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
     };
     let e = run(&req(1_000_000)).expect_err("refused").to_string();
     assert!(
-        e.contains("would hold about 2 MB") && e.contains("100 flows x 24 KB"),
+        e.contains("would hold about 1.3 MB") && e.contains("100 flows x 13 KB"),
         "{e}"
     );
     assert!(e.contains("--max-memory 1 MB"), "{e}");
