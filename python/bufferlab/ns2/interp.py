@@ -13,6 +13,7 @@ returned. ``exec`` of a program that is not installed (nam, xgraph) warns instea
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import heapq
 import random
 import re
@@ -45,6 +46,7 @@ from bufferlab.ns2.model import (
     class_chain,
     is_a,
 )
+from bufferlab.ns2.otcl import ROOTS, Classes
 from bufferlab.ns2.units import number, rate_bps, time_s
 
 _BOOT = r"""
@@ -60,15 +62,54 @@ proc ::ns2::where {} {
     return {}
 }
 proc ::ns2::dispatch {args} {
+    if {[lindex $args 0] eq "obj"} {
+        switch -exact -- [lindex $args 2] {
+            next {
+                # OTcl's next: the caller is a method, whose `class` and `proc` say where
+                # the search goes on
+                if {![uplevel 1 {info exists class}] || ![uplevel 1 {info exists proc}]} {
+                    return -code error "no executing proc"
+                }
+                set args [list __next__ [lindex $args 1] [uplevel 1 {set class}] \
+                    [uplevel 1 {set proc}] {*}[lrange $args 3 end]]
+            }
+            instvar {
+                foreach v [lrange $args 3 end] {
+                    lassign $v name local
+                    if {[llength $v] != 2} { set name $v; set local $v }
+                    set fq [::ns2::dispatch __varname__ [lindex $args 1] $name]
+                    uplevel 1 [list upvar #0 $fq $local]
+                }
+                return ""
+            }
+        }
+    }
     set r [::ns2::py {*}$args]
     switch -exact -- [lindex $r 0] {
         ok { return [lindex $r 1] }
         eval { return [uplevel 1 [lindex $r 1]] }
         exit { return -code error -errorcode [list NS2EXIT [lindex $r 1]] "exit [lindex $r 1]" }
+        tclerror { return -code error [lindex $r 1] }
         default {
             ::ns2::py __where__ {*}[::ns2::where]
             return -code error -errorcode NS2 [lindex $r 1]
         }
+    }
+}
+# `new Foo args` runs init ($cmd) in the caller's frame and gives the object's handle.
+proc ::ns2::construct {h cmd} {
+    uplevel 1 $cmd
+    return $h
+}
+# An ns-2 object's variable linked into a proc by instvar: its value lives in bufferlab's
+# model (and in the engine during the run), read and written through `$obj set`.
+proc ::ns2::vtrace {h name fq n1 n2 op} {
+    if {$n2 ne ""} {
+        error "$name of $h is an ns-2 variable, not an array"
+    }
+    switch -exact -- $op {
+        read { set $fq [::ns2::dispatch obj $h set $name] }
+        write { ::ns2::dispatch obj $h set $name [set $fq] }
     }
 }
 proc bw_parse {bspec} { ::ns2::dispatch units bw $bspec }
@@ -98,7 +139,7 @@ proc exec {args} {
 rename unknown ::ns2::tcl_unknown
 proc unknown {args} {
     set name [lindex $args 0]
-    if {[string match */* $name] || $name in {Class Mac Phy LL Antenna Classifier Trace}} {
+    if {[string match */* $name] || $name in {Mac Phy LL Antenna Classifier Trace}} {
         ::ns2::dispatch __unknown__ {*}$args
     }
     uplevel 1 [list ::ns2::tcl_unknown {*}$args]
@@ -219,8 +260,13 @@ class Interp:
         self.tcl.call("interp", "alias", "", "new", "", "::ns2::dispatch", "new")
         self.tcl.call("interp", "alias", "", "delete", "", "::ns2::dispatch", "delete")
         self.tcl.call("interp", "alias", "", "ns-random", "", "::ns2::dispatch", "ns-random")
-        for cls in _CLASSES:
+        for cls in (*_CLASSES, *ROOTS):
             self.tcl.call("interp", "alias", "", cls, "", "::ns2::dispatch", "class", cls)
+        self.tcl.call("interp", "alias", "", "Class", "", "::ns2::dispatch", "Class")
+        self.classes = Classes(_CLASSES)
+        self.linked: set[tuple[str, str]] = set()  # ns-2 variables linked by instvar
+        self.own_vars: dict[str, set[str]] = {}  # the script's variables of ns-2 objects
+        self._spaces = 0
         rng = Rng(self._handle(), 1)
         self._register(rng)
         self.default_rng = rng
@@ -255,6 +301,8 @@ class Interp:
             return ("exit", str(e.code))
         except _Eval as e:
             return ("eval", e.script)
+        except _TclError as e:
+            return ("tclerror", e.message)
         except Exception as e:  # a bug in this layer: keep it for the caller
             if self.bug is None:
                 self.bug = e
@@ -307,12 +355,24 @@ class Interp:
         raise Ns2Error(f"Tcl error: {e}{detail}", where=where or context)
 
     def tcl_list(self, *words: str) -> str:
-        return str(self.tcl.call("list", *words))
+        # a tuple argument is a Tcl list; `format %s` gives its string form (tkinter would
+        # turn the result of `list` back into a tuple)
+        return str(self.tcl.call("format", "%s", tuple(str(w) for w in words)))
 
     # -- objects and classes --------------------------------------------------------------------
 
-    def default(self, cls: str, var: str) -> str | None:
-        for c in class_chain(cls):
+    def _chain(self, obj_or_cls: Obj | str) -> list[str]:
+        """The classes whose variables an ns-2 object takes as defaults: its user classes
+        (ns-2's init-instvar searches the object's whole heritage), then its ns-2 classes."""
+        if isinstance(obj_or_cls, str):
+            return class_chain(obj_or_cls)
+        obj = obj_or_cls
+        mro = self.classes.mro(obj.ucls) if obj.ucls else []
+        users = [c for c in mro if c in self.classes.user]
+        return [*users, *class_chain(obj.cls)]
+
+    def default(self, cls: Obj | str, var: str) -> str | None:
+        for c in self._chain(cls):
             if var in self.class_vars.get(c, {}):
                 return self.class_vars[c][var]
             if var in NS_DEFAULTS.get(c, {}):
@@ -322,17 +382,60 @@ class Interp:
     def init_vars(self, obj: Obj) -> None:
         """OTcl instvar initialisation: the class defaults as they are now."""
         names: set[str] = set()
-        for c in class_chain(obj.cls):
+        for c in self._chain(obj):
             names |= set(NS_DEFAULTS.get(c, {})) | set(self.class_vars.get(c, {}))
         for n in names:
-            value = self.default(obj.cls, n)
+            value = self.default(obj, n)
             if value is not None:
                 obj.vars[n] = value
 
-    def new(self, cls: str, args: list[str]) -> str:
-        if cls not in _CLASSES:
+    def new(self, cls: str, args: list[str], handle: str | None = None) -> str:
+        """`new Class args` (ns-lib.tcl): makes the object, then runs the first `init` of its
+        heritage with args; with none, OTcl's Object init takes `-method value` options."""
+        if not self.classes.exists(cls):
             raise Ns2Error(_not_modelled_class(cls))
-        h = self._handle()
+        if handle is not None and (
+            handle in self.objects or self.tcl.call("info", "commands", handle)
+        ):
+            raise _TclError(f'cannot create "{handle}": a command of that name exists')
+        user = self.classes.user.get(cls)
+        base = self.classes.builtin_base(cls) if user is not None else None
+        if user is None and cls not in ROOTS:
+            obj = self._make(cls, handle or self._handle())
+        elif base is None:  # a pure OTcl object: its variables live in a Tcl namespace
+            self._spaces += 1
+            obj = Obj(handle or self._handle(), "Object", ucls=cls, ns=f"::ns2::o::v{self._spaces}")
+            self.tcl.eval(f"namespace eval {obj.ns} {{}}")
+            self._register(obj)
+        else:
+            obj = self._make(base, handle or self._handle(), ucls=cls)
+        if user is not None:
+            user.instances.append(obj.handle)
+        h = obj.handle
+        found = self.classes.find(h, obj.klass, "init")
+        if found is not None:
+            p, where = found
+            call = self.tcl_list(p.tcl_name, h, where, "init", *args)
+            raise _Eval(self.tcl_list("::ns2::construct", h, call))
+        if obj.ns is not None and args:
+            raise _Eval(self.tcl_list("::ns2::construct", h, self._configure(h, args)))
+        return h
+
+    def _configure(self, h: str, args: list[str]) -> str:
+        """OTcl's Object init: `-name a b -other c` calls `$obj name a b` and `$obj other c`."""
+        cmds: list[list[str]] = []
+        for a in args:
+            if re.match(r"-[A-Za-z_]", a):
+                cmds.append([h, a[1:]])
+            elif not cmds:
+                raise _TclError(f"{h}: unable to dispatch method {a}")
+            else:
+                cmds[-1].append(a)
+        return "\n".join(self.tcl_list(*c) for c in cmds)
+
+    def _make(self, cls: str, h: str, ucls: str | None = None) -> Obj:
+        """An object of one of ns-2's classes bufferlab models (of the script's class `ucls`
+        when it extends that ns-2 class)."""
         obj: Obj
         if cls == "Simulator":
             if self.sim is not None:
@@ -342,10 +445,23 @@ class Interp:
         elif cls.startswith("Agent"):
             obj = Agent(h, cls, order=len(self.net.agents))
             if cls in ("Agent",):
+                if ucls:
+                    raise Ns2Error(
+                        f"new {ucls}: an agent written in OTcl (Class {ucls} -superclass Agent, "
+                        "its recv and send in Tcl) is not modelled; extend a modelled agent "
+                        "(Agent/TCP/Reno, Agent/UDP, ...) to add procs to it"
+                    )
                 raise Ns2Error("new Agent: give a concrete agent class (Agent/TCP, Agent/UDP, ...)")
             self.net.agents.append(obj)  # type: ignore[arg-type]
         elif cls.startswith("Application"):
             if cls in ("Application", "Application/Traffic"):
+                if ucls:
+                    raise Ns2Error(
+                        f"new {ucls}: an application written in OTcl (Class {ucls} -superclass "
+                        f"{cls}, its recv or send in Tcl) is not modelled; extend a modelled "
+                        "application (Application/FTP, Application/Traffic/CBR, ...) to add "
+                        "procs to it"
+                    )
                 raise Ns2Error(f"new {cls}: give a concrete application (FTP, Traffic/CBR, ...)")
             obj = App(h, cls)
         elif cls == "RNG":
@@ -357,11 +473,12 @@ class Interp:
             )
         else:
             obj = Obj(h, cls)
+        obj.ucls = ucls
         self.init_vars(obj)
         if cls.startswith("RandomVariable"):
             obj.vars.setdefault("rng", self.default_rng.handle)
         self._register(obj)
-        return h
+        return obj
 
     # -- the dispatcher ---------------------------------------------------------------------------
 
@@ -381,7 +498,16 @@ class Interp:
                 raise Ns2Error("new: the class is missing")
             return self.new(args[1], args[2:])
         if kind == "delete":
-            return ""
+            gone = self.objects.get(args[1]) if len(args) > 1 else None
+            if gone is not None and gone.ucls is not None:
+                raise _Eval(self.tcl_list(gone.handle, "destroy"))
+            return ""  # ns-2's own objects stay in the network they were built into
+        if kind == "Class":
+            return self.make_class(args[1:])
+        if kind == "__next__":
+            return self.next_method(args[1], args[2], args[3], args[4:])
+        if kind == "__varname__":
+            return self.var_name(args[1], args[2])
         if kind == "units":
             if len(args) != 3:
                 raise Ns2Error(f"usage: {args[1] if len(args) > 1 else 'bw'}_parse value")
@@ -403,59 +529,187 @@ class Interp:
                 self.failure.where, self.failure.command = args[1], args[2]
             return ""
         if kind == "__unknown__":
-            name = args[1]
-            if name == "Class":
-                raise Ns2Error("user-defined OTcl classes (Class ...) are not supported yet")
-            raise Ns2Error(_not_modelled_class(name))
+            raise Ns2Error(_not_modelled_class(args[1]))
         raise Ns2Error(f"unknown command {kind}")
 
+    # -- OTcl classes (otcl.py) ----------------------------------------------------------------
+
+    def make_class(self, a: list[str]) -> str:
+        """`Class Foo ?-superclass {Bar ...}?` (also `Class create Foo ...`)."""
+        if a[:1] == ["create"]:
+            a = a[1:]
+        if not a or a[0].startswith("-"):
+            raise Ns2Error("usage: Class Name ?-superclass {Super ...}?")
+        name, opts = a[0], a[1:]
+        supers: list[str] | None = None
+        while opts:
+            if opts[0] == "-superclass" and len(opts) >= 2:
+                supers = [str(w) for w in self.tcl.splitlist(opts[1])]
+                opts = opts[2:]
+            else:
+                raise Ns2Error(f"Class {name} {opts[0]}: only -superclass is modelled")
+        known = name in self.classes.user
+        cls = self.classes.define(name, supers if supers is not None else ["Object"])
+        if known and supers is None:
+            pass  # `Class Foo` again keeps what Foo was
+        if not known:
+            self.tcl.call("interp", "alias", "", name, "", "::ns2::dispatch", "class", name)
+        return cls.name
+
+    def _define_proc(self, key: tuple[str, str], a: list[str], usage: str) -> str:
+        if len(a) != 3:
+            raise Ns2Error(f"usage: {usage} name args body")
+        name, params, body = a
+        p = self.classes.define_proc(key, name, params, body)
+        # OTcl's methods take self, class (the one that defines it) and proc (its name)
+        self.tcl.call("proc", p.tcl_name, f"self class proc {params}", body)
+        return ""
+
     def class_method(self, cls: str, method: str, args: list[str]) -> str:
+        user = self.classes.user.get(cls)
         if method == "set":
             if len(args) == 1:
-                v = self.default(cls, args[0])
+                v = self.default(cls, args[0]) if user is None else None
                 if v is None:
+                    v = self.class_vars.get(cls, {}).get(args[0])
+                if v is None:
+                    if user is not None or cls in ROOTS:
+                        raise _TclError(f'can\'t read "{args[0]}": no such variable')
                     raise Ns2Error(f"{cls} has no class variable {args[0]}")
                 return v
             if len(args) != 2:
                 raise Ns2Error(f"usage: {cls} set var_ ?value?")
-            if self.runner is not None:
+            if self.runner is not None and user is None:
                 self._not_while_running(f"{cls} set {args[0]}")
             self.class_vars.setdefault(cls, {})[args[0]] = args[1]
             return args[1]
-        if method == "instproc":
-            if len(args) != 3:
-                raise Ns2Error(f"usage: {cls} instproc name args body")
-            name, params, body = args
-            self.tcl.call("proc", _proc_name(cls, name), f"self {params}", body)
+        if method == "unset" and len(args) == 1:
+            self.class_vars.get(cls, {}).pop(args[0], None)
             return ""
-        if method in ("info", "superclass", "instvar", "create"):
-            raise Ns2Error(f"{cls} {method}: OTcl class introspection is not supported yet")
+        if method == "instproc":
+            return self._define_proc(("c", cls), args, f"{cls} instproc")
+        if method == "proc":
+            return self._define_proc(("o", cls), args, f"{cls} proc")
+        if method == "create":
+            if not args:
+                raise Ns2Error(f"usage: {cls} create name ?args?")
+            return self.new(cls, args[1:], handle=args[0])
+        if method == "superclass":
+            if user is None:
+                raise Ns2Error(f"{cls} superclass: the heritage of ns-2's classes is fixed")
+            if not args:
+                return self.tcl_list(*user.supers)
+            self.classes.set_supers(user, [str(w) for w in self.tcl.splitlist(args[0])])
+            return ""
+        if method == "info":
+            return self.class_info(cls, args)
+        p = self.classes.procs.get((("o", cls), method))
+        if p is not None:
+            raise _Eval(self.tcl_list(p.tcl_name, cls, "", method, *args))
+        if user is not None or cls in ROOTS:
+            raise _TclError(f"{cls}: unable to dispatch method {method}")
         raise Ns2Error(f"{cls} {method}: not an ns-2 class method bufferlab models")
 
-    def _user_proc(self, obj: Obj, method: str) -> str | None:
-        for key in (obj.handle, *class_chain(obj.cls)):
-            name = _proc_name(key, method)
-            if self.tcl.call("info", "procs", name):
-                return name
-        return None
+    def class_info(self, cls: str, a: list[str]) -> str:
+        what = a[0] if a else ""
+        user = self.classes.user.get(cls)
+        instprocs = {m: p for (k, m), p in self.classes.procs.items() if k == ("c", cls)}
+        if what == "superclass":
+            if user is not None:
+                return self.tcl_list(*user.supers)
+            h = self.classes.heritage(cls)
+            return h[0] if h else ""
+        if what == "heritage":
+            return self.tcl_list(*self.classes.heritage(cls))
+        if what == "subclass":
+            return self.tcl_list(*self.classes.subclasses(cls))
+        if what == "instances":
+            alive = [h for h in (user.instances if user else []) if h in self.objects]
+            return self.tcl_list(*alive)
+        if what == "instprocs":
+            return self.tcl_list(*instprocs)
+        if what in ("instargs", "instbody") and len(a) == 2 and a[1] in instprocs:
+            p = instprocs[a[1]]
+            if what == "instbody":
+                return p.body
+            return self.tcl_list(*[str(w) for w in self.tcl.call("info", "args", p.tcl_name)][3:])
+        if what == "procs":
+            return self.tcl_list(*[m for (k, m) in self.classes.procs if k == ("o", cls)])
+        if what == "class":
+            return "Class"
+        if what == "vars":
+            return self.tcl_list(*self.class_vars.get(cls, {}))
+        raise _TclError(f"{cls} info {what}: not an OTcl class query bufferlab models")
 
     def method(self, obj: Obj, method: str, args: list[str]) -> str:
-        proc = self._user_proc(obj, method)
-        if proc is not None:
-            raise _Eval(self.tcl_list(proc, obj.handle, *args))
+        found = self.classes.find(obj.handle, obj.klass, method)
+        if found is not None:
+            p, where = found
+            raise _Eval(self.tcl_list(p.tcl_name, obj.handle, where, method, *args))
+        return self.builtin_method(obj, method, args)
+
+    def next_method(self, h: str, after: str, method: str, args: list[str]) -> str:
+        """`$self next args` in the method `method` that class `after` defines."""
+        obj = self.objects.get(h)
+        if obj is None:
+            raise Ns2Error(f"{h} has been deleted")
+        found = self.classes.find(h, obj.klass, method, after=after)
+        if found is not None:
+            p, where = found
+            raise _Eval(self.tcl_list(p.tcl_name, h, where, method, *args))
+        if method == "init":  # past the script's constructors: ns-2's object is made already
+            return self._configure_now(obj, args) if obj.ns is not None else ""
+        return self.builtin_method(obj, method, args)
+
+    def _configure_now(self, obj: Obj, args: list[str]) -> str:
+        script = self._configure(obj.handle, args)
+        if script:
+            raise _Eval(script)
+        return ""
+
+    def var_name(self, h: str, var: str) -> str:
+        """The global name `$obj instvar var` links to: the variable itself for a pure OTcl
+        object; for an ns-2 object, a variable traced to bufferlab's (::ns2::vtrace)."""
+        obj = self.objects.get(h)
+        if obj is None:
+            raise Ns2Error(f"{h} has been deleted")
+        if obj.ns is not None:
+            return f"{obj.ns}::{var}"
+        space = f"::ns2::b::{h.replace(':', '_')}"
+        fq = f"{space}::{var}"
+        if (h, var) not in self.linked:
+            self.linked.add((h, var))
+            self.tcl.eval(f"namespace eval {space} {{}}")
+            with contextlib.suppress(Ns2Error):  # not set yet: `info exists` says 0, as in ns-2
+                self.tcl.call("set", fq, self.get_var(obj, var))
+            self.tcl.call(
+                "trace", "add", "variable", fq, "read write", ("::ns2::vtrace", h, var, fq)
+            )
+        return fq
+
+    def builtin_method(self, obj: Obj, method: str, args: list[str]) -> str:
+        """The methods of ns-2's (and OTcl's) classes: what `$obj method` reaches past the
+        script's procs."""
         if method == "set" and obj is not self.sim:
             return self.obj_set(obj, args)
         if method == "proc":
-            if len(args) != 3:
-                raise Ns2Error("usage: $obj proc name args body")
-            self.tcl.call("proc", _proc_name(obj.handle, args[0]), f"self {args[1]}", args[2])
+            return self._define_proc(("o", obj.handle), args, "$obj proc")
+        if method == "info":
+            return self.obj_info(obj, args)
+        if method == "class" and not args:
+            return obj.klass
+        if method == "init":
+            return self._configure_now(obj, args) if obj.ns is not None else ""
+        if method == "destroy":
+            if obj.ucls is not None:
+                self._destroy(obj)
             return ""
-        if method == "info" and args[:1] == ["class"]:
-            return obj.cls
-        if method == "instvar":
-            raise Ns2Error("instvar is not supported yet; use $self set var_ / $self set var_ v")
-        if method == "class":
-            return obj.cls
+        if obj.ns is not None:
+            if method == "unset" and len(args) == 1:
+                raise _Eval(self.tcl_list("unset", f"{obj.ns}::{args[0]}"))
+            if method == "array" and len(args) >= 2:
+                raise _Eval(self.tcl_list("array", args[0], f"{obj.ns}::{args[1]}", *args[2:]))
+            raise _TclError(f"{obj.handle}: unable to dispatch method {method}")
         if obj is self.sim:
             return self.sim_method(method, args)
         if isinstance(obj, Node):
@@ -498,6 +752,38 @@ class Interp:
                 return ""
         raise Ns2Error(f"{obj.cls} method `{method}` is not modelled")
 
+    def obj_info(self, obj: Obj, a: list[str]) -> str:
+        what = a[0] if a else ""
+        if what == "class":
+            if len(a) == 2:  # `$obj info class Foo`: is it a Foo (or a subclass of Foo)?
+                return "1" if a[1] in self.classes.mro(obj.klass) else "0"
+            return obj.klass
+        if what == "vars":
+            pattern = a[1] if len(a) > 1 else "*"
+            if obj.ns is not None:
+                names = self.tcl.splitlist(self.tcl.call("info", "vars", f"{obj.ns}::{pattern}"))
+                return self.tcl_list(*[str(n).rsplit("::", 1)[-1] for n in names])
+            return self.tcl_list(*[v for v in obj.vars if fnmatch.fnmatchcase(v, pattern)])
+        own = {m: p for (k, m), p in self.classes.procs.items() if k == ("o", obj.handle)}
+        if what == "procs":
+            return self.tcl_list(*own)
+        if what in ("args", "body") and len(a) == 2 and a[1] in own:
+            p = own[a[1]]
+            if what == "body":
+                return p.body
+            return self.tcl_list(*[str(w) for w in self.tcl.call("info", "args", p.tcl_name)][3:])
+        raise _TclError(f"{obj.handle} info {what}: not an OTcl object query bufferlab models")
+
+    def _destroy(self, obj: Obj) -> None:
+        """OTcl's Object destroy: the object, its command and its variables go away (an ns-2
+        object made as part of a user class stays in the network it was built into)."""
+        if obj.ns is None:
+            return
+        del self.objects[obj.handle]
+        self.tcl.call("interp", "alias", "", obj.handle, "")
+        self.tcl.call("namespace", "delete", obj.ns)
+        self.classes.forget_object(obj.handle)
+
     def _integrator(self, qm: QueueMonitor, what: str) -> str:
         key = f"integrator_{what}"
         if key not in qm.vars:
@@ -512,11 +798,31 @@ class Interp:
         )
 
     def obj_set(self, obj: Obj, args: list[str]) -> str:
+        if obj.ns is not None:  # a pure OTcl object: a Tcl variable of its own
+            fq = f"{obj.ns}::{args[0]}" if args else ""
+            if len(args) == 1:
+                try:
+                    return str(self.tcl.call("set", fq))
+                except tkinter.TclError:
+                    raise _TclError(f'can\'t read "{args[0]}": no such variable') from None
+            if len(args) != 2:
+                raise _TclError(f'wrong # args: should be "{obj.handle} set var ?value?"')
+            return str(self.tcl.call("set", fq, args[1]))
         if len(args) == 1:
             return self.get_var(obj, args[0])
         if len(args) != 2:
             raise Ns2Error("usage: $obj set var_ ?value?")
         var, value = args
+        # a variable of the script's own (a class that extends an ns-2 class) is not ns-2's
+        own = obj.ucls is not None and var not in obj.vars and var not in LABELS
+        own = own or (obj.ucls is not None and var in self.own_vars.get(obj.handle, ()))
+        if own:
+            self.own_vars.setdefault(obj.handle, set()).add(var)
+            obj.vars[var] = value
+            return value
+        if self.runner is not None and isinstance(obj, Agent) and self.runner.resets(obj, var):
+            self.runner.reset(obj, var, value)
+            return value
         if (
             self.runner is not None
             and not isinstance(obj, Rng | Integrator)
@@ -544,6 +850,8 @@ class Interp:
         return value
 
     def get_var(self, obj: Obj, var: str) -> str:
+        if var in self.own_vars.get(obj.handle, ()):
+            return obj.vars[var]
         if self.runner is not None:
             v = self.runner.read(obj, var)
             if v is not None:
@@ -907,16 +1215,21 @@ class Interp:
         raise Ns2Error(f"{rv.cls} method `{m}` is not modelled")
 
 
+class _TclError(Exception):
+    """A Tcl error of the script's own making (a method its class lacks, a variable never
+    set), raised as Tcl raises it: `catch` sees it, and uncaught it stops the script."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
 class _Eval(Exception):  # a control-flow signal, not an error
     """Tells ::ns2::dispatch to evaluate a Tcl command in the caller's frame."""
 
     def __init__(self, script: str):
         super().__init__(script)
         self.script = script
-
-
-def _proc_name(key: str, method: str) -> str:
-    return "::ns2::ip::" + key.replace("/", "__") + "__" + method
 
 
 def _not_modelled_class(cls: str) -> str:

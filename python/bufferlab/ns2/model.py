@@ -234,6 +234,16 @@ class Obj:
     cls: str
     vars: dict[str, str] = field(default_factory=dict)
     line: str | None = None  # where it was created, for messages
+    # The script's own class (`Class Foo`) when it made the object; `cls` is then the ns-2
+    # class it extends, or "Object" for a pure OTcl class.
+    ucls: str | None = None
+    # A pure OTcl object keeps its variables in this Tcl namespace (`ns2::o::...`).
+    ns: str | None = None
+
+    @property
+    def klass(self) -> str:
+        """The class `$obj info class` names."""
+        return self.ucls or self.cls
 
 
 @dataclass(eq=False)

@@ -20,6 +20,7 @@ from typing import Any
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Integrator, QueueMonitor, is_a
 from bufferlab.ns2.toml_text import scenario_text
+from bufferlab.ns2.units import number
 
 # Variables the engine gives at any time (Session.probe), by side of the flow.
 SENDER_PROBES = ("cwnd_", "ack_", "t_seqno_", "ssthresh_", "rtt_", "srtt_")
@@ -85,6 +86,7 @@ class Runner:
         self.halted = False
         self.snapshot: dict[tuple[str, str], float | None] = {}
         self.report: dict[str, Any] | None = None
+        self.offsets: dict[tuple[str, str], float] = {}  # counters the script has set
         self.heap: list[tuple[float, int, str]] = list(interp.events)
         heapq.heapify(self.heap)
 
@@ -96,11 +98,12 @@ class Runner:
         seen = set() if seen is None else seen
         for word in set(_WORD.findall(script)) - seen:
             seen.add(word)
-            if (
-                depth < 5
-                and self.ip.tcl.call("info", "procs", word)
-                and self._terminates(str(self.ip.tcl.call("info", "body", word)), depth + 1, seen)
-            ):
+            if depth >= 5:
+                continue
+            bodies = self.ip.classes.bodies(word)  # `$obj word`: a method of that name
+            if self.ip.tcl.call("info", "procs", word):
+                bodies.append(str(self.ip.tcl.call("info", "body", word)))
+            if any(self._terminates(b, depth + 1, seen) for b in bodies):
                 return True
         return False
 
@@ -283,22 +286,35 @@ class Runner:
             return None
         return self.session.probe_queue(name, link.src.name, link.dst.name, var)
 
+    def resets(self, ag: Agent, var: str) -> bool:
+        """A receiver's counter the script may set while the run goes on (the tutorials'
+        `$sink set bytes_ 0` after each sample): ns-2's are plain counters."""
+        return ag.flow is not None and not _is_sender(ag) and var in RECEIVER_PROBES
+
+    def reset(self, ag: Agent, var: str, value: str) -> None:
+        self.offsets[(ag.handle, var)] = 0.0
+        now = self._raw(ag, var)
+        self.offsets[(ag.handle, var)] = (now or 0.0) - number(value, var)
+
+    def _raw(self, ag: Agent, var: str) -> float | None:
+        assert ag.flow is not None
+        if self.finished:
+            v = self.snapshot.get((ag.handle, var))
+            return self._from_report(ag, var) if v is None else v
+        return self.session.probe(ag.flow, var)
+
     def _agent(self, ag: Agent, var: str) -> str | None:
         if ag.flow is None:
             return None
         sender = _is_sender(ag)
         probes = SENDER_PROBES if sender else RECEIVER_PROBES
         if var in probes:
-            if self.finished:
-                v = self.snapshot.get((ag.handle, var))
-                if v is None:
-                    v = self._from_report(ag, var)
-            else:
-                v = self.session.probe(ag.flow, var)
-                if v is None:
+            v = self._raw(ag, var)
+            if v is None:
+                if not self.finished:
                     self.ip.warn(f"the engine has no {var} for flow {ag.flow}; using the script's")
-                    return None
-            return None if v is None else fmt_value(var, v)
+                return None
+            return fmt_value(var, v - self.offsets.get((ag.handle, var), 0.0))
         if sender and var in (*SENDER_REPORT, "maxseq_"):
             if not self.finished:
                 raise Ns2Error(
