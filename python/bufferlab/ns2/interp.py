@@ -350,9 +350,18 @@ class Interp:
         where = None
         for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
             where = f"{Path(m.group(1)).name}:{m.group(2)}"
-        proc = re.search(r'\(procedure "([^"]+)" line (\d+)\)', info)
-        detail = f" (in proc {proc.group(1)}, line {proc.group(2)} of its body)" if proc else ""
-        raise Ns2Error(f"Tcl error: {e}{detail}", where=where or context)
+        detail = ""
+        for m in re.finditer(r'\(procedure "([^"]+)" line (\d+)\)', info):
+            name = m.group(1)
+            if name.startswith("::ns2::") and name not in self.classes.labels:
+                continue  # this layer's own procs
+            name = self.classes.labels.get(name, f"proc {name}")
+            detail = f" (in {name}, line {m.group(2)} of its body)"
+            break
+        message = re.sub(
+            r"::ns2::ip::m\d+", lambda m: self.classes.labels.get(m.group(0), m.group(0)), str(e)
+        )
+        raise Ns2Error(f"Tcl error: {message}{detail}", where=where or context)
 
     def tcl_list(self, *words: str) -> str:
         # a tuple argument is a Tcl list; `format %s` gives its string form (tkinter would
@@ -801,13 +810,14 @@ class Interp:
         if obj.ns is not None:  # a pure OTcl object: a Tcl variable of its own
             fq = f"{obj.ns}::{args[0]}" if args else ""
             if len(args) == 1:
-                try:
-                    return str(self.tcl.call("set", fq))
+                try:  # eval gives the value as Tcl has it (call would make a list a tuple)
+                    return str(self.tcl.eval(self.tcl_list("set", fq)))
                 except tkinter.TclError:
                     raise _TclError(f'can\'t read "{args[0]}": no such variable') from None
             if len(args) != 2:
                 raise _TclError(f'wrong # args: should be "{obj.handle} set var ?value?"')
-            return str(self.tcl.call("set", fq, args[1]))
+            self.tcl.call("set", fq, args[1])
+            return args[1]
         if len(args) == 1:
             return self.get_var(obj, args[0])
         if len(args) != 2:

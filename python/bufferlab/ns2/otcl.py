@@ -54,6 +54,7 @@ class Classes:
         # (key, method) -> Proc; key is ("c", class) for instprocs, ("o", handle) for procs
         # of one object (a class object's procs included)
         self.procs: dict[tuple[tuple[str, str], str], Proc] = {}
+        self.labels: dict[str, str] = {}  # Tcl proc -> "Foo instproc m", for messages
         self._n = 0
 
     # -- classes ------------------------------------------------------------------------------
@@ -127,6 +128,9 @@ class Classes:
             tcl_name = old.tcl_name
         p = Proc(tcl_name, params, body)
         self.procs[(key, method)] = p
+        self.labels[tcl_name] = (
+            f"{key[1]} instproc {method}" if key[0] == "c" else f"{key[1]} proc {method}"
+        )
         return p
 
     def find(
