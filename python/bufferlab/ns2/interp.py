@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import heapq
-import random
+import math
 import re
 import sys
 import tkinter
@@ -47,9 +47,13 @@ from bufferlab.ns2.model import (
     is_a,
 )
 from bufferlab.ns2.otcl import ROOTS, Classes
+from bufferlab.ns2.rng import MAXINT, RANVAR_DEFAULTS, Package, Stream, ranvar_value
 from bufferlab.ns2.units import number, rate_bps, time_s
 
 _BOOT = r"""
+# ns-2 runs its scripts with tcl_precision 17 (`puts $tcl_precision` under ns prints 17), so
+# doubles print with 17 digits (0.10000000000000001), as ns-2 prints them
+set tcl_precision 17
 namespace eval ::ns2 { variable chanpath; array set chanpath {} }
 namespace eval ::ns2::ip {}
 proc ::ns2::where {} {
@@ -178,6 +182,9 @@ _CLASSES = sorted(
         "RandomVariable/Pareto",
         "RandomVariable/Constant",
         "RandomVariable/Normal",
+        "RandomVariable/LogNormal",
+        "RandomVariable/ParetoII",
+        "RandomVariable/Erlang",
     }
 )
 
@@ -213,9 +220,11 @@ _IGNORED_NODE = {"color", "shape", "label", "label-color", "label-at", "add-mark
 
 
 class Rng(Obj):
-    def __init__(self, handle: str, seed: int = 1):
+    """An ns-2 RNG: one MRG32k3a stream of the script's package (rng.py)."""
+
+    def __init__(self, handle: str, stream: Stream):
         super().__init__(handle, "RNG")
-        self.rand = random.Random(seed)
+        self.stream = stream
 
 
 class Interp:
@@ -267,10 +276,15 @@ class Interp:
         self.linked: set[tuple[str, str]] = set()  # ns-2 variables linked by instvar
         self.own_vars: dict[str, set[str]] = {}  # the script's variables of ns-2 objects
         self._spaces = 0
-        rng = Rng(self._handle(), 1)
+        # ns-random.tcl at ns-2's start-up: `set defaultRNG [new RNG]; $defaultRNG seed 1;
+        # $defaultRNG default` (--seed N seeds it with N instead)
+        self.rng_package = Package()
+        rng = Rng(self._handle(), Stream(self.rng_package))
+        rng.stream.seed(seed if seed is not None and 0 < seed < MAXINT else 1)
         self._register(rng)
-        self.default_rng = rng
+        self.default_rng = rng  # RNG::defaultrng(), which `$rng default` changes
         self.tcl.call("set", "::defaultRNG", rng.handle)
+        self.tcl.eval(_RNG_TCL)
 
     # -- plumbing -----------------------------------------------------------------------------
 
@@ -288,7 +302,7 @@ class Interp:
         self.tcl.call("interp", "alias", "", obj.handle, "", "::ns2::dispatch", "obj", obj.handle)
         return obj
 
-    def _py(self, *args: str) -> tuple[str, str]:
+    def _py(self, *args: str) -> tuple[str, str | float]:
         """Every ns-2 command arrives here (through ::ns2::dispatch)."""
         try:
             return ("ok", self._dispatch(list(args)))
@@ -474,7 +488,7 @@ class Interp:
                 raise Ns2Error(f"new {cls}: give a concrete application (FTP, Traffic/CBR, ...)")
             obj = App(h, cls)
         elif cls == "RNG":
-            obj = Rng(h, 1)
+            obj = Rng(h, Stream(self.rng_package))
         elif cls.startswith("Queue"):
             raise Ns2Error(
                 "new Queue/...: a queue made outside a link is not modelled; give the queue "
@@ -491,7 +505,7 @@ class Interp:
 
     # -- the dispatcher ---------------------------------------------------------------------------
 
-    def _dispatch(self, args: list[str]) -> str:
+    def _dispatch(self, args: list[str]) -> str | float:
         kind = args[0]
         if kind == "obj":
             obj = self.objects.get(args[1])
@@ -521,12 +535,11 @@ class Interp:
             if len(args) != 3:
                 raise Ns2Error(f"usage: {args[1] if len(args) > 1 else 'bw'}_parse value")
             v = rate_bps(args[2]) if args[1] == "bw" else time_s(args[2])
-            return f"{v:.15g}"
-        if kind == "ns-random":
+            return v  # a Tcl double, printed as ns-2's expr prints it (10000000.0)
+        if kind == "ns-random":  # misc.cc: Random::random(), or Random::seed(N)
             if len(args) > 1:
-                self.default_rng.rand.seed(int(number(args[1])))
-                return ""
-            return str(self.default_rng.rand.randrange(2**31 - 1))
+                return self.seed_rng(self.default_rng, args[1])
+            return str(self.default_rng.stream.next_random())
         if kind == "__exit__":
             code = int(number(args[1], "exit code")) if len(args) > 1 else 0
             raise ScriptExit(code)
@@ -947,7 +960,8 @@ class Interp:
         if m in _UNSUPPORTED_SIM:
             raise Ns2Error(_UNSUPPORTED_SIM[m])
         if m == "now":
-            return f"{self.runner.now if self.runner is not None else 0.0:.15g}"
+            # the scheduler's clock as ns-2 gives it (%.17g: 0.10000000000000001)
+            return f"{self.runner.now if self.runner is not None else 0.0:.17g}"
         if m in ("at", "after"):
             if len(a) != 2:
                 raise Ns2Error(f"usage: $ns {m} time script")
@@ -1174,55 +1188,121 @@ class Interp:
 
     # -- random numbers ----------------------------------------------------------------------------
 
+    def seed_rng(self, r: Rng, text: str) -> str:
+        """`$rng seed N` / `ns-random N`: N > 0 seeds the stream (and the package); 0 takes a
+        seed from the clock, as ns-2 does. The default RNG's seed is also the scenario's
+        (`--seed` replaces both)."""
+        s = int(number(text, "seed"))
+        if r is self.default_rng:
+            if self.runner is not None:
+                self._not_while_running("seeding defaultRNG")
+            if self.seed is not None:
+                s = self.seed
+            if s == 0:
+                self.warn(
+                    "defaultRNG seed 0: the script's random numbers come from the clock (as in "
+                    "ns-2); the engine's seed is 1 (give --seed N for both)"
+                )
+            self.net.seed = s if s > 0 else 1
+        if s == 0:
+            r.stream.seed_heuristically()
+            return str(r.stream.current_seed())
+        try:
+            r.stream.seed(s)
+        except ValueError as e:
+            raise _TclError(str(e)) from None
+        return str(s)
+
     def rng_method(self, r: Rng, m: str, a: list[str]) -> str:
+        """The RNG's commands of rng.cc (uniform, integer and exponential are Tcl instprocs,
+        _RNG_TCL, as in ns-random.tcl)."""
+        st = r.stream
         if m == "seed":
             if not a:
-                return "1"
-            s = int(number(a[0], "seed"))
-            if r is self.default_rng:
-                if self.runner is not None:
-                    self._not_while_running("seeding defaultRNG")
-                if s == 0:
-                    self.warn("defaultRNG seed 0 (a seed from the clock): using seed 1")
-                self.net.seed = s if s > 0 else 1
-            r.rand.seed(s)
+                return str(st.current_seed())
+            if len(a) == 2 and a[0] in ("raw", "heuristic"):
+                self.seed_rng(r, a[1] if a[0] == "raw" else "0")
+                return ""
+            if len(a) != 1:
+                raise Ns2Error(f"RNG seed {' '.join(a)}: predefined seeds are not modelled")
+            self.seed_rng(r, a[0])
             return ""
-        if m in ("next-random", "next-substream"):
-            return str(r.rand.randrange(2**31 - 1)) if m == "next-random" else ""
-        if m == "uniform":
-            return repr(r.rand.uniform(number(a[0]), number(a[1])))
-        if m == "exponential":
-            return (
-                repr(r.rand.expovariate(1.0 / number(a[0]))) if a else repr(r.rand.expovariate(1))
-            )
-        if m == "integer":
-            return str(r.rand.randrange(int(number(a[0]))))
-        if m == "normal":
-            return repr(r.rand.gauss(number(a[0]), number(a[1])))
+        if m == "next-random" and not a:
+            return str(st.next_random())
+        if m == "next-substream" and not a:
+            st.next_substream()
+            return ""
+        if m == "reset-start-substream" and not a:
+            st.reset_start_substream()
+            return ""
+        if m == "all-seeds" and not a:
+            return " ".join(str(x) for x in st.all_seeds())
+        if m == "default" and not a:
+            self.default_rng = r
+            return ""
+        if m in ("normal", "lognormal") and len(a) == 2:
+            f = st.normal if m == "normal" else st.lognormal
+            return _c_format("%g", f(_strtod(a[0]), _strtod(a[1])))
+        if m == "testint" and len(a) == 1:
+            return str(st.integer(int(number(a[0]))))
+        if m == "testdouble" and len(a) == 1:
+            return _c_format("%6e", st.uniform(0.0, _strtod(a[0])))
         raise Ns2Error(f"RNG method `{m}` is not modelled")
 
     def ranvar_method(self, rv: Obj, m: str, a: list[str]) -> str:
-        if m == "use-rng":
+        if m == "use-rng" and len(a) == 1:
+            if not isinstance(self.objects.get(a[0]), Rng):
+                raise _TclError(f"no such RNG {a[0]}")
             rv.vars["rng"] = a[0]
             return ""
-        if m == "value":
+        if m == "value" and not a:
             r = self.objects.get(rv.vars.get("rng", ""))
-            rand = r.rand if isinstance(r, Rng) else self.default_rng.rand
-            v = rv.vars
+            stream = r.stream if isinstance(r, Rng) else self.default_rng.stream
             kind = rv.cls.split("/")[-1]
-            if kind == "Uniform":
-                return repr(rand.uniform(number(v.get("min_", "0")), number(v.get("max_", "1"))))
-            if kind == "Exponential":
-                return repr(rand.expovariate(1.0 / number(v.get("avg_", "1"))))
-            if kind == "Constant":
-                return v.get("val_", "0")
-            if kind == "Normal":
-                return repr(rand.gauss(number(v.get("avg_", "0")), number(v.get("std_", "1"))))
-            if kind == "Pareto":
-                shape = number(v.get("shape_", "1.5"))
-                scale = number(v.get("avg_", "1")) * (shape - 1) / shape
-                return repr(scale * rand.paretovariate(shape))
+            names = RANVAR_DEFAULTS.get(rv.cls, {})
+            bound = {k: _strtod(rv.vars.get(k, d)) for k, d in names.items()}
+            return _c_format("%6e", ranvar_value(kind, bound, stream))
+        if m == "test" and len(a) == 1:  # ns-random.tcl's RandomVariable instproc test
+            for _ in range(int(number(a[0]))):
+                self.tcl.call("puts", "stdout", self.ranvar_method(rv, "value", []))
+            return ""
         raise Ns2Error(f"{rv.cls} method `{m}` is not modelled")
+
+
+def _c_format(fmt: str, x: float) -> str:
+    """C's printf of a double (Python's % follows it, inf and nan aside)."""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if math.isnan(x):
+        return "nan"
+    return fmt % x
+
+
+def _strtod(text: str) -> float:
+    """A bound double as ns-2 reads it (units aside: RandomVariable's are plain numbers)."""
+    try:
+        return float(text)
+    except ValueError:
+        return number(text)
+
+
+# ns-random.tcl's RNG procs, in Tcl as ns-2 has them: uniform, integer and exponential draw
+# through next-random (so they are ns-2's values to the last digit); the global procs use
+# $defaultRNG.
+_RNG_TCL = r"""
+RNG instproc uniform {a b} {
+    expr {$a + (($b - $a) * ([$self next-random] * 1.0 / 0x7fffffff))}
+}
+RNG instproc integer {k} {
+    expr {[$self next-random] % abs($k)}
+}
+RNG instproc exponential {{mu 1.0}} {
+    expr {- $mu * log(([$self next-random] + 1.0) / (0x7fffffff + 1.0))}
+}
+proc uniform {args} { global defaultRNG; $defaultRNG uniform {*}$args }
+proc integer {args} { global defaultRNG; $defaultRNG integer {*}$args }
+proc exponential {args} { global defaultRNG; $defaultRNG exponential {*}$args }
+"""
 
 
 class _TclError(Exception):

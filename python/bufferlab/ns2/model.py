@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.rng import RANVAR_DEFAULTS
 from bufferlab.ns2.units import boolean, fmt_rate, fmt_time, number, rate_bps, time_s
 
 # ns-2.35 defaults of the classes bufferlab models (ns-default.tcl). A class inherits its
@@ -122,6 +123,7 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "shape_": "1.5",
     },
     "ErrorModel": {"rate_": "0", "enable_": "1", "markecn_": "false", "delay_pkt_": "false"},
+    **RANVAR_DEFAULTS,
 }
 
 # Variables `$tcp trace var_` writes, as ns-2's TcpAgent::traceVar (tcp.cc) formats them:
