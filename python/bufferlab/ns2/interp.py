@@ -188,6 +188,9 @@ _CLASSES = sorted(
     }
 )
 
+# Draws from the default RNG that making each TCP sender costs in ns-2 (see _make).
+_TCP_CREATION_DRAWS = {c: 2 if c == "Agent/TCP/Vegas" else 1 for c in TCP_CC}
+
 # What to say about ns-2 features bufferlab does not model.
 _UNSUPPORTED_SIM = {
     "node-config": "wireless nodes are not modelled (bufferlab simulates wired networks)",
@@ -476,6 +479,11 @@ class Interp:
                     )
                 raise Ns2Error("new Agent: give a concrete agent class (Agent/TCP, Agent/UDP, ...)")
             self.net.agents.append(obj)  # type: ignore[arg-type]
+            # ns-2's TCP senders draw from the default RNG when made (TcpAgent's reset, which
+            # Vegas runs twice): measured with `ns`, a value drawn after `new Agent/TCP` is the
+            # stream's second, after `new Agent/TCP/Vegas` its third; sinks and UDP draw none
+            for _ in range(_TCP_CREATION_DRAWS.get(cls, 0)):
+                self.default_rng.stream.u01()
         elif cls.startswith("Application"):
             if cls in ("Application", "Application/Traffic"):
                 if ucls:
