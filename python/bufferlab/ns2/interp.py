@@ -200,7 +200,6 @@ _UNSUPPORTED_SIM = {
     "mrtproto": "multicast is not modelled",
     "use-newtrace": "the new trace format is not written; bufferlab writes the classic "
     "trace-all format",
-    "trace-queue": "per-link traces are not written yet; use trace-all and filter it",
     "namtrace-queue": "nam traces are not written",
     "detach-agent": "detaching agents is not modelled",
     "rtmodel": "link failures (rtmodel) are not modelled",
@@ -336,6 +335,8 @@ class Interp:
             self._raise_from_tcl(e)
         finally:
             self._flush()
+            if self.runner is not None:
+                self.runner.close()
         if self.exit_code is not None:
             raise ScriptExit(self.exit_code)
 
@@ -1008,6 +1009,8 @@ class Interp:
             return ""
         if m == "create-trace":
             return self.create_trace(a)
+        if m == "trace-queue":
+            return self.trace_queue(a)
         if m == "namtrace-all":
             self.warn("namtrace-all: bufferlab writes no nam trace (the file stays empty)")
             return ""
@@ -1049,6 +1052,27 @@ class Interp:
             raise Ns2Error(f"{what} takes a channel from `open FILE w` (pipes are not supported)")
         return str(Path(str(words[1])).resolve())
 
+    def trace_queue(self, a: list[str]) -> str:
+        """`$ns trace-queue n1 n2 $file`: the link n1->n2's +, -, d and r lines, in ns-2's
+        trace format, written to that file (linktrace.py)."""
+        if len(a) != 3:
+            raise Ns2Error(
+                "usage: $ns trace-queue n1 n2 channel (without a channel ns-2 writes into the "
+                "trace-all file, which already has the link's lines)"
+            )
+        n1, n2 = self.node(a[0]), self.node(a[1])
+        if self.runner is not None:
+            self._not_while_running("$ns trace-queue")
+        self.net.link(n1, n2)  # the direction must exist
+        path = self._channel_path(a[2], "trace-queue")
+        if path == self.net.trace_path:
+            raise Ns2Error(
+                "trace-queue into the trace-all file is not written (ns-2 would write each of "
+                "the link's lines twice there); give it a file of its own"
+            )
+        self.net.link_traces.setdefault((n1.id, n2.id), []).append(a[2])
+        return ""
+
     def create_trace(self, a: list[str]) -> str:
         """`$ns create-trace EDrop $f n1 n2`: the error model's losses on n1->n2 written as `e`
         lines in the trace-all file (ns-2's Trace/EDrop, made the error model's drop-target).
@@ -1062,8 +1086,8 @@ class Interp:
         path = self._channel_path(channel, "create-trace")
         if kind != "EDrop":
             raise Ns2Error(
-                f"create-trace {kind}: per-link traces are not written yet (EDrop into the "
-                "trace-all file is); use trace-all and filter it"
+                f"create-trace {kind}: trace objects attached by hand are not modelled (EDrop "
+                "into the trace-all file is); for a link's lines use $ns trace-queue n1 n2 $file"
             )
         if path != self.net.trace_path:
             raise Ns2Error(

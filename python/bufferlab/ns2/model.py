@@ -318,6 +318,8 @@ class Network:
     # Directions (from node, to node) whose error-model losses the trace writes as `e`
     # (`$ns create-trace EDrop $file n1 n2` on the trace-all file).
     error_drops: list[tuple[str, str]] = field(default_factory=list)
+    # `$ns trace-queue n1 n2 $f`: the Tcl channels of each direction (node ids).
+    link_traces: dict[tuple[int, int], list[str]] = field(default_factory=dict)
     # The scenario's link name of each direction (node ids), made by to_scenario.
     link_names: dict[tuple[int, int], str] = field(default_factory=dict)
 

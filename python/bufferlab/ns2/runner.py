@@ -15,9 +15,13 @@ from __future__ import annotations
 import heapq
 import json
 import re
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
+from bufferlab.ns2.linktrace import LinkTraceSplitter
 from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Integrator, QueueMonitor, is_a
 from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import number
@@ -87,6 +91,8 @@ class Runner:
         self.snapshot: dict[tuple[str, str], float | None] = {}
         self.report: dict[str, Any] | None = None
         self.offsets: dict[tuple[str, str], float] = {}  # counters the script has set
+        self.splitter: LinkTraceSplitter | None = None
+        self.tmpdir: str | None = None
         self.heap: list[tuple[float, int, str]] = list(interp.events)
         heapq.heapify(self.heap)
 
@@ -140,11 +146,19 @@ class Runner:
         extra: dict[str, Any] = {}
         if ip.net.error_drops:
             extra["ns2_error_drops"] = list(ip.net.error_drops)
+        trace = ip.net.trace_path
+        if ip.net.link_traces:
+            # trace-queue files are split from the engine's trace: the trace-all file, or one
+            # of its own that goes away at the end
+            if trace is None:
+                self.tmpdir = tempfile.mkdtemp(prefix="bufferlab-ns2-")
+                trace = str(Path(self.tmpdir) / "links.tr")
+            self.splitter = LinkTraceSplitter(Path(trace), ip.net.link_traces, self._write)
         self.session = factory(
             scenario_text(scenario),
             source=f"{ip.script.name} (translated)",
             seed=ip.seed,
-            ns2_trace=ip.net.trace_path,
+            ns2_trace=trace,
             **extra,
         )
         self._ports = _agent_ports(ip.net.flows(), scenario)
@@ -213,6 +227,7 @@ class Runner:
             else:
                 self.session.run_until(t)
                 self.flush_var_traces()
+                self.pump()
                 self.now = t
             ip.eval_event(script, t)
         if not self.finished:
@@ -245,6 +260,26 @@ class Runner:
                         self.snapshot[(obj.handle, var)] = self._probe_queue(link, var)
         self.report = json.loads(self.session.finish())
         self.finished = True
+        self.pump()  # the engine's trace is complete and closed: the last lines
+        self.close()
+
+    # -- per-link traces ---------------------------------------------------------------------------
+
+    def pump(self) -> None:
+        if self.splitter is not None:
+            self.splitter.pump()
+
+    def _write(self, channel: str, text: str) -> None:
+        try:
+            self.ip.tcl.call("puts", "-nonewline", channel, text)
+        except Exception as e:  # the script closed it: ns-2 would fail too; say it once
+            self.ip.warn(f"trace-queue channel {channel}: {e}; its lines are not written")
+
+    def close(self) -> None:
+        """Removes the engine's own trace file (only made for trace-queue)."""
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
 
     # -- reading the engine's state ---------------------------------------------------------------
 
