@@ -194,6 +194,12 @@ def test_sampler_class_as_ns2(tmp_path: Path) -> None:
         ),
         ("Class Foo\nset f [new Foo]\n$f fly\n", 4, "unable to dispatch method fly"),
         (
+            "Class Foo\nFoo instproc go {} {\n    global ns\n    $ns node-config -x\n}\n"
+            "set f [new Foo]\n$f go\n",
+            5,
+            "`$ns node-config -x`: wireless nodes are not modelled",
+        ),
+        (
             "Class Foo\nFoo instproc init {a} {}\nset f [new Foo]\n",
             4,
             'wrong # args: should be "Foo instproc init self class proc a"',
@@ -223,3 +229,79 @@ def test_a_script_catches_its_own_otcl_errors(tmp_path: Path) -> None:
     lines = r.stdout.splitlines()
     assert lines[0] == "1" and re.fullmatch(r"_o\d+: unable to dispatch method fly", lines[1])
     assert lines[2:] == ["1", 'can\'t read "speed_": no such variable']
+
+
+# A class that extends an ns-2 agent: its class variable is the agent's default, and its
+# instproc reads the engine's cwnd_ and ack_ through instvar while the run goes on.
+WATCHED = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 1Mb 10ms DropTail
+$ns queue-limit $n0 $n1 10
+Class Agent/TCP/Watched -superclass Agent/TCP/Reno
+Agent/TCP/Watched set window_ 12
+Agent/TCP/Watched instproc report {} {
+    global ns
+    $self instvar cwnd_ ack_ window_ samples_
+    incr samples_
+    puts [format "%.1f cwnd %.3f ack %d window %d n %d" [$ns now] $cwnd_ $ack_ $window_ $samples_]
+    $ns after 0.5 "$self report"
+}
+Agent/TCP/Watched instproc init {} { $self next; $self set samples_ 0 }
+set tcp [new Agent/TCP/Watched]
+set sink [new Agent/TCPSink]
+$ns attach-agent $n0 $tcp
+$ns attach-agent $n1 $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+$ns at 0 "$ftp start"
+$ns at 0.5 "$tcp report"
+$ns at 3 "exit 0"
+$ns run
+"""
+# `ns watched.tcl` (ns-2.35, 2026-11-27)
+WATCHED_OUT = """\
+0.5 cwnd 15.174 ack 53 window 12 n 1
+1.0 cwnd 18.720 ack 113 window 12 n 2
+1.5 cwnd 21.693 ack 173 window 12 n 3
+2.0 cwnd 24.346 ack 234 window 12 n 4
+2.5 cwnd 26.698 ack 294 window 12 n 5
+"""
+
+
+@needs_session
+def test_subclass_of_an_agent_reads_the_engine_through_instvar(tmp_path: Path) -> None:
+    script = tmp_path / "watched.tcl"
+    script.write_text(WATCHED)
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert r.stdout == WATCHED_OUT
+
+
+@needs_ns
+def test_watched_expectation_is_ns2s(tmp_path: Path) -> None:
+    script = tmp_path / "watched.tcl"
+    script.write_text(WATCHED)
+    assert _ns(script, cwd=tmp_path).stdout == WATCHED_OUT
+
+
+@needs_session
+def test_instvar_write_to_an_agent_during_the_run_exits_2(tmp_path: Path) -> None:
+    script = tmp_path / "poke.tcl"
+    script.write_text(
+        WATCHED.replace(
+            "Agent/TCP/Watched instproc init {} { $self next; $self set samples_ 0 }\n",
+            "Agent/TCP/Watched instproc init {} { $self next; $self set samples_ 0 }\n"
+            "Agent/TCP/Watched instproc poke {} {\n    $self instvar window_\n"
+            "    set window_ 4\n}\n",
+        ).replace('$ns at 3 "exit 0"', '$ns at 1 "$tcp poke"\n$ns at 3 "exit 0"')
+    )
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 2
+    err = r.stderr.strip()
+    assert err.startswith(
+        "error: poke.tcl:16 (in Agent/TCP/Watched instproc poke): `set window_"
+    ), err
+    assert "setting window_ of Agent/TCP/Reno after $ns run has started" in err

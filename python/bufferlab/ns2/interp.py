@@ -59,8 +59,17 @@ namespace eval ::ns2::ip {}
 proc ::ns2::where {} {
     for {set l [expr {[info frame] - 1}]} {$l > 0} {incr l -1} {
         set f [info frame $l]
+        if {[string match ::ns2::vtrace* [dict get $f cmd]] && [dict exists $f proc]} {
+            # a variable linked by instvar, set in a method (Tcl keeps no line for it)
+            set what "set [lindex [dict get $f cmd] 4] ..."
+            return [list "@[dict get $f proc]:0" $what]
+        }
         if {[dict exists $f file] && [dict exists $f line]} {
             return [list "[file tail [dict get $f file]]:[dict get $f line]" [dict get $f cmd]]
+        }
+        # a method's body: the script line is found from where its instproc was given
+        if {[dict exists $f proc] && [string match ::ns2::ip::m* [dict get $f proc]]} {
+            return [list "@[dict get $f proc]:[dict get $f line]" [dict get $f cmd]]
         }
     }
     return {}
@@ -277,6 +286,7 @@ class Interp:
         self.classes = Classes(_CLASSES)
         self.linked: set[tuple[str, str]] = set()  # ns-2 variables linked by instvar
         self.own_vars: dict[str, set[str]] = {}  # the script's variables of ns-2 objects
+        self.proc_sites: dict[str, str] = {}  # a method's Tcl proc -> file:line it was given
         self._spaces = 0
         # ns-random.tcl at ns-2's start-up: `set defaultRNG [new RNG]; $defaultRNG seed 1;
         # $defaultRNG default` (--seed N seeds it with N instead)
@@ -557,7 +567,7 @@ class Interp:
             return ""
         if kind == "__where__":
             if self.failure is not None and self.failure.where is None and len(args) > 2:
-                self.failure.where, self.failure.command = args[1], args[2]
+                self.failure.where, self.failure.command = self._site(args[1]), args[2]
             return ""
         if kind == "__unknown__":
             raise Ns2Error(_not_modelled_class(args[1]))
@@ -587,11 +597,28 @@ class Interp:
             self.tcl.call("interp", "alias", "", name, "", "::ns2::dispatch", "class", name)
         return cls.name
 
+    def _site(self, where: str) -> str:
+        """`file:line` of a frame ::ns2::where names; `@proc:N` is line N of a method's body,
+        counted from the line of the instproc that gave it."""
+        m = re.fullmatch(r"@(.+):(\d+)", where)
+        if m is None:
+            return where
+        site = self.proc_sites.get(m.group(1))
+        if site is None:
+            return self.classes.labels.get(m.group(1), m.group(1))
+        file, line = site.rsplit(":", 1)
+        if m.group(2) == "0":  # somewhere in the method: its instproc's line, and its name
+            return f"{file}:{line} (in {self.classes.labels.get(m.group(1), m.group(1))})"
+        return f"{file}:{int(line) + int(m.group(2)) - 1}"
+
     def _define_proc(self, key: tuple[str, str], a: list[str], usage: str) -> str:
         if len(a) != 3:
             raise Ns2Error(f"usage: {usage} name args body")
         name, params, body = a
         p = self.classes.define_proc(key, name, params, body)
+        here = [str(w) for w in self.tcl.splitlist(self.tcl.eval("::ns2::where"))]
+        if here and not here[0].startswith("@"):
+            self.proc_sites[p.tcl_name] = here[0]
         # OTcl's methods take self, class (the one that defines it) and proc (its name)
         self.tcl.call("proc", p.tcl_name, f"self class proc {params}", body)
         return ""
