@@ -351,9 +351,11 @@ class Interp:
             raise ScriptExit(self.exit_code)
 
     def eval_event(self, script: str, t: float) -> None:
-        """Runs one `$ns at` script; raises like source()."""
+        """Runs one `$ns at` script at the global level, as ns-2's scheduler evaluates it (the
+        engine runs inside `$ns run`, whose frame the script must not see); raises like
+        source()."""
         try:
-            self.tcl.eval(script)
+            self.tcl.call("uplevel", "#0", script)
         except tkinter.TclError as e:
             self._raise_from_tcl(e, f'the event at {t:g} s "{script}"')
         if self.exit_code is not None:
@@ -1160,20 +1162,38 @@ class Interp:
         words = [str(w) for w in self.tcl.splitlist(script)] if script.strip() else []
         if len(words) == 2 and words[1] in ("start", "stop"):
             app = self.objects.get(words[0])
-            if isinstance(app, App):
-                if words[1] == "start":
-                    if app.start is not None:
-                        raise Ns2Error(f"{app.cls} {app.handle} is started twice: not modelled")
-                    app.start = t
-                else:
-                    app.stop = t if app.stop is None else min(app.stop, t)
+            if isinstance(app, App):  # the flow's start and stop (resolve_app_times)
+                app.times.append((t, self._seq, words[1]))
                 return self._seq
         heapq.heappush(self.events, (t, self._seq, script))
         return self._seq
 
+    def resolve_app_times(self) -> None:
+        """At $ns run: each application's first start and the first stop after it become its
+        flow's `start` and `stop`; its later starts and stops (a CBR switched on and off) run
+        as events during the run. A stop before the first start does nothing (as in ns-2)."""
+        for app in self.objects.values():
+            if not isinstance(app, App) or not app.times:
+                continue
+            times = sorted(x for x in app.times if x[1] not in self.cancelled)
+            starts = [i for i, x in enumerate(times) if x[2] == "start"]
+            if not starts:
+                continue
+            first = starts[0]
+            app.start = times[first][0]
+            rest = times[first + 1 :]
+            stop = next((i for i, x in enumerate(rest) if x[2] == "stop"), None)
+            if stop is not None and "start" not in {x[2] for x in rest[stop:]}:
+                app.stop = rest[stop][0]  # stopped for good: the flow's stop
+                rest = rest[stop + 1 :]
+            # the rest (a restarted source's stops and starts) runs during the run
+            for t, seq, what in rest:
+                heapq.heappush(self.events, (t, seq, self.tcl_list(app.handle, what)))
+
     def run(self) -> str:
         if self.runner is not None:
             raise Ns2Error("$ns run called twice")
+        self.resolve_app_times()
         from bufferlab.ns2.runner import Runner
 
         self.runner = Runner(self)
@@ -1237,10 +1257,13 @@ class Interp:
             app.agent, ag.app = ag, app
             return ""
         if m in ("start", "stop"):
-            raise Ns2Error(
-                f'$app {m} outside `$ns at T "$app {m}"` is not supported yet: schedule it '
-                f'before $ns run, as $ns at T "$app {m}"'
-            )
+            if a:
+                raise Ns2Error(f"usage: $app {m}")
+            if self.runner is None:  # before $ns run: now, time 0
+                self.schedule(0.0, self.tcl_list(app.handle, m))
+            else:
+                self.runner.app_event(app, m)
+            return ""
         if m in ("send", "produce", "producemore"):
             raise Ns2Error(f"FTP {m} (a finite transfer) is not supported yet")
         raise Ns2Error(f"{app.cls} method `{m}` is not modelled")

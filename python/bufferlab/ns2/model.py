@@ -291,6 +291,10 @@ class App(Obj):
     start: float | None = None
     stop: float | None = None
     interval_last: bool = False  # interval_ was set after rate_ (CBR)
+    # Not started before $ns run: its flow waits (held) for a `$app start` during the run.
+    held: bool = False
+    # `$ns at T "$app start"` / `"$app stop"` given before $ns run: (T, order, what).
+    times: list[tuple[float, int, str]] = field(default_factory=list)
 
 
 class QueueMonitor(Obj):
@@ -336,8 +340,10 @@ class Network:
     # -- translation ----------------------------------------------------------------------
 
     def to_scenario(
-        self, duration: float, name: str, warn: Callable[[str], None]
+        self, duration: float, name: str, warn: Callable[[str], None], held: bool = False
     ) -> dict[str, Any]:
+        """With `held`, an application not started before $ns run still becomes a flow, which
+        the runner holds until the script starts it (`$app start` during the run)."""
         if not self.nodes:
             raise Ns2Error("the script creates no nodes ($ns node)")
         links: dict[str, Any] = {}
@@ -378,7 +384,7 @@ class Network:
         flows = []
         index = 0
         for ag in self.agents:
-            f = self._flow(ag, index, duration, warn)
+            f = self._flow(ag, index, duration, warn, held)
             if f is not None:
                 flows.append(f)
                 index += 1
@@ -395,7 +401,7 @@ class Network:
         return scenario
 
     def _flow(
-        self, ag: Agent, index: int, duration: float, warn: Callable[[str], None]
+        self, ag: Agent, index: int, duration: float, warn: Callable[[str], None], held: bool
     ) -> dict[str, Any] | None:
         tcp = ag.cls in TCP_CC
         if not tcp and not is_a(ag.cls, "Agent/UDP"):
@@ -405,10 +411,23 @@ class Network:
                 warn(f"{ag.cls} {ag.handle} is not connected ($ns connect): left out")
             return None
         app = ag.app
-        if app is None or app.start is None:
-            warn(f"{ag.cls} {ag.handle} has no application started with $ns at: left out")
+        if app is None:
+            warn(f"{ag.cls} {ag.handle} has no application: left out")
             return None
-        if app.start >= duration:
+        if app.start is None and held and tcp and app.cls in TRAFFIC:
+            warn(
+                f"{app.cls} {app.handle} over TCP is not started before $ns run: left out (a "
+                "packet source over TCP starts only at its scenario start)"
+            )
+            return None
+        if app.start is None and not held:
+            warn(
+                f"{ag.cls} {ag.handle}: its application is not started before $ns run: left "
+                "out (bufferlab run starts it when a proc of the script does)"
+            )
+            return None
+        app.held = app.start is None
+        if app.start is not None and app.start >= duration:
             warn(f"{app.cls} {app.handle} starts at {app.start:g} s, after the end: left out")
             return None
         name = f"{'tcp' if tcp else 'udp'}{index}"
@@ -418,7 +437,8 @@ class Network:
             "name": name,
             "src": ag.node.name,
             "dst": ag.peer.node.name,
-            "start": fmt_time(app.start),
+            # a held flow is built to start at 0 and held until the script starts it
+            "start": fmt_time(app.start if app.start is not None else 0.0),
         }
         # ns-2's trace writes the packet's fid_: the sending agent's (default 0), which the
         # TCP sink copies into its ACKs (TCPSink::ack, tcp-sink.cc).

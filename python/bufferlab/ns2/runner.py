@@ -129,20 +129,22 @@ class Runner:
         self.end = self.end_time()
         if self.end <= 0:
             raise Ns2Error(f"the simulation ends at {self.end:g} s: nothing to simulate")
-        scenario = ip.net.to_scenario(self.end, ip.script.stem, ip.warn)
-        ip.scenario = scenario
-        if ip.import_only:
-            raise ImportStop()
         factory = ip.session_factory
-        if factory is None:
+        if factory is None and not ip.import_only:
             from bufferlab import _core
 
             factory = getattr(_core, "Session", None)
-            if factory is None:
-                raise Ns2Error(
-                    "this build of bufferlab's core has no Session (needed to run ns-2 "
-                    "scripts): rebuild it (make build); `bufferlab import-ns2` works without it"
-                )
+        # applications a proc may start during the run need the engine's Session.retime
+        held = factory is not None and hasattr(factory, "retime")
+        scenario = ip.net.to_scenario(self.end, ip.script.stem, ip.warn, held=held)
+        ip.scenario = scenario
+        if ip.import_only:
+            raise ImportStop()
+        if factory is None:
+            raise Ns2Error(
+                "this build of bufferlab's core has no Session (needed to run ns-2 "
+                "scripts): rebuild it (make build); `bufferlab import-ns2` works without it"
+            )
         extra: dict[str, Any] = {}
         if ip.net.error_drops:
             extra["ns2_error_drops"] = list(ip.net.error_drops)
@@ -161,6 +163,9 @@ class Runner:
             ns2_trace=trace,
             **extra,
         )
+        for ag in ip.net.flows():
+            if ag.app is not None and ag.app.held:
+                self.session.retime(ag.flow, start=float("inf"))
         self._ports = _agent_ports(ip.net.flows(), scenario)
         self.watches: dict[int, tuple[Agent, str]] = {}
         for ag, var in ip.var_traces:
@@ -202,6 +207,38 @@ class Runner:
 
     def schedule(self, t: float, seq: int, script: str) -> None:
         heapq.heappush(self.heap, (max(t, self.now), seq, script))
+
+    def app_event(self, app: Any, what: str) -> None:
+        """`$app start` / `$app stop` run by the script while the run goes on: the flow's
+        application starts or stops now (Session.retime)."""
+        ag = app.agent
+        if ag is None or ag.flow is None:
+            raise Ns2Error(
+                f"{app.cls} {app.handle} {what}: its agent is not a connected flow (attach the "
+                "application to an agent that $ns connect joined to a sink, before $ns run)"
+            )
+        if what == "start":
+            running = not app.held and (app.stop is None or app.stop > self.now)
+            if running:
+                raise Ns2Error(
+                    f"{app.cls} {app.handle} is started while it runs: not modelled (stop it first)"
+                )
+            # held: its first start; stopped: a restart, which the engine allows for UDP
+            # sources (a TCP connection started again is not modelled: it says so)
+            self._retime(app, ag.flow, start=self.now)
+            app.held, app.start, app.stop = False, self.now, None
+        else:
+            if app.stop is not None and app.stop <= self.now:
+                return  # stopped already (ns-2's second stop changes nothing)
+            self._retime(app, ag.flow, stop=self.now)
+            app.stop = self.now
+
+    def _retime(self, app: Any, flow: str, **times: float) -> None:
+        try:
+            self.session.retime(flow, **times)
+        except Exception as e:  # ScenarioError: what the engine cannot move
+            what = next(iter(times))
+            raise Ns2Error(f"{app.cls} {app.handle} {what} at {self.now:g} s: {e}") from None
 
     def halt(self) -> None:
         self.halted = True
