@@ -4,7 +4,10 @@ The script runs in a real Tcl 8.6 (``tkinter.Tcl()``); only ns-2's commands are 
 ``new Class`` makes an object whose handle (``_o12``) is a Tcl command dispatched to Python,
 ``Class/Name set var_ value`` sets a class default that objects created later take (OTcl's
 instvar initialisation), ``$obj set var value`` / ``$obj set var`` set and read instance
-variables, ``$obj proc`` and ``Class instproc`` define Tcl procs that get ``$self``.
+variables. The script's own classes (``Class Foo -superclass Bar``, ``instproc``, ``next``,
+``instvar``, ``init``) follow OTcl, with the class table in ``otcl.py``; ``RNG`` and
+``RandomVariable`` draw from ns-2's own generator (``rng.py``). As in ns-2, Tcl runs with
+``tcl_precision`` 17 and ``$ns at`` events at the global level.
 
 Tcl's ``exit`` is replaced (tkinter's would end Python): it stops the script and its code is
 returned. ``exec`` of a program that is not installed (nam, xgraph) warns instead of failing.
