@@ -218,6 +218,11 @@ class Runner:
                 "application to an agent that $ns connect joined to a sink, before $ns run)"
             )
         if what == "start":
+            if not app.held and app.start is not None and app.start > self.now:
+                raise Ns2Error(
+                    f"{app.cls} {app.handle} is started at {self.now:g} s, before the start "
+                    f"at {app.start:g} s that $ns at gave it: not modelled"
+                )
             running = not app.held and (app.stop is None or app.stop > self.now)
             if running:
                 raise Ns2Error(
