@@ -305,3 +305,17 @@ def test_instvar_write_to_an_agent_during_the_run_exits_2(tmp_path: Path) -> Non
         "error: poke.tcl:16 (in Agent/TCP/Watched instproc poke): `set window_"
     ), err
     assert "setting window_ of Agent/TCP/Reno after $ns run has started" in err
+
+
+def test_class_declared_again_is_made_anew(tmp_path: Path) -> None:
+    """As in OTcl (checked with `ns`): `Class B` once more resets its superclass to Object and
+    drops its instprocs."""
+    script = tmp_path / "again.tcl"
+    script.write_text(
+        "Class A\nClass B -superclass A\nB instproc hi {} {return hi}\nClass B\n"
+        "puts [B info superclass]\nputs [llength [B info instprocs]]\n"
+        "puts [catch {[new B] hi}]\n"
+    )
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert r.stdout == "Object\n0\n1\n"

@@ -595,12 +595,13 @@ class Interp:
             else:
                 raise Ns2Error(f"Class {name} {opts[0]}: only -superclass is modelled")
         known = name in self.classes.user
-        cls = self.classes.define(name, supers if supers is not None else ["Object"])
-        if known and supers is None:
-            pass  # `Class Foo` again keeps what Foo was
+        if known:  # `Class Foo` again makes it anew, as OTcl does: no procs, no variables
+            self.classes.forget_class(name)
+            self.class_vars.pop(name, None)
+        self.classes.define(name, supers if supers is not None else ["Object"])
         if not known:
             self.tcl.call("interp", "alias", "", name, "", "::ns2::dispatch", "class", name)
-        return cls.name
+        return name
 
     def _site(self, where: str) -> str:
         """`file:line` of a frame ::ns2::where names; `@proc:N` is line N of a method's body,

@@ -154,6 +154,11 @@ class Classes:
         """The bodies of every proc named ``method`` (to see whether an event ends the run)."""
         return [p.body for (_, m), p in self.procs.items() if m == method]
 
+    def forget_class(self, name: str) -> None:
+        """`Class Foo` once more: OTcl makes the class anew, without its procs."""
+        for k in [k for k in self.procs if k[0] in (("c", name), ("o", name))]:
+            del self.procs[k]
+
     def forget_object(self, handle: str) -> None:
         for k in [k for k in self.procs if k[0] == ("o", handle)]:
             del self.procs[k]
