@@ -397,7 +397,7 @@ $ns run
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("$ns create-trace Hop $tf $n0 $n1\n", "create-trace Hop: per-link traces"),
+        ("$ns create-trace Hop $tf $n0 $n1\n", "create-trace Hop: trace objects attached by hand"),
         ("set g [open g.tr w]\n$ns create-trace EDrop $g $n0 $n1\n", "other than the trace-all"),
     ],
 )

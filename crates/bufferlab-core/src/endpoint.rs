@@ -65,4 +65,17 @@ pub trait Endpoint {
     fn probe(&self, _var: &str) -> Option<f64> {
         None
     }
+    /// Moves a sender's application start and/or stop while the run goes on (an ns-2
+    /// script's `$ftp start` / `$ftp stop` run by a proc; `session.rs`). `from` is the start
+    /// it was built with, `now` the time now; a start of `SimTime::MAX` holds the application
+    /// until a later start. Err says what this endpoint cannot move.
+    fn retime(
+        &mut self,
+        _now: SimTime,
+        _from: SimTime,
+        _start: Option<SimTime>,
+        _stop: Option<SimTime>,
+    ) -> Result<(), String> {
+        Err("its start and stop are fixed".into())
+    }
 }

@@ -171,6 +171,52 @@ impl Session {
         })
     }
 
+    /// Moves flow `flow`'s application start and/or stop (seconds, from now on; ns-2's
+    /// `$ftp start` / `$ftp stop` run by a script's proc while the run goes on). A start of
+    /// infinity holds a flow built with a start it must not keep until a later start; a flow
+    /// started once is not started again (Err). The flow's packets then follow from the new
+    /// times as if the scenario had given them.
+    pub fn retime_flow(
+        &mut self,
+        flow: &str,
+        start: Option<f64>,
+        stop: Option<f64>,
+    ) -> Result<(), Error> {
+        let i = self
+            .sim
+            .flows
+            .iter()
+            .position(|f| f.name == flow)
+            .ok_or_else(|| Error::Scenario(format!("no flow is named \"{flow}\"")))?;
+        let now = self.sim.now;
+        let at = |s: f64| {
+            if s.is_infinite() && s > 0.0 {
+                Ok(SimTime::MAX)
+            } else if s.is_finite() && s >= 0.0 {
+                Ok(SimTime::from_secs_f64(s).max(now))
+            } else {
+                Err(Error::Scenario(format!(
+                    "a start or stop time in seconds, got {s}"
+                )))
+            }
+        };
+        let (start, stop) = (start.map(at).transpose()?, stop.map(at).transpose()?);
+        let (sender, from) = (self.sim.flows[i].sender, self.sim.flows[i].start);
+        self.sim.agents[sender.idx()]
+            .ep
+            .retime(now, from, start, stop)
+            .map_err(|e| Error::Scenario(format!("flow {flow}: {e}")))?;
+        let f = &mut self.sim.flows[i];
+        if let Some(t) = start.filter(|&t| t < SimTime::MAX) {
+            f.start = t;
+        }
+        if let Some(t) = stop {
+            f.stop = f.stop.min(t);
+        }
+        self.sim.update_timer(sender);
+        Ok(())
+    }
+
     /// Whether a limit stopped the run (its message), or it goes on.
     pub fn stopped(&self) -> Option<String> {
         self.sim.stopped.as_ref().map(|s| s.message.clone())
@@ -322,6 +368,68 @@ app = { kind = "cbr", rate = "500kbps", packet_size = "500B" }
             serde_json::to_value(&whole.flows).unwrap(),
             serde_json::to_value(&watched.flows).unwrap()
         );
+    }
+
+    #[test]
+    fn flows_started_and_stopped_later_run_as_if_the_scenario_said_so() {
+        // tcp0 and udp1 held from the start, started at 1.5 s and 2.2 s, tcp0 stopped at 4 s:
+        // the flows' reports are those of the scenario with these times
+        let mut s = session();
+        s.retime_flow("tcp0", Some(f64::INFINITY), None).unwrap();
+        s.retime_flow("udp1", Some(f64::INFINITY), None).unwrap();
+        s.run_before(1.5).unwrap();
+        assert_eq!(s.probe("tcp0", "t_seqno_"), Some(0.0));
+        assert_eq!(s.probe("udp1", "bytes_"), Some(0.0));
+        s.retime_flow("tcp0", Some(1.5), None).unwrap();
+        s.run_before(2.2).unwrap();
+        s.retime_flow("udp1", Some(2.2), None).unwrap();
+        s.run_before(4.0).unwrap();
+        s.retime_flow("tcp0", None, Some(4.0)).unwrap();
+        let err = s.retime_flow("tcp0", Some(4.5), None).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("starting it again is not modelled"),
+            "{err}"
+        );
+        assert!(s.retime_flow("nobody", Some(1.0), None).is_err());
+        // a UDP source stopped and started again sends from the restart on
+        s.retime_flow("udp1", None, Some(4.5)).unwrap();
+        s.run_before(4.6).unwrap();
+        let before = s.probe("udp1", "bytes_").unwrap();
+        s.run_before(4.8).unwrap();
+        assert_eq!(s.probe("udp1", "bytes_").unwrap(), before); // nothing after the stop
+        assert!(s.retime_flow("udp1", Some(4.8), None).is_ok());
+        s.run_before(4.95).unwrap();
+        assert!(s.probe("udp1", "bytes_").unwrap() > before);
+        let restarted = s.finish().unwrap();
+        assert!(restarted.flows[1].rx_bytes > 0);
+        // (the comparison below runs the same session without the restart)
+        let mut s = session();
+        s.retime_flow("tcp0", Some(f64::INFINITY), None).unwrap();
+        s.retime_flow("udp1", Some(f64::INFINITY), None).unwrap();
+        s.run_before(1.5).unwrap();
+        s.retime_flow("tcp0", Some(1.5), None).unwrap();
+        s.run_before(2.2).unwrap();
+        s.retime_flow("udp1", Some(2.2), None).unwrap();
+        s.run_before(4.0).unwrap();
+        s.retime_flow("tcp0", None, Some(4.0)).unwrap();
+        let later = s.finish().unwrap();
+        let text = TWO_FLOWS
+            .replace(
+                "tcp = { preset",
+                "start = \"1.5s\"\nstop = \"4s\"\ntcp = { preset",
+            )
+            .replace("start = \"1s\"", "start = \"2.2s\"");
+        let whole = crate::api::run(&RunRequest {
+            text: &text,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&whole.flows).unwrap(),
+            serde_json::to_value(&later.flows).unwrap()
+        );
+        assert!(later.flows.iter().all(|f| f.rx_bytes > 0));
     }
 
     const RED_LINK: &str = r#"

@@ -332,7 +332,7 @@ impl Simulation {
     }
 
     /// Keeps at most one Timer event per endpoint in the queue, at or before its deadline.
-    fn update_timer(&mut self, a: AgentId) {
+    pub(crate) fn update_timer(&mut self, a: AgentId) {
         let agent = &mut self.agents[a.idx()];
         if let Some(t) = agent.ep.next_timeout() {
             if agent.scheduled.is_none_or(|s| t < s) {

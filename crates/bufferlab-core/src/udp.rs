@@ -13,8 +13,15 @@ pub struct UdpSender {
     rng: Rng,
     pending: Option<(SimTime, u32)>,
     stop: SimTime,
+    /// The stop it was built with: a restart (`retime`) runs to it again.
+    limit: SimTime,
     header: u32,
     next_seq: u64,
+    /// Added to the generator's times: the application was started later than built
+    /// (`retime`); zero otherwise.
+    shift: SimTime,
+    /// Held until a start comes (`retime` with `SimTime::MAX`).
+    held: bool,
 }
 
 impl UdpSender {
@@ -25,8 +32,11 @@ impl UdpSender {
             rng,
             pending,
             stop,
+            limit: stop,
             header,
             next_seq: 0,
+            shift: SimTime::ZERO,
+            held: false,
         }
     }
 }
@@ -47,12 +57,62 @@ impl Endpoint for UdpSender {
                 ..Packet::default()
             });
             self.next_seq += 1;
-            self.pending = self.gen.next(&mut self.rng);
+            let shift = self.shift;
+            self.pending = self.gen.next(&mut self.rng).map(|(t, s)| (t + shift, s));
         }
     }
 
     fn next_timeout(&self) -> Option<SimTime> {
+        if self.held {
+            return None;
+        }
         self.pending.map(|(t, _)| t).filter(|&t| t < self.stop)
+    }
+
+    fn retime(
+        &mut self,
+        now: SimTime,
+        from: SimTime,
+        start: Option<SimTime>,
+        stop: Option<SimTime>,
+    ) -> Result<(), String> {
+        if let Some(t) = start {
+            if self.next_seq > 0 || self.shift > SimTime::ZERO {
+                // a restart after a stop (ns-2's `$cbr stop` ... `$cbr start`): the source
+                // goes on from `t`, its next emission moved there
+                if now < self.stop || t == SimTime::MAX {
+                    return Err("it is running; starting it again is not modelled".into());
+                }
+                let t = t.max(now);
+                if let Some((at, _)) = &mut self.pending {
+                    if *at < t {
+                        self.shift = self.shift + (t - *at);
+                        *at = t;
+                    }
+                }
+                self.stop = self.limit;
+                if let Some(s) = stop {
+                    self.stop = self.stop.min(s.max(now));
+                }
+                return Ok(());
+            }
+            if t == SimTime::MAX {
+                self.held = true;
+            } else {
+                // the generator's emissions, built from `from`, move to start at `t`
+                let t = t.max(now).max(from);
+                self.shift = t - from;
+                self.held = false;
+                let shift = self.shift;
+                if let Some((at, _)) = &mut self.pending {
+                    *at = *at + shift;
+                }
+            }
+        }
+        if let Some(t) = stop {
+            self.stop = self.stop.min(t.max(now));
+        }
+        Ok(())
     }
 }
 

@@ -120,6 +120,14 @@ impl Session {
         Ok(self.live()?.take_changes())
     }
 
+    /// Moves a flow's application start and/or stop (seconds; `float("inf")` as the start
+    /// holds it until a later start): ns-2's `$ftp start` / `$ftp stop` run during the run.
+    #[pyo3(signature = (flow, start = None, stop = None))]
+    fn retime(&mut self, flow: &str, start: Option<f64>, stop: Option<f64>) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.retime_flow(flow, start, stop))
+    }
+
     /// Why a limit stopped the run, or None.
     fn stopped(&mut self) -> PyResult<Option<String>> {
         Ok(self.live()?.stopped())

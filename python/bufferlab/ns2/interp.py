@@ -4,7 +4,10 @@ The script runs in a real Tcl 8.6 (``tkinter.Tcl()``); only ns-2's commands are 
 ``new Class`` makes an object whose handle (``_o12``) is a Tcl command dispatched to Python,
 ``Class/Name set var_ value`` sets a class default that objects created later take (OTcl's
 instvar initialisation), ``$obj set var value`` / ``$obj set var`` set and read instance
-variables, ``$obj proc`` and ``Class instproc`` define Tcl procs that get ``$self``.
+variables. The script's own classes (``Class Foo -superclass Bar``, ``instproc``, ``next``,
+``instvar``, ``init``) follow OTcl, with the class table in ``otcl.py``; ``RNG`` and
+``RandomVariable`` draw from ns-2's own generator (``rng.py``). As in ns-2, Tcl runs with
+``tcl_precision`` 17 and ``$ns at`` events at the global level.
 
 Tcl's ``exit`` is replaced (tkinter's would end Python): it stops the script and its code is
 returned. ``exec`` of a program that is not installed (nam, xgraph) warns instead of failing.
@@ -13,8 +16,9 @@ returned. ``exec`` of a program that is not installed (nam, xgraph) warns instea
 from __future__ import annotations
 
 import contextlib
+import fnmatch
 import heapq
-import random
+import math
 import re
 import sys
 import tkinter
@@ -45,30 +49,83 @@ from bufferlab.ns2.model import (
     class_chain,
     is_a,
 )
+from bufferlab.ns2.otcl import ROOTS, Classes
+from bufferlab.ns2.rng import MAXINT, RANVAR_DEFAULTS, Package, Stream, ranvar_value
 from bufferlab.ns2.units import number, rate_bps, time_s
 
 _BOOT = r"""
+# ns-2 runs its scripts with tcl_precision 17 (`puts $tcl_precision` under ns prints 17), so
+# doubles print with 17 digits (0.10000000000000001), as ns-2 prints them
+set tcl_precision 17
 namespace eval ::ns2 { variable chanpath; array set chanpath {} }
 namespace eval ::ns2::ip {}
 proc ::ns2::where {} {
     for {set l [expr {[info frame] - 1}]} {$l > 0} {incr l -1} {
         set f [info frame $l]
+        if {[string match ::ns2::vtrace* [dict get $f cmd]] && [dict exists $f proc]} {
+            # a variable linked by instvar, set in a method (Tcl keeps no line for it)
+            set what "set [lindex [dict get $f cmd] 4] ..."
+            return [list "@[dict get $f proc]:0" $what]
+        }
         if {[dict exists $f file] && [dict exists $f line]} {
             return [list "[file tail [dict get $f file]]:[dict get $f line]" [dict get $f cmd]]
+        }
+        # a method's body: the script line is found from where its instproc was given
+        if {[dict exists $f proc] && [string match ::ns2::ip::m* [dict get $f proc]]} {
+            return [list "@[dict get $f proc]:[dict get $f line]" [dict get $f cmd]]
         }
     }
     return {}
 }
 proc ::ns2::dispatch {args} {
+    if {[lindex $args 0] eq "obj"} {
+        switch -exact -- [lindex $args 2] {
+            next {
+                # OTcl's next: the caller is a method, whose `class` and `proc` say where
+                # the search goes on
+                if {![uplevel 1 {info exists class}] || ![uplevel 1 {info exists proc}]} {
+                    return -code error "no executing proc"
+                }
+                set args [list __next__ [lindex $args 1] [uplevel 1 {set class}] \
+                    [uplevel 1 {set proc}] {*}[lrange $args 3 end]]
+            }
+            instvar {
+                foreach v [lrange $args 3 end] {
+                    lassign $v name local
+                    if {[llength $v] != 2} { set name $v; set local $v }
+                    set fq [::ns2::dispatch __varname__ [lindex $args 1] $name]
+                    uplevel 1 [list upvar #0 $fq $local]
+                }
+                return ""
+            }
+        }
+    }
     set r [::ns2::py {*}$args]
     switch -exact -- [lindex $r 0] {
         ok { return [lindex $r 1] }
         eval { return [uplevel 1 [lindex $r 1]] }
         exit { return -code error -errorcode [list NS2EXIT [lindex $r 1]] "exit [lindex $r 1]" }
+        tclerror { return -code error [lindex $r 1] }
         default {
             ::ns2::py __where__ {*}[::ns2::where]
             return -code error -errorcode NS2 [lindex $r 1]
         }
+    }
+}
+# `new Foo args` runs init ($cmd) in the caller's frame and gives the object's handle.
+proc ::ns2::construct {h cmd} {
+    uplevel 1 $cmd
+    return $h
+}
+# An ns-2 object's variable linked into a proc by instvar: its value lives in bufferlab's
+# model (and in the engine during the run), read and written through `$obj set`.
+proc ::ns2::vtrace {h name fq n1 n2 op} {
+    if {$n2 ne ""} {
+        error "$name of $h is an ns-2 variable, not an array"
+    }
+    switch -exact -- $op {
+        read { set $fq [::ns2::dispatch obj $h set $name] }
+        write { ::ns2::dispatch obj $h set $name [set $fq] }
     }
 }
 proc bw_parse {bspec} { ::ns2::dispatch units bw $bspec }
@@ -98,7 +155,7 @@ proc exec {args} {
 rename unknown ::ns2::tcl_unknown
 proc unknown {args} {
     set name [lindex $args 0]
-    if {[string match */* $name] || $name in {Class Mac Phy LL Antenna Classifier Trace}} {
+    if {[string match */* $name] || $name in {Mac Phy LL Antenna Classifier Trace}} {
         ::ns2::dispatch __unknown__ {*}$args
     }
     uplevel 1 [list ::ns2::tcl_unknown {*}$args]
@@ -137,8 +194,14 @@ _CLASSES = sorted(
         "RandomVariable/Pareto",
         "RandomVariable/Constant",
         "RandomVariable/Normal",
+        "RandomVariable/LogNormal",
+        "RandomVariable/ParetoII",
+        "RandomVariable/Erlang",
     }
 )
+
+# Draws from the default RNG that making each TCP sender costs in ns-2 (see _make).
+_TCP_CREATION_DRAWS = {c: 2 if c == "Agent/TCP/Vegas" else 1 for c in TCP_CC}
 
 # What to say about ns-2 features bufferlab does not model.
 _UNSUPPORTED_SIM = {
@@ -149,7 +212,6 @@ _UNSUPPORTED_SIM = {
     "mrtproto": "multicast is not modelled",
     "use-newtrace": "the new trace format is not written; bufferlab writes the classic "
     "trace-all format",
-    "trace-queue": "per-link traces are not written yet; use trace-all and filter it",
     "namtrace-queue": "nam traces are not written",
     "detach-agent": "detaching agents is not modelled",
     "rtmodel": "link failures (rtmodel) are not modelled",
@@ -172,9 +234,11 @@ _IGNORED_NODE = {"color", "shape", "label", "label-color", "label-at", "add-mark
 
 
 class Rng(Obj):
-    def __init__(self, handle: str, seed: int = 1):
+    """An ns-2 RNG: one MRG32k3a stream of the script's package (rng.py)."""
+
+    def __init__(self, handle: str, stream: Stream):
         super().__init__(handle, "RNG")
-        self.rand = random.Random(seed)
+        self.stream = stream
 
 
 class Interp:
@@ -219,12 +283,23 @@ class Interp:
         self.tcl.call("interp", "alias", "", "new", "", "::ns2::dispatch", "new")
         self.tcl.call("interp", "alias", "", "delete", "", "::ns2::dispatch", "delete")
         self.tcl.call("interp", "alias", "", "ns-random", "", "::ns2::dispatch", "ns-random")
-        for cls in _CLASSES:
+        for cls in (*_CLASSES, *ROOTS):
             self.tcl.call("interp", "alias", "", cls, "", "::ns2::dispatch", "class", cls)
-        rng = Rng(self._handle(), 1)
+        self.tcl.call("interp", "alias", "", "Class", "", "::ns2::dispatch", "Class")
+        self.classes = Classes(_CLASSES)
+        self.linked: set[tuple[str, str]] = set()  # ns-2 variables linked by instvar
+        self.own_vars: dict[str, set[str]] = {}  # the script's variables of ns-2 objects
+        self.proc_sites: dict[str, str] = {}  # a method's Tcl proc -> file:line it was given
+        self._spaces = 0
+        # ns-random.tcl at ns-2's start-up: `set defaultRNG [new RNG]; $defaultRNG seed 1;
+        # $defaultRNG default` (--seed N seeds it with N instead)
+        self.rng_package = Package()
+        rng = Rng(self._handle(), Stream(self.rng_package))
+        rng.stream.seed(seed if seed is not None and 0 < seed < MAXINT else 1)
         self._register(rng)
-        self.default_rng = rng
+        self.default_rng = rng  # RNG::defaultrng(), which `$rng default` changes
         self.tcl.call("set", "::defaultRNG", rng.handle)
+        self.tcl.eval(_RNG_TCL)
 
     # -- plumbing -----------------------------------------------------------------------------
 
@@ -242,7 +317,7 @@ class Interp:
         self.tcl.call("interp", "alias", "", obj.handle, "", "::ns2::dispatch", "obj", obj.handle)
         return obj
 
-    def _py(self, *args: str) -> tuple[str, str]:
+    def _py(self, *args: str) -> tuple[str, str | float]:
         """Every ns-2 command arrives here (through ::ns2::dispatch)."""
         try:
             return ("ok", self._dispatch(list(args)))
@@ -255,6 +330,8 @@ class Interp:
             return ("exit", str(e.code))
         except _Eval as e:
             return ("eval", e.script)
+        except _TclError as e:
+            return ("tclerror", e.message)
         except Exception as e:  # a bug in this layer: keep it for the caller
             if self.bug is None:
                 self.bug = e
@@ -271,13 +348,17 @@ class Interp:
             self._raise_from_tcl(e)
         finally:
             self._flush()
+            if self.runner is not None:
+                self.runner.close()
         if self.exit_code is not None:
             raise ScriptExit(self.exit_code)
 
     def eval_event(self, script: str, t: float) -> None:
-        """Runs one `$ns at` script; raises like source()."""
+        """Runs one `$ns at` script at the global level, as ns-2's scheduler evaluates it (the
+        engine runs inside `$ns run`, whose frame the script must not see); raises like
+        source()."""
         try:
-            self.tcl.eval(script)
+            self.tcl.call("uplevel", "#0", script)
         except tkinter.TclError as e:
             self._raise_from_tcl(e, f'the event at {t:g} s "{script}"')
         if self.exit_code is not None:
@@ -302,17 +383,38 @@ class Interp:
         where = None
         for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
             where = f"{Path(m.group(1)).name}:{m.group(2)}"
-        proc = re.search(r'\(procedure "([^"]+)" line (\d+)\)', info)
-        detail = f" (in proc {proc.group(1)}, line {proc.group(2)} of its body)" if proc else ""
-        raise Ns2Error(f"Tcl error: {e}{detail}", where=where or context)
+        detail = ""
+        for m in re.finditer(r'\(procedure "([^"]+)" line (\d+)\)', info):
+            name = m.group(1)
+            if name.startswith("::ns2::") and name not in self.classes.labels:
+                continue  # this layer's own procs
+            name = self.classes.labels.get(name, f"proc {name}")
+            detail = f" (in {name}, line {m.group(2)} of its body)"
+            break
+        message = re.sub(
+            r"::ns2::ip::m\d+", lambda m: self.classes.labels.get(m.group(0), m.group(0)), str(e)
+        )
+        raise Ns2Error(f"Tcl error: {message}{detail}", where=where or context)
 
     def tcl_list(self, *words: str) -> str:
-        return str(self.tcl.call("list", *words))
+        # a tuple argument is a Tcl list; `format %s` gives its string form (tkinter would
+        # turn the result of `list` back into a tuple)
+        return str(self.tcl.call("format", "%s", tuple(str(w) for w in words)))
 
     # -- objects and classes --------------------------------------------------------------------
 
-    def default(self, cls: str, var: str) -> str | None:
-        for c in class_chain(cls):
+    def _chain(self, obj_or_cls: Obj | str) -> list[str]:
+        """The classes whose variables an ns-2 object takes as defaults: its user classes
+        (ns-2's init-instvar searches the object's whole heritage), then its ns-2 classes."""
+        if isinstance(obj_or_cls, str):
+            return class_chain(obj_or_cls)
+        obj = obj_or_cls
+        mro = self.classes.mro(obj.ucls) if obj.ucls else []
+        users = [c for c in mro if c in self.classes.user]
+        return [*users, *class_chain(obj.cls)]
+
+    def default(self, cls: Obj | str, var: str) -> str | None:
+        for c in self._chain(cls):
             if var in self.class_vars.get(c, {}):
                 return self.class_vars[c][var]
             if var in NS_DEFAULTS.get(c, {}):
@@ -322,17 +424,60 @@ class Interp:
     def init_vars(self, obj: Obj) -> None:
         """OTcl instvar initialisation: the class defaults as they are now."""
         names: set[str] = set()
-        for c in class_chain(obj.cls):
+        for c in self._chain(obj):
             names |= set(NS_DEFAULTS.get(c, {})) | set(self.class_vars.get(c, {}))
         for n in names:
-            value = self.default(obj.cls, n)
+            value = self.default(obj, n)
             if value is not None:
                 obj.vars[n] = value
 
-    def new(self, cls: str, args: list[str]) -> str:
-        if cls not in _CLASSES:
+    def new(self, cls: str, args: list[str], handle: str | None = None) -> str:
+        """`new Class args` (ns-lib.tcl): makes the object, then runs the first `init` of its
+        heritage with args; with none, OTcl's Object init takes `-method value` options."""
+        if not self.classes.exists(cls):
             raise Ns2Error(_not_modelled_class(cls))
-        h = self._handle()
+        if handle is not None and (
+            handle in self.objects or self.tcl.call("info", "commands", handle)
+        ):
+            raise _TclError(f'cannot create "{handle}": a command of that name exists')
+        user = self.classes.user.get(cls)
+        base = self.classes.builtin_base(cls) if user is not None else None
+        if user is None and cls not in ROOTS:
+            obj = self._make(cls, handle or self._handle())
+        elif base is None:  # a pure OTcl object: its variables live in a Tcl namespace
+            self._spaces += 1
+            obj = Obj(handle or self._handle(), "Object", ucls=cls, ns=f"::ns2::o::v{self._spaces}")
+            self.tcl.eval(f"namespace eval {obj.ns} {{}}")
+            self._register(obj)
+        else:
+            obj = self._make(base, handle or self._handle(), ucls=cls)
+        if user is not None:
+            user.instances.append(obj.handle)
+        h = obj.handle
+        found = self.classes.find(h, obj.klass, "init")
+        if found is not None:
+            p, where = found
+            call = self.tcl_list(p.tcl_name, h, where, "init", *args)
+            raise _Eval(self.tcl_list("::ns2::construct", h, call))
+        if obj.ns is not None and args:
+            raise _Eval(self.tcl_list("::ns2::construct", h, self._configure(h, args)))
+        return h
+
+    def _configure(self, h: str, args: list[str]) -> str:
+        """OTcl's Object init: `-name a b -other c` calls `$obj name a b` and `$obj other c`."""
+        cmds: list[list[str]] = []
+        for a in args:
+            if re.match(r"-[A-Za-z_]", a):
+                cmds.append([h, a[1:]])
+            elif not cmds:
+                raise _TclError(f"{h}: unable to dispatch method {a}")
+            else:
+                cmds[-1].append(a)
+        return "\n".join(self.tcl_list(*c) for c in cmds)
+
+    def _make(self, cls: str, h: str, ucls: str | None = None) -> Obj:
+        """An object of one of ns-2's classes bufferlab models (of the script's class `ucls`
+        when it extends that ns-2 class)."""
         obj: Obj
         if cls == "Simulator":
             if self.sim is not None:
@@ -342,14 +487,32 @@ class Interp:
         elif cls.startswith("Agent"):
             obj = Agent(h, cls, order=len(self.net.agents))
             if cls in ("Agent",):
+                if ucls:
+                    raise Ns2Error(
+                        f"new {ucls}: an agent written in OTcl (Class {ucls} -superclass Agent, "
+                        "its recv and send in Tcl) is not modelled; extend a modelled agent "
+                        "(Agent/TCP/Reno, Agent/UDP, ...) to add procs to it"
+                    )
                 raise Ns2Error("new Agent: give a concrete agent class (Agent/TCP, Agent/UDP, ...)")
             self.net.agents.append(obj)  # type: ignore[arg-type]
+            # ns-2's TCP senders draw from the default RNG when made (TcpAgent's reset, which
+            # Vegas runs twice): measured with `ns`, a value drawn after `new Agent/TCP` is the
+            # stream's second, after `new Agent/TCP/Vegas` its third; sinks and UDP draw none
+            for _ in range(_TCP_CREATION_DRAWS.get(cls, 0)):
+                self.default_rng.stream.u01()
         elif cls.startswith("Application"):
             if cls in ("Application", "Application/Traffic"):
+                if ucls:
+                    raise Ns2Error(
+                        f"new {ucls}: an application written in OTcl (Class {ucls} -superclass "
+                        f"{cls}, its recv or send in Tcl) is not modelled; extend a modelled "
+                        "application (Application/FTP, Application/Traffic/CBR, ...) to add "
+                        "procs to it"
+                    )
                 raise Ns2Error(f"new {cls}: give a concrete application (FTP, Traffic/CBR, ...)")
             obj = App(h, cls)
         elif cls == "RNG":
-            obj = Rng(h, 1)
+            obj = Rng(h, Stream(self.rng_package))
         elif cls.startswith("Queue"):
             raise Ns2Error(
                 "new Queue/...: a queue made outside a link is not modelled; give the queue "
@@ -357,15 +520,16 @@ class Interp:
             )
         else:
             obj = Obj(h, cls)
+        obj.ucls = ucls
         self.init_vars(obj)
         if cls.startswith("RandomVariable"):
             obj.vars.setdefault("rng", self.default_rng.handle)
         self._register(obj)
-        return h
+        return obj
 
     # -- the dispatcher ---------------------------------------------------------------------------
 
-    def _dispatch(self, args: list[str]) -> str:
+    def _dispatch(self, args: list[str]) -> str | float:
         kind = args[0]
         if kind == "obj":
             obj = self.objects.get(args[1])
@@ -381,17 +545,25 @@ class Interp:
                 raise Ns2Error("new: the class is missing")
             return self.new(args[1], args[2:])
         if kind == "delete":
-            return ""
+            gone = self.objects.get(args[1]) if len(args) > 1 else None
+            if gone is not None and gone.ucls is not None:
+                raise _Eval(self.tcl_list(gone.handle, "destroy"))
+            return ""  # ns-2's own objects stay in the network they were built into
+        if kind == "Class":
+            return self.make_class(args[1:])
+        if kind == "__next__":
+            return self.next_method(args[1], args[2], args[3], args[4:])
+        if kind == "__varname__":
+            return self.var_name(args[1], args[2])
         if kind == "units":
             if len(args) != 3:
                 raise Ns2Error(f"usage: {args[1] if len(args) > 1 else 'bw'}_parse value")
             v = rate_bps(args[2]) if args[1] == "bw" else time_s(args[2])
-            return f"{v:.15g}"
-        if kind == "ns-random":
+            return v  # a Tcl double, printed as ns-2's expr prints it (10000000.0)
+        if kind == "ns-random":  # misc.cc: Random::random(), or Random::seed(N)
             if len(args) > 1:
-                self.default_rng.rand.seed(int(number(args[1])))
-                return ""
-            return str(self.default_rng.rand.randrange(2**31 - 1))
+                return self.seed_rng(self.default_rng, args[1])
+            return str(self.default_rng.stream.next_random())
         if kind == "__exit__":
             code = int(number(args[1], "exit code")) if len(args) > 1 else 0
             raise ScriptExit(code)
@@ -400,62 +572,208 @@ class Interp:
             return ""
         if kind == "__where__":
             if self.failure is not None and self.failure.where is None and len(args) > 2:
-                self.failure.where, self.failure.command = args[1], args[2]
+                self.failure.where, self.failure.command = self._site(args[1]), args[2]
             return ""
         if kind == "__unknown__":
-            name = args[1]
-            if name == "Class":
-                raise Ns2Error("user-defined OTcl classes (Class ...) are not supported yet")
-            raise Ns2Error(_not_modelled_class(name))
+            raise Ns2Error(_not_modelled_class(args[1]))
         raise Ns2Error(f"unknown command {kind}")
 
+    # -- OTcl classes (otcl.py) ----------------------------------------------------------------
+
+    def make_class(self, a: list[str]) -> str:
+        """`Class Foo ?-superclass {Bar ...}?` (also `Class create Foo ...`)."""
+        if a[:1] == ["create"]:
+            a = a[1:]
+        if not a or a[0].startswith("-"):
+            raise Ns2Error("usage: Class Name ?-superclass {Super ...}?")
+        name, opts = a[0], a[1:]
+        supers: list[str] | None = None
+        while opts:
+            if opts[0] == "-superclass" and len(opts) >= 2:
+                supers = [str(w) for w in self.tcl.splitlist(opts[1])]
+                opts = opts[2:]
+            else:
+                raise Ns2Error(f"Class {name} {opts[0]}: only -superclass is modelled")
+        known = name in self.classes.user
+        if known:  # `Class Foo` again makes it anew, as OTcl does: no procs, no variables
+            self.classes.forget_class(name)
+            self.class_vars.pop(name, None)
+        self.classes.define(name, supers if supers is not None else ["Object"])
+        if not known:
+            self.tcl.call("interp", "alias", "", name, "", "::ns2::dispatch", "class", name)
+        return name
+
+    def _site(self, where: str) -> str:
+        """`file:line` of a frame ::ns2::where names; `@proc:N` is line N of a method's body,
+        counted from the line of the instproc that gave it."""
+        m = re.fullmatch(r"@(.+):(\d+)", where)
+        if m is None:
+            return where
+        site = self.proc_sites.get(m.group(1))
+        if site is None:
+            return self.classes.labels.get(m.group(1), m.group(1))
+        file, line = site.rsplit(":", 1)
+        if m.group(2) == "0":  # somewhere in the method: its instproc's line, and its name
+            return f"{file}:{line} (in {self.classes.labels.get(m.group(1), m.group(1))})"
+        return f"{file}:{int(line) + int(m.group(2)) - 1}"
+
+    def _define_proc(self, key: tuple[str, str], a: list[str], usage: str) -> str:
+        if len(a) != 3:
+            raise Ns2Error(f"usage: {usage} name args body")
+        name, params, body = a
+        p = self.classes.define_proc(key, name, params, body)
+        here = [str(w) for w in self.tcl.splitlist(self.tcl.eval("::ns2::where"))]
+        if here and not here[0].startswith("@"):
+            self.proc_sites[p.tcl_name] = here[0]
+        # OTcl's methods take self, class (the one that defines it) and proc (its name)
+        self.tcl.call("proc", p.tcl_name, f"self class proc {params}", body)
+        return ""
+
     def class_method(self, cls: str, method: str, args: list[str]) -> str:
+        user = self.classes.user.get(cls)
         if method == "set":
             if len(args) == 1:
-                v = self.default(cls, args[0])
+                v = self.default(cls, args[0]) if user is None else None
                 if v is None:
+                    v = self.class_vars.get(cls, {}).get(args[0])
+                if v is None:
+                    if user is not None or cls in ROOTS:
+                        raise _TclError(f'can\'t read "{args[0]}": no such variable')
                     raise Ns2Error(f"{cls} has no class variable {args[0]}")
                 return v
             if len(args) != 2:
                 raise Ns2Error(f"usage: {cls} set var_ ?value?")
-            if self.runner is not None:
+            if self.runner is not None and user is None:
                 self._not_while_running(f"{cls} set {args[0]}")
             self.class_vars.setdefault(cls, {})[args[0]] = args[1]
             return args[1]
-        if method == "instproc":
-            if len(args) != 3:
-                raise Ns2Error(f"usage: {cls} instproc name args body")
-            name, params, body = args
-            self.tcl.call("proc", _proc_name(cls, name), f"self {params}", body)
+        if method == "unset" and len(args) == 1:
+            self.class_vars.get(cls, {}).pop(args[0], None)
             return ""
-        if method in ("info", "superclass", "instvar", "create"):
-            raise Ns2Error(f"{cls} {method}: OTcl class introspection is not supported yet")
+        if method == "instproc":
+            return self._define_proc(("c", cls), args, f"{cls} instproc")
+        if method == "proc":
+            return self._define_proc(("o", cls), args, f"{cls} proc")
+        if method == "create":
+            if not args:
+                raise Ns2Error(f"usage: {cls} create name ?args?")
+            return self.new(cls, args[1:], handle=args[0])
+        if method == "superclass":
+            if user is None:
+                raise Ns2Error(f"{cls} superclass: the heritage of ns-2's classes is fixed")
+            if not args:
+                return self.tcl_list(*user.supers)
+            self.classes.set_supers(user, [str(w) for w in self.tcl.splitlist(args[0])])
+            return ""
+        if method == "info":
+            return self.class_info(cls, args)
+        p = self.classes.procs.get((("o", cls), method))
+        if p is not None:
+            raise _Eval(self.tcl_list(p.tcl_name, cls, "", method, *args))
+        if user is not None or cls in ROOTS:
+            raise _TclError(f"{cls}: unable to dispatch method {method}")
         raise Ns2Error(f"{cls} {method}: not an ns-2 class method bufferlab models")
 
-    def _user_proc(self, obj: Obj, method: str) -> str | None:
-        for key in (obj.handle, *class_chain(obj.cls)):
-            name = _proc_name(key, method)
-            if self.tcl.call("info", "procs", name):
-                return name
-        return None
+    def class_info(self, cls: str, a: list[str]) -> str:
+        what = a[0] if a else ""
+        user = self.classes.user.get(cls)
+        instprocs = {m: p for (k, m), p in self.classes.procs.items() if k == ("c", cls)}
+        if what == "superclass":
+            if user is not None:
+                return self.tcl_list(*user.supers)
+            h = self.classes.heritage(cls)
+            return h[0] if h else ""
+        if what == "heritage":
+            return self.tcl_list(*self.classes.heritage(cls))
+        if what == "subclass":
+            return self.tcl_list(*self.classes.subclasses(cls))
+        if what == "instances":
+            alive = [h for h in (user.instances if user else []) if h in self.objects]
+            return self.tcl_list(*alive)
+        if what == "instprocs":
+            return self.tcl_list(*instprocs)
+        if what in ("instargs", "instbody") and len(a) == 2 and a[1] in instprocs:
+            p = instprocs[a[1]]
+            if what == "instbody":
+                return p.body
+            return self.tcl_list(*[str(w) for w in self.tcl.call("info", "args", p.tcl_name)][3:])
+        if what == "procs":
+            return self.tcl_list(*[m for (k, m) in self.classes.procs if k == ("o", cls)])
+        if what == "class":
+            return "Class"
+        if what == "vars":
+            return self.tcl_list(*self.class_vars.get(cls, {}))
+        raise _TclError(f"{cls} info {what}: not an OTcl class query bufferlab models")
 
     def method(self, obj: Obj, method: str, args: list[str]) -> str:
-        proc = self._user_proc(obj, method)
-        if proc is not None:
-            raise _Eval(self.tcl_list(proc, obj.handle, *args))
+        found = self.classes.find(obj.handle, obj.klass, method)
+        if found is not None:
+            p, where = found
+            raise _Eval(self.tcl_list(p.tcl_name, obj.handle, where, method, *args))
+        return self.builtin_method(obj, method, args)
+
+    def next_method(self, h: str, after: str, method: str, args: list[str]) -> str:
+        """`$self next args` in the method `method` that class `after` defines."""
+        obj = self.objects.get(h)
+        if obj is None:
+            raise Ns2Error(f"{h} has been deleted")
+        found = self.classes.find(h, obj.klass, method, after=after)
+        if found is not None:
+            p, where = found
+            raise _Eval(self.tcl_list(p.tcl_name, h, where, method, *args))
+        if method == "init":  # past the script's constructors: ns-2's object is made already
+            return self._configure_now(obj, args) if obj.ns is not None else ""
+        return self.builtin_method(obj, method, args)
+
+    def _configure_now(self, obj: Obj, args: list[str]) -> str:
+        script = self._configure(obj.handle, args)
+        if script:
+            raise _Eval(script)
+        return ""
+
+    def var_name(self, h: str, var: str) -> str:
+        """The global name `$obj instvar var` links to: the variable itself for a pure OTcl
+        object; for an ns-2 object, a variable traced to bufferlab's (::ns2::vtrace)."""
+        obj = self.objects.get(h)
+        if obj is None:
+            raise Ns2Error(f"{h} has been deleted")
+        if obj.ns is not None:
+            return f"{obj.ns}::{var}"
+        space = f"::ns2::b::{h.replace(':', '_')}"
+        fq = f"{space}::{var}"
+        if (h, var) not in self.linked:
+            self.linked.add((h, var))
+            self.tcl.eval(f"namespace eval {space} {{}}")
+            with contextlib.suppress(Ns2Error):  # not set yet: `info exists` says 0, as in ns-2
+                self.tcl.call("set", fq, self.get_var(obj, var))
+            self.tcl.call(
+                "trace", "add", "variable", fq, "read write", ("::ns2::vtrace", h, var, fq)
+            )
+        return fq
+
+    def builtin_method(self, obj: Obj, method: str, args: list[str]) -> str:
+        """The methods of ns-2's (and OTcl's) classes: what `$obj method` reaches past the
+        script's procs."""
         if method == "set" and obj is not self.sim:
             return self.obj_set(obj, args)
         if method == "proc":
-            if len(args) != 3:
-                raise Ns2Error("usage: $obj proc name args body")
-            self.tcl.call("proc", _proc_name(obj.handle, args[0]), f"self {args[1]}", args[2])
+            return self._define_proc(("o", obj.handle), args, "$obj proc")
+        if method == "info":
+            return self.obj_info(obj, args)
+        if method == "class" and not args:
+            return obj.klass
+        if method == "init":
+            return self._configure_now(obj, args) if obj.ns is not None else ""
+        if method == "destroy":
+            if obj.ucls is not None:
+                self._destroy(obj)
             return ""
-        if method == "info" and args[:1] == ["class"]:
-            return obj.cls
-        if method == "instvar":
-            raise Ns2Error("instvar is not supported yet; use $self set var_ / $self set var_ v")
-        if method == "class":
-            return obj.cls
+        if obj.ns is not None:
+            if method == "unset" and len(args) == 1:
+                raise _Eval(self.tcl_list("unset", f"{obj.ns}::{args[0]}"))
+            if method == "array" and len(args) >= 2:
+                raise _Eval(self.tcl_list("array", args[0], f"{obj.ns}::{args[1]}", *args[2:]))
+            raise _TclError(f"{obj.handle}: unable to dispatch method {method}")
         if obj is self.sim:
             return self.sim_method(method, args)
         if isinstance(obj, Node):
@@ -498,6 +816,38 @@ class Interp:
                 return ""
         raise Ns2Error(f"{obj.cls} method `{method}` is not modelled")
 
+    def obj_info(self, obj: Obj, a: list[str]) -> str:
+        what = a[0] if a else ""
+        if what == "class":
+            if len(a) == 2:  # `$obj info class Foo`: is it a Foo (or a subclass of Foo)?
+                return "1" if a[1] in self.classes.mro(obj.klass) else "0"
+            return obj.klass
+        if what == "vars":
+            pattern = a[1] if len(a) > 1 else "*"
+            if obj.ns is not None:
+                names = self.tcl.splitlist(self.tcl.call("info", "vars", f"{obj.ns}::{pattern}"))
+                return self.tcl_list(*[str(n).rsplit("::", 1)[-1] for n in names])
+            return self.tcl_list(*[v for v in obj.vars if fnmatch.fnmatchcase(v, pattern)])
+        own = {m: p for (k, m), p in self.classes.procs.items() if k == ("o", obj.handle)}
+        if what == "procs":
+            return self.tcl_list(*own)
+        if what in ("args", "body") and len(a) == 2 and a[1] in own:
+            p = own[a[1]]
+            if what == "body":
+                return p.body
+            return self.tcl_list(*[str(w) for w in self.tcl.call("info", "args", p.tcl_name)][3:])
+        raise _TclError(f"{obj.handle} info {what}: not an OTcl object query bufferlab models")
+
+    def _destroy(self, obj: Obj) -> None:
+        """OTcl's Object destroy: the object, its command and its variables go away (an ns-2
+        object made as part of a user class stays in the network it was built into)."""
+        if obj.ns is None:
+            return
+        del self.objects[obj.handle]
+        self.tcl.call("interp", "alias", "", obj.handle, "")
+        self.tcl.call("namespace", "delete", obj.ns)
+        self.classes.forget_object(obj.handle)
+
     def _integrator(self, qm: QueueMonitor, what: str) -> str:
         key = f"integrator_{what}"
         if key not in qm.vars:
@@ -512,11 +862,32 @@ class Interp:
         )
 
     def obj_set(self, obj: Obj, args: list[str]) -> str:
+        if obj.ns is not None:  # a pure OTcl object: a Tcl variable of its own
+            fq = f"{obj.ns}::{args[0]}" if args else ""
+            if len(args) == 1:
+                try:  # eval gives the value as Tcl has it (call would make a list a tuple)
+                    return str(self.tcl.eval(self.tcl_list("set", fq)))
+                except tkinter.TclError:
+                    raise _TclError(f'can\'t read "{args[0]}": no such variable') from None
+            if len(args) != 2:
+                raise _TclError(f'wrong # args: should be "{obj.handle} set var ?value?"')
+            self.tcl.call("set", fq, args[1])
+            return args[1]
         if len(args) == 1:
             return self.get_var(obj, args[0])
         if len(args) != 2:
             raise Ns2Error("usage: $obj set var_ ?value?")
         var, value = args
+        # a variable of the script's own (a class that extends an ns-2 class) is not ns-2's
+        own = obj.ucls is not None and var not in obj.vars and var not in LABELS
+        own = own or (obj.ucls is not None and var in self.own_vars.get(obj.handle, ()))
+        if own:
+            self.own_vars.setdefault(obj.handle, set()).add(var)
+            obj.vars[var] = value
+            return value
+        if self.runner is not None and isinstance(obj, Agent) and self.runner.resets(obj, var):
+            self.runner.reset(obj, var, value)
+            return value
         if (
             self.runner is not None
             and not isinstance(obj, Rng | Integrator)
@@ -544,6 +915,8 @@ class Interp:
         return value
 
     def get_var(self, obj: Obj, var: str) -> str:
+        if var in self.own_vars.get(obj.handle, ()):
+            return obj.vars[var]
         if self.runner is not None:
             v = self.runner.read(obj, var)
             if v is not None:
@@ -629,7 +1002,8 @@ class Interp:
         if m in _UNSUPPORTED_SIM:
             raise Ns2Error(_UNSUPPORTED_SIM[m])
         if m == "now":
-            return f"{self.runner.now if self.runner is not None else 0.0:.15g}"
+            # the scheduler's clock as ns-2 gives it (%.17g: 0.10000000000000001)
+            return f"{self.runner.now if self.runner is not None else 0.0:.17g}"
         if m in ("at", "after"):
             if len(a) != 2:
                 raise Ns2Error(f"usage: $ns {m} time script")
@@ -668,6 +1042,8 @@ class Interp:
             return ""
         if m == "create-trace":
             return self.create_trace(a)
+        if m == "trace-queue":
+            return self.trace_queue(a)
         if m == "namtrace-all":
             self.warn("namtrace-all: bufferlab writes no nam trace (the file stays empty)")
             return ""
@@ -709,6 +1085,27 @@ class Interp:
             raise Ns2Error(f"{what} takes a channel from `open FILE w` (pipes are not supported)")
         return str(Path(str(words[1])).resolve())
 
+    def trace_queue(self, a: list[str]) -> str:
+        """`$ns trace-queue n1 n2 $file`: the link n1->n2's +, -, d and r lines, in ns-2's
+        trace format, written to that file (linktrace.py)."""
+        if len(a) != 3:
+            raise Ns2Error(
+                "usage: $ns trace-queue n1 n2 channel (without a channel ns-2 writes into the "
+                "trace-all file, which already has the link's lines)"
+            )
+        n1, n2 = self.node(a[0]), self.node(a[1])
+        if self.runner is not None:
+            self._not_while_running("$ns trace-queue")
+        self.net.link(n1, n2)  # the direction must exist
+        path = self._channel_path(a[2], "trace-queue")
+        if path == self.net.trace_path:
+            raise Ns2Error(
+                "trace-queue into the trace-all file is not written (ns-2 would write each of "
+                "the link's lines twice there); give it a file of its own"
+            )
+        self.net.link_traces.setdefault((n1.id, n2.id), []).append(a[2])
+        return ""
+
     def create_trace(self, a: list[str]) -> str:
         """`$ns create-trace EDrop $f n1 n2`: the error model's losses on n1->n2 written as `e`
         lines in the trace-all file (ns-2's Trace/EDrop, made the error model's drop-target).
@@ -722,8 +1119,8 @@ class Interp:
         path = self._channel_path(channel, "create-trace")
         if kind != "EDrop":
             raise Ns2Error(
-                f"create-trace {kind}: per-link traces are not written yet (EDrop into the "
-                "trace-all file is); use trace-all and filter it"
+                f"create-trace {kind}: trace objects attached by hand are not modelled (EDrop "
+                "into the trace-all file is); for a link's lines use $ns trace-queue n1 n2 $file"
             )
         if path != self.net.trace_path:
             raise Ns2Error(
@@ -769,20 +1166,38 @@ class Interp:
         words = [str(w) for w in self.tcl.splitlist(script)] if script.strip() else []
         if len(words) == 2 and words[1] in ("start", "stop"):
             app = self.objects.get(words[0])
-            if isinstance(app, App):
-                if words[1] == "start":
-                    if app.start is not None:
-                        raise Ns2Error(f"{app.cls} {app.handle} is started twice: not modelled")
-                    app.start = t
-                else:
-                    app.stop = t if app.stop is None else min(app.stop, t)
+            if isinstance(app, App):  # the flow's start and stop (resolve_app_times)
+                app.times.append((t, self._seq, words[1]))
                 return self._seq
         heapq.heappush(self.events, (t, self._seq, script))
         return self._seq
 
+    def resolve_app_times(self) -> None:
+        """At $ns run: each application's first start and the first stop after it become its
+        flow's `start` and `stop`; its later starts and stops (a CBR switched on and off) run
+        as events during the run. A stop before the first start does nothing (as in ns-2)."""
+        for app in self.objects.values():
+            if not isinstance(app, App) or not app.times:
+                continue
+            times = sorted(x for x in app.times if x[1] not in self.cancelled)
+            starts = [i for i, x in enumerate(times) if x[2] == "start"]
+            if not starts:
+                continue
+            first = starts[0]
+            app.start = times[first][0]
+            rest = times[first + 1 :]
+            stop = next((i for i, x in enumerate(rest) if x[2] == "stop"), None)
+            if stop is not None and "start" not in {x[2] for x in rest[stop:]}:
+                app.stop = rest[stop][0]  # stopped for good: the flow's stop
+                rest = rest[stop + 1 :]
+            # the rest (a restarted source's stops and starts) runs during the run
+            for t, seq, what in rest:
+                heapq.heappush(self.events, (t, seq, self.tcl_list(app.handle, what)))
+
     def run(self) -> str:
         if self.runner is not None:
             raise Ns2Error("$ns run called twice")
+        self.resolve_app_times()
         from bufferlab.ns2.runner import Runner
 
         self.runner = Runner(self)
@@ -846,65 +1261,143 @@ class Interp:
             app.agent, ag.app = ag, app
             return ""
         if m in ("start", "stop"):
-            raise Ns2Error(
-                f'$app {m} outside `$ns at T "$app {m}"` is not supported yet: schedule it '
-                f'before $ns run, as $ns at T "$app {m}"'
-            )
+            if a:
+                raise Ns2Error(f"usage: $app {m}")
+            if self.runner is None:  # before $ns run: now, time 0
+                self.schedule(0.0, self.tcl_list(app.handle, m))
+            else:
+                self.runner.app_event(app, m)
+            return ""
         if m in ("send", "produce", "producemore"):
             raise Ns2Error(f"FTP {m} (a finite transfer) is not supported yet")
         raise Ns2Error(f"{app.cls} method `{m}` is not modelled")
 
     # -- random numbers ----------------------------------------------------------------------------
 
+    def seed_rng(self, r: Rng, text: str) -> str:
+        """`$rng seed N` / `ns-random N`: N > 0 seeds the stream (and the package); 0 takes a
+        seed from the clock, as ns-2 does. The default RNG's seed is also the scenario's
+        (`--seed` replaces both)."""
+        s = int(number(text, "seed"))
+        if r is self.default_rng:
+            if self.runner is not None:
+                self._not_while_running("seeding defaultRNG")
+            if self.seed is not None:
+                s = self.seed
+            if s == 0:
+                self.warn(
+                    "defaultRNG seed 0: the script's random numbers come from the clock (as in "
+                    "ns-2); the engine's seed is 1 (give --seed N for both)"
+                )
+            self.net.seed = s if s > 0 else 1
+        if s == 0:
+            r.stream.seed_heuristically()
+            return str(r.stream.current_seed())
+        try:
+            r.stream.seed(s)
+        except ValueError as e:
+            raise _TclError(str(e)) from None
+        return str(s)
+
     def rng_method(self, r: Rng, m: str, a: list[str]) -> str:
+        """The RNG's commands of rng.cc (uniform, integer and exponential are Tcl instprocs,
+        _RNG_TCL, as in ns-random.tcl)."""
+        st = r.stream
         if m == "seed":
             if not a:
-                return "1"
-            s = int(number(a[0], "seed"))
-            if r is self.default_rng:
-                if self.runner is not None:
-                    self._not_while_running("seeding defaultRNG")
-                if s == 0:
-                    self.warn("defaultRNG seed 0 (a seed from the clock): using seed 1")
-                self.net.seed = s if s > 0 else 1
-            r.rand.seed(s)
+                return str(st.current_seed())
+            if len(a) == 2 and a[0] in ("raw", "heuristic"):
+                self.seed_rng(r, a[1] if a[0] == "raw" else "0")
+                return ""
+            if len(a) != 1:
+                raise Ns2Error(f"RNG seed {' '.join(a)}: predefined seeds are not modelled")
+            self.seed_rng(r, a[0])
             return ""
-        if m in ("next-random", "next-substream"):
-            return str(r.rand.randrange(2**31 - 1)) if m == "next-random" else ""
-        if m == "uniform":
-            return repr(r.rand.uniform(number(a[0]), number(a[1])))
-        if m == "exponential":
-            return (
-                repr(r.rand.expovariate(1.0 / number(a[0]))) if a else repr(r.rand.expovariate(1))
-            )
-        if m == "integer":
-            return str(r.rand.randrange(int(number(a[0]))))
-        if m == "normal":
-            return repr(r.rand.gauss(number(a[0]), number(a[1])))
+        if m == "next-random" and not a:
+            return str(st.next_random())
+        if m == "next-substream" and not a:
+            st.next_substream()
+            return ""
+        if m == "reset-start-substream" and not a:
+            st.reset_start_substream()
+            return ""
+        if m == "all-seeds" and not a:
+            return " ".join(str(x) for x in st.all_seeds())
+        if m == "default" and not a:
+            self.default_rng = r
+            return ""
+        if m in ("normal", "lognormal") and len(a) == 2:
+            f = st.normal if m == "normal" else st.lognormal
+            return _c_format("%g", f(_strtod(a[0]), _strtod(a[1])))
+        if m == "testint" and len(a) == 1:
+            return str(st.integer(int(number(a[0]))))
+        if m == "testdouble" and len(a) == 1:
+            return _c_format("%6e", st.uniform(0.0, _strtod(a[0])))
         raise Ns2Error(f"RNG method `{m}` is not modelled")
 
     def ranvar_method(self, rv: Obj, m: str, a: list[str]) -> str:
-        if m == "use-rng":
+        if m == "use-rng" and len(a) == 1:
+            if not isinstance(self.objects.get(a[0]), Rng):
+                raise _TclError(f"no such RNG {a[0]}")
             rv.vars["rng"] = a[0]
             return ""
-        if m == "value":
+        if m == "value" and not a:
             r = self.objects.get(rv.vars.get("rng", ""))
-            rand = r.rand if isinstance(r, Rng) else self.default_rng.rand
-            v = rv.vars
+            stream = r.stream if isinstance(r, Rng) else self.default_rng.stream
             kind = rv.cls.split("/")[-1]
-            if kind == "Uniform":
-                return repr(rand.uniform(number(v.get("min_", "0")), number(v.get("max_", "1"))))
-            if kind == "Exponential":
-                return repr(rand.expovariate(1.0 / number(v.get("avg_", "1"))))
-            if kind == "Constant":
-                return v.get("val_", "0")
-            if kind == "Normal":
-                return repr(rand.gauss(number(v.get("avg_", "0")), number(v.get("std_", "1"))))
-            if kind == "Pareto":
-                shape = number(v.get("shape_", "1.5"))
-                scale = number(v.get("avg_", "1")) * (shape - 1) / shape
-                return repr(scale * rand.paretovariate(shape))
+            names = RANVAR_DEFAULTS.get(rv.cls, {})
+            bound = {k: _strtod(rv.vars.get(k, d)) for k, d in names.items()}
+            return _c_format("%6e", ranvar_value(kind, bound, stream))
+        if m == "test" and len(a) == 1:  # ns-random.tcl's RandomVariable instproc test
+            for _ in range(int(number(a[0]))):
+                self.tcl.call("puts", "stdout", self.ranvar_method(rv, "value", []))
+            return ""
         raise Ns2Error(f"{rv.cls} method `{m}` is not modelled")
+
+
+def _c_format(fmt: str, x: float) -> str:
+    """C's printf of a double (Python's % follows it, inf and nan aside)."""
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if math.isnan(x):
+        return "nan"
+    return fmt % x
+
+
+def _strtod(text: str) -> float:
+    """A bound double as ns-2 reads it (units aside: RandomVariable's are plain numbers)."""
+    try:
+        return float(text)
+    except ValueError:
+        return number(text)
+
+
+# ns-random.tcl's RNG procs, in Tcl as ns-2 has them: uniform, integer and exponential draw
+# through next-random (so they are ns-2's values to the last digit); the global procs use
+# $defaultRNG.
+_RNG_TCL = r"""
+RNG instproc uniform {a b} {
+    expr {$a + (($b - $a) * ([$self next-random] * 1.0 / 0x7fffffff))}
+}
+RNG instproc integer {k} {
+    expr {[$self next-random] % abs($k)}
+}
+RNG instproc exponential {{mu 1.0}} {
+    expr {- $mu * log(([$self next-random] + 1.0) / (0x7fffffff + 1.0))}
+}
+proc uniform {args} { global defaultRNG; $defaultRNG uniform {*}$args }
+proc integer {args} { global defaultRNG; $defaultRNG integer {*}$args }
+proc exponential {args} { global defaultRNG; $defaultRNG exponential {*}$args }
+"""
+
+
+class _TclError(Exception):
+    """A Tcl error of the script's own making (a method its class lacks, a variable never
+    set), raised as Tcl raises it: `catch` sees it, and uncaught it stops the script."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
 
 
 class _Eval(Exception):  # a control-flow signal, not an error
@@ -913,10 +1406,6 @@ class _Eval(Exception):  # a control-flow signal, not an error
     def __init__(self, script: str):
         super().__init__(script)
         self.script = script
-
-
-def _proc_name(key: str, method: str) -> str:
-    return "::ns2::ip::" + key.replace("/", "__") + "__" + method
 
 
 def _not_modelled_class(cls: str) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.rng import RANVAR_DEFAULTS
 from bufferlab.ns2.units import boolean, fmt_rate, fmt_time, number, rate_bps, time_s
 
 # ns-2.35 defaults of the classes bufferlab models (ns-default.tcl). A class inherits its
@@ -122,6 +123,7 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "shape_": "1.5",
     },
     "ErrorModel": {"rate_": "0", "enable_": "1", "markecn_": "false", "delay_pkt_": "false"},
+    **RANVAR_DEFAULTS,
 }
 
 # Variables `$tcp trace var_` writes, as ns-2's TcpAgent::traceVar (tcp.cc) formats them:
@@ -234,6 +236,16 @@ class Obj:
     cls: str
     vars: dict[str, str] = field(default_factory=dict)
     line: str | None = None  # where it was created, for messages
+    # The script's own class (`Class Foo`) when it made the object; `cls` is then the ns-2
+    # class it extends, or "Object" for a pure OTcl class.
+    ucls: str | None = None
+    # A pure OTcl object keeps its variables in this Tcl namespace (`ns2::o::...`).
+    ns: str | None = None
+
+    @property
+    def klass(self) -> str:
+        """The class `$obj info class` names."""
+        return self.ucls or self.cls
 
 
 @dataclass(eq=False)
@@ -279,6 +291,10 @@ class App(Obj):
     start: float | None = None
     stop: float | None = None
     interval_last: bool = False  # interval_ was set after rate_ (CBR)
+    # Not started before $ns run: its flow waits (held) for a `$app start` during the run.
+    held: bool = False
+    # `$ns at T "$app start"` / `"$app stop"` given before $ns run: (T, order, what).
+    times: list[tuple[float, int, str]] = field(default_factory=list)
 
 
 class QueueMonitor(Obj):
@@ -306,6 +322,8 @@ class Network:
     # Directions (from node, to node) whose error-model losses the trace writes as `e`
     # (`$ns create-trace EDrop $file n1 n2` on the trace-all file).
     error_drops: list[tuple[str, str]] = field(default_factory=list)
+    # `$ns trace-queue n1 n2 $f`: the Tcl channels of each direction (node ids).
+    link_traces: dict[tuple[int, int], list[str]] = field(default_factory=dict)
     # The scenario's link name of each direction (node ids), made by to_scenario.
     link_names: dict[tuple[int, int], str] = field(default_factory=dict)
 
@@ -322,8 +340,10 @@ class Network:
     # -- translation ----------------------------------------------------------------------
 
     def to_scenario(
-        self, duration: float, name: str, warn: Callable[[str], None]
+        self, duration: float, name: str, warn: Callable[[str], None], held: bool = False
     ) -> dict[str, Any]:
+        """With `held`, an application not started before $ns run still becomes a flow, which
+        the runner holds until the script starts it (`$app start` during the run)."""
         if not self.nodes:
             raise Ns2Error("the script creates no nodes ($ns node)")
         links: dict[str, Any] = {}
@@ -364,7 +384,7 @@ class Network:
         flows = []
         index = 0
         for ag in self.agents:
-            f = self._flow(ag, index, duration, warn)
+            f = self._flow(ag, index, duration, warn, held)
             if f is not None:
                 flows.append(f)
                 index += 1
@@ -381,7 +401,7 @@ class Network:
         return scenario
 
     def _flow(
-        self, ag: Agent, index: int, duration: float, warn: Callable[[str], None]
+        self, ag: Agent, index: int, duration: float, warn: Callable[[str], None], held: bool
     ) -> dict[str, Any] | None:
         tcp = ag.cls in TCP_CC
         if not tcp and not is_a(ag.cls, "Agent/UDP"):
@@ -391,10 +411,23 @@ class Network:
                 warn(f"{ag.cls} {ag.handle} is not connected ($ns connect): left out")
             return None
         app = ag.app
-        if app is None or app.start is None:
-            warn(f"{ag.cls} {ag.handle} has no application started with $ns at: left out")
+        if app is None:
+            warn(f"{ag.cls} {ag.handle} has no application: left out")
             return None
-        if app.start >= duration:
+        if app.start is None and held and tcp and app.cls in TRAFFIC:
+            warn(
+                f"{app.cls} {app.handle} over TCP is not started before $ns run: left out (a "
+                "packet source over TCP starts only at its scenario start)"
+            )
+            return None
+        if app.start is None and not held:
+            warn(
+                f"{ag.cls} {ag.handle}: its application is not started before $ns run: left "
+                "out (bufferlab run starts it when a proc of the script does)"
+            )
+            return None
+        app.held = app.start is None
+        if app.start is not None and app.start >= duration:
             warn(f"{app.cls} {app.handle} starts at {app.start:g} s, after the end: left out")
             return None
         name = f"{'tcp' if tcp else 'udp'}{index}"
@@ -404,7 +437,8 @@ class Network:
             "name": name,
             "src": ag.node.name,
             "dst": ag.peer.node.name,
-            "start": fmt_time(app.start),
+            # a held flow is built to start at 0 and held until the script starts it
+            "start": fmt_time(app.start if app.start is not None else 0.0),
         }
         # ns-2's trace writes the packet's fid_: the sending agent's (default 0), which the
         # TCP sink copies into its ACKs (TCPSink::ack, tcp-sink.cc).

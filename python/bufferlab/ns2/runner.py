@@ -15,11 +15,16 @@ from __future__ import annotations
 import heapq
 import json
 import re
+import shutil
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
+from bufferlab.ns2.linktrace import LinkTraceSplitter
 from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Integrator, QueueMonitor, is_a
 from bufferlab.ns2.toml_text import scenario_text
+from bufferlab.ns2.units import number
 
 # Variables the engine gives at any time (Session.probe), by side of the flow.
 SENDER_PROBES = ("cwnd_", "ack_", "t_seqno_", "ssthresh_", "rtt_", "srtt_")
@@ -85,6 +90,9 @@ class Runner:
         self.halted = False
         self.snapshot: dict[tuple[str, str], float | None] = {}
         self.report: dict[str, Any] | None = None
+        self.offsets: dict[tuple[str, str], float] = {}  # counters the script has set
+        self.splitter: LinkTraceSplitter | None = None
+        self.tmpdir: str | None = None
         self.heap: list[tuple[float, int, str]] = list(interp.events)
         heapq.heapify(self.heap)
 
@@ -96,11 +104,12 @@ class Runner:
         seen = set() if seen is None else seen
         for word in set(_WORD.findall(script)) - seen:
             seen.add(word)
-            if (
-                depth < 5
-                and self.ip.tcl.call("info", "procs", word)
-                and self._terminates(str(self.ip.tcl.call("info", "body", word)), depth + 1, seen)
-            ):
+            if depth >= 5:
+                continue
+            bodies = self.ip.classes.bodies(word)  # `$obj word`: a method of that name
+            if self.ip.tcl.call("info", "procs", word):
+                bodies.append(str(self.ip.tcl.call("info", "body", word)))
+            if any(self._terminates(b, depth + 1, seen) for b in bodies):
                 return True
         return False
 
@@ -120,30 +129,43 @@ class Runner:
         self.end = self.end_time()
         if self.end <= 0:
             raise Ns2Error(f"the simulation ends at {self.end:g} s: nothing to simulate")
-        scenario = ip.net.to_scenario(self.end, ip.script.stem, ip.warn)
-        ip.scenario = scenario
-        if ip.import_only:
-            raise ImportStop()
         factory = ip.session_factory
-        if factory is None:
+        if factory is None and not ip.import_only:
             from bufferlab import _core
 
             factory = getattr(_core, "Session", None)
-            if factory is None:
-                raise Ns2Error(
-                    "this build of bufferlab's core has no Session (needed to run ns-2 "
-                    "scripts): rebuild it (make build); `bufferlab import-ns2` works without it"
-                )
+        # applications a proc may start during the run need the engine's Session.retime
+        held = factory is not None and hasattr(factory, "retime")
+        scenario = ip.net.to_scenario(self.end, ip.script.stem, ip.warn, held=held)
+        ip.scenario = scenario
+        if ip.import_only:
+            raise ImportStop()
+        if factory is None:
+            raise Ns2Error(
+                "this build of bufferlab's core has no Session (needed to run ns-2 "
+                "scripts): rebuild it (make build); `bufferlab import-ns2` works without it"
+            )
         extra: dict[str, Any] = {}
         if ip.net.error_drops:
             extra["ns2_error_drops"] = list(ip.net.error_drops)
+        trace = ip.net.trace_path
+        if ip.net.link_traces:
+            # trace-queue files are split from the engine's trace: the trace-all file, or one
+            # of its own that goes away at the end
+            if trace is None:
+                self.tmpdir = tempfile.mkdtemp(prefix="bufferlab-ns2-")
+                trace = str(Path(self.tmpdir) / "links.tr")
+            self.splitter = LinkTraceSplitter(Path(trace), ip.net.link_traces, self._write)
         self.session = factory(
             scenario_text(scenario),
             source=f"{ip.script.name} (translated)",
             seed=ip.seed,
-            ns2_trace=ip.net.trace_path,
+            ns2_trace=trace,
             **extra,
         )
+        for ag in ip.net.flows():
+            if ag.app is not None and ag.app.held:
+                self.session.retime(ag.flow, start=float("inf"))
         self._ports = _agent_ports(ip.net.flows(), scenario)
         self.watches: dict[int, tuple[Agent, str]] = {}
         for ag, var in ip.var_traces:
@@ -186,6 +208,43 @@ class Runner:
     def schedule(self, t: float, seq: int, script: str) -> None:
         heapq.heappush(self.heap, (max(t, self.now), seq, script))
 
+    def app_event(self, app: Any, what: str) -> None:
+        """`$app start` / `$app stop` run by the script while the run goes on: the flow's
+        application starts or stops now (Session.retime)."""
+        ag = app.agent
+        if ag is None or ag.flow is None:
+            raise Ns2Error(
+                f"{app.cls} {app.handle} {what}: its agent is not a connected flow (attach the "
+                "application to an agent that $ns connect joined to a sink, before $ns run)"
+            )
+        if what == "start":
+            if not app.held and app.start is not None and app.start > self.now:
+                raise Ns2Error(
+                    f"{app.cls} {app.handle} is started at {self.now:g} s, before the start "
+                    f"at {app.start:g} s that $ns at gave it: not modelled"
+                )
+            running = not app.held and (app.stop is None or app.stop > self.now)
+            if running:
+                raise Ns2Error(
+                    f"{app.cls} {app.handle} is started while it runs: not modelled (stop it first)"
+                )
+            # held: its first start; stopped: a restart, which the engine allows for UDP
+            # sources (a TCP connection started again is not modelled: it says so)
+            self._retime(app, ag.flow, start=self.now)
+            app.held, app.start, app.stop = False, self.now, None
+        else:
+            if app.stop is not None and app.stop <= self.now:
+                return  # stopped already (ns-2's second stop changes nothing)
+            self._retime(app, ag.flow, stop=self.now)
+            app.stop = self.now
+
+    def _retime(self, app: Any, flow: str, **times: float) -> None:
+        try:
+            self.session.retime(flow, **times)
+        except Exception as e:  # ScenarioError: what the engine cannot move
+            what = next(iter(times))
+            raise Ns2Error(f"{app.cls} {app.handle} {what} at {self.now:g} s: {e}") from None
+
     def halt(self) -> None:
         self.halted = True
 
@@ -210,6 +269,7 @@ class Runner:
             else:
                 self.session.run_until(t)
                 self.flush_var_traces()
+                self.pump()
                 self.now = t
             ip.eval_event(script, t)
         if not self.finished:
@@ -242,6 +302,26 @@ class Runner:
                         self.snapshot[(obj.handle, var)] = self._probe_queue(link, var)
         self.report = json.loads(self.session.finish())
         self.finished = True
+        self.pump()  # the engine's trace is complete and closed: the last lines
+        self.close()
+
+    # -- per-link traces ---------------------------------------------------------------------------
+
+    def pump(self) -> None:
+        if self.splitter is not None:
+            self.splitter.pump()
+
+    def _write(self, channel: str, text: str) -> None:
+        try:
+            self.ip.tcl.call("puts", "-nonewline", channel, text)
+        except Exception as e:  # the script closed it: ns-2 would fail too; say it once
+            self.ip.warn(f"trace-queue channel {channel}: {e}; its lines are not written")
+
+    def close(self) -> None:
+        """Removes the engine's own trace file (only made for trace-queue)."""
+        if self.tmpdir is not None:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            self.tmpdir = None
 
     # -- reading the engine's state ---------------------------------------------------------------
 
@@ -283,22 +363,35 @@ class Runner:
             return None
         return self.session.probe_queue(name, link.src.name, link.dst.name, var)
 
+    def resets(self, ag: Agent, var: str) -> bool:
+        """A receiver's counter the script may set while the run goes on (the tutorials'
+        `$sink set bytes_ 0` after each sample): ns-2's are plain counters."""
+        return ag.flow is not None and not _is_sender(ag) and var in RECEIVER_PROBES
+
+    def reset(self, ag: Agent, var: str, value: str) -> None:
+        self.offsets[(ag.handle, var)] = 0.0
+        now = self._raw(ag, var)
+        self.offsets[(ag.handle, var)] = (now or 0.0) - number(value, var)
+
+    def _raw(self, ag: Agent, var: str) -> float | None:
+        assert ag.flow is not None
+        if self.finished:
+            v = self.snapshot.get((ag.handle, var))
+            return self._from_report(ag, var) if v is None else v
+        return self.session.probe(ag.flow, var)
+
     def _agent(self, ag: Agent, var: str) -> str | None:
         if ag.flow is None:
             return None
         sender = _is_sender(ag)
         probes = SENDER_PROBES if sender else RECEIVER_PROBES
         if var in probes:
-            if self.finished:
-                v = self.snapshot.get((ag.handle, var))
-                if v is None:
-                    v = self._from_report(ag, var)
-            else:
-                v = self.session.probe(ag.flow, var)
-                if v is None:
+            v = self._raw(ag, var)
+            if v is None:
+                if not self.finished:
                     self.ip.warn(f"the engine has no {var} for flow {ag.flow}; using the script's")
-                    return None
-            return None if v is None else fmt_value(var, v)
+                return None
+            return fmt_value(var, v - self.offsets.get((ag.handle, var), 0.0))
         if sender and var in (*SENDER_REPORT, "maxseq_"):
             if not self.finished:
                 raise Ns2Error(

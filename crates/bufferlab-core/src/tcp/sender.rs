@@ -1401,9 +1401,38 @@ impl Endpoint for TcpSender {
         }
     }
 
+    fn retime(
+        &mut self,
+        now: SimTime,
+        _from: SimTime,
+        start: Option<SimTime>,
+        stop: Option<SimTime>,
+    ) -> Result<(), String> {
+        if let Some(t) = start {
+            if self.state != State::Idle || self.stopped || self.objects_started > 0 {
+                return Err(
+                    "its TCP connection has started; starting it again is not modelled".into(),
+                );
+            }
+            if matches!(self.app, TcpApp::Writes { .. }) {
+                return Err(
+                    "a packet source over TCP is started only at its scenario start".into(),
+                );
+            }
+            self.start = if t == SimTime::MAX { t } else { t.max(now) };
+        }
+        if let Some(t) = stop {
+            if !self.stopped {
+                self.stop = self.stop.min(t.max(now));
+            }
+        }
+        Ok(())
+    }
+
     fn next_timeout(&self) -> Option<SimTime> {
         if self.state == State::Idle {
-            return (!self.stopped).then_some(self.start);
+            // a held start (SimTime::MAX) waits for `retime`
+            return (!self.stopped && self.start < SimTime::MAX).then_some(self.start);
         }
         let mut t = self.rto_at;
         let stop = (!self.stopped && self.stop < SimTime::MAX).then_some(self.stop);
