@@ -221,7 +221,7 @@ def test_limits_stop_a_run_and_a_sweep_records_it_as_failed():
     assert bufferlab.run(text, overrides={"duration": "2s"}, max_memory=0).stopped is None
     with pytest.raises(ScenarioError, match="max_wall"):
         bufferlab.run(text, max_wall=-1.0)
-    with pytest.raises(ScenarioError, match="would hold about 1.3 MB"):
+    with pytest.raises(ScenarioError, match=r"would hold about 1\.3 MB"):
         bufferlab.run(text, max_memory=1_000_000)  # refused before it starts
 
 

@@ -406,7 +406,13 @@ mod tests {
     fn counts_widen_past_65535() {
         let mut h = Histogram::new();
         let mut r = reference();
-        for (v, n) in [(1_000u64, 60_000u32), (1_000, 5_535), (2_000, 3), (1_000, 1), (9, 70_000)] {
+        for (v, n) in [
+            (1_000u64, 60_000u32),
+            (1_000, 5_535),
+            (2_000, 3),
+            (1_000, 1),
+            (9, 70_000),
+        ] {
             h.record_n(v, n);
             r.record_n(v, n).unwrap();
             same(&h, &r, &format!("after {n} x {v}"));

@@ -11,8 +11,8 @@
 //! This type holds the queue, its byte count and whether a wake-up (`DeviceWake`) is pending;
 //! the port decides when to fill it and when to send from it.
 
-use super::port_queue::PortQueue;
 use super::packet_pool::PacketRef;
+use super::port_queue::PortQueue;
 use crate::units::SimTime;
 use std::collections::VecDeque;
 

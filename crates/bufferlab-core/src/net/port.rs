@@ -270,7 +270,8 @@ impl Port {
             .pipeline
             .pop_front()
             .expect("Arrive only with a packet on the wire");
-        cx.taps.trace(TraceEvent::Receive, cx.now, self.tap(), cx.pool.get(r));
+        cx.taps
+            .trace(TraceEvent::Receive, cx.now, self.tap(), cx.pool.get(r));
         r
     }
 
