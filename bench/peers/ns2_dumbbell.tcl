@@ -2,7 +2,8 @@
 #
 #   src_i --access--> L ==bottleneck (qtype)==> R --access--> dst_i      i = 0 .. n+nudp-1
 #
-# n FTP/TCP flows (one-way agents) and nudp CBR/UDP flows; flow i starts at i*stagger s.
+# n FTP/TCP flows (one-way agents) and nudp CBR/UDP flows; flow i starts at i*stagger s, or at
+# the i-th of starts=T0,T1,... (seconds) when that list is given.
 # No packet trace and no Tcl samplers (they cost more than the simulation): agent counters,
 # a QueueMonitor on the bottleneck (exact time averages) and the wall clock. One JSON line out.
 #
@@ -17,7 +18,7 @@ array set P {
     bw 1Mb delay 10ms abw 10Mb adelay 1ms alimit 100
     qtype DropTail limit 20 qib 0 meanpkt 500
     thresh 0 maxthresh 0 linterm 10 qweight -1 gentle 1
-    drr_blimit 25000 drr_quantum 250 seed 1
+    drr_blimit 25000 drr_quantum 250 seed 1 starts {}
 }
 foreach a $argv {
     if {![regexp {^([^=]+)=(.*)$} $a -> k v] || ![info exists P($k)]} {
@@ -74,7 +75,8 @@ for {set i 0} {$i < $nall} {incr i} {
     $ns duplex-link $R $d $P(abw) $P(adelay) DropTail
     $ns queue-limit $s $L $P(alimit)
     $ns queue-limit $R $d $P(alimit)
-    set start [expr {$i * $P(stagger)}]
+    set start [expr {$i < [llength [split $P(starts) ,]] ? [lindex [split $P(starts) ,] $i]
+                     : $i * $P(stagger)}]
     if {$i < $P(n)} {
         set ag [new [expr {$P(tcp) eq "Tahoe" ? "Agent/TCP" : "Agent/TCP/$P(tcp)"}]]
         set sk [new [expr {$P(tcp) eq "Sack1" ? "Agent/TCPSink/Sack1" : "Agent/TCPSink"}]]
@@ -124,7 +126,7 @@ proc finish {} {
             set nd [$ag set ndatapack_]
             incr sent $nd
             incr recv $acked
-            append out "$sep\{\"kind\":\"tcp\",\"goodput_bps\":[fmt $gp],\"tx_packets\":$nd,\"rexmit_packets\":[$ag set nrexmitpack_],\"cwnd_end\":[fmt [$ag set cwnd_]]\}"
+            append out "$sep\{\"kind\":\"tcp\",\"goodput_bps\":[fmt $gp],\"acked_packets\":$acked,\"tx_packets\":$nd,\"rexmit_packets\":[$ag set nrexmitpack_],\"cwnd_end\":[fmt [$ag set cwnd_]]\}"
         } else {
             set bytes [$ag set bytes_]
             set gp [expr {$bytes * 8.0 / $active}]
