@@ -3,8 +3,14 @@
 Runs the b_reno_* bench case (paper 004: 4 Reno flows, 2 Mb/s / 20 ms, 200 s, DRR with
 blimit_ 20 800 B or DropTail limit 20) as an ensemble in ns-2.35 and in bufferlab: member m
 shifts flow i's start from i * 0.5 s by U(0, jitter) (rounded to 0.1 ms; Python's
-`random.Random(f"queues_004/{m}")`, the same draws in both simulators). Nothing else changes:
-Reno over DRR or DropTail uses no random numbers in either simulator.
+`random.Random(f"queues_004/{m}")`, the same draws in both simulators).
+Nothing else changes by default (ns-2 seed 1 for every member).
+
+With --vary-seed member m also runs with seed m: in ns-2 that draws each TCP agent's
+`boot_time_` (tcp.cc `reset`: uniform in [0, tcp_tick_), the phase of its RTT tick clock); in
+bufferlab's `ns2` preset that phase is 0 for every agent (tcp/rtt.rs) and Reno over DRR or
+DropTail draws no random numbers, so the seed changes nothing there. --jitter 0 keeps the
+study's start times.
 
 Per member and simulator: packets delivered in order per source (ns-2 `ack_ + 1`, bufferlab
 goodput x active time / 1000 B), their population std, and the bottleneck's drops.
@@ -44,27 +50,28 @@ NS2_QUEUE = {"DRR": ["qtype=DRR", "drr_blimit=20800"], "DropTail": ["qtype=DropT
 
 def starts(m: int, jitter: float) -> list[float]:
     """Flow start times of member m (member 0: the study's 0, 0.5, 1, 1.5 s)."""
-    if m == 0:
+    if m == 0 or jitter == 0:
         return [0.5 * i for i in range(4)]
     rng = random.Random(f"queues_004/{m}")
     return [round(0.5 * i + rng.uniform(0, jitter), 4) for i in range(4)]
 
 
-def run_ns2(q: str, st: list[float]) -> dict:
+def run_ns2(q: str, st: list[float], seed: int) -> dict:
     args = [
         "ns",
         str(NS2_SCRIPT),
         *NS2_ARGS,
         *NS2_QUEUE[q],
         "starts=" + ",".join(f"{s:g}" for s in st),
+        f"seed={seed}",
     ]
     out = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
     return {"delivered": [f["acked_packets"] for f in out["flows"]], "drops": out["queue"]["drops"]}
 
 
-def run_bufferlab(q: str, st: list[float], runner: str) -> dict:
+def run_bufferlab(q: str, st: list[float], runner: str, seed: int) -> dict:
     scen = ROOT / "bench" / "scenarios" / SCENARIO[q]
-    sets = [f'flows.{i}.start="{s:g}s"' for i, s in enumerate(st)]
+    sets = [f'flows.{i}.start="{s:g}s"' for i, s in enumerate(st)] + [f"seed={seed}"]
     out = json.loads(
         subprocess.run(
             [runner, str(scen), *sets], check=True, capture_output=True, text=True
@@ -107,6 +114,11 @@ def main() -> None:
     ap.add_argument("--members", type=int, default=20, help="jittered members (1..M)")
     ap.add_argument("--jitter", type=float, default=0.05, help="start shift U(0, J) s")
     ap.add_argument("--queues", default="DRR,DropTail")
+    ap.add_argument(
+        "--vary-seed",
+        action="store_true",
+        help="member m also runs with seed m (ns-2: each agent's boot_time_, its RTT tick phase)",
+    )
     ap.add_argument("--out", help="write every member's numbers to this JSON file")
     a = ap.parse_args()
     res: dict = {}
@@ -115,8 +127,9 @@ def main() -> None:
             rows = []
             for m in range(a.members + 1):
                 st = starts(m, a.jitter)
-                r = run_ns2(q, st) if sim == "ns-2" else run_bufferlab(q, st, a.runner)
-                rows.append({"member": m, "starts": st, **r})
+                seed = m if a.vary_seed and m > 0 else 1
+                r = run_ns2(q, st, seed) if sim == "ns-2" else run_bufferlab(q, st, a.runner, seed)
+                rows.append({"member": m, "seed": seed, "starts": st, **r})
             res[f"{q}/{sim}"] = rows
             print(
                 f"{q:8} {sim:9} member 0: std {statistics.pstdev(rows[0]['delivered']):6.1f} "
