@@ -1,8 +1,10 @@
-"""Shared fixtures: the repository's example, small scenarios, and a CLI runner."""
+"""Shared fixtures: the repository's example, small scenarios, a CLI runner, and ns-2.35 (`ns`)
+for the tests that run the same script in both."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -113,6 +115,32 @@ def run_cli(*args: str, cwd: Path = ROOT, columns: int = 200) -> CliResult:
         timeout=300,
     )
     return CliResult(p.returncode, p.stdout, p.stderr)
+
+
+# ns-2.35 (Debian's ns2; `make system-deps` installs it) for the ns-2 script comparisons.
+NS = shutil.which("ns")
+needs_ns = pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+
+
+def run_ns(
+    script: Path, *args: str, cwd: Path, timeout: int = 300
+) -> subprocess.CompletedProcess[str]:
+    """Runs ns-2.35 on a script with its arguments in ``cwd``."""
+    return subprocess.run(
+        ["ns", str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def assert_script_refused(tmp_path: Path, body: str, line: int, message: str) -> None:
+    """`bufferlab run` of the ns-2 script `set ns [new Simulator]` + ``body`` exits 2 with one
+    line naming the script's line ``line`` and saying ``message``."""
+    script = tmp_path / "bad.tcl"
+    script.write_text("set ns [new Simulator]\n" + body)
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 2, r.stderr
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"error: bad.tcl:{line}"), r.stderr
+    assert message in err[0]
 
 
 @pytest.fixture

@@ -7,17 +7,14 @@ exit 2."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from bufferlab import _core
-from conftest import ROOT, run_cli
+from conftest import ROOT, needs_ns, run_cli, run_ns
 
 EX = ROOT / "examples" / "ns2" / "dynamic_apps.tcl"
-NS = shutil.which("ns")
 needs_retime = pytest.mark.skipif(
     not hasattr(getattr(_core, "Session", None), "retime"),
     reason="the compiled core has no Session.retime yet (make build)",
@@ -55,12 +52,12 @@ def test_procs_start_and_stop_applications(tmp_path: Path) -> None:
     assert 560 <= npkts <= 625
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+@needs_ns
 @needs_retime
 def test_dynamic_applications_as_ns2(tmp_path: Path) -> None:
     """ns-2.35 on the same script (2026-11-27): every line the same but flow 2's bytes_,
     1 016 120 in ns-2 against 1 020 280 (0.4 %)."""
-    ns = subprocess.run(["ns", str(EX)], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    ns = run_ns(EX, cwd=tmp_path)
     r = run_cli("run", str(EX), cwd=tmp_path)
     assert r.code == 0, r.stderr
     a, b = _numbers(ns.stdout), _numbers(r.stdout)

@@ -9,26 +9,16 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from bufferlab import _core
-from conftest import ROOT, run_cli
+from conftest import ROOT, assert_script_refused, needs_ns, run_cli, run_ns
 
-NS = shutil.which("ns")
-needs_ns = pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
 needs_session = pytest.mark.skipif(
     not hasattr(_core, "Session"), reason="the compiled core has no Session yet (make build)"
 )
-
-
-def _ns(script: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["ns", str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
 
 
 OTCL = """\
@@ -119,7 +109,7 @@ def test_otcl_classes_behave_as_in_ns2(tmp_path: Path) -> None:
 def test_otcl_expectation_is_ns2s(tmp_path: Path) -> None:
     script = tmp_path / "otcl.tcl"
     script.write_text(OTCL)
-    assert _ns(script, cwd=tmp_path).stdout == OTCL_OUT
+    assert run_ns(script, cwd=tmp_path).stdout == OTCL_OUT
 
 
 EX = ROOT / "examples" / "ns2" / "sampler_class.tcl"
@@ -159,7 +149,7 @@ def test_sampler_class_as_ns2(tmp_path: Path) -> None:
     samples in ns-2, 12.58 / 37.57 / 23.88 in bufferlab)."""
     (tmp_path / "ns").mkdir()
     (tmp_path / "bl").mkdir()
-    _ns(EX, "20", "s.tr", cwd=tmp_path / "ns")
+    run_ns(EX, "20", "s.tr", cwd=tmp_path / "ns")
     r = run_cli("run", str(EX), "20", "s.tr", cwd=tmp_path / "bl")
     assert r.code == 0, r.stderr
     a, b = _samples(tmp_path / "ns" / "s.tr"), _samples(tmp_path / "bl" / "s.tr")
@@ -209,13 +199,7 @@ def test_sampler_class_as_ns2(tmp_path: Path) -> None:
 def test_otcl_errors_exit_2_naming_the_line(
     tmp_path: Path, body: str, line: int, message: str
 ) -> None:
-    script = tmp_path / "bad.tcl"
-    script.write_text("set ns [new Simulator]\n" + body)
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 2, r.stderr
-    err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"error: bad.tcl:{line}"), r.stderr
-    assert message in err[0]
+    assert_script_refused(tmp_path, body, line, message)
 
 
 def test_a_script_catches_its_own_otcl_errors(tmp_path: Path) -> None:
@@ -284,7 +268,7 @@ def test_subclass_of_an_agent_reads_the_engine_through_instvar(tmp_path: Path) -
 def test_watched_expectation_is_ns2s(tmp_path: Path) -> None:
     script = tmp_path / "watched.tcl"
     script.write_text(WATCHED)
-    assert _ns(script, cwd=tmp_path).stdout == WATCHED_OUT
+    assert run_ns(script, cwd=tmp_path).stdout == WATCHED_OUT
 
 
 @needs_session

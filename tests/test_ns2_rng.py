@@ -7,24 +7,12 @@ command given beside each; where `ns` is installed the tests also run it."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from bufferlab.ns2.rng import Package, Stream
-from conftest import run_cli
-
-NS = shutil.which("ns")
-needs_ns = pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
-
-
-def _ns(script: Path, *args: str, cwd: Path) -> str:
-    p = subprocess.run(
-        ["ns", str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
-    return p.stdout
+from conftest import needs_ns, run_cli, run_ns
 
 
 def test_streams_and_substreams_known_values() -> None:
@@ -129,7 +117,7 @@ def test_script_random_values_are_ns2s(tmp_path: Path, run: str, expected: str) 
 def test_reference_values_are_ns2s(tmp_path: Path, run: str, expected: str) -> None:
     script = tmp_path / "reps.tcl"
     script.write_text(REPS)
-    assert _ns(script, run, cwd=tmp_path) == expected
+    assert run_ns(script, run, cwd=tmp_path).stdout == expected
 
 
 JITTER = """\
@@ -192,7 +180,7 @@ def test_jittered_start_times_are_ns2s(tmp_path: Path) -> None:
 def test_jitter_reference_is_ns2s(tmp_path: Path) -> None:
     script = tmp_path / "jitter.tcl"
     script.write_text(JITTER)
-    assert _ns(script, cwd=tmp_path) == JITTER_OUT
+    assert run_ns(script, cwd=tmp_path).stdout == JITTER_OUT
 
 
 def test_seed_option_replaces_the_scripts_seed(tmp_path: Path) -> None:

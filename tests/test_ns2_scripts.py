@@ -9,14 +9,12 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from bufferlab import _core
-from conftest import ROOT, run_cli
+from conftest import ROOT, assert_script_refused, needs_ns, run_cli, run_ns
 
 EX = ROOT / "examples" / "ns2"
 
@@ -162,13 +160,7 @@ puts "not reached"
 def test_unsupported_features_exit_2_naming_the_line(
     tmp_path: Path, body: str, line: int, message: str
 ) -> None:
-    script = tmp_path / "bad.tcl"
-    script.write_text("set ns [new Simulator]\n" + body)
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 2, r.stderr
-    err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith(f"error: bad.tcl:{line}"), r.stderr
-    assert message in err[0]
+    assert_script_refused(tmp_path, body, line, message)
 
 
 @needs_session
@@ -210,17 +202,13 @@ def test_script_arguments_only_for_tcl(tmp_path: Path) -> None:
 
 # -- against ns-2.35 ------------------------------------------------------------------------------
 
-NS = shutil.which("ns")
-
 
 def _ns(script: Path, *args: str, cwd: Path) -> str:
-    p = subprocess.run(
-        ["ns", str(script), *args], cwd=cwd, capture_output=True, text=True, timeout=600
-    )
-    return p.stdout  # trace_awk.tcl ends with exec nam, which fails in ns-2 (exit 1)
+    # the exit code is not checked: trace_awk.tcl ends with exec nam, which fails in ns-2 (exit 1)
+    return run_ns(script, *args, cwd=cwd, timeout=600).stdout
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+@needs_ns
 @needs_session
 def test_same_scripts_as_ns2(tmp_path: Path) -> None:
     (tmp_path / "ns").mkdir()
@@ -266,7 +254,7 @@ def test_same_scripts_as_ns2(tmp_path: Path) -> None:
         assert y == pytest.approx(x, rel=0.15), (n2, m2)
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+@needs_ns
 @pytest.mark.parametrize(("flows", "bw"), [(6, "5Mb"), (3, "2Mb")])
 def test_sfq_is_ns2s_own(tmp_path: Path, flows: int, bw: str) -> None:
     """ns-2's Queue/SFQ (`preset = "ns2"`, sfq.cc's rules) on the bench's peer script, run
@@ -465,7 +453,7 @@ def _peer_both(script: str, args: list[str], tmp: Path) -> tuple[dict, dict]:
     return ns, json.loads(bl.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+@needs_ns
 @needs_peers
 @needs_session
 @pytest.mark.parametrize(
@@ -539,7 +527,7 @@ def test_variable_traces_write_each_change_in_ns2s_format(tmp_path: Path) -> Non
     assert acks == sorted(acks) and len(acks) > 100
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+@needs_ns
 @needs_session
 def test_variable_traces_as_ns2(tmp_path: Path) -> None:
     """The same cwnd_/ack_ trace under ns-2.35: as many ack_ lines (one per new ACK) and

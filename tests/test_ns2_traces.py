@@ -5,17 +5,14 @@ file, and against ns-2.35 itself the same lines."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from bufferlab import _core
-from conftest import run_cli
+from conftest import needs_ns, run_cli, run_ns
 
-NS = shutil.which("ns")
 needs_session = pytest.mark.skipif(
     not hasattr(_core, "Session"), reason="the compiled core has no Session yet (make build)"
 )
@@ -99,7 +96,7 @@ def test_trace_queue_without_trace_all(tmp_path: Path, monkeypatch: pytest.Monke
     assert list((tmp_path / "tmp").iterdir()) == []
 
 
-@pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
+@needs_ns
 @needs_session
 def test_trace_queue_as_ns2(tmp_path: Path) -> None:
     """The same script under ns-2.35: each file has as many lines of each event, and the
@@ -109,7 +106,7 @@ def test_trace_queue_as_ns2(tmp_path: Path) -> None:
     for d in ("ns", "bl"):
         (tmp_path / d).mkdir()
         (tmp_path / d / "tq.tcl").write_text(TWO_HOP)
-    subprocess.run(["ns", "tq.tcl"], cwd=tmp_path / "ns", capture_output=True, timeout=300)
+    run_ns(Path("tq.tcl"), cwd=tmp_path / "ns")
     r = run_cli("run", "tq.tcl", cwd=tmp_path / "bl")
     assert r.code == 0, r.stderr
     for name in ("q12.tr", "q21.tr"):
