@@ -43,8 +43,9 @@ def execute_run(
     With ``stage`` (a path prefix in the store's series folder, on a file system the store
     sees) the worker also does the heavy part of recording: it parses the report and writes
     its time series as Parquet files under temporary names, and returns
-    ``{"ok": True, "report_obj": <report without series>, "report_text": <its JSON>, "rows":
-    <metric-table rows>, "series_staged": [...]}``. The
+    ``{"ok": True, "report_head": <the report's top-level numbers and fairness>,
+    "report_text": <its JSON without series>, "rows": <a RowBatch per metric table>,
+    "series_staged": [...]}``. The
     store's own thread is then left with small inserts, so it does not become the sweep's
     bottleneck (measured in docs/performance.md, "Sweeps").
 
@@ -88,15 +89,19 @@ def execute_run(
         }
     if stage is None:
         return {"ok": True, "report": text, "wall_s": time.perf_counter() - t0}
-    from bufferlab.experiments.store import report_rows, stage_series
+    from bufferlab.experiments.store import report_rows, row_batch, stage_series
 
     report = json.loads(text)
     staged = stage_series(stage, report.pop("series", None) or {})
     return {
         "ok": True,
-        "report_obj": report,
+        # What the runs table takes from the report (its numbers and fairness); the rest
+        # travels once, as text and as typed rows.
+        "report_head": {
+            k: v for k, v in report.items() if k == "fairness" or not isinstance(v, dict | list)
+        },
         "report_text": json.dumps(report),
-        "rows": report_rows(report),
+        "rows": {t: row_batch(rows) for t, rows in report_rows(report).items()},
         "series_staged": staged,
         "wall_s": time.perf_counter() - t0,
     }
@@ -219,20 +224,21 @@ def run_sweep(
                 progress("run", done, failed, len(todo), skipped)
 
         if todo:
-            if cluster is not None:
-                # Dask workers may not see this file system: they return the report whole.
-                args = [_args_for(sw, spec, run_limits) for spec in todo]
-                _run_dask(cluster, todo, args, record)
-            else:
-                args = [
-                    (*_args_for(sw, spec, run_limits), store.series_prefix(sweep_id, spec.key))
-                    for spec in todo
-                ]
-                # Decided on the sweep's size, not on what is left of it: a resumed sweep
-                # runs on the executor the command announced.
-                kind = local_executor(executor, jobs or default_jobs(), len(runs))
-                n = min(jobs or default_jobs(), len(todo))  # no idle worker to start
-                _run_local(todo, args, record, n, kind, store.write_failed)
+            with store.recording():
+                if cluster is not None:
+                    # Dask workers may not see this file system: they return the report whole.
+                    args = [_args_for(sw, spec, run_limits) for spec in todo]
+                    _run_dask(cluster, todo, args, record)
+                else:
+                    args = [
+                        (*_args_for(sw, spec, run_limits), store.series_prefix(sweep_id, spec.key))
+                        for spec in todo
+                    ]
+                    # Decided on the sweep's size, not on what is left of it: a resumed sweep
+                    # runs on the executor the command announced.
+                    kind = local_executor(executor, jobs or default_jobs(), len(runs))
+                    n = min(jobs or default_jobs(), len(todo))  # no idle worker to start
+                    _run_local(todo, args, record, n, kind, store.write_failed)
         wall = time.perf_counter() - t0
         return SweepOutcome(sw.name, len(runs), skipped, done, failed, wall, left, first_error)
     finally:

@@ -21,7 +21,8 @@ import datetime as dt
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -129,6 +130,20 @@ class Store:
 
     def __enter__(self) -> Store:
         return self
+
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[None]:
+        """Writes runs on one DuckDB thread for the duration of a sweep: each run's inserts are
+        a few hundred rows, and DuckDB's parallel plan for them waits for a second thread that
+        the sweep's workers keep busy (a 100-flow run's flows insert: 11.9 ms on two threads,
+        3.6 ms on one; docs/performance.md, "Sweeps"). The setting is restored after, for
+        queries."""
+        (before,) = self.con.execute("SELECT current_setting('threads')").fetchone()
+        self.con.execute("SET threads = 1")
+        try:
+            yield
+        finally:
+            self.con.execute(f"SET threads = {int(before)}")
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -249,7 +264,7 @@ class Store:
             # A worker may have parsed the report and written its series already (see
             # bufferlab.experiments.execute.execute_run's ``stage``): then only small rows are
             # left to do here.
-            report = result.get("report_obj") or json.loads(result["report"])
+            report = result.get("report_head") or json.loads(result["report"])
             tables = result.get("rows") or report_rows(report)
             if "series_staged" in result:
                 series_files = self._commit_staged(result["series_staged"])
@@ -356,19 +371,16 @@ class Store:
             self._keys[sweep_id] = {r[0] for r in rows}
         return self._keys[sweep_id]
 
-    def _insert_rows(self, table: str, key: str, sweep_id: int, rows: list[dict[str, Any]]) -> None:
-        """Inserts report rows; a table is created from the first rows it gets, and report
-        fields it has not seen yet become new columns (the report only ever adds fields)."""
-        if not rows:
+    def _insert_rows(
+        self, table: str, key: str, sweep_id: int, rows: list[dict[str, Any]] | RowBatch
+    ) -> None:
+        """Inserts report rows (or a worker's :class:`RowBatch` of them); a table is created
+        from the first rows it gets, and report fields it has not seen yet become new columns
+        (the report only ever adds fields)."""
+        batch = rows if isinstance(rows, RowBatch) else row_batch(rows)
+        if not batch.columns:
             return
-        cols: dict[str, str] = {}  # column -> type of its first non-null value (DOUBLE if none)
-        for r in rows:
-            for c, v in r.items():
-                if v is not None and cols.get(c) is None:
-                    cols[c] = _sql_type(v)
-                else:
-                    cols.setdefault(c, None)  # type: ignore[arg-type]
-        cols = {c: t or "DOUBLE" for c, t in cols.items()}
+        cols = batch.columns
         schema = self._table_columns()
         con = self.con
         if table not in schema:
@@ -386,42 +398,30 @@ class Store:
                     schema[table].append(c)
         names = ["run_key", "sweep_id", *cols]
         quoted = ", ".join(f'"{c}"' for c in names)
-        if self._insert_arrow(table, quoted, names, key, sweep_id, rows, cols):
+        if self._insert_arrow(table, quoted, key, sweep_id, batch):
             return
         # Values Arrow cannot type in one column (a float after integers, a huge integer):
         # one statement with every row (DuckDB's executemany costs a statement per row).
+        plain = batch.rows if batch.rows is not None else batch.arrow.to_pylist()
         one = "(" + ", ".join("?" * len(names)) + ")"
-        sql = f"INSERT INTO {table} ({quoted}) VALUES {', '.join([one] * len(rows))}"
-        con.execute(sql, [v for r in rows for v in (key, sweep_id, *(r.get(c) for c in cols))])
+        sql = f"INSERT INTO {table} ({quoted}) VALUES {', '.join([one] * len(plain))}"
+        con.execute(sql, [v for r in plain for v in (key, sweep_id, *(r.get(c) for c in cols))])
 
     def _insert_arrow(
-        self,
-        table: str,
-        quoted: str,
-        names: list[str],
-        key: str,
-        sweep_id: int,
-        rows: list[dict[str, Any]],
-        cols: dict[str, str],
+        self, table: str, quoted: str, key: str, sweep_id: int, batch: RowBatch
     ) -> bool:
         """Inserts the rows as one Arrow table that DuckDB scans: a run of a 100-flow scenario
         (700 rows in three tables) took 200 ms as a statement of bound parameters, a few ms so
-        (docs/performance.md, "Sweeps"). False, having written nothing, when a column's values
-        do not fit one Arrow type."""
+        (docs/performance.md, "Sweeps"). False, having written nothing, when the batch has no
+        Arrow table (a column's values do not fit one Arrow type)."""
         import pyarrow as pa
 
-        # The SQL types `_sql_type` gives; HUGEINT has no Arrow type (such rows go the slow way).
-        types = {"BOOLEAN": pa.bool_(), "BIGINT": pa.int64(), "VARCHAR": pa.string()}
-        types["DOUBLE"] = pa.float64()
-        n = len(rows)
-        try:
-            arrays = [pa.array([key] * n, pa.string()), pa.array([sweep_id] * n, pa.int32())]
-            for c, t in cols.items():
-                arrays.append(pa.array([r.get(c) for r in rows], type=types.get(t)))
-            batch = pa.Table.from_arrays(arrays, names=names)
-        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+        if batch.arrow is None:
             return False
-        self.con.register("_bufferlab_rows", batch)
+        n = batch.arrow.num_rows
+        keyed = batch.arrow.add_column(0, "sweep_id", pa.array([sweep_id] * n, pa.int32()))
+        keyed = keyed.add_column(0, "run_key", pa.array([key] * n, pa.string()))
+        self.con.register("_bufferlab_rows", keyed)
         try:
             self.con.execute(f"INSERT INTO {table} ({quoted}) SELECT * FROM _bufferlab_rows")
         finally:
@@ -524,6 +524,44 @@ class Store:
     def report(self, run_key: str) -> dict[str, Any] | None:
         row = self.con.execute("SELECT report FROM runs WHERE run_key = ?", [run_key]).fetchone()
         return json.loads(row[0]) if row and row[0] else None
+
+
+@dataclass
+class RowBatch:
+    """One run's rows for one metric table, typed as the store stores them. A sweep's worker
+    builds it (:func:`row_batch`), so that the store's thread, which every worker waits on, is
+    left with the insert (docs/performance.md, "Sweeps")."""
+
+    #: each column and the SQL type of its first non-null value (DOUBLE if it has none)
+    columns: dict[str, str]
+    #: the values as one Arrow table with those columns, or None when a column's values do
+    #: not fit one Arrow type (then ``rows`` holds them, for an insert of bound parameters)
+    arrow: Any
+    rows: list[dict[str, Any]] | None
+
+
+def row_batch(rows: list[dict[str, Any]]) -> RowBatch:
+    """Types report rows for the store: the columns in order of appearance, each with the type
+    of its first non-null value, and the values as Arrow arrays of those types."""
+    import pyarrow as pa
+
+    cols: dict[str, str] = {}
+    for r in rows:
+        for c, v in r.items():
+            if v is not None and cols.get(c) is None:
+                cols[c] = _sql_type(v)
+            else:
+                cols.setdefault(c, None)  # type: ignore[arg-type]
+    cols = {c: t or "DOUBLE" for c, t in cols.items()}
+    # The SQL types `_sql_type` gives; HUGEINT has no Arrow type (such rows go the slow way).
+    types = {"BOOLEAN": pa.bool_(), "BIGINT": pa.int64(), "VARCHAR": pa.string()}
+    types["DOUBLE"] = pa.float64()
+    try:
+        arrays = [pa.array([r.get(c) for r in rows], type=types.get(t)) for c, t in cols.items()]
+        arrow = pa.Table.from_arrays(arrays, names=list(cols)) if cols else None
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, OverflowError):
+        return RowBatch(cols, None, rows)
+    return RowBatch(cols, arrow, None)
 
 
 def _sql_type(v: Any) -> str:
