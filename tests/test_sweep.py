@@ -671,3 +671,41 @@ def test_sweep_run_limits_fail_the_runs_they_stop(tmp_path, cli):
     assert "0 ok, 2 failed" in r.stderr and "--max-memory 20 MB" in r.stderr, r.stderr
     bad = cli("sweep", str(sweep), "--db", "r.duckdb", "-q", "--max-wall", "soon", cwd=tmp_path)
     assert bad.code == 2 and '--max-wall: "soon" is not a time' in bad.stderr
+
+
+def test_runs_recorded_together_equal_runs_recorded_one_by_one(tmp_path):
+    """Runs that finish together are written in one transaction with one insert per table
+    (group commit); the store then holds exactly what recording them one by one gives, also
+    when one of them failed and when one's rows take the slow path (no Arrow type)."""
+    from bufferlab.experiments.execute import _args_for, execute_run
+    from bufferlab.experiments.store import RowBatch
+
+    sw = load_sweep(write_sweep(tmp_path, SWEEP))
+    specs = sw.runs()[:3]
+    results = {}
+    for db in ("one.duckdb", "group.duckdb"):
+        with Store(tmp_path / db) as st:
+            sid = st.register_sweep(sw)
+            out = []
+            for spec in specs:
+                out.append(
+                    (spec, execute_run(*_args_for(sw, spec), st.series_prefix(sid, spec.key)))
+                )
+            # the second run's flows as plain rows with a value beyond 64 bits (slow path)
+            rows = out[1][1]["rows"]["flows"].arrow.to_pylist()
+            rows[0]["huge"] = 2**64
+            out[1][1]["rows"]["flows"] = rows
+            out[2] = (out[2][0], {"ok": False, "error": "boom", "error_kind": "Test"})
+            if db == "one.duckdb":
+                for spec, result in out:
+                    st.record_run(sid, sw, spec, result)
+            else:
+                assert isinstance(out[0][1]["rows"]["flows"], RowBatch)
+                st.record_runs(sid, sw, out)
+            runs = st.con.execute(
+                "SELECT run_key, status, error, events FROM runs ORDER BY run_key"
+            ).fetchall()
+        results[db] = (_tables(tmp_path / db), runs)
+    one, group = results["one.duckdb"], results["group.duckdb"]
+    assert all(one[0].values()) and one == group
+    assert [r[1] for r in one[1]].count("failed") == 1

@@ -202,26 +202,28 @@ def run_sweep(
         if progress:
             progress("start", 0, 0, len(todo), skipped)
 
-        def record(spec: RunSpec, result: Mapping[str, Any]) -> None:
+        def record(finished: Sequence[tuple[RunSpec, Mapping[str, Any]]]) -> None:
+            """Records runs that finished together, in one transaction."""
             nonlocal done, failed, first_error, first_order
             with _ctrl_c_after():
-                store.record_run(sweep_id, sw, spec, result)
-            if result.get("ok"):
-                done += 1
-            else:
-                failed += 1
-                # The first failure in grid order (not in completion order, which depends on
-                # the workers): the same message whatever the number of workers.
-                order = (spec.point.index, spec.replication)
-                if first_error is None or order < first_order:
-                    first_order = order
-                    first_error = (
-                        f"point {spec.point.index} ({spec.point.label()}), "
-                        f"replication {spec.replication}: "
-                        f"{result.get('error')}"
-                    )
-            if progress:
-                progress("run", done, failed, len(todo), skipped)
+                store.record_runs(sweep_id, sw, finished)
+            for spec, result in finished:
+                if result.get("ok"):
+                    done += 1
+                else:
+                    failed += 1
+                    # The first failure in grid order (not in completion order, which depends
+                    # on the workers): the same message whatever the number of workers.
+                    order = (spec.point.index, spec.replication)
+                    if first_error is None or order < first_order:
+                        first_order = order
+                        first_error = (
+                            f"point {spec.point.index} ({spec.point.label()}), "
+                            f"replication {spec.replication}: "
+                            f"{result.get('error')}"
+                        )
+                if progress:
+                    progress("run", done, failed, len(todo), skipped)
 
         if todo:
             with store.recording():
@@ -282,7 +284,7 @@ def _args_for(
 def _run_local(
     todo: list[RunSpec],
     args: list[tuple[Any, ...]],
-    record: Callable[[RunSpec, Mapping[str, Any]], None],
+    record: Callable[[Sequence[tuple[RunSpec, Mapping[str, Any]]]], None],
     jobs: int,
     executor: str,
     write_failed: Callable[[BaseException], Exception],
@@ -319,22 +321,28 @@ def _run_local(
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
             broken: list[RunSpec] = []
+            ready: list[tuple[RunSpec, Mapping[str, Any]]] = []
+            disk_error: OSError | None = None
             for fut in finished:
                 spec = pending.pop(fut)
                 try:
-                    result = fut.result()
+                    ready.append((spec, fut.result()))
                 except BrokenProcessPool:
                     broken.append(spec)
                     continue
                 except OSError as e:  # its series files could not be written (a full disk)
-                    raise write_failed(e) from None
-                record(spec, result)
+                    disk_error = disk_error or e
+                    continue
                 nxt = next(it, None)
                 if nxt is not None:
                     try:
                         pending[pool.submit(execute_run, *nxt[1])] = nxt[0]
                     except BrokenProcessPool:  # a worker died since: run it with the others
                         broken.append(nxt[0])
+            # Every run that finished while the last ones were recorded, in one transaction.
+            record(sorted(ready, key=lambda r: (r[0].point.index, r[0].replication)))
+            if disk_error is not None:  # after the runs that did finish are kept
+                raise write_failed(disk_error) from None
             if broken:
                 # A worker process died (killed, e.g. by the out-of-memory killer): the pool is
                 # gone with every run in it. Run each of those again alone, so that the one that
@@ -344,7 +352,7 @@ def _run_local(
                 pending.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
                 for spec in sorted(broken, key=lambda s: (s.point.index, s.replication)):
-                    record(spec, _run_alone(args_of[spec.key]))
+                    record([(spec, _run_alone(args_of[spec.key]))])
                 pool = pool_cls(max_workers=jobs)
                 for spec, a in itertools.islice(it, window):
                     pending[pool.submit(execute_run, *a)] = spec
@@ -401,7 +409,7 @@ def _run_dask(
     cluster: str | Any,
     todo: list[RunSpec],
     args: list[tuple[str, str, list[str], int, dict | None]],
-    record: Callable[[RunSpec, Mapping[str, Any]], None],
+    record: Callable[[Sequence[tuple[RunSpec, Mapping[str, Any]]]], None],
 ) -> None:
     try:
         from distributed import Client, as_completed
@@ -428,7 +436,7 @@ def _run_dask(
                 result = fut.result()
             except Exception as e:  # the worker died or the task could not run
                 result = {"ok": False, "error": f"{type(e).__name__}: {e}", "error_kind": "Dask"}
-            record(spec, result)
+            record([(spec, result)])
     finally:
         if isinstance(cluster, str):
             client.close()

@@ -21,7 +21,7 @@ import datetime as dt
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -250,6 +250,61 @@ class Store:
     ) -> None:
         """Writes one finished run (ok or failed) in one transaction, replacing an earlier
         attempt with the same key."""
+        self.record_runs(sweep_id, sweep, [(spec, result)])
+
+    def record_runs(
+        self,
+        sweep_id: int,
+        sweep: Sweep,
+        finished: Sequence[tuple[RunSpec, Mapping[str, Any]]],
+    ) -> None:
+        """Writes runs that finished together in one transaction (all or none), each replacing
+        an earlier attempt with the same key. A sweep hands over every run its workers finished
+        while it recorded the last ones: one commit and one insert per table for all of them
+        (group commit), so that the recording keeps up when the machine is busy."""
+        if not finished:
+            return
+        prepared = [self._run_row(sweep_id, sweep, spec, result) for spec, result in finished]
+        con = self.con
+        seen = self._seen_keys(sweep_id)
+        con.begin()
+        try:
+            for spec, row, _, series_files in prepared:
+                if spec.key in seen:
+                    for t in ("runs", "series", *METRIC_TABLES):
+                        if t in ("runs", "series") or t in self._table_columns():
+                            con.execute(f"DELETE FROM {t} WHERE run_key = ?", [spec.key])
+                con.execute(f"INSERT INTO runs VALUES ({', '.join('?' * len(row))})", row)
+                for kind, path, n in series_files:
+                    con.execute(
+                        "INSERT INTO series VALUES (?, ?, ?, ?, ?)",
+                        [spec.key, sweep_id, kind, path, n],
+                    )
+            for table in dict.fromkeys(t for _, _, tables, _ in prepared for t in tables):
+                self._insert_tables(
+                    table,
+                    sweep_id,
+                    [
+                        (spec.key, tables[table])
+                        for spec, _, tables, _ in prepared
+                        if table in tables
+                    ],
+                )
+            con.commit()
+        except BaseException as e:
+            with contextlib.suppress(Exception):  # the failed commit may have ended it already
+                con.rollback()
+            self._schema = None  # a rolled-back CREATE or ALTER
+            if _is_write_failure(e):
+                raise self.write_failed(e) from None
+            raise
+        seen.update(spec.key for spec, _ in finished)
+
+    def _run_row(
+        self, sweep_id: int, sweep: Sweep, spec: RunSpec, result: Mapping[str, Any]
+    ) -> tuple[RunSpec, list[Any], dict[str, Any], list[tuple[str, str, int]]]:
+        """A finished run's row of the runs table, its metric rows by table and its series
+        files (moved to their final names)."""
         from bufferlab import __version__
 
         sc = sweep.scenario_of(spec)
@@ -257,7 +312,7 @@ class Store:
             json.dumps([sc.text, list(sc.overrides), spec.seed]).encode()
         ).hexdigest()[:16]
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        tables: dict[str, list[dict[str, Any]]] = {}
+        tables: dict[str, Any] = {}
         series_files: list[tuple[str, str, int]] = []
         report: dict[str, Any] | None = None
         if result.get("ok"):
@@ -296,29 +351,7 @@ class Store:
             now,
             slim,
         ]
-        con = self.con
-        con.begin()
-        try:
-            if spec.key in self._seen_keys(sweep_id):
-                for t in ("runs", "series", *METRIC_TABLES):
-                    if t in ("runs", "series") or t in self._table_columns():
-                        con.execute(f"DELETE FROM {t} WHERE run_key = ?", [spec.key])
-            con.execute(f"INSERT INTO runs VALUES ({', '.join('?' * len(row))})", row)
-            for table, rows in tables.items():
-                self._insert_rows(table, spec.key, sweep_id, rows)
-            for kind, path, n in series_files:
-                con.execute(
-                    "INSERT INTO series VALUES (?, ?, ?, ?, ?)", [spec.key, sweep_id, kind, path, n]
-                )
-            con.commit()
-        except BaseException as e:
-            with contextlib.suppress(Exception):  # the failed commit may have ended it already
-                con.rollback()
-            self._schema = None  # a rolled-back CREATE or ALTER
-            if _is_write_failure(e):
-                raise self.write_failed(e) from None
-            raise
-        self._seen_keys(sweep_id).add(spec.key)
+        return spec, row, tables, series_files
 
     def forget_sweep_runs(self, sweep_id: int) -> int:
         """Deletes every run of a sweep (its rows and series files), so that running it again
@@ -374,13 +407,49 @@ class Store:
     def _insert_rows(
         self, table: str, key: str, sweep_id: int, rows: list[dict[str, Any]] | RowBatch
     ) -> None:
-        """Inserts report rows (or a worker's :class:`RowBatch` of them); a table is created
-        from the first rows it gets, and report fields it has not seen yet become new columns
-        (the report only ever adds fields)."""
-        batch = rows if isinstance(rows, RowBatch) else row_batch(rows)
-        if not batch.columns:
-            return
-        cols = batch.columns
+        """Inserts one run's report rows (or a worker's :class:`RowBatch` of them)."""
+        self._insert_tables(table, sweep_id, [(key, rows)])
+
+    def _insert_tables(
+        self,
+        table: str,
+        sweep_id: int,
+        runs: Sequence[tuple[str, list[dict[str, Any]] | RowBatch]],
+    ) -> None:
+        """Inserts the rows of runs (run key, rows or a :class:`RowBatch`) into a metric table:
+        runs whose columns agree go in one Arrow insert. A table is created from the first rows
+        it gets, and report fields it has not seen yet become new columns (the report only
+        ever adds fields)."""
+        batches = [(k, r if isinstance(r, RowBatch) else row_batch(r)) for k, r in runs]
+        batches = [(k, b) for k, b in batches if b.columns]
+        while batches:
+            key, first = batches[0]
+            same = 1
+            while (
+                same < len(batches)
+                and first.arrow is not None
+                and batches[same][1].arrow is not None
+                and batches[same][1].columns == first.columns
+            ):
+                same += 1
+            group, batches = batches[:same], batches[same:]
+            cols = first.columns
+            self._ensure_columns(table, cols)
+            names = ["run_key", "sweep_id", *cols]
+            quoted = ", ".join(f'"{c}"' for c in names)
+            if self._insert_arrow(table, quoted, sweep_id, group):
+                continue
+            # Values Arrow cannot type in one column (a float after integers, a huge integer):
+            # one statement with every row (DuckDB's executemany costs a statement per row).
+            for key, batch in group:
+                plain = batch.rows if batch.rows is not None else batch.arrow.to_pylist()
+                one = "(" + ", ".join("?" * len(names)) + ")"
+                sql = f"INSERT INTO {table} ({quoted}) VALUES {', '.join([one] * len(plain))}"
+                values = [v for r in plain for v in (key, sweep_id, *(r.get(c) for c in cols))]
+                self.con.execute(sql, values)
+
+    def _ensure_columns(self, table: str, cols: Mapping[str, str]) -> None:
+        """Creates the table, or adds the columns it lacks."""
         schema = self._table_columns()
         con = self.con
         if table not in schema:
@@ -396,32 +465,25 @@ class Store:
                 if c not in have:
                     con.execute(f'ALTER TABLE {table} ADD COLUMN "{c}" {t}')
                     schema[table].append(c)
-        names = ["run_key", "sweep_id", *cols]
-        quoted = ", ".join(f'"{c}"' for c in names)
-        if self._insert_arrow(table, quoted, key, sweep_id, batch):
-            return
-        # Values Arrow cannot type in one column (a float after integers, a huge integer):
-        # one statement with every row (DuckDB's executemany costs a statement per row).
-        plain = batch.rows if batch.rows is not None else batch.arrow.to_pylist()
-        one = "(" + ", ".join("?" * len(names)) + ")"
-        sql = f"INSERT INTO {table} ({quoted}) VALUES {', '.join([one] * len(plain))}"
-        con.execute(sql, [v for r in plain for v in (key, sweep_id, *(r.get(c) for c in cols))])
 
     def _insert_arrow(
-        self, table: str, quoted: str, key: str, sweep_id: int, batch: RowBatch
+        self, table: str, quoted: str, sweep_id: int, group: Sequence[tuple[str, RowBatch]]
     ) -> bool:
-        """Inserts the rows as one Arrow table that DuckDB scans: a run of a 100-flow scenario
-        (700 rows in three tables) took 200 ms as a statement of bound parameters, a few ms so
-        (docs/performance.md, "Sweeps"). False, having written nothing, when the batch has no
-        Arrow table (a column's values do not fit one Arrow type)."""
+        """Inserts the runs' rows (the same columns) as one Arrow table that DuckDB scans: a
+        run of a 100-flow scenario (700 rows in three tables) took 200 ms as a statement of
+        bound parameters, a few ms so (docs/performance.md, "Sweeps"). False, having written
+        nothing, when a batch has no Arrow table (a column's values do not fit one Arrow
+        type)."""
         import pyarrow as pa
 
-        if batch.arrow is None:
+        if any(batch.arrow is None for _, batch in group):
             return False
-        n = batch.arrow.num_rows
-        keyed = batch.arrow.add_column(0, "sweep_id", pa.array([sweep_id] * n, pa.int32()))
-        keyed = keyed.add_column(0, "run_key", pa.array([key] * n, pa.string()))
-        self.con.register("_bufferlab_rows", keyed)
+        parts = []
+        for key, batch in group:
+            n = batch.arrow.num_rows
+            keyed = batch.arrow.add_column(0, "sweep_id", pa.array([sweep_id] * n, pa.int32()))
+            parts.append(keyed.add_column(0, "run_key", pa.array([key] * n, pa.string())))
+        self.con.register("_bufferlab_rows", pa.concat_tables(parts))
         try:
             self.con.execute(f"INSERT INTO {table} ({quoted}) SELECT * FROM _bufferlab_rows")
         finally:
