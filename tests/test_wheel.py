@@ -18,10 +18,10 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def wheel_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dist = tmp_path_factory.mktemp("dist")
-    maturin = Path(sys.executable).parent / "maturin"
-    # The same command `make wheel` runs, into a directory of the test's own.
+    # The script `make wheel` runs, into a directory of the test's own, without its
+    # profile-guided steps (three builds; the wheel is the same package, only slower).
     subprocess.run(
-        [str(maturin), "build", "--profile", "fast", "--out", str(dist)],
+        [sys.executable, str(ROOT / "tools" / "pgo_wheel.py"), "--no-pgo", "--out", str(dist)],
         cwd=ROOT,
         check=True,
         capture_output=True,
