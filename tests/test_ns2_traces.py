@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bufferlab import _core
-from conftest import needs_ns, run_cli, run_ns
+from conftest import ROOT, needs_ns, run_cli, run_ns
 
 needs_session = pytest.mark.skipif(
     not hasattr(_core, "Session"), reason="the compiled core has no Session yet (make build)"
@@ -116,45 +116,11 @@ def test_trace_queue_as_ns2(tmp_path: Path) -> None:
         assert [[ln[i] for i in key] for ln in a] == [[ln[i] for i in key] for ln in b]
 
 
-# A link made before trace-all (n0-n1, not in all.tr), the classic `$link trace`, the ACK
-# direction traced a second time into the trace-all file, the bottleneck queue's drops handed
-# to a Drop trace of their own, and a trace object never attached.
-HAND = """\
-set ns [new Simulator]
-set n0 [$ns node]
-set n1 [$ns node]
-set n2 [$ns node]
-$ns duplex-link $n0 $n1 10Mb 2ms DropTail
-set all [open all.tr w]
-$ns trace-all $all
-$ns duplex-link $n1 $n2 1Mb 10ms DropTail
-$ns queue-limit $n1 $n2 5
-set f01 [open l01.tr w]
-[$ns link $n0 $n1] trace $ns $f01
-$ns trace-queue $n2 $n1 $all
-set fd [open drops.tr w]
-set dt [$ns create-trace Drop $fd $n1 $n2]
-$dt target [$ns set nullAgent_]
-[[$ns link $n1 $n2] queue] drop-target $dt
-set fe [open enq.tr w]
-set et [$ns create-trace Enque $fe $n0 $n1]
-set tcp [new Agent/TCP/Reno]
-$tcp set fid_ 3
-set sink [new Agent/TCPSink]
-$ns attach-agent $n0 $tcp
-$ns attach-agent $n2 $sink
-$ns connect $tcp $sink
-set ftp [$tcp attach-source FTP]
-$ns at 0.1 "$ftp start"
-proc finish {} {
-    global ns all f01 fd fe
-    $ns flush-trace
-    close $all; close $f01; close $fd; close $fe
-    exit 0
-}
-$ns at 3.0 finish
-$ns run
-"""
+# examples/ns2/link_traces.tcl: a link made before trace-all (n0-n1, not in all.tr), the
+# classic `$link trace`, the ACK direction traced a second time into the trace-all file, the
+# bottleneck queue's drops handed to a Drop trace of their own, and a trace object never
+# attached.
+HAND = (ROOT / "examples" / "ns2" / "link_traces.tcl").read_text()
 
 # trace-all after the first link and nothing else: only the later link is traced.
 AFTER = HAND.split("set f01 [open l01.tr w]")[0] + HAND[HAND.index("set tcp [new") :].replace(
