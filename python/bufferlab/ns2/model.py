@@ -484,6 +484,13 @@ class Network:
             flow["tcp"] = tcp_options(ag, warn)
         else:
             flow["header"] = "0B"  # ns-2's UDP agent adds no header to packetSize_
+            # UdpAgent::sendmsg (udp.cc): a message larger than the agent's packetSize_ goes
+            # out as packets of packetSize_ bytes and one of the remainder
+            mtu = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+            if mtu <= 0:
+                raise Ns2Error(f"{ag.cls} {ag.handle} packetSize_ {mtu}: must be positive")
+            if int(number(app.vars["packetSize_"], "packet size")) > mtu:
+                flow["max_datagram"] = f"{mtu}B"
         return flow
 
 
@@ -585,14 +592,6 @@ def traffic_app(app: App, ag: Agent) -> dict[str, Any]:
             "on_time": on_t,
             "off_time": off_t,
         }
-    if is_a(ag.cls, "Agent/UDP"):
-        mtu = int(number(ag.vars.get("packetSize_", "1000")))
-        if size > mtu:
-            raise Ns2Error(
-                f"{app.cls} packetSize_ {size} is larger than the UDP agent's packetSize_ {mtu}: "
-                "ns-2 would split each message into several packets, which is not modelled; "
-                "raise the agent's packetSize_"
-            )
     return out
 
 
