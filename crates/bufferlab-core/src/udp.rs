@@ -22,6 +22,8 @@ pub struct UdpSender {
     shift: SimTime,
     /// Held until a start comes (`retime` with `SimTime::MAX`).
     held: bool,
+    /// The largest datagram: a larger message goes out as several (`with_max_datagram`).
+    max_datagram: u32,
 }
 
 impl UdpSender {
@@ -37,7 +39,28 @@ impl UdpSender {
             next_seq: 0,
             shift: SimTime::ZERO,
             held: false,
+            max_datagram: u32::MAX,
         }
+    }
+
+    /// Splits each message larger than `max` bytes into datagrams sent at once: floor(size /
+    /// max) of `max` bytes, then one of the remainder if any, numbered one after the other,
+    /// as ns-2.35's `UdpAgent::sendmsg` (udp.cc) splits a message larger than the agent's
+    /// `packetSize_`. `None`: one datagram per message.
+    pub fn with_max_datagram(mut self, max: Option<u32>) -> Self {
+        self.max_datagram = max.unwrap_or(u32::MAX).max(1);
+        self
+    }
+
+    fn send_datagram(&mut self, size: u32, cx: &mut EndpointCtx) {
+        cx.send(Packet {
+            kind: PacketKind::UdpData,
+            size,
+            payload: size.saturating_sub(self.header),
+            seq: self.next_seq,
+            ..Packet::default()
+        });
+        self.next_seq += 1;
     }
 }
 
@@ -49,14 +72,13 @@ impl Endpoint for UdpSender {
             if at > cx.now || at >= self.stop {
                 break;
             }
-            cx.send(Packet {
-                kind: PacketKind::UdpData,
-                size,
-                payload: size.saturating_sub(self.header),
-                seq: self.next_seq,
-                ..Packet::default()
-            });
-            self.next_seq += 1;
+            let max = self.max_datagram;
+            for _ in 0..size / max {
+                self.send_datagram(max, cx);
+            }
+            if size % max > 0 {
+                self.send_datagram(size % max, cx);
+            }
             let shift = self.shift;
             self.pending = self.gen.next(&mut self.rng).map(|(t, s)| (t + shift, s));
         }

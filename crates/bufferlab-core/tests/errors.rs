@@ -376,3 +376,26 @@ fn a_flow_name_used_twice_is_an_error_naming_the_entry() {
         "{e}"
     );
 }
+
+// ---- max_datagram (ns-2's Agent/UDP packetSize_ splitting a larger message) ----
+#[test]
+fn max_datagram_no_larger_than_the_header_or_on_tcp_is_an_error() {
+    let small = with(
+        "app = { kind = \"cbr\"",
+        "max_datagram = \"28B\"\napp = { kind = \"cbr\"",
+    );
+    let e = run_err(&small, &[]);
+    assert!(
+        e.contains("flows[0].max_datagram") && e.contains("larger than the 28B header"),
+        "{e}"
+    );
+    let tcp = with(
+        "app = { kind = \"cbr\", rate = \"1Mbps\" }",
+        "max_datagram = \"1000B\"\napp = { kind = \"bulk\" }",
+    );
+    let e = run_err(&tcp, &[]);
+    assert!(
+        e.contains("flows[0].max_datagram") && e.contains("TCP"),
+        "{e}"
+    );
+}

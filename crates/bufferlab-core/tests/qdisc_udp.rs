@@ -445,3 +445,42 @@ app = { kind = "cbr", rate = "12Mbps", packet_size = "1000B" }"#,
     let (u, _) = unit(r#"{ kind = "droptail", limit = "30p" }"#);
     assert_eq!(u, None, "no average, no unit");
 }
+
+/// `max_datagram` splits each message as ns-2's `UdpAgent::sendmsg` (udp.cc): a 2500-byte CBR
+/// message over a 1000-byte maximum is three datagrams (1000, 1000, 500) sent at once, so the
+/// packets triple, the bytes stay, and a message that fits is one datagram.
+#[test]
+fn max_datagram_splits_each_message_into_full_datagrams_and_the_remainder() {
+    let flows = |size: u32, max: &str| {
+        common::Dumbbell::new(1)
+            .duration("1s")
+            .queue(r#"{ kind = "droptail", limit = "1000p" }"#)
+            .flow(&format!(
+                r#"name = "f"
+src = "s0"
+dst = "d0"
+header = "0B"
+{max}
+app = {{ kind = "cbr", rate = "200kbps", packet_size = "{size}B" }}"#
+            ))
+            .toml()
+    };
+    let whole = run_toml(&flows(2500, ""));
+    let split = run_toml(&flows(2500, r#"max_datagram = "1000B""#));
+    let fits = run_toml(&flows(2500, r#"max_datagram = "2500B""#));
+    let (w, s) = (flow(&whole, "f"), flow(&split, "f"));
+    let messages = w["tx_packets"].as_u64().unwrap();
+    assert!(messages >= 9, "{w}");
+    assert_eq!(s["tx_packets"].as_u64().unwrap(), 3 * messages);
+    assert_eq!(s["tx_bytes"], w["tx_bytes"]);
+    assert_eq!(s["rx_bytes"], w["rx_bytes"]);
+    assert_eq!(flow(&fits, "f")["tx_packets"], w["tx_packets"]);
+    // 2000 bytes: exactly two full datagrams, no empty remainder
+    let even = run_toml(&flows(2000, r#"max_datagram = "1000B""#));
+    assert_eq!(
+        flow(&even, "f")["tx_packets"].as_u64().unwrap(),
+        2 * flow(&run_toml(&flows(2000, "")), "f")["tx_packets"]
+            .as_u64()
+            .unwrap()
+    );
+}

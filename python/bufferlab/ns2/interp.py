@@ -34,6 +34,7 @@ from bufferlab.ns2.model import (
     TCP_CC,
     TCP_SINKS,
     TCP_STATE,
+    TRACE_EVENTS,
     TRAFFIC,
     UDP_SINKS,
     VAR_TRACES,
@@ -46,6 +47,7 @@ from bufferlab.ns2.model import (
     Obj,
     Queue,
     QueueMonitor,
+    TraceObj,
     class_chain,
     is_a,
 )
@@ -788,13 +790,19 @@ class Interp:
                 return obj.queue.handle
             if method in ("errormodule", "install-error", "trace-dynamics"):
                 raise Ns2Error(f"link {method}: use $ns lossmodel $em n1 n2")
+            if method == "trace" and len(args) in (2, 3) and self.objects.get(args[0]) is self.sim:
+                if len(args) == 3 and args[2]:
+                    raise Ns2Error(f"$link trace with op {args[2]}: nam traces are not written")
+                return self._trace_link(obj, args[1])
+        if method == "drop-target" and (isinstance(obj, Queue) or obj.cls.startswith("ErrorModel")):
+            return self._drop_target(obj, args)
         if isinstance(obj, Queue) and method in ("attach", "trace"):
             raise Ns2Error(
                 "queue variable traces (ave_, curq_) are not written yet; sample them with a "
                 "proc rescheduled by $ns at ([$q set ave_] works during the run)"
             )
-        if obj.cls.startswith("Trace/") and method in ("target", "attach", "detach"):
-            return ""  # an EDrop trace's target: the null agent, as ns-2 scripts give it
+        if isinstance(obj, TraceObj):
+            return self._trace_obj_method(obj, method, args)
         if isinstance(obj, Rng):
             return self.rng_method(obj, method, args)
         if obj.cls.startswith("RandomVariable"):
@@ -803,7 +811,7 @@ class Interp:
             if method == "unit":
                 obj.vars["unit_"] = args[0] if args else "pkt"
                 return ""
-            if method in ("ranvar", "drop-target", "target"):
+            if method in ("ranvar", "target"):
                 return ""
         if isinstance(obj, QueueMonitor):
             if method == "get-pkts-integrator":
@@ -982,6 +990,8 @@ class Interp:
                     queue=q,
                     duplex=m == "duplex-link",
                 )
+                if net.trace_channel is not None:  # simplex-link: trace-queue n1 n2 $traceall
+                    link.traces.append(net.trace_channel)
                 self._register(link)
                 net.links[(s.id, d.id)] = link
             return ""
@@ -1038,6 +1048,7 @@ class Interp:
                 )
             if self.runner is not None:
                 self._not_while_running("$ns trace-all")
+            net.trace_channel = a[0]
             net.trace_path = str(Path(str(words[1])).resolve())
             return ""
         if m == "create-trace":
@@ -1058,7 +1069,11 @@ class Interp:
             em = self.objects.get(a[0]) if a else None
             if em is None or not em.cls.startswith("ErrorModel") or len(a) != 3:
                 raise Ns2Error(f"usage: $ns {m} $errormodel n1 n2")
+            if self.runner is not None:
+                self._not_while_running(f"$ns {m}")
             net.link(self.node(a[1]), self.node(a[2])).loss = em
+            # SimpleLink errormodule: the link's drophead becomes its drop-target
+            net.drop_targets.pop(em.handle, None)
             return ""
         if m == "monitor-queue":
             link = net.link(self.node(a[0]), self.node(a[1]))
@@ -1086,52 +1101,90 @@ class Interp:
         return str(Path(str(words[1])).resolve())
 
     def trace_queue(self, a: list[str]) -> str:
-        """`$ns trace-queue n1 n2 $file`: the link n1->n2's +, -, d and r lines, in ns-2's
-        trace format, written to that file (linktrace.py)."""
-        if len(a) != 3:
-            raise Ns2Error(
-                "usage: $ns trace-queue n1 n2 channel (without a channel ns-2 writes into the "
-                "trace-all file, which already has the link's lines)"
-            )
+        """`$ns trace-queue n1 n2 ?$file?`: a new set of Enque, Deque, Drop and Recv traces on
+        the direction n1->n2 writing into that file (the trace-all file without one; nothing
+        when there is none), as ns-2's `$link trace` (linktrace.py)."""
+        if len(a) not in (2, 3):
+            raise Ns2Error("usage: $ns trace-queue n1 n2 ?channel?")
         n1, n2 = self.node(a[0]), self.node(a[1])
+        link = self.net.link(n1, n2)  # the direction must exist
+        channel = a[2] if len(a) == 3 and a[2] else self.net.trace_channel
+        if channel is None:
+            return ""  # ns-2 returns when there is no trace-all file
+        return self._trace_link(link, channel)
+
+    def _trace_link(self, link: Link, channel: str) -> str:
         if self.runner is not None:
-            self._not_while_running("$ns trace-queue")
-        self.net.link(n1, n2)  # the direction must exist
-        path = self._channel_path(a[2], "trace-queue")
-        if path == self.net.trace_path:
-            raise Ns2Error(
-                "trace-queue into the trace-all file is not written (ns-2 would write each of "
-                "the link's lines twice there); give it a file of its own"
-            )
-        self.net.link_traces.setdefault((n1.id, n2.id), []).append(a[2])
+            self._not_while_running("tracing a link")
+        self._channel_path(channel, "a link's trace")
+        link.traces.append(channel)
+        # SimpleLink trace sets the queue's drop-target back to the link's drophead
+        assert link.queue is not None
+        self.net.drop_targets.pop(link.queue.handle, None)
         return ""
 
     def create_trace(self, a: list[str]) -> str:
-        """`$ns create-trace EDrop $f n1 n2`: the error model's losses on n1->n2 written as `e`
-        lines in the trace-all file (ns-2's Trace/EDrop, made the error model's drop-target).
-        Other trace types, or another file, would be per-link trace files: not written yet."""
-        if len(a) < 4:
+        """`$ns create-trace TYPE $f n1 n2 ?op?`: a trace object (TraceObj) writing TYPE's
+        letter and the nodes n1 n2 into $f for each packet passed to it: where the script
+        makes it an error model's or a queue's drop-target (linktrace.py)."""
+        if len(a) not in (4, 5):
             raise Ns2Error("usage: $ns create-trace type file n1 n2 ?op?")
         kind, channel = a[0], a[1]
         n1, n2 = self.node(a[2]), self.node(a[3])
         if self.runner is not None:
             self._not_while_running("$ns create-trace")
-        path = self._channel_path(channel, "create-trace")
-        if kind != "EDrop":
+        if len(a) == 5 and a[4]:
+            raise Ns2Error(f"create-trace with op {a[4]}: nam traces are not written")
+        if kind not in TRACE_EVENTS:
             raise Ns2Error(
-                f"create-trace {kind}: trace objects attached by hand are not modelled (EDrop "
-                "into the trace-all file is); for a link's lines use $ns trace-queue n1 n2 $file"
+                f"create-trace {kind}: trace objects of the types Enque, Deque, Drop, Recv and "
+                "EDrop are modelled; for a link's lines use $ns trace-queue n1 n2 $file"
             )
-        if path != self.net.trace_path:
-            raise Ns2Error(
-                "create-trace EDrop into a file other than the trace-all file is not written "
-                "yet; give it the trace-all channel"
-            )
-        self.net.link(n1, n2)  # the direction must exist
-        self.net.error_drops.append((n1.name, n2.name))
-        obj = Obj(self._handle(), f"Trace/{kind}")
+        if channel:
+            self._channel_path(channel, "create-trace")
+        obj = TraceObj(
+            self._handle(),
+            f"Trace/{kind}",
+            event=TRACE_EVENTS[kind],
+            channel=channel or None,
+            src=n1.id,
+            dst=n2.id,
+        )
         self._register(obj)
         return obj.handle
+
+    def _trace_obj_method(self, tr: TraceObj, method: str, args: list[str]) -> str:
+        if method == "target" and not args:
+            return tr.target.handle if tr.target is not None else ""
+        if method in ("target", "attach", "detach") and self.runner is not None:
+            self._not_while_running(f"$trace {method}")
+        if method == "target" and len(args) == 1:
+            tr.target = self.objects.get(args[0])  # the null agent, or another trace
+            return ""
+        if method == "attach" and len(args) == 1:
+            self._channel_path(args[0], "$trace attach")
+            tr.channel = args[0]
+            return ""
+        if method == "detach" and not args:
+            tr.channel = None
+            return ""
+        raise Ns2Error(f"{tr.cls} method `{method}` is not modelled (target, attach, detach are)")
+
+    def _drop_target(self, obj: Obj, args: list[str]) -> str:
+        """`$em drop-target $t` / `$queue drop-target $t`: where the error model's losses or the
+        queue's drops go (a trace object writes them; the null agent discards them)."""
+        if not args:
+            t = self.net.drop_targets.get(obj.handle)
+            return t.handle if t is not None else ""
+        if len(args) != 1:
+            raise Ns2Error("usage: $obj drop-target ?target?")
+        if self.runner is not None:
+            self._not_while_running(f"{obj.cls} drop-target")
+        target = self.objects.get(args[0])
+        if target is None:
+            raise Ns2Error(f"drop-target {args[0]}: not an ns-2 object")
+        self.net.drop_targets[obj.handle] = target
+        return ""
 
     def node(self, h: str) -> Node:
         obj = self.objects.get(h)

@@ -274,6 +274,10 @@ class Link(Obj):
     queue: Queue | None = None
     duplex: bool = True
     loss: Obj | None = None
+    # The channels of the link's Enque/Deque/Drop/Recv trace sets, in the order they were
+    # added: the trace-all file when the link was made after `$ns trace-all` (ns-2's
+    # simplex-link calls trace-queue then), then each `$ns trace-queue` / `$link trace`.
+    traces: list[str] = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -297,6 +301,24 @@ class App(Obj):
     times: list[tuple[float, int, str]] = field(default_factory=list)
 
 
+# ns-2's trace objects (trace/trace.cc, Trace::format): the event letter each type writes.
+TRACE_EVENTS = {"Enque": "+", "Deque": "-", "Drop": "d", "Recv": "r", "EDrop": "e"}
+
+
+@dataclass(eq=False)
+class TraceObj(Obj):
+    """A trace object of `$ns create-trace TYPE $file n1 n2`: it writes its type's letter,
+    the time, its own two node ids and the packet, for each packet that passes through it
+    (where the script attaches it: an error model's or a queue's drop-target), then hands the
+    packet to its `target`."""
+
+    event: str = "d"
+    channel: str | None = None
+    src: int = 0
+    dst: int = 0
+    target: Obj | None = None
+
+
 class QueueMonitor(Obj):
     def __init__(self, handle: str, link: Link):
         super().__init__(handle, "QueueMonitor")
@@ -318,12 +340,13 @@ class Network:
     links: dict[tuple[int, int], Link] = field(default_factory=dict)
     agents: list[Agent] = field(default_factory=list)
     seed: int | None = None
+    # `$ns trace-all $f`: its channel and file (the links made after it are traced there).
+    trace_channel: str | None = None
     trace_path: str | None = None
-    # Directions (from node, to node) whose error-model losses the trace writes as `e`
-    # (`$ns create-trace EDrop $file n1 n2` on the trace-all file).
-    error_drops: list[tuple[str, str]] = field(default_factory=list)
-    # `$ns trace-queue n1 n2 $f`: the Tcl channels of each direction (node ids).
-    link_traces: dict[tuple[int, int], list[str]] = field(default_factory=dict)
+    # `$x drop-target $y` of error models and queues (handle -> object); an error model
+    # without one (or put on a link by $ns lossmodel after it) drops into the link's drop
+    # traces, as ns-2's SimpleLink errormodule makes the link's drophead its drop-target.
+    drop_targets: dict[str, Obj] = field(default_factory=dict)
     # The scenario's link name of each direction (node ids), made by to_scenario.
     link_names: dict[tuple[int, int], str] = field(default_factory=dict)
 
@@ -461,6 +484,13 @@ class Network:
             flow["tcp"] = tcp_options(ag, warn)
         else:
             flow["header"] = "0B"  # ns-2's UDP agent adds no header to packetSize_
+            # UdpAgent::sendmsg (udp.cc): a message larger than the agent's packetSize_ goes
+            # out as packets of packetSize_ bytes and one of the remainder
+            mtu = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+            if mtu <= 0:
+                raise Ns2Error(f"{ag.cls} {ag.handle} packetSize_ {mtu}: must be positive")
+            if int(number(app.vars["packetSize_"], "packet size")) > mtu:
+                flow["max_datagram"] = f"{mtu}B"
         return flow
 
 
@@ -562,14 +592,6 @@ def traffic_app(app: App, ag: Agent) -> dict[str, Any]:
             "on_time": on_t,
             "off_time": off_t,
         }
-    if is_a(ag.cls, "Agent/UDP"):
-        mtu = int(number(ag.vars.get("packetSize_", "1000")))
-        if size > mtu:
-            raise Ns2Error(
-                f"{app.cls} packetSize_ {size} is larger than the UDP agent's packetSize_ {mtu}: "
-                "ns-2 would split each message into several packets, which is not modelled; "
-                "raise the agent's packetSize_"
-            )
     return out
 
 

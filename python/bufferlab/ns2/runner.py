@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
-from bufferlab.ns2.linktrace import LinkTraceSplitter
+from bufferlab.ns2.linktrace import TraceRouter, plan
 from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Integrator, QueueMonitor, is_a
 from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import number
@@ -91,7 +91,7 @@ class Runner:
         self.snapshot: dict[tuple[str, str], float | None] = {}
         self.report: dict[str, Any] | None = None
         self.offsets: dict[tuple[str, str], float] = {}  # counters the script has set
-        self.splitter: LinkTraceSplitter | None = None
+        self.splitter: TraceRouter | None = None
         self.tmpdir: str | None = None
         self.heap: list[tuple[float, int, str]] = list(interp.events)
         heapq.heapify(self.heap)
@@ -146,16 +146,17 @@ class Runner:
                 "scripts): rebuild it (make build); `bufferlab import-ns2` works without it"
             )
         extra: dict[str, Any] = {}
-        if ip.net.error_drops:
-            extra["ns2_error_drops"] = list(ip.net.error_drops)
-        trace = ip.net.trace_path
-        if ip.net.link_traces:
-            # trace-queue files are split from the engine's trace: the trace-all file, or one
-            # of its own that goes away at the end
+        # the trace files are the engine's one trace, routed (linktrace.py): the trace-all
+        # file itself when it is exactly that trace, else one of its own that goes away
+        traces = plan(ip.net)
+        if traces.error_drops:
+            extra["ns2_error_drops"] = traces.error_drops
+        trace = traces.direct
+        if traces.routes:
             if trace is None:
                 self.tmpdir = tempfile.mkdtemp(prefix="bufferlab-ns2-")
                 trace = str(Path(self.tmpdir) / "links.tr")
-            self.splitter = LinkTraceSplitter(Path(trace), ip.net.link_traces, self._write)
+            self.splitter = TraceRouter(Path(trace), traces.routes, self._write)
         self.session = factory(
             scenario_text(scenario),
             source=f"{ip.script.name} (translated)",
@@ -315,7 +316,7 @@ class Runner:
         try:
             self.ip.tcl.call("puts", "-nonewline", channel, text)
         except Exception as e:  # the script closed it: ns-2 would fail too; say it once
-            self.ip.warn(f"trace-queue channel {channel}: {e}; its lines are not written")
+            self.ip.warn(f"trace channel {channel}: {e}; its lines are not written")
 
     def close(self) -> None:
         """Removes the engine's own trace file (only made for trace-queue)."""

@@ -212,13 +212,31 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
             ));
         }
     }
+    let header = f.header.unwrap_or(Bytes(28));
+    if let Some(max) = f.max_datagram {
+        if f.protocol() == Protocol::Tcp {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].max_datagram"),
+                "max_datagram splits UDP messages; a TCP flow sends segments of its mss",
+            ));
+        }
+        if max.0 <= header.0 || max.0 > 65_535 {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].max_datagram"),
+                format!(
+                    "{}B: a datagram must be larger than the {}B header and at most 65535 bytes",
+                    max.0,
+                    f.header.unwrap_or(Bytes(28)).0
+                ),
+            ));
+        }
+    }
     if f.protocol() == Protocol::Tcp && app.protocol() == Protocol::Tcp {
         return tcp_params(entry, f).map(|_| ());
     }
     if f.tcp.is_some() || f.protocol() == Protocol::Tcp {
         tcp_params(entry, f)?;
     }
-    let header = f.header.unwrap_or(Bytes(28));
     // A TCP application is checked with a full segment of the default (`ns2`) settings,
     // 1000 + 40 bytes; the flow's resolved TCP settings size its packets later.
     let size = app
@@ -580,12 +598,15 @@ pub fn build_with(
             let gen = traffic::build(&f.cfg.app, f.start, stop, header);
             (
                 sim.add_agent(
-                    Box::new(UdpSender::new(
-                        gen,
-                        rng::stream(seed, &format!("flow/{}/app", f.name)),
-                        stop,
-                        header,
-                    )),
+                    Box::new(
+                        UdpSender::new(
+                            gen,
+                            rng::stream(seed, &format!("flow/{}/app", f.name)),
+                            stop,
+                            header,
+                        )
+                        .with_max_datagram(f.cfg.max_datagram.map(|b| b.0 as u32)),
+                    ),
                     fid,
                     src,
                     false,

@@ -197,6 +197,14 @@ pub struct FlowConfig {
     /// for TCP the preset's, 40 with `ns2`: ns-2 adds 40 to `packetSize_`).
     #[serde(default)]
     pub header: Option<Bytes>,
+    /// UDP only: the largest datagram on the wire (default: none, one datagram per message).
+    /// A message the application hands the sender larger than this goes out at once as
+    /// floor(size / max) datagrams of `max_datagram` bytes, then one of the remainder, as
+    /// ns-2.35's `Agent/UDP` splits a message larger than its `packetSize_`
+    /// (`UdpAgent::sendmsg`, udp.cc); `bufferlab run script.tcl` sets it from the agent's
+    /// `packetSize_` when an application's `packetSize_` is larger.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_datagram: Option<Bytes>,
     /// The application and its traffic.
     pub app: AppConfig,
     /// TCP settings of a TCP flow (preset and overrides; see docs/models/tcp.md).
