@@ -703,6 +703,24 @@ impl Simulation {
     }
 }
 
+/// Bytes of ports above which the engine prefetches the next event's port: about one core's
+/// second-level cache (512 KB to 2 MB on today's x86 servers), beyond which the ports, with
+/// the packets and flows beside them, no longer stay in the caches near the core.
+const PREFETCH_PORTS_ABOVE: usize = 1 << 20;
+
+/// A hint to load the cache line at `p` (x86-64's PREFETCHT0; nothing elsewhere). It reads no
+/// memory the program can observe, so an address past an object's end is harmless.
+#[inline(always)]
+fn prefetch_read(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint; it never faults and does not read the value.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,22 +775,4 @@ mod tests {
         );
         assert!(sim.finished() && sim.now == SimTime::ZERO);
     }
-}
-
-/// Bytes of ports above which the engine prefetches the next event's port: about one core's
-/// second-level cache (512 KB to 2 MB on today's x86 servers), beyond which the ports, with
-/// the packets and flows beside them, no longer stay in the caches near the core.
-const PREFETCH_PORTS_ABOVE: usize = 1 << 20;
-
-/// A hint to load the cache line at `p` (x86-64's PREFETCHT0; nothing elsewhere). It reads no
-/// memory the program can observe, so an address past an object's end is harmless.
-#[inline(always)]
-fn prefetch_read(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults and does not read the value.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
