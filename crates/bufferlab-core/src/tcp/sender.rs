@@ -425,9 +425,11 @@ impl TcpSender {
     }
 
     /// ns-2's timer runs on an idle connection (rule `idle_timeout_closes_cwnd_to_one`,
-    /// with `slow_start_restart`).
+    /// with `slow_start_restart`). Not for ns-2's Vegas agent, whose timeout() is a full one
+    /// even with nothing outstanding (tcp-vegas.cc: ssthresh_ halved, cwnd_ v_slowstart_,
+    /// the timer backed off): not modelled, the ns-2 script layer refuses that case.
     fn ns2_idle_rule(&self) -> bool {
-        self.rules.idle_timeout_closes_cwnd_to_one && self.p.slow_start_restart
+        self.rules.idle_timeout_closes_cwnd_to_one && self.p.slow_start_restart && !self.ns2_vegas()
     }
 
     /// Everything sent is acknowledged and ns-2's timer, rearmed by the last new ACK, has
