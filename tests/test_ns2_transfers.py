@@ -82,6 +82,69 @@ $ns run
 )
 
 
+# Writes before and after a `$ftp start` scheduled before $ns run (which then makes the
+# agent send without end: FTP start is `send -1`), one while the first is in flight, one after
+# the connection went idle; the agent's class and variables are filled in per case.
+STARTED_LATER = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 1Mb 10ms DropTail
+$ns queue-limit $n0 $n1 8
+set tcp [new AGENT]
+EXTRA
+set sink [new SINK]
+$ns attach-agent $n0 $tcp
+$ns attach-agent $n1 $sink
+$ns connect $tcp $sink
+set ftp [$tcp attach-source FTP]
+set last ""
+proc poll {} {
+	global ns tcp last
+	set now [$ns now]
+	set s "[$tcp set ack_] [$tcp set t_seqno_] [$tcp set cwnd_]"
+	if {$s != $last} { puts [format "%.2f %s" $now $s]; set last $s }
+	$ns at [expr $now + 0.01] "poll"
+}
+$ns at 0.1 "$ftp send 30000"
+$ns at 0.25 "$ftp send 5000"
+$ns at 1.5 "$ftp producemore 3"
+$ns at 2.0 "$ftp start"
+$ns at 2.3 "$ftp send 10"
+$ns at 0.0 "poll"
+$ns at 2.5 "exit 0"
+$ns run
+"""
+
+
+def _started_later(agent: str, sink: str, extra: str) -> str:
+    return STARTED_LATER.replace("AGENT", agent).replace("SINK", sink).replace("EXTRA", extra)
+
+
+@needs_ns
+@needs_set_data
+@pytest.mark.parametrize(
+    ("agent", "sink", "extra", "lines"),
+    [
+        ("Agent/TCP", "Agent/TCPSink", "$tcp set windowInit_ 4", 73),
+        ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", "$tcp set packetSize_ 1460", 65),
+    ],
+)
+def test_writes_around_a_scheduled_start_as_ns2(
+    tmp_path: Path, agent: str, sink: str, extra: str, lines: int
+) -> None:
+    """ns-2.35 and bufferlab print the same lines (ack_, t_seqno_, cwnd_ at each change;
+    2026-11-27)."""
+    script = tmp_path / "later.tcl"
+    script.write_text(_started_later(agent, sink, extra))
+    ns = run_ns(script, cwd=tmp_path)
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert len(ns.stdout.splitlines()) == lines
+    assert r.stdout == ns.stdout
+
+
 def _finish_lines(text: str) -> dict[int, tuple[int, int, int]]:
     return {
         int(m[0]): (int(m[1]), int(m[2]), int(m[3]))
@@ -224,3 +287,9 @@ $ns run
     assert r.code == 2
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and "finite sends are modelled for FTP over TCP" in err[0], r.stderr
+    # ns-2's Vegas agent times out while idle (tcp-vegas.cc timeout()): not modelled
+    script.write_text(_started_later("Agent/TCP/Vegas", "Agent/TCPSink", ""))
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 2
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and "producemore 3 at 1.5 s: more data for a Vegas agent" in err[0]

@@ -207,7 +207,7 @@ _CLASSES = sorted(
 # and FTP's procs that call them (ns-source.tcl; Application::send, app.cc).
 _DATA_OPS = ("send", "advance", "advanceby")
 _APP_DATA_OPS = {"send": "send", "produce": "advance", "producemore": "advanceby"}
-_SCRIPTED = re.compile(r"(?<![\w$])(_o\d+)\s+(?:send|advance|advanceby)\b")
+_SCRIPTED = re.compile(r"(?<![\w$])(_o\d+)\s+(send|advance|advanceby|produce|producemore)(?![\w-])")
 
 
 def _atoi(text: str) -> int:
@@ -1250,9 +1250,11 @@ class Interp:
                 continue
             times = sorted(x for x in app.times if x[1] not in self.cancelled)
             starts = [i for i, x in enumerate(times) if x[2] == "start"]
-            if not starts:
+            scripted = app.agent is not None and app.agent.scripted
+            if not starts or scripted:
                 # never started: its stops run during the run (after finite sends they stop
-                # the connection; before any they change nothing)
+                # the connection; before any they change nothing); an application given
+                # finite data by events keeps its starts and stops as events too
                 for t, seq, what in times:
                     heapq.heappush(self.events, (t, seq, self.tcl_list(app.handle, what)))
                 continue
@@ -1270,8 +1272,8 @@ class Interp:
     def run(self) -> str:
         if self.runner is not None:
             raise Ns2Error("$ns run called twice")
-        self.resolve_app_times()
         self.mark_scripted_agents()
+        self.resolve_app_times()
         tcp_done = [
             who
             for (kind, who), m in self.classes.procs
@@ -1372,10 +1374,10 @@ class Interp:
                 raise Ns2Error(f"usage: $ftp {m} n")
             if app.agent is None:
                 raise Ns2Error(f"$ftp {m}: the application is not attached to an agent")
-            return self.data_op(app.agent, _APP_DATA_OPS[m], a[0])
+            return self.data_op(app.agent, _APP_DATA_OPS[m], a[0], said=m)
         raise Ns2Error(f"{app.cls} method `{m}` is not modelled")
 
-    def data_op(self, ag: Agent, op: str, arg: str) -> str:
+    def data_op(self, ag: Agent, op: str, arg: str, said: str | None = None) -> str:
         """`$tcp send n` / `advance n` / `advanceby n` (and FTP's send, produce, producemore):
         before $ns run it runs at time 0, as `$ftp start` does; during the run the runner
         gives the flow its new data (Session.set_data)."""
@@ -1386,15 +1388,18 @@ class Interp:
             ag.scripted = True
             self.schedule(0.0, self.tcl_list(ag.handle, op, str(n)))
         else:
-            self.runner.data_event(ag, op, n)
+            self.runner.data_event(ag, op, n, said or op)
         return ""
 
     def mark_scripted_agents(self) -> None:
-        """Agents that events scheduled before $ns run write to directly (`$ns at 1 "$tcp
-        advance 10"`), with no application: they become flows too."""
+        """Agents that events scheduled before $ns run write to (`$ns at 1 "$tcp advance 10"`,
+        `"$ftp send 1000"`): one with no application becomes a flow too, and the starts and
+        stops of an application given data so stay events (a send may come before them)."""
         for _, _, script in self.events:
             for m in _SCRIPTED.finditer(script):
                 obj = self.objects.get(m.group(1))
+                if isinstance(obj, App) and m.group(2) in _APP_DATA_OPS:
+                    obj = obj.agent
                 if isinstance(obj, Agent) and obj.cls in TCP_CC:
                     obj.scripted = True
 

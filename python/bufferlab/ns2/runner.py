@@ -248,7 +248,7 @@ class Runner:
             self._retime(app, ag.flow, stop=self.now)
             app.stop = self.now
 
-    def data_event(self, ag: Agent, op: str, n: int) -> None:
+    def data_event(self, ag: Agent, op: str, n: int, said: str | None = None) -> None:
         """`$tcp send n` / `advance n` / `advanceby n` while the run goes on (FTP's send,
         produce, producemore call them). ns-2.35 tcp.cc: sendmsg adds ceil(n / size_) packets
         to curseq_ (n = -1: TCP_MAXSEQ, FTP's start), advanceby adds n, advance sets curseq_
@@ -257,7 +257,7 @@ class Runner:
         packets are 1 .. curseq_ - 1. The engine gets the number of data segments."""
         app = ag.app
         who = f"{app.cls} {app.handle}" if app is not None else f"{ag.cls} {ag.handle}"
-        what = f"{who} {op} {n} at {self.now:g} s"
+        what = f"{who} {said or op} {n} at {self.now:g} s"
         if ag.flow is None or app is None:
             raise Ns2Error(
                 f"{what}: its agent is not a connected flow (connect it to a sink with $ns "
@@ -287,6 +287,14 @@ class Runner:
                 return
             ag.curseq = 0
         maxseq = self.session.probe(ag.flow, "maxseq_") if ag.syn_counted else -1
+        vegas = ag.cls == "Agent/TCP/Vegas"
+        if vegas and maxseq >= 0 and self.session.probe(ag.flow, "ack_") >= maxseq:
+            # tcp-vegas.cc timeout(): with nothing outstanding a full timeout (ssthresh_
+            # halved, cwnd_ v_slowstart_, the timer backed off), each RTO
+            raise Ns2Error(
+                f"{what}: more data for a Vegas agent that sent everything is not "
+                "modelled (ns-2's Vegas times out while idle)"
+            )
         size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
         if op == "send":
             q = int(n / size)  # C's integer division and remainder
