@@ -185,8 +185,8 @@ def test_continued_connections_as_ns2(tmp_path: Path) -> None:
     """The CONTINUE script under ns-2.35 and bufferlab (2026-11-27): the same 156 lines of
     ack_, t_seqno_ and cwnd_ (each idle timeout's cwnd_ 1 included) but one, which comes one
     poll (10 ms) later: the 500-byte agent's ACK of its retransmission after a timeout at
-    0.62 s, 0.64 s in ns-2 and 0.65 s in bufferlab (the timeout's instant within the 10 ms
-    tick: ns-2's tick phase, boot_time_, is not drawn here)."""
+    0.62 s, 0.64 s in ns-2 and 0.65 s in bufferlab (not traced further; the phase of ns-2's
+    10 ms tick clock, boot_time_, not drawn here, is a likely cause)."""
     script = tmp_path / "continue.tcl"
     script.write_text(CONTINUE)
     ns = run_ns(script, cwd=tmp_path)
