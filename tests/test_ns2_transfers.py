@@ -184,9 +184,10 @@ def test_short_transfers_as_ns2(tmp_path: Path) -> None:
 def test_continued_connections_as_ns2(tmp_path: Path) -> None:
     """The CONTINUE script under ns-2.35 and bufferlab (2026-11-27): the same 156 lines of
     ack_, t_seqno_ and cwnd_ (each idle timeout's cwnd_ 1 included) but one, which comes one
-    poll (10 ms) later: the 500-byte agent's ACK of its retransmission after a timeout at
-    0.62 s, 0.64 s in ns-2 and 0.65 s in bufferlab (not traced further; the phase of ns-2's
-    10 ms tick clock, boot_time_, not drawn here, is a likely cause)."""
+    poll (10 ms) later: an ACK that arrives at exactly 0.64 s in both (their trace-all
+    lines agree in event, time, nodes, type and size), which ns-2 runs before the poll of
+    that instant (scheduled after it) and bufferlab after it (the script's event of an
+    instant comes first)."""
     script = tmp_path / "continue.tcl"
     script.write_text(CONTINUE)
     ns = run_ns(script, cwd=tmp_path)

@@ -39,6 +39,25 @@ def timed(cmd: list[str], timeout: float, cwd: Path = ROOT) -> dict:
     return {"wall_s": wall, "maxrss_kb": rss, "out": json.loads(line[-1])}
 
 
+def cli_summary(cli_runs: list[dict], ns2_runs: list[dict]) -> dict | None:
+    """The CLI's runs: median wall time, the largest peak RSS, and ns-2's time over the CLI's
+    in each round where both ran (then their median)."""
+    if not cli_runs:
+        return None
+    bad = next((r for r in cli_runs if "error" in r), None)
+    if bad:
+        return {"error": bad["error"]}
+    walls = [r["wall_s"] for r in cli_runs]
+    out = {"wall_s": med(walls), "wall_s_all": [round(w, 4) for w in walls],
+           "maxrss_kb": max(r.get("maxrss_kb") or 0 for r in cli_runs)}
+    pairs = [p["wall_s"] / c["wall_s"] for c, p in zip(cli_runs, ns2_runs)
+             if "error" not in p and p.get("wall_s")]
+    if pairs:
+        out["ratio_ns2_whole"] = med(pairs)
+        out["ratio_ns2_whole_all"] = [round(x, 2) for x in pairs]
+    return out
+
+
 def run_case(c: dict, tools: dict, reps: int | None, estimates: dict) -> dict:
     toml_path = SCEN / f"{c['id']}.toml"
     rel = toml_path.relative_to(ROOT)
@@ -63,7 +82,14 @@ def run_case(c: dict, tools: dict, reps: int | None, estimates: dict) -> dict:
                 cmds[sim] = None
                 skips[sim] = est["skip_next"]
     runs: dict[str, list[dict]] = {s: [] for s in SIMS}
+    cli_runs: list[dict] = []
     for rep in range(n):
+        if tools.get("cli"):
+            # bufferlab through the CLI (whole process with Python's start-up), in the same
+            # round as the others so that its ratio to ns-2 is measured side by side.
+            log(f"{c['id']} rep {rep + 1}/{n} bufferlab CLI")
+            r = timed([tools["cli"], "run", str(rel), "--json"], 3600)
+            cli_runs.append({k: r[k] for k in ("wall_s", "maxrss_kb", "error") if k in r})
         for sim in SIMS:
             cmd = cmds[sim]
             if cmd is None:
@@ -79,14 +105,8 @@ def run_case(c: dict, tools: dict, reps: int | None, estimates: dict) -> dict:
             if "error" in r and sim != "bufferlab":
                 cmds[sim] = None  # do not retry a failing or too slow peer
                 skips[sim] = r["error"]
-    # bufferlab once through the CLI (whole process incl. Python start-up)
-    cli = None
-    if tools.get("cli"):
-        log(f"{c['id']} bufferlab CLI")
-        cli = timed([tools["cli"], "run", str(rel), "--json"], 3600)
-        cli = {k: cli[k] for k in ("wall_s", "maxrss_kb", "error") if k in cli}
     summary = summarize(c, runs, skips)
-    summary["cli"] = cli
+    summary["cli"] = cli_summary(cli_runs, runs.get("ns-2") or [])
     summary["commands"] = {s: (shlex.join(_display(cmd)) if cmd else None)
                            for s, cmd in _cmds_for_display(c, tools, rel).items()}
     # estimates for the next growth case

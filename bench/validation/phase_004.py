@@ -6,16 +6,22 @@ shifts flow i's start from i * 0.5 s by U(0, jitter) (rounded to 0.1 ms; Python'
 `random.Random(f"queues_004/{m}")`, the same draws in both simulators).
 Nothing else changes by default (ns-2 seed 1 for every member).
 
+With --script bufferlab runs the ns-2 peer script itself (`bufferlab run ns2_dumbbell.tcl ...`),
+so each TCP agent gets the `boot_time_` ns-2 draws for it (`tcp.clock_phase`,
+docs/ns2-scripts.md), and the tool also counts the members whose delivered packets per source
+and drops are ns-2's exactly.
+
 With --vary-seed member m also runs with seed m: in ns-2 that draws each TCP agent's
 `boot_time_` (tcp.cc `reset`: uniform in [0, tcp_tick_), the phase of its RTT tick clock); in
-bufferlab's `ns2` preset that phase is 0 for every agent (tcp/rtt.rs) and Reno over DRR or
-DropTail draws no random numbers, so the seed changes nothing there. --jitter 0 keeps the
-study's start times.
+bufferlab's scenario files that phase is 0 for every agent (`tcp.clock_phase` unset) and Reno
+over DRR or DropTail draws no random numbers, so the seed changes nothing there (it does with
+--script). --jitter 0 keeps the study's start times.
 
 Per member and simulator: packets delivered in order per source (ns-2 `ack_ + 1`, bufferlab
 goodput x active time / 1000 B), their population std, and the bottleneck's drops.
 
     python3 -m bench.validation.phase_004 --runner /tmp/run_h5 --members 20 --jitter 0.05
+    python3 -m bench.validation.phase_004 --script --members 60 --jitter 0.05 --vary-seed
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import math
 import random
 import statistics
 import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,9 +63,9 @@ def starts(m: int, jitter: float) -> list[float]:
     return [round(0.5 * i + rng.uniform(0, jitter), 4) for i in range(4)]
 
 
-def run_ns2(q: str, st: list[float], seed: int) -> dict:
+def run_ns2(q: str, st: list[float], seed: int, cmd: tuple[str, ...] = ("ns",)) -> dict:
     args = [
-        "ns",
+        *cmd,
         str(NS2_SCRIPT),
         *NS2_ARGS,
         *NS2_QUEUE[q],
@@ -119,6 +126,12 @@ def main() -> None:
         action="store_true",
         help="member m also runs with seed m (ns-2: each agent's boot_time_, its RTT tick phase)",
     )
+    ap.add_argument(
+        "--script",
+        action="store_true",
+        help="bufferlab runs the ns-2 peer script (`bufferlab run`, ns-2's boot_time_ draws) "
+        "instead of the scenario file with --runner",
+    )
     ap.add_argument("--out", help="write every member's numbers to this JSON file")
     a = ap.parse_args()
     res: dict = {}
@@ -128,7 +141,12 @@ def main() -> None:
             for m in range(a.members + 1):
                 st = starts(m, a.jitter)
                 seed = m if a.vary_seed and m > 0 else 1
-                r = run_ns2(q, st, seed) if sim == "ns-2" else run_bufferlab(q, st, a.runner, seed)
+                if sim == "ns-2":
+                    r = run_ns2(q, st, seed)
+                elif a.script:
+                    r = run_ns2(q, st, seed, (sys.executable, "-m", "bufferlab", "run"))
+                else:
+                    r = run_bufferlab(q, st, a.runner, seed)
                 rows.append({"member": m, "seed": seed, "starts": st, **r})
             res[f"{q}/{sim}"] = rows
             print(
@@ -136,6 +154,12 @@ def main() -> None:
                 f"drops {rows[0]['drops']:5} | members 1-{a.members}: {summary(rows[1:])}",
                 flush=True,
             )
+        if a.script:
+            same = [
+                x["delivered"] == y["delivered"] and x["drops"] == y["drops"]
+                for x, y in zip(res[f"{q}/ns-2"][1:], res[f"{q}/bufferlab"][1:], strict=True)
+            ]
+            print(f"{q:8} members identical to ns-2: {sum(same)} of {len(same)}", flush=True)
         sd = [[statistics.pstdev(r["delivered"]) for r in res[f"{q}/{sim}"][1:]] for sim in SIMS]
         dr = [[r["drops"] for r in res[f"{q}/{sim}"][1:]] for sim in SIMS]
         print(

@@ -160,6 +160,13 @@ impl<E: Packed32> Scheduler<E> {
             .map(|e| (SimTime(e.time), E::unpack(e.tie as u32)))
     }
 
+    /// The event `pop_until` gives next when it is in the bucket being run (None otherwise),
+    /// so that the engine can fetch its data into the cache while the current event runs.
+    #[inline]
+    pub fn peek_queued(&self) -> Option<E> {
+        self.now.last().map(|e| E::unpack(e.tie as u32))
+    }
+
     /// Moves to the next bucket that holds events (in the ring or the overflow heap) and loads
     /// its events into `now`. False when no event is left.
     fn advance(&mut self) -> bool {

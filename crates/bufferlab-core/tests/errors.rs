@@ -183,6 +183,23 @@ tcp = { preset = "ns3", ns2_rules = true }"#;
 }
 
 #[test]
+fn a_clock_phase_outside_ns2_tick_clock_names_the_field_and_the_bound() {
+    let bulk = |tcp: &str| {
+        with(
+            r#"app = { kind = "cbr", rate = "1Mbps" }"#,
+            &format!("app = {{ kind = \"bulk\" }}\ntcp = {tcp}"),
+        )
+    };
+    let e = run_err(&bulk(r#"{ preset = "ns2", clock_phase = "10ms" }"#), &[]);
+    assert!(e.contains("flows[0].tcp.clock_phase"), "{e}");
+    assert!(e.contains("below clock_granularity (0.01 s"), "{e}");
+    let e = run_err(&bulk(r#"{ preset = "linux", clock_phase = "1ms" }"#), &[]);
+    assert!(e.contains("flows[0].tcp.clock_phase"), "{e}");
+    assert!(e.contains("preset = \"ns2\""), "{e}");
+    common::run_text(&bulk(r#"{ preset = "ns2", clock_phase = "9.99ms" }"#), 1);
+}
+
+#[test]
 fn a_random_start_that_is_not_a_time_or_a_distribution_says_both_forms() {
     let e = run_err(
         &with(

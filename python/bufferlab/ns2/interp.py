@@ -284,6 +284,7 @@ class Interp:
         self.cancelled: set[int] = set()
         self._seq = 0
         self._count = 0
+        self._attach_seq = 0
         self.runner: Any = None  # the Runner once $ns run has started
         self.failure: Ns2Error | None = None
         self.bug: BaseException | None = None
@@ -1041,7 +1042,7 @@ class Interp:
             n, ag = self.node(a[0]), self.agent(a[1])
             if self.runner is not None:
                 self._not_while_running("$ns attach-agent")
-            ag.node = n
+            self._attach(ag, n)
             return ""
         if m == "connect":
             s, d = self.agent(a[0]), self.agent(a[1])
@@ -1269,6 +1270,32 @@ class Interp:
             for t, seq, what in rest:
                 heapq.heappush(self.events, (t, seq, self.tcl_list(app.handle, what)))
 
+    def _attach(self, ag: Agent, n: Node) -> None:
+        ag.node = n
+        self._attach_seq += 1
+        ag.attach_seq = self._attach_seq
+
+    def draw_boot_times(self) -> None:
+        """The draws `$ns run` makes before the first event: Simulator's run resets every node
+        in the order `array names Node_` gives (ns-lib.tcl), each node its agents in the order
+        they were attached (ns-node.tcl), and a TCP sender's reset draws its tick clock's phase,
+        `boot_time_ = Random::uniform(tcp_tick_)` from the default RNG (tcp.cc, Vegas's reset
+        too). Tcl 8.6 orders the array as ns-2.35's Tcl 8.6 does (checked with `ns`)."""
+        nodes = self.net.nodes
+        ids = " ".join(str(n.id) for n in nodes)
+        order = self.tcl.eval(
+            "apply {{ids} {foreach i $ids {set a($i) {}}; array names a}} " + self.tcl_list(ids)
+        )
+        by_node: dict[int, list[Agent]] = {}
+        for ag in self.net.agents:
+            if ag.node is not None:
+                by_node.setdefault(ag.node.id, []).append(ag)
+        for nid in (int(x) for x in self.tcl.splitlist(order)):
+            for ag in sorted(by_node.get(nid, []), key=lambda g: g.attach_seq):
+                if ag.cls in TCP_CC:
+                    tick = time_s(ag.vars.get("tcpTick_", "0.01"))
+                    ag.boot_time = tick * self.default_rng.stream.u01()
+
     def run(self) -> str:
         if self.runner is not None:
             raise Ns2Error("$ns run called twice")
@@ -1289,6 +1316,7 @@ class Interp:
                 "is all acknowledged (tcp.cc finish); bufferlab does not call it (poll ack_ "
                 "with a rescheduled proc instead)"
             )
+        self.draw_boot_times()
         from bufferlab.ns2.runner import Runner
 
         self.runner = Runner(self)
@@ -1301,7 +1329,7 @@ class Interp:
         if m in ("id", "node-addr", "address?"):
             return str(n.id)
         if m == "attach":
-            self.agent(a[0]).node = n
+            self._attach(self.agent(a[0]), n)
             return ""
         if m in _IGNORED_NODE:
             return ""

@@ -295,6 +295,12 @@ class Agent(Obj):
     # `$tcp advance`/`advanceby`/`send` found in an event before $ns run on an agent with no
     # application: it still becomes a (held) flow.
     scripted: bool = False
+    # When it was attached to its node (`$ns attach-agent`): ns-2's Node keeps its agents in
+    # that order (`lappend agents_`, ns-node.tcl), and `$ns run` resets them in it.
+    attach_seq: int = -1
+    # A TCP sender's boot_time_ (seconds): the value TcpAgent::reset draws at `$ns run`
+    # (tcp.cc), set by Interp.draw_boot_times.
+    boot_time: float | None = None
 
 
 @dataclass(eq=False)
@@ -562,6 +568,9 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
         if var == "ssthresh_" and number(v) <= 0:
             continue
         opts[key] = conv(v)
+    if ag.boot_time:
+        # tcp.cc rtt_update: the tick clock's phase, boot_time_ (Interp.draw_boot_times)
+        opts["clock_phase"] = ag.boot_time
     if "DelAck" in sink:
         opts["delayed_ack"] = True
         assert ag.peer is not None

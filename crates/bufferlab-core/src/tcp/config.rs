@@ -155,6 +155,16 @@ pub struct TcpOptions {
     /// Clock granularity G of RFC 6298; RTT samples are rounded to it (ns-2 `tcpTick_` 0.01 s).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_granularity: Option<SimTime>,
+    /// Phase of ns-2's tick clock, `boot_time_` (default 0 s in every preset): an RTT sample
+    /// counts the tick boundaries between sending and the ACK of a clock that reads
+    /// `time + clock_phase`, i.e. boundaries at `k * clock_granularity - clock_phase`
+    /// (tcp.cc `rtt_update`: `tickoff = fmod(sendtime + boot_time_, tcp_tick_)`,
+    /// `t_rtt_ = int((tao + tickoff) / tcp_tick_)`, its only use). ns-2.35 draws it per agent,
+    /// `boot_time_ = Random::uniform(tcp_tick_)` in `TcpAgent::reset` (tcp.cc), when
+    /// `$ns run` resets the agents; `bufferlab run script.tcl` gives each sender the value ns-2
+    /// draws. Only with the ns-2 tick clock (`ns2_rules`); below `clock_granularity`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_phase: Option<SimTime>,
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupack_threshold: Option<u32>,
@@ -274,6 +284,8 @@ pub struct TcpParams {
     pub min_rto: SimTime,
     pub max_rto: SimTime,
     pub clock_granularity: SimTime,
+    /// ns-2's `boot_time_` (see `TcpOptions::clock_phase`).
+    pub clock_phase: SimTime,
     pub dupack_threshold: u32,
     pub slow_start_restart: bool,
     pub limited_transmit: bool,
@@ -332,10 +344,13 @@ impl TcpParams {
                 min_rto: SimTime::from_millis(200), // minrto_ 0.2
                 max_rto: SimTime::from_secs(60), // maxrto_ 60
                 clock_granularity: SimTime::from_millis(10), // tcpTick_ 0.01
-                dupack_threshold: 3, // numdupacks_ 3
+                // boot_time_: ns-2 draws it per agent (tcp.cc reset); 0 unless given, so a
+                // scenario's tick boundaries are multiples of tcpTick_
+                clock_phase: SimTime::ZERO,
+                dupack_threshold: 3,      // numdupacks_ 3
                 slow_start_restart: true, // slow_start_restart_ true
-                limited_transmit: true, // singledup_ 1 (tcp.cc send_one)
-                flavour: Flavour::Ns2, // ns-2.35's agents (tcp/flavour/ns2.rs)
+                limited_transmit: true,   // singledup_ 1 (tcp.cc send_one)
+                flavour: Flavour::Ns2,    // ns-2.35's agents (tcp/flavour/ns2.rs)
                 prr: false,
                 vegas_alpha: 1.0, // Agent/TCP/Vegas v_alpha_ 1
                 vegas_beta: 3.0,  // v_beta_ 3
@@ -384,6 +399,7 @@ impl TcpParams {
                 min_rto: SimTime::from_secs(1),             // MinRto 1s
                 max_rto: SimTime::from_secs(60),            // backoff capped at 60 s (ReTxTimeout)
                 clock_granularity: SimTime::from_millis(1), // ClockGranularity 1ms
+                clock_phase: SimTime::ZERO,                 // ns-2's tick clock only
                 dupack_threshold: 3,                        // ReTxThreshold 3
                 slow_start_restart: false,
                 // LimitedTransmit true; with SACK, ns-3 sends by the pipe in CA_DISORDER, which
@@ -436,6 +452,7 @@ impl TcpParams {
                 min_rto: SimTime::from_millis(200),         // TCP_RTO_MIN
                 max_rto: SimTime::from_secs(120),           // TCP_RTO_MAX
                 clock_granularity: SimTime::from_millis(1), // jiffies at HZ=1000
+                clock_phase: SimTime::ZERO,                 // ns-2's tick clock only
                 dupack_threshold: 3,                        // tcp_reordering 3
                 slow_start_restart: true,                   // tcp_slow_start_after_idle 1
                 limited_transmit: false, // Linux does RFC 3042; not modelled in this preset yet
@@ -514,6 +531,7 @@ impl TcpParams {
         set!(min_rto);
         set!(max_rto);
         set!(clock_granularity);
+        set!(clock_phase);
         set!(dupack_threshold);
         set!(slow_start_restart);
         set!(limited_transmit);
@@ -617,6 +635,10 @@ impl TcpParams {
             "cubic": {"c": self.cubic_c, "beta": self.cubic_beta,
                       "fast_convergence": self.cubic_fast_convergence},
         });
+        // Only when given, so earlier reports keep their bytes.
+        if self.clock_phase > SimTime::ZERO {
+            j["clock_phase_s"] = self.clock_phase.as_secs_f64().into();
+        }
         // Only for the controllers that use them, so earlier reports keep their bytes.
         if matches!(self.cc, CcKind::Dctcp | CcKind::Prague) {
             j["dctcp"] =
@@ -688,6 +710,26 @@ impl TcpParams {
         }
         if self.max_rto < self.min_rto {
             return Err(("max_rto", "must not be below min_rto".into()));
+        }
+        if self.clock_phase > SimTime::ZERO {
+            if !(self.rules().rto_in_ticks && self.clock_granularity > SimTime::ZERO) {
+                return Err((
+                    "clock_phase",
+                    "is the phase of ns-2's tick clock: give it with preset = \"ns2\" (or \
+                     ns2_rules = true) and a positive clock_granularity, or leave it out"
+                        .into(),
+                ));
+            }
+            if self.clock_phase >= self.clock_granularity {
+                return Err((
+                    "clock_phase",
+                    format!(
+                        "must be below clock_granularity ({} s; ns-2 draws boot_time_ in \
+                         [0, tcpTick_))",
+                        self.clock_granularity.as_secs_f64()
+                    ),
+                ));
+            }
         }
         if !(self.vegas_alpha >= 0.0 && self.vegas_beta >= self.vegas_alpha) {
             return Err((

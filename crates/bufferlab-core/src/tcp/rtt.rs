@@ -23,8 +23,10 @@
 //! * `rtt_backoff`: `t_backoff_` doubles while below 64 (or the timeout is below `maxrto_`);
 //!   past 8 the srtt is cleared into rttvar (`t_rttvar_ += t_srtt_ >> 3; t_srtt_ = 0`), so the
 //!   next sample starts the estimator again; `t_rtxcur_` itself only changes in `rtt_update`.
-//! * ns-2 offsets each agent's tick clock by `boot_time_`, uniform in [0, tcpTick_) from its
-//!   RNG; here the phase is 0 (the tick boundaries are multiples of `tcpTick_`).
+//! * `rtt_update` reads the tick clock of the agent, offset by `boot_time_` (drawn uniform in
+//!   [0, tcpTick_) by `TcpAgent::reset`): `tickoff = fmod(sendtime + boot_time_, tcp_tick_)`,
+//!   so the boundaries are at `k tcpTick_ - boot_time_`. Here that is the phase given to
+//!   [`RttEstimator::ns2`] (`tcp.clock_phase`, default 0: boundaries at multiples of tcpTick_).
 
 use crate::units::SimTime;
 
@@ -32,6 +34,8 @@ use crate::units::SimTime;
 struct Ns2Rtt {
     /// tcpTick_ (integer time, so tick counts are exact).
     tick: SimTime,
+    /// boot_time_ (tcp.cc): the clock reads time + phase.
+    phase: SimTime,
     t_srtt: i64,
     t_rttvar: i64,
     rtxcur: f64,
@@ -81,11 +85,13 @@ impl RttEstimator {
     }
 
     /// ns-2.35's estimator (tcp.cc `rtt_init`: `t_srtt_` = srtt_init_ 0, `t_rttvar_` =
-    /// rttvar_init_ 12 s in ticks, `t_rtxcur_` = the initial RTO); needs a positive granularity.
-    pub fn ns2(mut self) -> Self {
+    /// rttvar_init_ 12 s in ticks, `t_rtxcur_` = the initial RTO) with its tick clock's phase
+    /// `boot_time_`; needs a positive granularity.
+    pub fn ns2(mut self, phase: SimTime) -> Self {
         assert!(self.g_time > SimTime::ZERO, "ns-2 timer needs tcpTick_ > 0");
         self.ns2 = Some(Ns2Rtt {
             tick: self.g_time,
+            phase,
             t_srtt: 0,
             t_rttvar: ((12.0 / self.g) as i64) << 2,
             rtxcur: self.initial,
@@ -98,14 +104,16 @@ impl RttEstimator {
     }
 
     /// Feeds the RTT of a segment sent at `sent` and acknowledged at `now`. In ns-2 mode the
-    /// sample is the number of tick boundaries crossed (tcp.cc `rtt_update`, boot_time_ 0).
+    /// sample is the number of tick boundaries crossed (tcp.cc `rtt_update`): those of a clock
+    /// reading time + `boot_time_`, whose value is the phase.
     pub fn sample_at(&mut self, sent: SimTime, now: SimTime) {
         let Some(n) = self.ns2 else {
             return self.sample(now.saturating_sub(sent));
         };
         let raw = now.saturating_sub(sent).as_secs_f64();
         self.record(raw);
-        let ticks = (now.0 / n.tick.0).saturating_sub(sent.0 / n.tick.0).max(1) as i64;
+        let (t0, t1) = (sent + n.phase, now + n.phase);
+        let ticks = (t1.0 / n.tick.0).saturating_sub(t0.0 / n.tick.0).max(1) as i64;
         self.ns2_update(ticks);
     }
 
@@ -289,7 +297,7 @@ mod tests {
     // ---- ns-2.35 tcp.cc rtt_update / rtt_timeout / rtt_backoff ----
     #[test]
     fn ns2_counts_ticks_in_fixed_point() {
-        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10)).ns2();
+        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10)).ns2(SimTime::ZERO);
         assert!((e.rto().as_secs_f64() - 3.0).abs() < 1e-12, "rtxcur_init_");
         // 5 ms -> 100 ms crosses 10 tick boundaries: t_srtt_ 80, t_rttvar_ 20, RTO 30 ticks.
         e.sample_at(ms(5), ms(100));
@@ -301,17 +309,56 @@ mod tests {
         assert!((e.srtt().unwrap() - 0.10).abs() < 1e-12);
         assert!((e.rttvar().unwrap() - 0.04).abs() < 1e-12);
         // 9 ms -> 11 ms is one tick; 1 ms -> 9 ms none, counted as 1.
-        let mut a = RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2();
+        let mut a = RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2(SimTime::ZERO);
         a.sample_at(ms(9), ms(11));
-        let mut b = RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2();
+        let mut b = RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2(SimTime::ZERO);
         b.sample_at(ms(1), ms(9));
         assert_eq!(a.base_rto(), b.base_rto());
         assert!((a.base_rto() - 0.03).abs() < 1e-12);
     }
 
+    /// tcp.cc `rtt_update` without timestamps, in its doubles: the whole ticks between the
+    /// send time and now of a clock that reads time + boot_time_.
+    fn tcp_cc_ticks(sent: f64, now: f64, boot_time: f64, tick: f64) -> i64 {
+        let tao = now - sent;
+        let sendtime = now - tao + boot_time;
+        let tickoff = sendtime % tick; // fmod: both positive
+        (((tao + tickoff) / tick) as i64).max(1)
+    }
+
+    #[test]
+    fn ns2_phase_moves_the_tick_boundaries_as_boot_time_does() {
+        let est =
+            |phase: SimTime| RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(10)).ns2(phase);
+        // 6 ms -> 18 ms: one boundary (10 ms) with phase 0; with boot_time_ 3 ms the clock
+        // reads 9 ms -> 21 ms, two boundaries (at 7 ms and 17 ms).
+        let (mut a, mut b) = (est(SimTime::ZERO), est(ms(3)));
+        a.sample_at(ms(6), ms(18));
+        b.sample_at(ms(6), ms(18));
+        assert!((a.srtt().unwrap() - 0.01).abs() < 1e-12);
+        assert!((b.srtt().unwrap() - 0.02).abs() < 1e-12);
+        // Against tcp.cc's formula over a grid of send times, RTTs and phases (send and ACK
+        // times end in 0.25 and 0.375 us, the phases in other fractions of a us, so none lands
+        // on a boundary where tcp.cc's doubles could round either way).
+        let phases = [0.0, 3.217_123_4e-3, 7.900_000_1e-3, 9.999_999_9e-3];
+        for &ph in &phases {
+            for i in 0..200u64 {
+                let sent = SimTime(370_000_000 * i + 13_250_000);
+                for j in 0..40u64 {
+                    let now = sent + SimTime(1_100_000_000 * j + 7_125_000);
+                    let mut e = est(SimTime::from_secs_f64(ph));
+                    e.sample_at(sent, now);
+                    let want = tcp_cc_ticks(sent.as_secs_f64(), now.as_secs_f64(), ph, 0.01);
+                    let got = (e.srtt().unwrap() / 0.01).round() as i64;
+                    assert_eq!(got, want, "phase {ph} sent {sent:?} now {now:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn ns2_backoff_clamps_to_min_first_and_forgets_srtt_past_8() {
-        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10)).ns2();
+        let mut e = RttEstimator::new(ms(3000), ms(200), ms(60_000), ms(10)).ns2(SimTime::ZERO);
         for k in 0..40 {
             e.sample_at(ms(1000 * k), ms(1000 * k + 50));
         }

@@ -196,7 +196,7 @@ impl TcpSender {
         };
         let mut rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
         if p.rules().rto_in_ticks && p.clock_granularity > SimTime::ZERO {
-            rtt = rtt.ns2();
+            rtt = rtt.ns2(p.clock_phase);
         }
         let data_end = match &app {
             TcpApp::Bulk => u64::MAX / 4,
