@@ -65,6 +65,11 @@ pub trait Endpoint {
     fn probe(&self, _var: &str) -> Option<f64> {
         None
     }
+    /// [`probe`](Endpoint::probe) at time `now`, for a variable a timer would have changed
+    /// by then without an event of the endpoint's own (ns-2's idle timeout of `cwnd_`).
+    fn probe_at(&self, var: &str, _now: SimTime) -> Option<f64> {
+        self.probe(var)
+    }
     /// Moves a sender's application start and/or stop while the run goes on (an ns-2
     /// script's `$ftp start` / `$ftp stop` run by a proc; `session.rs`). `from` is the start
     /// it was built with, `now` the time now; a start of `SimTime::MAX` holds the application
@@ -77,5 +82,14 @@ pub trait Endpoint {
         _stop: Option<SimTime>,
     ) -> Result<(), String> {
         Err("its start and stop are fixed".into())
+    }
+
+    /// Sets how much data a sender's application has written in all, in full segments
+    /// (ns-2's `curseq_` of a one-way agent: `$ftp send`, `produce`, `producemore`,
+    /// `$tcp advance` / `advanceby` run by a script; `session.rs`). A held sender starts now;
+    /// an idle one sends the new data now. Returns whether it started the connection; Err
+    /// says this endpoint's data is not the script's to set.
+    fn set_data(&mut self, _now: SimTime, _segments: u64) -> Result<bool, String> {
+        Err("its data is its application's".into())
     }
 }

@@ -37,7 +37,7 @@ fn probe_flow(sim: &Simulation, i: usize, var: &str) -> Option<f64> {
         "bytes_" => Some(f.stats.rx_bytes as f64),
         "npkts_" => Some(f.stats.rx_packets as f64),
         "nlost_" => Some(f.stats.lost_packets as f64),
-        _ => sim.agents[f.sender.0 as usize].ep.probe(var),
+        _ => sim.agents[f.sender.0 as usize].ep.probe_at(var, sim.now),
     }
 }
 
@@ -214,6 +214,35 @@ impl Session {
             f.stop = f.stop.min(t);
         }
         self.sim.update_timer(sender);
+        Ok(())
+    }
+
+    /// Sets how much data flow `flow`'s application has written in all, in full segments
+    /// (an ns-2 script's `$ftp send`, `produce`, `producemore`, `$tcp advance`, `advanceby`
+    /// while the run goes on; the TCP sender's `Endpoint::set_data` cites tcp.cc). A held
+    /// flow starts now, as `$ftp start` would start it; a connection that had sent
+    /// everything goes on with its new data now. What the window allows is sent at once (the
+    /// script's event comes first at its instant, as in ns-2). Err for a flow whose application writes its
+    /// own data (anything but `bulk`).
+    pub fn set_data_flow(&mut self, flow: &str, segments: u64) -> Result<(), Error> {
+        let i = self
+            .sim
+            .flows
+            .iter()
+            .position(|f| f.name == flow)
+            .ok_or_else(|| Error::Scenario(format!("no flow is named \"{flow}\"")))?;
+        let now = self.sim.now;
+        let sender = self.sim.flows[i].sender;
+        let started = self.sim.agents[sender.idx()]
+            .ep
+            .set_data(now, segments)
+            .map_err(|e| Error::Scenario(format!("flow {flow}: {e}")))?;
+        if started {
+            self.sim.flows[i].start = now;
+        }
+        // ns-2's sendmsg and advanceby call send_much: the packets leave now, before the
+        // other events of this instant
+        self.sim.endpoint_due_now(sender);
         Ok(())
     }
 
@@ -430,6 +459,48 @@ app = { kind = "cbr", rate = "500kbps", packet_size = "500B" }
             serde_json::to_value(&later.flows).unwrap()
         );
         assert!(later.flows.iter().all(|f| f.rx_bytes > 0));
+    }
+
+    #[test]
+    fn data_set_by_a_script_is_sent_and_an_idle_connection_goes_on() {
+        // tcp.cc sendmsg/advanceby: a held one-way agent given 10 packets sends exactly those
+        // (after its opening packet), stays idle, and a later write continues the connection
+        let mut s = session();
+        s.retime_flow("tcp0", Some(f64::INFINITY), None).unwrap();
+        s.run_before(1.0).unwrap();
+        assert_eq!(s.probe("tcp0", "t_seqno_"), Some(0.0));
+        s.set_data_flow("tcp0", 10).unwrap();
+        // the opening packet leaves at once (ns-2's sendmsg calls send_much)
+        assert_eq!(s.probe("tcp0", "t_seqno_"), Some(1.0));
+        s.run_before(1.25).unwrap();
+        assert_eq!(s.probe("tcp0", "ack_"), Some(10.0));
+        assert_eq!(s.probe("tcp0", "t_seqno_"), Some(11.0));
+        // slow start from windowInit_ 2, one more per new ACK; the opening packet's ACK too
+        let cwnd = s.probe("tcp0", "cwnd_").unwrap();
+        assert!(cwnd > 10.0, "{cwnd}");
+        // idle for more than an RTO: ns-2's timer has closed cwnd_ to 1 (tcp.cc timeout())
+        s.run_before(2.0).unwrap();
+        assert_eq!(s.probe("tcp0", "cwnd_"), Some(1.0));
+        s.set_data_flow("tcp0", 25).unwrap();
+        assert_eq!(s.probe("tcp0", "t_seqno_"), Some(12.0)); // one packet out: cwnd_ 1
+        s.run_before(2.03).unwrap();
+        assert_eq!(s.probe("tcp0", "t_seqno_"), Some(12.0));
+        s.run_before(3.0).unwrap();
+        assert_eq!(s.probe("tcp0", "ack_"), Some(25.0));
+        // a write that is already sent takes nothing back; a larger one goes on at once
+        s.set_data_flow("tcp0", 20).unwrap();
+        s.run_before(3.5).unwrap();
+        assert_eq!(s.probe("tcp0", "ack_"), Some(25.0));
+        s.set_data_flow("tcp0", 27).unwrap();
+        s.run_before(3.6).unwrap();
+        assert_eq!(s.probe("tcp0", "ack_"), Some(27.0));
+        assert!(s.set_data_flow("udp1", 3).is_err());
+        assert!(s.set_data_flow("nobody", 3).is_err());
+        let r = s.finish().unwrap();
+        let tcp: serde_json::Value =
+            serde_json::from_str(r.flows[0].tcp.as_ref().unwrap().get()).unwrap();
+        assert_eq!(tcp["segments_sent"], 27);
+        assert_eq!(tcp["bytes_acked"], 27_000);
     }
 
     const RED_LINK: &str = r#"

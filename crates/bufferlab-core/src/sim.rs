@@ -356,6 +356,20 @@ impl Simulation {
         self.update_timer(a);
     }
 
+    /// Runs endpoint `a`'s timeout now if it is due (a script that gave a sender data acts
+    /// at once, as ns-2's sendmsg calls send_much; `session.rs`), else reschedules its timer.
+    pub(crate) fn endpoint_due_now(&mut self, a: AgentId) {
+        let due = self.agents[a.idx()]
+            .ep
+            .next_timeout()
+            .is_some_and(|t| t <= self.now);
+        if due && self.stopped.is_none() && self.now < self.end {
+            self.endpoint_call(a, None);
+        } else {
+            self.update_timer(a);
+        }
+    }
+
     /// Keeps at most one Timer event per endpoint in the queue, at or before its deadline.
     pub(crate) fn update_timer(&mut self, a: AgentId) {
         let agent = &mut self.agents[a.idx()];

@@ -128,6 +128,14 @@ impl Session {
         guarded(|| s.retime_flow(flow, start, stop))
     }
 
+    /// Sets how much data a flow's application has written in all, in full segments (ns-2's
+    /// `curseq_`: `$ftp send`, `produce`, `producemore`, `$tcp advance`, `advanceby`); a held
+    /// flow starts now, an idle connection sends the new data now.
+    fn set_data(&mut self, flow: &str, segments: u64) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.set_data_flow(flow, segments))
+    }
+
     /// Why a limit stopped the run, or None.
     fn stopped(&mut self) -> PyResult<Option<String>> {
         Ok(self.live()?.stopped())

@@ -203,6 +203,19 @@ _CLASSES = sorted(
 )
 
 # Draws from the default RNG that making each TCP sender costs in ns-2 (see _make).
+# Data written into a one-way TCP agent (tcp.cc command: send -> sendmsg, advance, advanceby)
+# and FTP's procs that call them (ns-source.tcl; Application::send, app.cc).
+_DATA_OPS = ("send", "advance", "advanceby")
+_APP_DATA_OPS = {"send": "send", "produce": "advance", "producemore": "advanceby"}
+_SCRIPTED = re.compile(r"(?<![\w$])(_o\d+)\s+(send|advance|advanceby|produce|producemore)(?![\w-])")
+
+
+def _atoi(text: str) -> int:
+    """C's atoi, as tcp.cc and app.cc read their argument: the leading integer, else 0."""
+    m = re.match(r"\s*([+-]?\d+)", str(text))
+    return int(m.group(1)) if m else 0
+
+
 _TCP_CREATION_DRAWS = {c: 2 if c == "Agent/TCP/Vegas" else 1 for c in TCP_CC}
 
 # What to say about ns-2 features bufferlab does not model.
@@ -1217,7 +1230,10 @@ class Interp:
         if self.runner is not None:
             self.runner.schedule(t, self._seq, script)
             return self._seq
-        words = [str(w) for w in self.tcl.splitlist(script)] if script.strip() else []
+        try:
+            words = [str(w) for w in self.tcl.splitlist(script)] if script.strip() else []
+        except tkinter.TclError:  # a script that is no list (`puts "a"; exit 0`)
+            words = []
         if len(words) == 2 and words[1] in ("start", "stop"):
             app = self.objects.get(words[0])
             if isinstance(app, App):  # the flow's start and stop (resolve_app_times)
@@ -1235,7 +1251,13 @@ class Interp:
                 continue
             times = sorted(x for x in app.times if x[1] not in self.cancelled)
             starts = [i for i, x in enumerate(times) if x[2] == "start"]
-            if not starts:
+            scripted = app.agent is not None and app.agent.scripted
+            if not starts or scripted:
+                # never started: its stops run during the run (after finite sends they stop
+                # the connection; before any they change nothing); an application given
+                # finite data by events keeps its starts and stops as events too
+                for t, seq, what in times:
+                    heapq.heappush(self.events, (t, seq, self.tcl_list(app.handle, what)))
                 continue
             first = starts[0]
             app.start = times[first][0]
@@ -1277,7 +1299,23 @@ class Interp:
     def run(self) -> str:
         if self.runner is not None:
             raise Ns2Error("$ns run called twice")
+        self.mark_scripted_agents()
         self.resolve_app_times()
+        tcp_done = [
+            who
+            for (kind, who), m in self.classes.procs
+            if m == "done"
+            and (
+                (kind == "c" and str(who).startswith("Agent/TCP"))
+                or (kind == "o" and getattr(self.objects.get(who), "cls", "") in TCP_CC)
+            )
+        ]
+        if tcp_done:
+            self.warn(
+                "a `done` proc is defined: ns-2 calls $tcp done when a TCP agent's finite data "
+                "is all acknowledged (tcp.cc finish); bufferlab does not call it (poll ack_ "
+                "with a rescheduled proc instead)"
+            )
         self.draw_boot_times()
         from bufferlab.ns2.runner import Runner
 
@@ -1330,6 +1368,10 @@ class Interp:
             if self.runner is not None:
                 self.runner.start_var_trace(ag, a[0])
             return ""
+        if m in _DATA_OPS and ag.cls in TCP_CC:
+            if len(a) != 1:
+                raise Ns2Error(f"usage: $tcp {m} n")
+            return self.data_op(ag, m, a[0])
         if m in ("port", "addr"):
             return str(ag.order if m == "port" else (ag.node.id if ag.node else -1))
         if m in ("clear",):
@@ -1349,9 +1391,45 @@ class Interp:
             else:
                 self.runner.app_event(app, m)
             return ""
-        if m in ("send", "produce", "producemore"):
-            raise Ns2Error(f"FTP {m} (a finite transfer) is not supported yet")
+        if m in _APP_DATA_OPS:
+            # ns-2.35: Application::send -> agent sendmsg (apps/app.cc); FTP's produce and
+            # producemore call the agent's advance and advanceby (tcl/lib/ns-source.tcl)
+            if m != "send" and app.cls != "Application/FTP":
+                raise Ns2Error(f"{app.cls} method `{m}` is not modelled (FTP has it)")
+            if app.cls != "Application/FTP":
+                raise Ns2Error(f"{app.cls} send: finite sends are modelled for FTP over TCP")
+            if len(a) != 1:
+                raise Ns2Error(f"usage: $ftp {m} n")
+            if app.agent is None:
+                raise Ns2Error(f"$ftp {m}: the application is not attached to an agent")
+            return self.data_op(app.agent, _APP_DATA_OPS[m], a[0], said=m)
         raise Ns2Error(f"{app.cls} method `{m}` is not modelled")
+
+    def data_op(self, ag: Agent, op: str, arg: str, said: str | None = None) -> str:
+        """`$tcp send n` / `advance n` / `advanceby n` (and FTP's send, produce, producemore):
+        before $ns run it runs at time 0, as `$ftp start` does; during the run the runner
+        gives the flow its new data (Session.set_data)."""
+        if ag.cls not in TCP_CC:
+            raise Ns2Error(f"{ag.cls} {op}: finite sends are modelled for TCP agents")
+        n = _atoi(arg)
+        if self.runner is None:
+            ag.scripted = True
+            self.schedule(0.0, self.tcl_list(ag.handle, op, str(n)))
+        else:
+            self.runner.data_event(ag, op, n, said or op)
+        return ""
+
+    def mark_scripted_agents(self) -> None:
+        """Agents that events scheduled before $ns run write to (`$ns at 1 "$tcp advance 10"`,
+        `"$ftp send 1000"`): one with no application becomes a flow too, and the starts and
+        stops of an application given data so stay events (a send may come before them)."""
+        for _, _, script in self.events:
+            for m in _SCRIPTED.finditer(script):
+                obj = self.objects.get(m.group(1))
+                if isinstance(obj, App) and m.group(2) in _APP_DATA_OPS:
+                    obj = obj.agent
+                if isinstance(obj, Agent) and obj.cls in TCP_CC:
+                    obj.scripted = True
 
     # -- random numbers ----------------------------------------------------------------------------
 

@@ -287,6 +287,14 @@ class Agent(Obj):
     app: App | None = None
     flow: str | None = None  # the scenario flow it became (sender and its sink)
     order: int = 0
+    # Finite sends (`$ftp send`, `produce`, `producemore`, `$tcp advance`, `advanceby`):
+    # ns-2's curseq_ (tcp.cc) once the script gave the agent a finite amount of data, None
+    # before; `syn_counted` once the opening packet (seqno 0) added its one to it.
+    curseq: int | None = None
+    syn_counted: bool = False
+    # `$tcp advance`/`advanceby`/`send` found in an event before $ns run on an agent with no
+    # application: it still becomes a (held) flow.
+    scripted: bool = False
     # When it was attached to its node (`$ns attach-agent`): ns-2's Node keeps its agents in
     # that order (`lappend agents_`, ns-node.tcl), and `$ns run` resets them in it.
     attach_seq: int = -1
@@ -440,6 +448,9 @@ class Network:
                 warn(f"{ag.cls} {ag.handle} is not connected ($ns connect): left out")
             return None
         app = ag.app
+        if app is None and tcp and ag.scripted and held:
+            # written to by the script's `$tcp advance`/`advanceby`/`send` during the run
+            app = ag.app = App(ag.handle, "Application/FTP", agent=ag, held=True)
         if app is None:
             warn(f"{ag.cls} {ag.handle} has no application: left out")
             return None

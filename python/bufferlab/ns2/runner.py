@@ -24,7 +24,7 @@ from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.linktrace import TraceRouter, plan
 from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Integrator, QueueMonitor, is_a
 from bufferlab.ns2.toml_text import scenario_text
-from bufferlab.ns2.units import number
+from bufferlab.ns2.units import boolean, number
 
 # Variables the engine gives at any time (Session.probe), by side of the flow.
 SENDER_PROBES = ("cwnd_", "ack_", "t_seqno_", "ssthresh_", "rtt_", "srtt_")
@@ -218,6 +218,15 @@ class Runner:
                 f"{app.cls} {app.handle} {what}: its agent is not a connected flow (attach the "
                 "application to an agent that $ns connect joined to a sink, before $ns run)"
             )
+        if (
+            what == "start"
+            and ag.curseq is not None
+            and not (app.stop is not None and app.stop <= self.now)
+        ):
+            # after finite sends: ns-2's FTP start sends -1, curseq_ becomes TCP_MAXSEQ
+            self.session.set_data(ag.flow, _UNLIMITED)
+            ag.curseq = None
+            return
         if what == "start":
             if not app.held and app.start is not None and app.start > self.now:
                 raise Ns2Error(
@@ -234,10 +243,80 @@ class Runner:
             self._retime(app, ag.flow, start=self.now)
             app.held, app.start, app.stop = False, self.now, None
         else:
-            if app.stop is not None and app.stop <= self.now:
-                return  # stopped already (ns-2's second stop changes nothing)
+            if app.held or (app.stop is not None and app.stop <= self.now):
+                return  # not started, or stopped already (a second stop changes nothing)
             self._retime(app, ag.flow, stop=self.now)
             app.stop = self.now
+
+    def data_event(self, ag: Agent, op: str, n: int, said: str | None = None) -> None:
+        """`$tcp send n` / `advance n` / `advanceby n` while the run goes on (FTP's send,
+        produce, producemore call them). ns-2.35 tcp.cc: sendmsg adds ceil(n / size_) packets
+        to curseq_ (n = -1: TCP_MAXSEQ, FTP's start), advanceby adds n, advance sets curseq_
+        to n (to maxseq_ when n is not above it); each then calls send_much. With syn_, the
+        opening packet (seqno 0) adds one to curseq_ when it goes out (output()), so the data
+        packets are 1 .. curseq_ - 1. The engine gets the number of data segments."""
+        app = ag.app
+        who = f"{app.cls} {app.handle}" if app is not None else f"{ag.cls} {ag.handle}"
+        what = f"{who} {said or op} {n} at {self.now:g} s"
+        if ag.flow is None or app is None:
+            raise Ns2Error(
+                f"{what}: its agent is not a connected flow (connect it to a sink with $ns "
+                "connect before $ns run)"
+            )
+        if not hasattr(self.session, "set_data"):
+            raise Ns2Error(
+                "this build of bufferlab's core has no Session.set_data (needed for finite "
+                "sends): rebuild it (make build)"
+            )
+        if op == "send" and n == -1:  # sendmsg(-1): as much as it can send (FTP start)
+            self.app_event(app, "start")
+            return
+        if app.stop is not None and app.stop <= self.now:
+            # FTP stop is advance 0 then close (ns-source.tcl): curseq_ drops to maxseq_
+            raise Ns2Error(f"{what}: more data after $app stop is not modelled")
+        if ag.curseq is None:
+            if not app.held:
+                if app.start is not None and app.start > self.now:
+                    raise Ns2Error(
+                        f"{what}: before the start at {app.start:g} s that $ns at gave it, "
+                        "not modelled"
+                    )
+                # a started FTP: curseq_ is TCP_MAXSEQ, more data changes nothing
+                if op == "advance":
+                    raise Ns2Error(f"{what}: advance on a running FTP is not modelled")
+                return
+            ag.curseq = 0
+        maxseq = self.session.probe(ag.flow, "maxseq_") if ag.syn_counted else -1
+        vegas = ag.cls == "Agent/TCP/Vegas"
+        if vegas and maxseq >= 0 and self.session.probe(ag.flow, "ack_") >= maxseq:
+            # tcp-vegas.cc timeout(): with nothing outstanding a full timeout (ssthresh_
+            # halved, cwnd_ v_slowstart_, the timer backed off), each RTO
+            raise Ns2Error(
+                f"{what}: more data for a Vegas agent that sent everything is not "
+                "modelled (ns-2's Vegas times out while idle)"
+            )
+        size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+        if op == "send":
+            q = int(n / size)  # C's integer division and remainder
+            ag.curseq += q + (1 if n - q * size else 0)
+        elif op == "advanceby":
+            ag.curseq += n
+        else:
+            ag.curseq = n if n > maxseq else int(maxseq)
+        syn = _syn(ag)
+        if syn and not ag.syn_counted and ag.curseq > 0:
+            ag.curseq += 1  # the opening packet goes out now (tcp.cc output(): seqno 0)
+            ag.syn_counted = True
+        data = max(0, ag.curseq - (1 if syn else 0))
+        if data == 0 and app.held:
+            return  # nothing to send yet: ns-2's send_much sends nothing
+        try:
+            self.session.set_data(ag.flow, data)
+        except Exception as e:  # ScenarioError: what the engine cannot give more data
+            raise Ns2Error(f"{what}: {e}") from None
+        ag.syn_counted = ag.syn_counted or not syn
+        if app.held:
+            app.held, app.start, app.stop = False, self.now, None
 
     def _retime(self, app: Any, flow: str, **times: float) -> None:
         try:
@@ -466,6 +545,16 @@ def _agent_ports(agents: list[Agent], scenario: dict[str, Any]) -> dict[str, tup
         if ag is not None and ag.peer is not None and ag.peer.node is not None:
             out[ag.handle] = (sp, ag.peer.node.id, dp)
     return out
+
+
+# Data segments of an application that always has data (the engine's bulk flows).
+_UNLIMITED = 2**40
+
+
+def _syn(ag: Agent) -> bool:
+    """Whether the agent sends ns-2's opening packet (syn_, true by default; Vegas's own
+    output() sends packet 0 as data)."""
+    return boolean(ag.vars.get("syn_", "true")) and ag.cls != "Agent/TCP/Vegas"
 
 
 def _is_sender(ag: Agent) -> bool:

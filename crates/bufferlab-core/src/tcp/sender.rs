@@ -143,6 +143,9 @@ pub struct TcpSender {
     syn_retx: bool,
     timed: Option<(u64, SimTime)>,
     last_send: SimTime,
+    /// When the retransmission timer, rearmed by the new ACK that acknowledged everything
+    /// sent, expires (rule `idle_timeout_closes_cwnd_to_one`); None while data is in flight.
+    idle_timeout_at: Option<SimTime>,
     // web
     object: Option<(u64, SimTime)>,
     objects_started: u32,
@@ -266,6 +269,7 @@ impl TcpSender {
             syn_retx: false,
             timed: None,
             last_send: SimTime::ZERO,
+            idle_timeout_at: None,
             object: None,
             objects_started: 0,
             response_times: Vec::new(),
@@ -418,6 +422,23 @@ impl TcpSender {
             self.fin_acked = true;
             self.completion = Some(now);
         }
+    }
+
+    /// ns-2's timer runs on an idle connection (rule `idle_timeout_closes_cwnd_to_one`,
+    /// with `slow_start_restart`). Not for ns-2's Vegas agent, whose timeout() is a full one
+    /// even with nothing outstanding (tcp-vegas.cc: ssthresh_ halved, cwnd_ v_slowstart_,
+    /// the timer backed off): not modelled, the ns-2 script layer refuses that case.
+    fn ns2_idle_rule(&self) -> bool {
+        self.rules.idle_timeout_closes_cwnd_to_one && self.p.slow_start_restart && !self.ns2_vegas()
+    }
+
+    /// Everything sent is acknowledged and ns-2's timer, rearmed by the last new ACK, has
+    /// expired by `now`: tcp.cc timeout() has closed cwnd_ to 1.
+    fn idle_timed_out(&self, now: SimTime) -> bool {
+        self.ns2_idle_rule()
+            && self.state == State::Established
+            && self.snd_una >= self.snd_max
+            && self.idle_timeout_at.is_some_and(|t| now >= t)
     }
 
     // ---- output ----
@@ -1364,7 +1385,13 @@ impl Endpoint for TcpSender {
 
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
         self.record_series(cx.now);
+        let una = self.snd_una;
         self.on_ack(&pkt, cx);
+        if self.snd_una > una {
+            // tcp.cc newack() -> newtimer(): the timer is rearmed on each new ACK, also the
+            // one that acknowledges everything sent (set_data reads when it expires)
+            self.idle_timeout_at = (self.snd_una >= self.snd_max).then(|| cx.now + self.rtt.rto());
+        }
     }
 
     fn on_timeout(&mut self, cx: &mut EndpointCtx) {
@@ -1427,6 +1454,62 @@ impl Endpoint for TcpSender {
             }
         }
         Ok(())
+    }
+
+    /// ns-2.35 tcp.cc: `sendmsg` adds ceil(nbytes / size_) packets to `curseq_`, `advanceby`
+    /// adds its argument, `advance` sets it; each then calls `send_much`, so a connection
+    /// that had sent everything goes on with the same sequence space, window and RTT state.
+    /// With rule `idle_timeout_closes_cwnd_to_one` and `slow_start_restart`, an idle period
+    /// that reached the expiry of the timer rearmed by the last new ACK has closed cwnd to
+    /// one segment (tcp.cc timeout(): slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA), recover_
+    /// = maxseq_, last_cwnd_action_ = CWND_ACTION_TIMEOUT, the timed segment forgotten;
+    /// the timer then fires every RTO without backoff, which changes nothing more). Data
+    /// already sent is never taken back: the end is at least what was sent.
+    fn set_data(&mut self, now: SimTime, segments: u64) -> Result<bool, String> {
+        if !matches!(self.app, TcpApp::Bulk) {
+            return Err(format!(
+                "its {} application writes its own data",
+                self.app.kind()
+            ));
+        }
+        let end = segments
+            .saturating_mul(self.mss())
+            .saturating_add(1)
+            .min(u64::MAX / 4);
+        let idle = self.state == State::Established && self.snd_una >= self.snd_max;
+        self.data_end = end.max(self.snd_max);
+        match self.state {
+            State::Idle => {
+                let started = self.start > now;
+                self.start = self.start.min(now);
+                return Ok(started);
+            }
+            State::SynSent => return Ok(false),
+            State::Established => {}
+        }
+        if idle && self.snd_nxt < self.avail_end() {
+            if self.ns2_idle_rule() {
+                if self.idle_timed_out(now) {
+                    self.w.cwnd = self.w.mss;
+                    self.recover = self.snd_max;
+                    self.last_action_timeout = true;
+                    self.timed = None;
+                }
+                // the restart is decided here, not by RFC 5681's rule in next_new_segment
+                self.last_send = now;
+            }
+            self.idle_timeout_at = None;
+        }
+        self.app_at = Some(now); // on_timeout sends what the window allows
+        Ok(false)
+    }
+
+    /// `cwnd_` is 1 once ns-2's timer has expired on an idle connection (see `set_data`).
+    fn probe_at(&self, var: &str, now: SimTime) -> Option<f64> {
+        if var == "cwnd_" && self.idle_timed_out(now) {
+            return Some(1.0);
+        }
+        self.probe(var)
     }
 
     fn next_timeout(&self) -> Option<SimTime> {

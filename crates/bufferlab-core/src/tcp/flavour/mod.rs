@@ -105,6 +105,11 @@ pub struct Rules {
     pub rto_in_ticks: bool,
     /// A fast retransmission of the head restarts the retransmission timer.
     pub restart_timer_on_head_retransmit: bool,
+    /// With `slow_start_restart`, the retransmission timer keeps running once everything
+    /// is acknowledged and its expiry closes cwnd to one segment (ns-2's idle timeout),
+    /// instead of RFC 5681's restart window after an idle RTO counted from the last send.
+    /// Applied where a script writes more data into an idle connection (`set_data`).
+    pub idle_timeout_closes_cwnd_to_one: bool,
 
     // ---- loss recovery and windows
     /// The agents' own window arithmetic for Tahoe, Reno, NewReno and Vegas: ssthresh is half of

@@ -35,6 +35,10 @@ pub const RULES: Rules = Rules {
     rto_in_ticks: true,
     // tcp-reno.cc dupack_action(): reset_rtx_timer(1, 0) after the fast retransmission.
     restart_timer_on_head_retransmit: true,
+    // tcp.cc newack() -> newtimer() rearms the timer on the last new ACK (t_seqno_ > its
+    // seqno); timeout() with highest_ack_ == maxseq_, slow_start_restart_ and restart_bugfix_
+    // calls slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA) and rearms it without backoff.
+    idle_timeout_closes_cwnd_to_one: true,
     // tcp.cc slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF) with precision_reduce_: windowd() =
     // min(cwnd_, window_) in packets; tcp-reno.cc window() = cwnd_ + dupwnd_; tcp-vegas.cc
     // timeout halves the same window.

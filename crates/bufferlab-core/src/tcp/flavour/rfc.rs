@@ -31,6 +31,8 @@ pub const RULES: Rules = Rules {
     rto_in_ticks: false,
     // Linux tcp_retransmit_skb rearms the timer for the retransmitted head.
     restart_timer_on_head_retransmit: true,
+    // RFC 5681 section 4.1: the restart window after an idle period longer than the RTO.
+    idle_timeout_closes_cwnd_to_one: false,
     // RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 SMSS).
     agent_window_halving: false,
     // RFC 6582 section 3.2 step 1: the recovery point guards the window.
