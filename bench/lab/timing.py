@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -21,10 +22,17 @@ def timed(cmd: list[str], timeout: float, cwd: Path = ROOT) -> dict:
     PEERS.mkdir(parents=True, exist_ok=True)
     full = ["/usr/bin/time", "-f", "%M", "-o", str(tf), *cmd]
     t0 = time.perf_counter()
+    # A session of its own, so that a timeout stops the simulator too and not only GNU time
+    # (a stopped ns-3 of d_10000 once ran on for half an hour beside the later measurements).
+    proc = subprocess.Popen(full, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=cwd, start_new_session=True)
     try:
-        p = subprocess.run(full, capture_output=True, text=True, timeout=timeout, cwd=cwd)
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return {"error": f"timed out after {timeout:.0f} s", "wall_s": timeout}
+    p = subprocess.CompletedProcess(full, proc.returncode, out, err)
     wall = time.perf_counter() - t0
     rss = None
     try:
