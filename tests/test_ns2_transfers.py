@@ -157,10 +157,9 @@ def _finish_lines(text: str) -> dict[int, tuple[int, int, int]]:
 def test_short_transfers_as_ns2(tmp_path: Path) -> None:
     """examples/ns2/short_transfers.tcl (10 KB then 100 KB more on one connection, 1 MB,
     100 + 50 packets, over a 2 Mb/s DropTail bottleneck with losses): every transfer's start,
-    completion time (polled every 10 ms), ack_ and t_seqno_ is ns-2.35's, line for line. The
-    sinks' bytes_ differ by whole packets only where the sender retransmitted: ns-2's TCPSink
-    counts the bytes it delivers in order (tcp-sink.cc, Acker::update), bufferlab's flow
-    counter every arrival, duplicates of a go-back-N included."""
+    completion time (polled every 10 ms), ack_ and t_seqno_ is ns-2.35's, line for line, and
+    so is each sink's bytes_, which counts what it delivered in order (tcp-sink.cc,
+    Acker::update), not the duplicates of a go-back-N (13 retransmissions here)."""
     for end in ("10", "4"):
         ns = run_ns(EX, end, cwd=tmp_path)
         assert ns.returncode == 0, ns.stderr
@@ -171,10 +170,7 @@ def test_short_transfers_as_ns2(tmp_path: Path) -> None:
         assert a == b
         fa, fb = _finish_lines(ns.stdout), _finish_lines(r.stdout)
         assert fa.keys() == fb.keys() == {0, 1, 2}
-        for i in fa:
-            assert fa[i][:2] == fb[i][:2], (i, fa[i], fb[i])
-            extra = fb[i][2] - fa[i][2]
-            assert extra % 1040 == 0 and 0 <= extra // 1040 <= 13, (i, fa[i], fb[i])
+        assert fa == fb
     done = [ln for ln in r.stdout.splitlines() if " done " in ln]
     assert len(done) == 3  # the 4 s run: flow 1's 1 MB is not done by then
 
@@ -203,9 +199,8 @@ def test_continued_connections_as_ns2(tmp_path: Path) -> None:
         if tx != ty:
             later.append((float(tx), float(ty)))
     assert len(later) <= 1 and all(0 < ty - tx < 0.011 for tx, ty in later), later
-    # the 500-byte agent retransmits; its sink's bytes_ counts the duplicates too (above)
-    (x1, x2), (y1, y2) = (map(int, ln.split()[1:]) for ln in (a[-1], b[-1]))
-    assert x1 == y1 and (y2 - x2) % 540 == 0 and 0 <= y2 - x2 <= 5 * 540
+    # the 500-byte agent retransmits; its sink's bytes_ counts what it delivered in order
+    assert a[-1] == b[-1]
 
 
 @needs_set_data

@@ -37,6 +37,7 @@ fn probe_flow(sim: &Simulation, i: usize, var: &str) -> Option<f64> {
         "bytes_" => Some(f.stats.rx_bytes as f64),
         "npkts_" => Some(f.stats.rx_packets as f64),
         "nlost_" => Some(f.stats.lost_packets as f64),
+        "sink_bytes_" => sim.agents[f.receiver.0 as usize].ep.probe_at(var, sim.now),
         _ => sim.agents[f.sender.0 as usize].ep.probe_at(var, sim.now),
     }
 }
@@ -104,7 +105,9 @@ impl Session {
     /// `ack_` (highest segment cumulatively acknowledged, -1 before the first), `t_seqno_`
     /// (next segment to send), `srtt_`, `rtt_` (seconds) from the TCP sender; `bytes_`,
     /// `npkts_`, `nlost_` (bytes and packets received, packets lost) from the flow's counters,
-    /// as a sink or loss monitor counts them. None if the flow or the variable does not exist.
+    /// as a loss monitor counts them; `sink_bytes_` (ns-2 `TCPSink`'s `bytes_`: the bytes
+    /// delivered in order) from the TCP receiver. None if the flow or the variable does not
+    /// exist.
     pub fn probe(&self, flow: &str, var: &str) -> Option<f64> {
         let i = self.sim.flows.iter().position(|f| f.name == flow)?;
         probe_flow(&self.sim, i, var)

@@ -370,7 +370,7 @@ class Runner:
                 continue
             probes = SENDER_PROBES if _is_sender(ag) else RECEIVER_PROBES
             for var in probes:
-                self.snapshot[(ag.handle, var)] = self.session.probe(ag.flow, var)
+                self.snapshot[(ag.handle, var)] = self.session.probe(ag.flow, _engine_var(ag, var))
         for obj in list(self.ip.objects.values()):
             if isinstance(obj, QueueMonitor):
                 for var in (*MONITOR_PROBES, "pkts_sum_", "bytes_sum_"):
@@ -458,7 +458,7 @@ class Runner:
         if self.finished:
             v = self.snapshot.get((ag.handle, var))
             return self._from_report(ag, var) if v is None else v
-        return self.session.probe(ag.flow, var)
+        return self.session.probe(ag.flow, _engine_var(ag, var))
 
     def _agent(self, ag: Agent, var: str) -> str | None:
         if ag.flow is None:
@@ -555,6 +555,14 @@ def _syn(ag: Agent) -> bool:
     """Whether the agent sends ns-2's opening packet (syn_, true by default; Vegas's own
     output() sends packet 0 as data)."""
     return boolean(ag.vars.get("syn_", "true")) and ag.cls != "Agent/TCP/Vegas"
+
+
+def _engine_var(ag: Agent, var: str) -> str:
+    """The engine's name for an agent's variable: a TCPSink's `bytes_` counts only what it
+    delivered in order (tcp-sink.cc), a LossMonitor's every packet that arrived."""
+    if var == "bytes_" and is_a(ag.cls, "Agent/TCPSink"):
+        return "sink_bytes_"
+    return var
 
 
 def _is_sender(ag: Agent) -> bool:

@@ -64,6 +64,8 @@ pub struct TcpReceiver {
     pub delack_timeouts: u64,
     pub ooo_dropped: u64,
     pub delivered: u64,
+    /// The opening SYN arrived (ns-2's sink counts its header bytes as delivered).
+    syn_received: bool,
 }
 
 impl TcpReceiver {
@@ -87,6 +89,7 @@ impl TcpReceiver {
             delack_timeouts: 0,
             ooo_dropped: 0,
             delivered: 0,
+            syn_received: false,
         }
     }
 
@@ -198,6 +201,7 @@ impl Endpoint for TcpReceiver {
         if h.flags & F::SYN != 0 {
             // RFC 9293 section 3.5: answer every SYN (a retransmitted one too) with a SYN-ACK.
             self.ts_recent = h.ts_val;
+            self.syn_received = true;
             self.send_synack(cx);
             return;
         }
@@ -295,6 +299,23 @@ impl Endpoint for TcpReceiver {
         match (self.delack_at, self.synack_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        }
+    }
+
+    /// `sink_bytes_`: ns-2's `Agent/TCPSink` `bytes_`, the bytes of the packets delivered in
+    /// order, headers included (tcp-sink.cc `TcpSink::recv`: `bytes_ += numToDeliver`, the
+    /// sizes Acker::update releases). ns-2's one-way TCP sends only whole `size_` packets, so
+    /// it is the in-order segments times (mss + header), plus the opening packet's header
+    /// bytes with `syn_` (packet 0, header only); duplicates and packets held out of order do
+    /// not count, where the flow's `rx_bytes` counts every arrival.
+    fn probe(&self, var: &str) -> Option<f64> {
+        match var {
+            "sink_bytes_" => {
+                let segments = self.delivered.div_ceil(u64::from(self.p.mss.max(1)));
+                let syn = if self.syn_received { self.p.header } else { 0 };
+                Some((segments * u64::from(self.p.mss + self.p.header) + u64::from(syn)) as f64)
+            }
+            _ => None,
         }
     }
 }
