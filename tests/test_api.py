@@ -273,3 +273,43 @@ def test_results_in_a_notebook(tmp_path: Path):
         assert all(ax.get_ylabel() for ax in fig.axes), "every axis says what it shows"
     udp = bufferlab.run(ROOT / "examples" / "dumbbell_udp.toml")
     assert udp.plot.cwnd() is None and udp.plot.flow_series() is None
+
+
+def test_results_read_numbers_warnings_and_stop_without_parsing_the_report():
+    """`Results.from_json` reads the top-level numbers, the warnings and the stop from the
+    core's text without parsing flows, queues, links and series (what `bufferlab run --json`
+    needs; a 100 000-flow report parsed is over a gigabyte), and gives what the parsed report
+    says."""
+    from bufferlab import _core
+    from bufferlab.results import SUMMARY_KEYS, summary_fields
+    from conftest import dumbbell_toml
+
+    text = dumbbell_toml(
+        name="red",
+        duration="2s",
+        bottleneck=("100Mbps", "10ms"),
+        queue='{ kind = "red", preset = "ns2", limit = "50p" }',
+        flows=[{"name": "f", "src": "s0", "dst": "d0", "app": {"kind": "bulk"}}],
+    )
+    whole = _core.run(text)
+    # stopped by the limit at its first check
+    stopped = _core.run(text, overrides=["duration=100s"], max_wall=1e-9)
+    for report in (whole, stopped):
+        full = json.loads(report)
+        res = Results.from_json(report)
+        assert (res.warnings, res.stopped, res.partial) == (
+            full.get("warnings", []),
+            full.get("stopped"),
+            full["partial"],
+        )
+        assert (res.sim_time_s, res.events, res.seed) == (
+            full["sim_time_s"],
+            full["events"],
+            full["seed"],
+        )
+        assert res.to_json() == report
+        assert res._raw is None  # nothing above parsed the whole report
+        assert summary_fields(report) == {k: full[k] for k in SUMMARY_KEYS if k in full}
+        assert len(res.flows) == len(full["flows"])  # the frames parse it
+    assert json.loads(whole)["warnings"] and json.loads(stopped)["stopped"]
+    assert summary_fields('{"a": 1}') is None  # not the core's layout: parsed whole

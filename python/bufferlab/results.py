@@ -83,6 +83,41 @@ def _frame(rows: list[Mapping[str, Any]], columns: list[str]) -> pd.DataFrame:
     return df
 
 
+#: The report's fields :func:`summary_fields` reads from its text.
+SUMMARY_KEYS = frozenset(
+    {"bufferlab_version", "scenario", "seed", "sim_time_s", "events", "wall_s", "partial"}
+    | {"warnings", "stopped"}
+)
+
+
+def summary_fields(text: str) -> dict[str, Any] | None:
+    """The report's top-level numbers (before ``flows``) and its ``warnings`` and ``stopped``
+    (after ``series``), read from the core's JSON text without parsing the flows, queues, links
+    and series between them: the core writes the fields in that order (report.rs, `Report`).
+    None when the text is not laid out so (then parse it whole)."""
+    try:
+        i = text.find(',"flows":')
+        if not text.startswith("{") or i < 0:
+            return None
+        out: dict[str, Any] = json.loads(text[:i] + "}")
+        dec = json.JSONDecoder()
+        end = len(text.rstrip()) - 1  # the closing brace
+        if text[end] != "}":
+            return None
+        for key in ("stopped", "warnings"):  # the last fields, last first
+            mark = f',"{key}":'
+            j = text.rfind(mark, 0, end)
+            if j < 0:
+                continue
+            value, stop = dec.raw_decode(text, j + len(mark))
+            if stop == end:  # it runs to the report's end: the top-level field
+                out[key] = value
+                end = j
+        return out
+    except ValueError:
+        return None
+
+
 class Results:
     """The results of one run.
 
@@ -91,51 +126,75 @@ class Results:
     queue and sample time); ``fairness`` is Jain's index over the flows it names.
     """
 
-    def __init__(self, raw: Mapping[str, Any], text: str | None = None) -> None:
-        self.raw: dict[str, Any] = dict(raw)
+    def __init__(self, raw: Mapping[str, Any] | None, text: str | None = None) -> None:
+        if raw is None and text is None:
+            raise ValueError("Results needs the report, as a dict or as the core's JSON text")
+        self._raw: dict[str, Any] | None = None if raw is None else dict(raw)
         self._text = text
+        self._summary: dict[str, Any] | None = None
 
     @classmethod
     def from_json(cls, text: str) -> Results:
-        return cls(json.loads(text), text=text)
+        """The results of the core's report text, parsed when something needs more than its
+        top-level numbers, warnings and stop (see :attr:`raw`)."""
+        return cls(None, text=text)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The report as a dict. Parsed from the core's text on first use: a report of
+        100 000 flows is over a gigabyte of Python objects, which `bufferlab run --json`
+        (the text, its warnings and its stop) never needs (docs/performance.md)."""
+        if self._raw is None:
+            assert self._text is not None
+            self._raw = json.loads(self._text)
+        return self._raw
+
+    def _top(self, key: str, default: Any = None) -> Any:
+        """A top-level scalar, `warnings` or `stopped`, without parsing the whole report when
+        it is still text."""
+        if self._raw is None and self._summary is None:
+            self._summary = summary_fields(self._text or "")
+        if self._raw is None and self._summary is not None and key in SUMMARY_KEYS:
+            return self._summary.get(key, default)
+        return self.raw.get(key, default)
 
     # -- scalars ---------------------------------------------------------------------------
     @property
     def scenario(self) -> str:
-        return self.raw.get("scenario", "")
+        return self._top("scenario", "")
 
     @property
     def seed(self) -> int:
-        return self.raw["seed"]
+        return self._top("seed")
 
     @property
     def sim_time_s(self) -> float:
-        return self.raw["sim_time_s"]
+        return self._top("sim_time_s")
 
     @property
     def events(self) -> int:
-        return self.raw["events"]
+        return self._top("events")
 
     @property
     def wall_s(self) -> float:
-        return self.raw["wall_s"]
+        return self._top("wall_s")
 
     @property
     def partial(self) -> bool:
-        return bool(self.raw.get("partial", False))
+        return bool(self._top("partial", False))
 
     @property
     def stopped(self) -> dict[str, str] | None:
         """Why a limit stopped the run before its end (``kind``: ``max_wall``, ``max_memory``
         or ``stalled``; ``message``), or None."""
-        s = self.raw.get("stopped")
+        s = self._top("stopped")
         return dict(s) if s else None
 
     @property
     def warnings(self) -> list[str]:
         """Settings that made a component act unlike its name (RED with its limit below
         max_th, ...), each naming the link and the fix."""
-        return list(self.raw.get("warnings", []))
+        return list(self._top("warnings", []))
 
     @property
     def fairness(self) -> dict[str, Any]:

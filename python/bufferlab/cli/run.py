@@ -132,9 +132,9 @@ def run(
             _fail(str(stopped.get("message")))
         if stopped:
             print(f"warning: {stopped.get('message')}; these are PARTIAL results", file=sys.stderr)
-        elif res.raw.get("partial"):
+        elif res.partial:
             print(
-                f"warning: stopped at {res.raw.get('sim_time_s', 0):.3f} s of simulated time; "
+                f"warning: stopped at {res.sim_time_s or 0:.3f} s of simulated time; "
                 "these are PARTIAL results",
                 file=sys.stderr,
             )
