@@ -185,12 +185,7 @@ impl Session {
         start: Option<f64>,
         stop: Option<f64>,
     ) -> Result<(), Error> {
-        let i = self
-            .sim
-            .flows
-            .iter()
-            .position(|f| f.name == flow)
-            .ok_or_else(|| Error::Scenario(format!("no flow is named \"{flow}\"")))?;
+        let i = self.flow_index(flow)?;
         let now = self.sim.now;
         let at = |s: f64| {
             if s.is_infinite() && s > 0.0 {
@@ -220,6 +215,15 @@ impl Session {
         Ok(())
     }
 
+    /// The index of the flow named `flow`, or the error naming it.
+    fn flow_index(&self, flow: &str) -> Result<usize, Error> {
+        self.sim
+            .flows
+            .iter()
+            .position(|f| f.name == flow)
+            .ok_or_else(|| Error::Scenario(format!("no flow is named \"{flow}\"")))
+    }
+
     /// Sets how much data flow `flow`'s application has written in all, in full segments
     /// (an ns-2 script's `$ftp send`, `produce`, `producemore`, `$tcp advance`, `advanceby`
     /// while the run goes on; the TCP sender's `Endpoint::set_data` cites tcp.cc). A held
@@ -228,12 +232,7 @@ impl Session {
     /// script's event comes first at its instant, as in ns-2). Err for a flow whose application writes its
     /// own data (anything but `bulk`).
     pub fn set_data_flow(&mut self, flow: &str, segments: u64) -> Result<(), Error> {
-        let i = self
-            .sim
-            .flows
-            .iter()
-            .position(|f| f.name == flow)
-            .ok_or_else(|| Error::Scenario(format!("no flow is named \"{flow}\"")))?;
+        let i = self.flow_index(flow)?;
         let now = self.sim.now;
         let sender = self.sim.flows[i].sender;
         let started = self.sim.agents[sender.idx()]
