@@ -12,6 +12,7 @@ pub mod guard;
 pub mod ids;
 pub mod monitor;
 pub mod net;
+pub mod ns2_rng;
 pub mod packet;
 pub mod qdisc;
 pub mod report;

@@ -2,9 +2,89 @@
 //! a loss model) draws from its own PCG stream whose seed is derived from the root seed and
 //! the component's stable label ("flow/3/app", "port/bottleneck:r0->r1/loss"). Adding a
 //! component, or building them in another order, never changes another component's numbers.
+//!
+//! The exception is a run that follows ns-2's one default RNG (`ns2_default_rng`): there the
+//! components ns-2 makes draw from `Random::uniform()` share that one stream
+//! (`Rng::Ns2Default`, `ns2_rng.rs`).
 
+use crate::ns2_rng::Ns2DefaultRng;
 use rand::SeedableRng;
-pub use rand_pcg::Pcg64Mcg as Rng;
+use rand::{RngExt, TryRng};
+use rand_pcg::Pcg64Mcg;
+use std::convert::Infallible;
+
+/// A component's random stream.
+#[derive(Debug, Clone)]
+pub enum Rng {
+    /// Its own PCG stream (every run that does not follow ns-2's default RNG).
+    Own(Pcg64Mcg),
+    /// ns-2's default RNG, shared with the other components that draw from it in ns-2.
+    Ns2Default(Ns2DefaultRng),
+}
+
+impl Rng {
+    /// A uniform in [0, 1): where ns-2 calls `Random::uniform()`, its default RNG's next value.
+    #[inline]
+    pub fn uniform01(&mut self) -> f64 {
+        match self {
+            Rng::Own(r) => r.random::<f64>(),
+            Rng::Ns2Default(d) => d.u01(),
+        }
+    }
+
+    /// A uniform in [a, b): ns-2's `Random::uniform(a, b)`, `a + (b - a) u`, on its default RNG.
+    #[inline]
+    pub fn uniform_between(&mut self, a: f64, b: f64) -> f64 {
+        match self {
+            Rng::Own(r) => r.random_range(a..b),
+            Rng::Ns2Default(d) => a + (b - a) * d.u01(),
+        }
+    }
+
+    /// ns-2 draws even where the outcome is sure (an error model of rate 0), which moves the
+    /// shared stream; an own stream need not.
+    pub fn is_ns2_default(&self) -> bool {
+        matches!(self, Rng::Ns2Default(_))
+    }
+}
+
+// Generic draws (distributions, ranges): an own stream's words; on ns-2's default RNG, 32 bits
+// of each uniform (ns-2's `next-random` is 31), for a component the ns-2 rules do not cover.
+impl TryRng for Rng {
+    type Error = Infallible;
+
+    #[inline]
+    fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        Ok(match self {
+            Rng::Own(r) => r.try_next_u32()?,
+            Rng::Ns2Default(d) => (d.u01() * 4_294_967_296.0) as u32,
+        })
+    }
+
+    #[inline]
+    fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        Ok(match self {
+            Rng::Own(r) => r.try_next_u64()?,
+            Rng::Ns2Default(_) => {
+                let hi = self.try_next_u32()? as u64;
+                (hi << 32) | self.try_next_u32()? as u64
+            }
+        })
+    }
+
+    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        match self {
+            Rng::Own(r) => r.try_fill_bytes(dst),
+            Rng::Ns2Default(_) => {
+                for chunk in dst.chunks_mut(4) {
+                    let w = self.try_next_u32()?.to_le_bytes();
+                    chunk.copy_from_slice(&w[..chunk.len()]);
+                }
+                Ok(())
+            }
+        }
+    }
+}
 
 /// SplitMix64 finaliser (Steele et al. 2014): a bijective, well-mixing 64-bit hash step.
 fn splitmix(mut z: u64) -> u64 {
@@ -28,7 +108,7 @@ pub fn stream_seed(root: u64, label: &str) -> u64 {
 
 /// An independent random stream for the component named `label`.
 pub fn stream(root: u64, label: &str) -> Rng {
-    Rng::seed_from_u64(stream_seed(root, label))
+    Rng::Own(Pcg64Mcg::seed_from_u64(stream_seed(root, label)))
 }
 
 /// Seeds for replications: the i-th replication of a sweep point under `root`.

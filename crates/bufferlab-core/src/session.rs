@@ -36,7 +36,12 @@ fn probe_flow(sim: &Simulation, i: usize, var: &str) -> Option<f64> {
     match var {
         "bytes_" => Some(f.stats.rx_bytes as f64),
         "npkts_" => Some(f.stats.rx_packets as f64),
-        "nlost_" => Some(f.stats.lost_packets as f64),
+        // a loss monitor counts the gaps it sees (UdpSink); other receivers have no nlost_
+        // of their own: the flow's losses
+        "nlost_" => sim.agents[f.receiver.0 as usize]
+            .ep
+            .probe_at(var, sim.now)
+            .or(Some(f.stats.lost_packets as f64)),
         "sink_bytes_" => sim.agents[f.receiver.0 as usize].ep.probe_at(var, sim.now),
         _ => sim.agents[f.sender.0 as usize].ep.probe_at(var, sim.now),
     }
@@ -104,8 +109,8 @@ impl Session {
     /// An ns-2 variable of flow `flow` now: the sender's `cwnd_`, `ssthresh_` (packets),
     /// `ack_` (highest segment cumulatively acknowledged, -1 before the first), `t_seqno_`
     /// (next segment to send), `srtt_`, `rtt_` (seconds) from the TCP sender; `bytes_`,
-    /// `npkts_`, `nlost_` (bytes and packets received, packets lost) from the flow's counters,
-    /// as a loss monitor counts them; `sink_bytes_` (ns-2 `TCPSink`'s `bytes_`: the bytes
+    /// `npkts_` (bytes and packets received) from the flow's counters; `nlost_`, the gaps in
+    /// the sequence a loss monitor has seen (`UdpSink`); `sink_bytes_` (ns-2 `TCPSink`'s `bytes_`: the bytes
     /// delivered in order) from the TCP receiver. None if the flow or the variable does not
     /// exist.
     pub fn probe(&self, flow: &str, var: &str) -> Option<f64> {
@@ -246,6 +251,21 @@ impl Session {
         // other events of this instant
         self.sim.endpoint_due_now(sender);
         Ok(())
+    }
+
+    /// Where ns-2's default RNG stands (`$defaultRNG all-seeds`), if the scenario follows it
+    /// (`ns2_default_rng`): a script drawing between events continues from here.
+    pub fn ns2_rng_state(&self) -> Option<[u64; 6]> {
+        self.sim.ns2_rng.as_ref().map(|d| d.state())
+    }
+
+    /// Moves ns-2's default RNG to `state` (what the script's own draws left it at).
+    pub fn set_ns2_rng_state(&mut self, state: [u64; 6]) -> Result<(), Error> {
+        let d = self.sim.ns2_rng.as_ref().ok_or_else(|| {
+            Error::Scenario("this scenario does not follow ns-2's default RNG".into())
+        })?;
+        d.set_state(state)
+            .map_err(|m| Error::Scenario(format!("ns-2 default RNG state: {m}")))
     }
 
     /// Whether a limit stopped the run (its message), or it goes on.

@@ -159,6 +159,9 @@ pub struct Simulation {
     out_buf: Vec<Packet>,
     /// `Report::from_sim` has read (and freed) the statistics' histograms.
     pub(crate) reported: bool,
+    /// ns-2's default RNG, when the scenario follows it (`ns2_default_rng`): the components
+    /// hold it too; the simulation keeps it for a script that draws between events.
+    pub ns2_rng: Option<crate::ns2_rng::Ns2DefaultRng>,
 }
 
 impl Simulation {
@@ -188,6 +191,7 @@ impl Simulation {
             pool: PacketPool::default(),
             out_buf: Vec::with_capacity(64),
             reported: false,
+            ns2_rng: None,
         }
     }
 

@@ -138,12 +138,23 @@ impl Endpoint for UdpSender {
     }
 }
 
-/// Counts application bytes received (the simulation records packets and delays).
+/// Counts application bytes received (the simulation records packets and delays), and the
+/// packets missing from the sequence as ns-2.35's `Agent/LossMonitor` counts them
+/// (loss-monitor.cc `recv`): when a packet arrives, `nlost_ += seqno - expected` if positive,
+/// then `expected = seqno + 1`. A loss shows only when a later packet arrives, and losses
+/// before the first arrival never do.
 #[derive(Default)]
-pub struct UdpSink;
+pub struct UdpSink {
+    expected: Option<u64>,
+    gaps: u64,
+}
 
 impl Endpoint for UdpSink {
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
+        if let Some(e) = self.expected {
+            self.gaps += pkt.seq.saturating_sub(e);
+        }
+        self.expected = Some(pkt.seq + 1);
         if !pkt.in_warmup {
             cx.stats.goodput_bytes += pkt.payload as u64;
         }
@@ -151,5 +162,8 @@ impl Endpoint for UdpSink {
     fn on_timeout(&mut self, _cx: &mut EndpointCtx) {}
     fn next_timeout(&self) -> Option<SimTime> {
         None
+    }
+    fn probe(&self, var: &str) -> Option<f64> {
+        (var == "nlost_").then_some(self.gaps as f64)
     }
 }

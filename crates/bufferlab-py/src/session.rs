@@ -136,6 +136,18 @@ impl Session {
         guarded(|| s.set_data_flow(flow, segments))
     }
 
+    /// Where ns-2's default RNG stands (six values), or None when the scenario does not
+    /// follow it (`ns2_default_rng`).
+    fn ns2_rng_state(&mut self) -> PyResult<Option<[u64; 6]>> {
+        Ok(self.live()?.ns2_rng_state())
+    }
+
+    /// Moves ns-2's default RNG to `state` (six values): the script's own draws between events.
+    fn set_ns2_rng_state(&mut self, state: [u64; 6]) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.set_ns2_rng_state(state))
+    }
+
     /// Why a limit stopped the run, or None.
     fn stopped(&mut self) -> PyResult<Option<String>> {
         Ok(self.live()?.stopped())

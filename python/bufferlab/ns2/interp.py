@@ -825,8 +825,15 @@ class Interp:
             if method == "unit":
                 obj.vars["unit_"] = args[0] if args else "pkt"
                 return ""
-            if method in ("ranvar", "target"):
+            if method == "ranvar" and args:
+                rv = self.objects.get(args[0])
+                if rv is None or not rv.cls.startswith("RandomVariable"):
+                    raise Ns2Error(f"ErrorModel ranvar {args[0]}: not a RandomVariable")
+                obj.ranvar = rv
+                obj.ranvar_on_default = rv.vars.get("rng") == self.default_rng.handle
                 return ""
+            if method in ("ranvar", "target"):
+                return obj.ranvar.handle if method == "ranvar" and obj.ranvar else ""
         if isinstance(obj, QueueMonitor):
             if method == "get-pkts-integrator":
                 return self._integrator(obj, "packets")

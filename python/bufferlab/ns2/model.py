@@ -241,6 +241,10 @@ class Obj:
     ucls: str | None = None
     # A pure OTcl object keeps its variables in this Tcl namespace (`ns2::o::...`).
     ns: str | None = None
+    # An ErrorModel's `ranvar` (the RandomVariable it draws from instead of the default RNG),
+    # and whether that variable draws from the default RNG.
+    ranvar: Obj | None = None
+    ranvar_on_default: bool = True
 
     @property
     def klass(self) -> str:
@@ -377,10 +381,17 @@ class Network:
     # -- translation ----------------------------------------------------------------------
 
     def to_scenario(
-        self, duration: float, name: str, warn: Callable[[str], None], held: bool = False
+        self,
+        duration: float,
+        name: str,
+        warn: Callable[[str], None],
+        held: bool = False,
+        rng_state: list[int] | None = None,
     ) -> dict[str, Any]:
         """With `held`, an application not started before $ns run still becomes a flow, which
-        the runner holds until the script starts it (`$app start` during the run)."""
+        the runner holds until the script starts it (`$app start` during the run).
+        `rng_state`: where the script's default RNG stands at `$ns run`; RED, error models and
+        CBR's `random_` go on drawing from it, as in ns-2 (`ns2_default_rng`)."""
         if not self.nodes:
             raise Ns2Error("the script creates no nodes ($ns node)")
         links: dict[str, Any] = {}
@@ -412,10 +423,10 @@ class Network:
             entry["queue"] = q
             if rq != q:
                 entry["reverse_queue"] = rq
-            if fwd.loss is not None:
-                entry["loss"] = loss_config(fwd.loss)
-            if rev.loss is not None:
-                entry["reverse_loss"] = loss_config(rev.loss)
+            for key, em in (("loss", fwd.loss), ("reverse_loss", rev.loss)):
+                loss = loss_config(em, warn) if em is not None else None
+                if loss is not None:
+                    entry[key] = loss
             links[f"n{a}_n{b}"] = entry
             self.link_names[(a, b)] = self.link_names[(b, a)] = f"n{a}_n{b}"
         flows = []
@@ -432,6 +443,8 @@ class Network:
         }
         if self.seed is not None:
             scenario["seed"] = self.seed
+        if rng_state is not None:
+            scenario["ns2_default_rng"] = {"state": list(rng_state)}
         scenario["topology"] = {"kind": "custom", "nodes": [n.name for n in self.nodes]}
         scenario["links"] = links
         scenario["flows"] = flows
@@ -592,7 +605,13 @@ def traffic_app(app: App, ag: Agent) -> dict[str, Any]:
             raise Ns2Error(
                 'CBR maxpkts_ (stop after N packets) is not modelled; use $ns at T "$cbr stop"'
             )
-        out: dict[str, Any] = {"kind": "cbr", "rate": fmt_rate(rate), "packet_size": f"{size}B"}
+        # ns-2's scheduler adds the gaps up in double seconds (cbr_traffic.cc)
+        out: dict[str, Any] = {
+            "kind": "cbr",
+            "rate": fmt_rate(rate),
+            "packet_size": f"{size}B",
+            "clock": "ns2",
+        }
         if boolean(v.get("random_", "0")):
             out["random"] = True
     else:
@@ -714,12 +733,27 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
     return out
 
 
-def loss_config(em: Obj) -> dict[str, Any]:
+def loss_config(em: Obj, warn: Callable[[str], None]) -> dict[str, Any] | None:
+    """errmodel.cc CorruptPkt: a packet is lost when `u < rate_`, u the ranvar's value or the
+    default RNG's next (`Random::uniform()`); a disabled model (`enable_ 0`) draws nothing."""
     unit = em.vars.get("unit_", "pkt")
     if unit not in ("pkt", "packet", "pkts"):
         raise Ns2Error(f"ErrorModel unit {unit}: only packet units (unit pkt) are modelled")
+    rv = em.ranvar
+    if rv is not None:
+        bounds = (number(rv.vars.get("min_", "0")), number(rv.vars.get("max_", "1")))
+        if rv.cls != "RandomVariable/Uniform" or bounds != (0.0, 1.0):
+            raise Ns2Error(
+                f"ErrorModel ranvar {rv.cls}: only a RandomVariable/Uniform from 0 to 1 is "
+                "modelled (the loss rate is then rate_); drop the ranvar line"
+            )
+        if not em.ranvar_on_default:
+            warn(
+                f"ErrorModel {em.handle}: its ranvar draws from an RNG of its own; bufferlab "
+                "draws from the default RNG (the same loss rate, other packets lost)"
+            )
     if not boolean(em.vars.get("enable_", "1")):
-        return {"kind": "bernoulli", "rate": 0.0, "position": "before_queue"}
+        return None
     return {
         "kind": "bernoulli",
         "rate": number(em.vars.get("rate_", "0")),

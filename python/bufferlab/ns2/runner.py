@@ -136,7 +136,13 @@ class Runner:
             factory = getattr(_core, "Session", None)
         # applications a proc may start during the run need the engine's Session.retime
         held = factory is not None and hasattr(factory, "retime")
-        scenario = ip.net.to_scenario(self.end, ip.script.stem, ip.warn, held=held)
+        scenario = ip.net.to_scenario(
+            self.end,
+            ip.script.stem,
+            ip.warn,
+            held=held,
+            rng_state=ip.default_rng.stream.all_seeds(),
+        )
         ip.scenario = scenario
         if ip.import_only:
             raise ImportStop()
@@ -351,7 +357,10 @@ class Runner:
                 self.flush_var_traces()
                 self.pump()
                 self.now = t
+                self.rng_from_engine()
             ip.eval_event(script, t)
+            if not self.finished:
+                self.rng_to_engine()
         if not self.finished:
             if self.now < self.end:
                 ip.warn(
@@ -380,10 +389,26 @@ class Runner:
                 if link is not None:
                     for var in RED_PROBES:
                         self.snapshot[(obj.handle, var)] = self._probe_queue(link, var)
+        self.rng_from_engine()
         self.report = json.loads(self.session.finish())
         self.finished = True
         self.pump()  # the engine's trace is complete and closed: the last lines
         self.close()
+
+    # -- ns-2's default RNG, shared by the engine and the script ---------------------------------
+
+    def rng_from_engine(self) -> None:
+        """The engine's RED, error models and CBRs drew from ns-2's default RNG up to now: the
+        script's draws go on from there."""
+        state = getattr(self.session, "ns2_rng_state", lambda: None)()
+        if state is not None:
+            self.ip.default_rng.stream.cg = [float(x) for x in state]
+
+    def rng_to_engine(self) -> None:
+        """The script drew (or made another RNG the default, `$rng default`): the engine goes
+        on from the default RNG's state."""
+        if hasattr(self.session, "set_ns2_rng_state"):
+            self.session.set_ns2_rng_state(self.ip.default_rng.stream.all_seeds())
 
     # -- per-link traces ---------------------------------------------------------------------------
 

@@ -106,7 +106,10 @@ impl LossModel {
     pub fn lose(&mut self, rng: &mut Rng) -> bool {
         match self {
             LossModel::None => false,
-            LossModel::Bernoulli { p } => *p > 0.0 && rng.random::<f64>() < *p,
+            // ns-2 `ErrorModel::CorruptPkt`: `u < rate_`, u drawn for every packet
+            LossModel::Bernoulli { p } => {
+                (*p > 0.0 || rng.is_ns2_default()) && rng.uniform01() < *p
+            }
             LossModel::GilbertElliott {
                 p_gb,
                 p_bg,

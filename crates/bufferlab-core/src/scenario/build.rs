@@ -13,6 +13,7 @@ use crate::net::loss::{LossConfig, LossModel};
 use crate::net::port::{Port, PortConfig};
 use crate::net::port_queue::{InlineDropTail, PortQueue};
 use crate::net::routing;
+use crate::ns2_rng::Ns2DefaultRng;
 use crate::packet::Protocol;
 use crate::qdisc::{self, QueueConfig};
 use crate::rng;
@@ -393,6 +394,18 @@ pub fn build_with(
             ),
         ));
     }
+    let ns2_rng = match &s.ns2_default_rng {
+        Some(c) => Some(Ns2DefaultRng::new(c.start().map_err(|(field, msg)| {
+            ScenarioError::field(format!("ns2_default_rng.{field}"), msg)
+        })?)),
+        None => None,
+    };
+    // The components ns-2 makes draw from its default RNG take that one stream, the others
+    // (and every component of a run without it) their own.
+    let stream = |shared: bool, label: &str| match &ns2_rng {
+        Some(d) if shared => rng::Rng::Ns2Default(d.clone()),
+        _ => rng::stream(seed, label),
+    };
     // Every configured component is checked here, used by a flow or not, in one error shape:
     // the field's path and what to do.
     for (name, l) in &s.links {
@@ -415,6 +428,7 @@ pub fn build_with(
     }
 
     let mut sim = Simulation::new(s.name.clone(), seed, s.duration, s.warmup);
+    sim.ns2_rng = ns2_rng.clone();
     // Nodes and ports: link k has port 2k (a -> b) and 2k+1 (b -> a).
     let mut adj: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); topo.nodes.len()];
     for (k, l) in topo.links.iter().enumerate() {
@@ -445,10 +459,16 @@ pub fn build_with(
                         if dir == 0 { "queue" } else { "reverse_queue" }
                     ),
                 )?,
-                qdisc_rng: rng::stream(seed, &format!("{label}/queue")),
+                qdisc_rng: stream(
+                    matches!(q, QueueConfig::Red(_) | QueueConfig::Ared(_)),
+                    &format!("{label}/queue"),
+                ),
                 device_queue: l.device_queue as usize,
                 loss: LossModel::from_config(loss.as_ref()),
-                loss_rng: rng::stream(seed, &format!("{label}/loss")),
+                loss_rng: stream(
+                    matches!(loss, Some(LossConfig::Bernoulli { .. })),
+                    &format!("{label}/loss"),
+                ),
                 loss_position: loss.as_ref().map(|l| l.position()).unwrap_or_default(),
                 warmup: s.warmup,
             }));
@@ -601,7 +621,10 @@ pub fn build_with(
                     Box::new(
                         UdpSender::new(
                             gen,
-                            rng::stream(seed, &format!("flow/{}/app", f.name)),
+                            stream(
+                                matches!(f.cfg.app, AppConfig::Cbr { .. }),
+                                &format!("flow/{}/app", f.name),
+                            ),
                             stop,
                             header,
                         )
@@ -611,7 +634,7 @@ pub fn build_with(
                     src,
                     false,
                 ),
-                sim.add_agent(Box::new(UdpSink), fid, dst, true),
+                sim.add_agent(Box::new(UdpSink::default()), fid, dst, true),
             )
         };
         if f.cfg.trace_fid.is_some_and(|id| id > i32::MAX as u32) {

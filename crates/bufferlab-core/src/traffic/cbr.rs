@@ -1,40 +1,70 @@
 //! Constant bit rate source, as ns-2's `Application/Traffic/CBR` (tools/cbr_traffic.cc):
 //! one packet every `packet_size * 8 / rate`; with `random`, each gap is
-//! `interval * (1 + U(-0.5, 0.5))` (ns-2's `random_` flag).
+//! `interval + interval * U(-0.5, 0.5)` (ns-2's `random_` flag), drawn when the packet before
+//! it goes out.
 
-use super::Generator;
+use super::{CbrClock, Generator};
 use crate::rng::Rng;
 use crate::units::{Rate, SimTime};
-use rand::RngExt;
 
 pub struct Cbr {
+    /// The next emission's time (the first is `start`); the gap after it is drawn when it
+    /// goes out, as ns-2 draws it after sending (`TrafficGenerator::timeout`).
     next_at: SimTime,
+    /// The same time in seconds, as ns-2's scheduler holds it (`CbrClock::Ns2`).
+    next_s: f64,
+    started: bool,
     interval: SimTime,
+    /// ns-2's `interval_ = (size_ << 3) / rate_` in seconds.
+    interval_s: f64,
     size: u32,
     random: bool,
+    clock: CbrClock,
 }
 
 impl Cbr {
-    pub fn new(start: SimTime, rate: Rate, size: u32, random: bool) -> Self {
+    pub fn new(start: SimTime, rate: Rate, size: u32, random: bool, clock: CbrClock) -> Self {
         Self {
             next_at: start,
+            next_s: start.as_secs_f64(),
+            started: false,
             interval: rate.tx_time(size as u64),
+            interval_s: (size as f64 * 8.0) / rate.0 as f64,
             size,
             random,
+            clock,
         }
     }
 }
 
 impl Generator for Cbr {
     fn next(&mut self, rng: &mut Rng) -> Option<(SimTime, u32)> {
-        let at = self.next_at;
-        let gap = if self.random {
-            SimTime((self.interval.0 as f64 * (1.0 + rng.random_range(-0.5..0.5))).round() as u64)
-        } else {
-            self.interval
-        };
-        self.next_at = at + gap;
-        Some((at, self.size))
+        if self.started {
+            // cbr_traffic.cc next_interval: t = interval_ + interval_ * Random::uniform(-0.5, 0.5)
+            let jitter = if self.random {
+                rng.uniform_between(-0.5, 0.5)
+            } else {
+                0.0
+            };
+            match self.clock {
+                CbrClock::Exact => {
+                    let i = self.interval.0 as f64;
+                    let gap = if self.random {
+                        SimTime((i + i * jitter).round() as u64)
+                    } else {
+                        self.interval
+                    };
+                    self.next_at = self.next_at + gap;
+                }
+                CbrClock::Ns2 => {
+                    let i = self.interval_s;
+                    self.next_s += i + i * jitter;
+                    self.next_at = SimTime::from_secs_f64(self.next_s);
+                }
+            }
+        }
+        self.started = true;
+        Some((self.next_at, self.size))
     }
 }
 
@@ -45,7 +75,13 @@ mod tests {
     // ---- exact spacing ----
     #[test]
     fn packets_are_evenly_spaced_at_the_rate() {
-        let mut g = Cbr::new(SimTime::from_secs(1), Rate(1_000_000), 1000, false);
+        let mut g = Cbr::new(
+            SimTime::from_secs(1),
+            Rate(1_000_000),
+            1000,
+            false,
+            CbrClock::Exact,
+        );
         let mut rng = crate::rng::stream(1, "t");
         let times: Vec<SimTime> = (0..3).map(|_| g.next(&mut rng).unwrap().0).collect();
         assert_eq!(
@@ -56,5 +92,57 @@ mod tests {
                 SimTime::from_millis(1016)
             ]
         );
+    }
+
+    // ---- ns-2's clock and draws ----
+    #[test]
+    fn ns2_clock_adds_seconds_as_ns2s_scheduler_does() {
+        // ns-2: 500 B at 0.6 Mb/s from 0.5 s; three gaps give 0.5200000000000001 s, 500 B at
+        // 0.8 Mb/s from 0 s, 104 gaps 0.5200000000000004 s: the same picosecond, where
+        // whole-picosecond gaps (6 666 666 667 ps) put the first a picosecond late
+        let mut a = Cbr::new(
+            SimTime::from_millis(500),
+            Rate(600_000),
+            500,
+            false,
+            CbrClock::Ns2,
+        );
+        let mut b = Cbr::new(SimTime::ZERO, Rate(800_000), 500, false, CbrClock::Ns2);
+        let mut exact = Cbr::new(
+            SimTime::from_millis(500),
+            Rate(600_000),
+            500,
+            false,
+            CbrClock::Exact,
+        );
+        let mut rng = crate::rng::stream(1, "t");
+        let ta = (0..4).map(|_| a.next(&mut rng).unwrap().0).last().unwrap();
+        let tb = (0..105)
+            .map(|_| b.next(&mut rng).unwrap().0)
+            .last()
+            .unwrap();
+        let te = (0..4)
+            .map(|_| exact.next(&mut rng).unwrap().0)
+            .last()
+            .unwrap();
+        assert_eq!(ta, SimTime::from_millis(520));
+        assert_eq!(tb, SimTime::from_millis(520));
+        assert_eq!(te, SimTime(SimTime::from_millis(520).0 + 1));
+    }
+
+    #[test]
+    fn random_gaps_draw_from_ns2s_default_rng_after_each_packet() {
+        use crate::ns2_rng::{Mrg32k3a, Ns2DefaultRng};
+        let shared = Ns2DefaultRng::new([1; 6]);
+        let mut rng = Rng::Ns2Default(shared.clone());
+        let mut g = Cbr::new(SimTime::ZERO, Rate(1_000_000), 1000, true, CbrClock::Ns2);
+        // the first packet goes at the start and draws nothing yet
+        assert_eq!(g.next(&mut rng).unwrap().0, SimTime::ZERO);
+        assert_eq!(shared.state(), [1; 6]);
+        let mut own = Mrg32k3a::new([1; 6]);
+        let t = g.next(&mut rng).unwrap().0;
+        let u = own.u01();
+        assert_eq!(t, SimTime::from_secs_f64(0.008 + 0.008 * (-0.5 + u)));
+        assert_eq!(shared.state(), own.state());
     }
 }

@@ -14,7 +14,7 @@ use crate::units::SimTime;
 pub use distribution::{Distribution, ObjectSize, SizeDistribution};
 use rand::RngExt;
 use rand_distr::Distribution as _;
-pub use registry::AppConfig;
+pub use registry::{AppConfig, CbrClock};
 
 /// A sequence of packet emissions.
 pub trait Generator {
@@ -30,7 +30,14 @@ pub fn build(app: &AppConfig, start: SimTime, stop: SimTime, header: u32) -> Box
             rate,
             packet_size,
             random,
-        } => Box::new(cbr::Cbr::new(start, *rate, packet_size.0 as u32, *random)),
+            clock,
+        } => Box::new(cbr::Cbr::new(
+            start,
+            *rate,
+            packet_size.0 as u32,
+            *random,
+            *clock,
+        )),
         AppConfig::Poisson {
             rate,
             packet_size,

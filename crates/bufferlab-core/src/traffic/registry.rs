@@ -21,6 +21,12 @@ pub enum AppConfig {
         /// Randomise each gap uniformly in [0.5, 1.5] of the interval (ns-2 CBR `random_`), default false.
         #[serde(default)]
         random: bool,
+        /// How emission times add up: `exact` (default, as ns-3's applications: whole
+        /// picoseconds) or `ns2` (ns-2.35's scheduler: seconds in a double, each gap
+        /// `size * 8 / rate` added to the last time, then rounded to picoseconds, so the times
+        /// drift as ns-2's do; two emissions in one picosecond go in the order scheduled).
+        #[serde(default)]
+        clock: CbrClock,
     },
     /// Poisson arrivals: exponential interarrival times with mean packet_size*8/rate.
     Poisson {
@@ -71,6 +77,18 @@ pub enum AppConfig {
 
 fn default_packet_size() -> Bytes {
     Bytes(1000)
+}
+
+/// How a CBR source adds up its emission times (`AppConfig::Cbr::clock`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CbrClock {
+    /// Whole picoseconds: the interval rounded once, then added exactly.
+    #[default]
+    Exact,
+    /// ns-2.35's double-precision seconds (`TrafficGenerator::timeout` reschedules
+    /// `next_interval` after the current time), rounded to the engine's picoseconds.
+    Ns2,
 }
 
 impl AppConfig {

@@ -60,7 +60,6 @@ pub use config::{LalredScale, RedConfig, RedIdle, RedPreset, Threshold};
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
 use crate::units::{QueueLimit, SimTime};
-use rand::RngExt;
 use std::collections::VecDeque;
 
 /// Plain RED or Adaptive RED.
@@ -548,7 +547,7 @@ impl QueueDisc for Red {
                     p_b = (p_b * self.p_scale).min(1.0);
                 }
                 let p_a = p.p_a(p_b, self.count, self.count_bytes, pkt.size);
-                let u: f64 = cx.rng.random();
+                let u = cx.rng.uniform01();
                 outcome = Outcome::Accepted;
                 if u <= p_a && p_a > 0.0 {
                     self.count = 0;
