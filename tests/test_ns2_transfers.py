@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bufferlab import _core
-from conftest import ROOT, needs_ns, run_cli, run_ns
+from conftest import ROOT, assert_script_refused, needs_ns, run_cli, run_ns
 
 EX = ROOT / "examples" / "ns2" / "short_transfers.tcl"
 needs_set_data = pytest.mark.skipif(
@@ -246,46 +246,95 @@ $ns run
     assert lines[2] == f"end 26 27 {26 * 1040 + 40} 7 8"
 
 
+TRANSFERS_DONE = ROOT / "examples" / "ns2" / "transfers_done.tcl"
+
+
+@needs_ns
+@needs_set_data
+def test_done_and_restarted_ftp_as_ns2(tmp_path: Path) -> None:
+    """examples/ns2/transfers_done.tcl: four transfers chained by `$tcp done` (each done asks
+    for the next with producemore) and a bulk FTP stopped (`advance 0`: its done comes when a
+    new ACK reaches maxseq_ - 1) and started again, which goes on with the same connection:
+    ns-2.35 and bufferlab print the same 9 lines (2026-11-27)."""
+    ns = run_ns(TRANSFERS_DONE, cwd=tmp_path)
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(TRANSFERS_DONE), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert len(ns.stdout.splitlines()) == 9
+    assert r.stdout == ns.stdout
+
+
+@needs_set_data
+def test_done_follows_each_transfer(tmp_path: Path) -> None:
+    """Without ns: `done` runs after the new ACK that covers the data (ack_ is curseq_ - 1
+    then); producemore (advanceby) reopens it, `$ftp send` (sendmsg) does not; FTP stop
+    (`advance 0`) after `$ftp start` (`advance 268435456` for attach-source's Source/FTP)
+    brings one more when the last ACK comes. ns-2.35 prints `done 0.1946 5`, `done 1.0656 8`,
+    `done 2.7130 52` and `at 2.5 34 52`, `at 3.4 52 52`, `at 4.9 53 53` for this script
+    (2026-11-27)."""
+    script = tmp_path / "done.tcl"
+    script.write_text(
+        HEAD
+        + """\
+$tcp proc done {} {
+\tglobal ns
+\tputs [format "done %.4f %d" [$ns now] [$self set ack_]]
+}
+proc show {} {
+\tglobal ns tcp
+\tputs [format "at %.1f %d %d" [$ns now] [$tcp set ack_] [$tcp set maxseq_]]
+}
+$ns at 0.1 "$ftp send 5000"
+$ns at 1.0 "$ftp producemore 3"
+$ns at 2.0 "$ftp start"
+$ns at 2.5 "$ftp stop"
+$ns at 2.5 "show"
+$ns at 3.4 "show"
+$ns at 3.5 "$ftp send 2000"
+$ns at 4.9 "show"
+$ns at 5 "exit 0"
+$ns run
+"""
+    )
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    lines = [ln.split() for ln in r.stdout.splitlines()]
+    done = [(float(ln[1]), int(ln[2])) for ln in lines if ln[0] == "done"]
+    shown = [(float(ln[1]), int(ln[2]), int(ln[3])) for ln in lines if ln[0] == "at"]
+    assert [a for _, a in done[:2]] == [5, 8]
+    assert 0.1 < done[0][0] < 1.0 < done[1][0] < 2.0
+    # the stop at 2.5 s: curseq_ = maxseq_, done at the ACK of maxseq_ - 1 or beyond
+    maxseq_at_stop = shown[0][2]
+    assert len(done) == 3 and 2.5 < done[2][0] < 3.4 and done[2][1] >= maxseq_at_stop - 1
+    # the send after it adds two packets to curseq_ (= maxseq_ since the stop), so one more
+    # goes out (t_seqno_ < curseq_), acknowledged by 4.9 s; no done follows (sendmsg)
+    assert shown[2][1] == shown[2][2] == maxseq_at_stop + 1
+
+
 @needs_set_data
 def test_what_is_not_modelled_exits_2(tmp_path: Path) -> None:
-    script = tmp_path / "stop.tcl"
-    script.write_text(
-        HEAD
-        + """\
-$ns at 0.1 "$ftp send 5000"
-$ns at 0.5 "$ftp stop"
-$ns at 1.0 "$ftp send 5000"
-$ns at 2 "exit 0"
-$ns run
-"""
+    cbr = HEAD.removeprefix("set ns [new Simulator]\n") + (
+        "set udp [new Agent/UDP]\n"
+        "set null [new Agent/Null]\n"
+        "$ns attach-agent $n0 $udp\n"
+        "$ns attach-agent $n1 $null\n"
+        "$ns connect $udp $null\n"
+        "set cbr [new Application/Traffic/CBR]\n"
+        "$cbr attach-agent $udp\n"
+        '$ns at 0.1 "$cbr send 1000"\n'
+        '$ns at 2 "exit 0"\n'
+        "$ns run\n"
     )
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 2
-    err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("error: stop.tcl:"), r.stderr
-    assert "send 5000 at 1 s: more data after $app stop is not modelled" in err[0]
-    script.write_text(
-        HEAD
-        + """\
-set udp [new Agent/UDP]
-set null [new Agent/Null]
-$ns attach-agent $n0 $udp
-$ns attach-agent $n1 $null
-$ns connect $udp $null
-set cbr [new Application/Traffic/CBR]
-$cbr attach-agent $udp
-$ns at 0.1 "$cbr send 1000"
-$ns at 2 "exit 0"
-$ns run
-"""
-    )
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 2
-    err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and "finite sends are modelled for FTP over TCP" in err[0], r.stderr
+    # the send runs at 0.1 s inside `$ns run`, the script's last line (after the first)
+    line = len(cbr.splitlines()) + 1
+    assert_script_refused(tmp_path, cbr, line, "finite sends are modelled for FTP over TCP")
     # ns-2's Vegas agent times out while idle (tcp-vegas.cc timeout()): not modelled
-    script.write_text(_started_later("Agent/TCP/Vegas", "Agent/TCPSink", ""))
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 2
-    err = r.stderr.strip().splitlines()
-    assert len(err) == 1 and "producemore 3 at 1.5 s: more data for a Vegas agent" in err[0]
+    body = _started_later("Agent/TCP/Vegas", "Agent/TCPSink", "")
+    assert body.startswith("set ns [new Simulator]\n")
+    line = body.splitlines().index("$ns run") + 1
+    assert_script_refused(
+        tmp_path,
+        body.removeprefix("set ns [new Simulator]\n"),
+        line,
+        "producemore 3 at 1.5 s: more data for a Vegas agent",
+    )

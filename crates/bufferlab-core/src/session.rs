@@ -21,6 +21,10 @@ pub struct Session {
     t0: Instant,
     watches: Vec<Watch>,
     changes: Vec<(f64, usize, f64)>,
+    /// Flows whose run stops when their `ack_` reaches a value (`watch_ack`), and the ones
+    /// that reached it, with the time, until taken.
+    ack_watches: Vec<AckWatch>,
+    acked: Vec<(f64, String)>,
 }
 
 /// A flow variable whose changes are recorded (`$tcp trace cwnd_`).
@@ -28,6 +32,13 @@ struct Watch {
     flow: usize,
     var: String,
     last: Option<f64>,
+}
+
+/// A flow whose run stops at the new ACK that brings its `ack_` to `ack` or beyond.
+struct AckWatch {
+    flow: usize,
+    ack: f64,
+    last: f64,
 }
 
 /// An ns-2 variable of flow `i` of `sim` (see [`Session::probe`]).
@@ -58,6 +69,8 @@ impl Session {
             t0,
             watches: Vec::new(),
             changes: Vec::new(),
+            ack_watches: Vec::new(),
+            acked: Vec::new(),
         })
     }
 
@@ -84,10 +97,12 @@ impl Session {
         if t <= self.sim.now || self.sim.stopped.is_some() {
             return Ok(());
         }
-        if self.watches.is_empty() {
+        if self.watches.is_empty() && self.ack_watches.is_empty() {
             self.sim.run_until(SimTime(t.0 - 1));
         } else {
             let (watches, changes) = (&mut self.watches, &mut self.changes);
+            let (ack_watches, acked) = (&mut self.ack_watches, &mut self.acked);
+            let mut early = false;
             self.sim.run_until_with(SimTime(t.0 - 1), |sim| {
                 for (i, w) in watches.iter_mut().enumerate() {
                     let v = probe_flow(sim, w.flow, &w.var);
@@ -98,7 +113,24 @@ impl Session {
                         }
                     }
                 }
+                let before = acked.len();
+                ack_watches.retain_mut(|w| {
+                    // tcp.cc checks in recv_newack_helper: only a new ACK can reach it
+                    let a = probe_flow(sim, w.flow, "ack_").unwrap_or(w.last);
+                    let reached = a > w.last && a >= w.ack;
+                    w.last = a;
+                    if reached {
+                        acked.push((sim.now.as_secs_f64(), sim.flows[w.flow].name.clone()));
+                    }
+                    !reached
+                });
+                early = acked.len() > before;
+                early
             });
+            if early {
+                // stopped after the event that reached a watched ack_: the clock stays there
+                return Ok(());
+            }
         }
         if self.sim.stopped.is_none() {
             self.sim.now = t;
@@ -216,7 +248,13 @@ impl Session {
         if let Some(t) = stop {
             f.stop = f.stop.min(t);
         }
-        self.sim.update_timer(sender);
+        if start == Some(now) {
+            // ns-2's `$cbr start` sends at once (cbr_traffic.cc start: timeout()), `$ftp
+            // start` too (send_much): before the other events of this instant
+            self.sim.endpoint_due_now(sender);
+        } else {
+            self.sim.update_timer(sender);
+        }
         Ok(())
     }
 
@@ -251,6 +289,24 @@ impl Session {
         // other events of this instant
         self.sim.endpoint_due_now(sender);
         Ok(())
+    }
+
+    /// Stops the run (`run_before` returns early, the clock at that event) after the event at
+    /// which a new ACK brings flow `flow`'s `ack_` to `ack` or beyond, once: ns-2 calls `$tcp
+    /// done` inside the new ACK that acknowledges all the data (tcp.cc recv_newack_helper:
+    /// `highest_ack_ >= curseq_ - 1`, then `finish()`). A new value replaces the flow's watch.
+    pub fn watch_ack(&mut self, flow: &str, ack: f64) -> Result<(), Error> {
+        let i = self.flow_index(flow)?;
+        let last = probe_flow(&self.sim, i, "ack_").unwrap_or(-1.0);
+        self.ack_watches.retain(|w| w.flow != i);
+        self.ack_watches.push(AckWatch { flow: i, ack, last });
+        Ok(())
+    }
+
+    /// The watched flows that reached their `ack_` (time in seconds, flow), in order, since
+    /// the last call.
+    pub fn take_acked(&mut self) -> Vec<(f64, String)> {
+        std::mem::take(&mut self.acked)
     }
 
     /// Where ns-2's default RNG stands (`$defaultRNG all-seeds`), if the scenario follows it

@@ -136,6 +136,18 @@ impl Session {
         guarded(|| s.set_data_flow(flow, segments))
     }
 
+    /// Stops `run_until` after the event at which flow `flow`'s `ack_` reaches `ack` (once; a
+    /// new value replaces the flow's watch): ns-2's `$tcp done`.
+    fn watch_ack(&mut self, flow: &str, ack: f64) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.watch_ack(flow, ack))
+    }
+
+    /// The watched flows that reached their `ack_` since the last call: (time s, flow).
+    fn take_acked(&mut self) -> PyResult<Vec<(f64, String)>> {
+        Ok(self.live()?.take_acked())
+    }
+
     /// Where ns-2's default RNG stands (six values), or None when the scenario does not
     /// follow it (`ns2_default_rng`).
     fn ns2_rng_state(&mut self) -> PyResult<Option<[u64; 6]>> {

@@ -1308,21 +1308,6 @@ class Interp:
             raise Ns2Error("$ns run called twice")
         self.mark_scripted_agents()
         self.resolve_app_times()
-        tcp_done = [
-            who
-            for (kind, who), m in self.classes.procs
-            if m == "done"
-            and (
-                (kind == "c" and str(who).startswith("Agent/TCP"))
-                or (kind == "o" and getattr(self.objects.get(who), "cls", "") in TCP_CC)
-            )
-        ]
-        if tcp_done:
-            self.warn(
-                "a `done` proc is defined: ns-2 calls $tcp done when a TCP agent's finite data "
-                "is all acknowledged (tcp.cc finish); bufferlab does not call it (poll ack_ "
-                "with a rescheduled proc instead)"
-            )
         self.draw_boot_times()
         from bufferlab.ns2.runner import Runner
 
@@ -1353,6 +1338,7 @@ class Interp:
                 if cls != "Application/FTP":
                     raise Ns2Error(f"{m} {a[0] if a else ''}: only FTP is modelled here")
                 app = self.objects[self.new(cls, [])]  # type: ignore[assignment]
+                app.source = m == "attach-source"  # type: ignore[attr-defined]
             assert isinstance(app, App)
             app.agent, ag.app = ag, app
             return app.handle

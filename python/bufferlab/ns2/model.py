@@ -296,6 +296,8 @@ class Agent(Obj):
     # before; `syn_counted` once the opening packet (seqno 0) added its one to it.
     curseq: int | None = None
     syn_counted: bool = False
+    # tcp.cc closed_: `done` was called for the data so far (advance and advanceby reopen)
+    closed: bool = False
     # `$tcp advance`/`advanceby`/`send` found in an event before $ns run on an agent with no
     # application: it still becomes a (held) flow.
     scripted: bool = False
@@ -317,6 +319,10 @@ class App(Obj):
     held: bool = False
     # `$ns at T "$app start"` / `"$app stop"` given before $ns run: (T, order, what).
     times: list[tuple[float, int, str]] = field(default_factory=list)
+    # Made by `$tcp attach-source FTP`: ns-2's Source/FTP (ns-source.tcl), whose start is
+    # `advance 268435456` (which reopens `done`, tcp.cc advanceby), where Application/FTP's
+    # is `send -1` (which does not).
+    source: bool = False
 
 
 # ns-2's trace objects (trace/trace.cc, Trace::format): the event letter each type writes.

@@ -27,7 +27,7 @@ from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import boolean, number
 
 # Variables the engine gives at any time (Session.probe), by side of the flow.
-SENDER_PROBES = ("cwnd_", "ack_", "t_seqno_", "ssthresh_", "rtt_", "srtt_")
+SENDER_PROBES = ("cwnd_", "ack_", "t_seqno_", "maxseq_", "ssthresh_", "rtt_", "srtt_")
 RECEIVER_PROBES = ("bytes_", "npkts_", "nlost_")
 # Counters taken from the report at the end: ns-2 variable -> report field of flows[].tcp.
 SENDER_REPORT = {
@@ -95,6 +95,7 @@ class Runner:
         self.tmpdir: str | None = None
         self.heap: list[tuple[float, int, str]] = list(interp.events)
         heapq.heapify(self.heap)
+        self.done_flows: dict[str, Agent] = {}  # flows whose `done` the engine watches for
 
     # -- the end of the run -----------------------------------------------------------------------
 
@@ -232,6 +233,7 @@ class Runner:
             # after finite sends: ns-2's FTP start sends -1, curseq_ becomes TCP_MAXSEQ
             self.session.set_data(ag.flow, _UNLIMITED)
             ag.curseq = None
+            ag.closed = ag.closed and not app.source
             return
         if what == "start":
             if not app.held and app.start is not None and app.start > self.now:
@@ -244,15 +246,30 @@ class Runner:
                 raise Ns2Error(
                     f"{app.cls} {app.handle} is started while it runs: not modelled (stop it first)"
                 )
-            # held: its first start; stopped: a restart, which the engine allows for UDP
-            # sources (a TCP connection started again is not modelled: it says so)
-            self._retime(app, ag.flow, start=self.now)
+            stopped = app.stop is not None and app.stop <= self.now
+            if stopped and ag.cls in TCP_CC and app.cls == "Application/FTP":
+                # ns-source.tcl: FTP stop is `advance 0`, start `send -1` (Source/FTP's
+                # `advance 268435456`): the connection goes on with its window and sequence
+                # space
+                self.session.set_data(ag.flow, _UNLIMITED)
+                ag.curseq = None
+                ag.closed = ag.closed and not app.source
+                self.done_flows.pop(ag.flow, None)
+            else:
+                # held: its first start; stopped: a restart of a UDP source (the engine says
+                # what it cannot restart)
+                self._retime(app, ag.flow, start=self.now)
             app.held, app.start, app.stop = False, self.now, None
         else:
             if app.held or (app.stop is not None and app.stop <= self.now):
                 return  # not started, or stopped already (a second stop changes nothing)
             self._retime(app, ag.flow, stop=self.now)
             app.stop = self.now
+            if ag.cls in TCP_CC and app.cls == "Application/FTP":
+                # FTP stop is `advance 0` (ns-source.tcl): curseq_ becomes maxseq_, and `done`
+                # comes when a new ACK reaches curseq_ - 1
+                ag.curseq = int(self.session.probe(ag.flow, "maxseq_"))
+                self.watch_done(ag)
 
     def data_event(self, ag: Agent, op: str, n: int, said: str | None = None) -> None:
         """`$tcp send n` / `advance n` / `advanceby n` while the run goes on (FTP's send,
@@ -278,8 +295,9 @@ class Runner:
             self.app_event(app, "start")
             return
         if app.stop is not None and app.stop <= self.now:
-            # FTP stop is advance 0 then close (ns-source.tcl): curseq_ drops to maxseq_
-            raise Ns2Error(f"{what}: more data after $app stop is not modelled")
+            # FTP stop was `advance 0` (ns-source.tcl): curseq_ is maxseq_, and more data goes
+            # on from there; a later stop stops again
+            app.stop = None
         if ag.curseq is None:
             if not app.held:
                 if app.start is not None and app.start > self.now:
@@ -287,11 +305,12 @@ class Runner:
                         f"{what}: before the start at {app.start:g} s that $ns at gave it, "
                         "not modelled"
                     )
-                # a started FTP: curseq_ is TCP_MAXSEQ, more data changes nothing
-                if op == "advance":
-                    raise Ns2Error(f"{what}: advance on a running FTP is not modelled")
-                return
-            ag.curseq = 0
+                # a started FTP: curseq_ is TCP_MAXSEQ (Source/FTP: 268435456); only an
+                # advance to less (`advance 0`, what FTP stop does) changes what it sends
+                ag.curseq = _SOURCE_FTP_MAXPKTS if app.source else _TCP_MAXSEQ
+                ag.syn_counted = True
+            else:
+                ag.curseq = 0
         maxseq = self.session.probe(ag.flow, "maxseq_") if ag.syn_counted else -1
         vegas = ag.cls == "Agent/TCP/Vegas"
         if vegas and maxseq >= 0 and self.session.probe(ag.flow, "ack_") >= maxseq:
@@ -302,6 +321,7 @@ class Runner:
                 "modelled (ns-2's Vegas times out while idle)"
             )
         size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+        before = ag.curseq
         if op == "send":
             q = int(n / size)  # C's integer division and remainder
             ag.curseq += q + (1 if n - q * size else 0)
@@ -309,6 +329,8 @@ class Runner:
             ag.curseq += n
         else:
             ag.curseq = n if n > maxseq else int(maxseq)
+        if op != "send" and ag.curseq > before:
+            ag.closed = False  # tcp.cc advanceby: `if (delta > 0) closed_ = 0`
         syn = _syn(ag)
         if syn and not ag.syn_counted and ag.curseq > 0:
             ag.curseq += 1  # the opening packet goes out now (tcp.cc output(): seqno 0)
@@ -323,6 +345,7 @@ class Runner:
         ag.syn_counted = ag.syn_counted or not syn
         if app.held:
             app.held, app.start, app.stop = False, self.now, None
+        self.watch_done(ag)
 
     def _retime(self, app: Any, flow: str, **times: float) -> None:
         try:
@@ -353,7 +376,9 @@ class Runner:
                 if not self.finished:
                     self._finish(self.end)
             else:
-                self.session.run_until(t)
+                self.advance_to(t)
+                if self.halted:
+                    break
                 self.flush_var_traces()
                 self.pump()
                 self.now = t
@@ -371,7 +396,9 @@ class Runner:
 
     def _finish(self, t: float) -> None:
         if t > self.now:
-            self.session.run_until(t)
+            self.advance_to(t)
+            if self.halted:  # by a `done` proc
+                t = self.now
         self.flush_var_traces()
         self.now = t
         for ag in self.ip.net.agents:
@@ -394,6 +421,39 @@ class Runner:
         self.finished = True
         self.pump()  # the engine's trace is complete and closed: the last lines
         self.close()
+
+    # -- the engine up to the next script event, and `$tcp done` on the way ---------------------
+
+    def advance_to(self, t: float) -> None:
+        """Runs the engine's events before `t`. When a watched TCP agent has all its data
+        acknowledged, the engine stops after that ACK and the script's `done` runs then
+        (tcp.cc recv_newack_helper: `highest_ack_ >= curseq_ - 1 && !closed_`: `closed_ = 1;
+        finish()`, which evaluates `$tcp done`)."""
+        while True:
+            self.session.run_until(t)
+            fired = self.session.take_acked() if self.done_flows else []
+            if not fired:
+                return
+            for when, flow in fired:
+                ag = self.done_flows.pop(flow)
+                ag.closed = True
+                if self.ip.classes.find(ag.handle, ag.klass, "done") is None:
+                    continue  # no done proc (ns-2's default does nothing)
+                self.flush_var_traces()
+                self.pump()
+                self.now = when
+                self.rng_from_engine()
+                self.ip.eval_event(self.ip.tcl_list(ag.handle, "done"), when)
+                if self.halted:
+                    return
+                self.rng_to_engine()
+
+    def watch_done(self, ag: Agent) -> None:
+        """After new data: `done` comes when `ack_` reaches `curseq_ - 1`."""
+        if ag.closed or ag.curseq is None or not hasattr(self.session, "watch_ack"):
+            return
+        self.session.watch_ack(ag.flow, float(ag.curseq - 1))
+        self.done_flows[ag.flow] = ag
 
     # -- ns-2's default RNG, shared by the engine and the script ---------------------------------
 
@@ -497,7 +557,7 @@ class Runner:
                     self.ip.warn(f"the engine has no {var} for flow {ag.flow}; using the script's")
                 return None
             return fmt_value(var, v - self.offsets.get((ag.handle, var), 0.0))
-        if sender and var in (*SENDER_REPORT, "maxseq_"):
+        if sender and var in SENDER_REPORT:
             if not self.finished:
                 raise Ns2Error(
                     f"{var} is counted in the run's report: read it in the proc that ends the "
@@ -574,6 +634,8 @@ def _agent_ports(agents: list[Agent], scenario: dict[str, Any]) -> dict[str, tup
 
 # Data segments of an application that always has data (the engine's bulk flows).
 _UNLIMITED = 2**40
+_TCP_MAXSEQ = 1073741824  # tcp.h
+_SOURCE_FTP_MAXPKTS = 268435456  # ns-source.tcl, Source/FTP maxpkts_
 
 
 def _syn(ag: Agent) -> bool:

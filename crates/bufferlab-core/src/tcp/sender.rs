@@ -1375,6 +1375,7 @@ impl Endpoint for TcpSender {
             "t_seqno_" if self.state == State::Idle => Some(0.0),
             "t_seqno_" if opening_unacked => Some(1.0),
             "t_seqno_" => Some(seg(self.snd_nxt)),
+            "maxseq_" if self.state == State::Idle => Some(-1.0), // tcp.cc reset()
             "maxseq_" => Some(seg(self.snd_max) - 1.0),
             "srtt_" => self.rtt.srtt(),
             "rtt_" => (self.rtt.samples > 0).then_some(self.rtt.last_sample),
@@ -1471,6 +1472,12 @@ impl Endpoint for TcpSender {
                 "its {} application writes its own data",
                 self.app.kind()
             ));
+        }
+        if self.stopped {
+            // `$ftp start` after `$ftp stop` (ns-source.tcl: stop is `advance 0`, start `send
+            // -1`): the connection goes on from where it stopped, until a later stop
+            self.stopped = false;
+            self.stop = SimTime::MAX;
         }
         let end = segments
             .saturating_mul(self.mss())
