@@ -11,7 +11,9 @@ hits all of them alike), medians over the rounds:
   way every command went before the fast path;
 * ``baseline`` (with ``--baseline-rev REV``): ``bufferlab run FILE --json`` with the Python
   package of git revision REV (``git archive``) in front of the installed one, on the same
-  compiled core: the Python side before and after, side by side.
+  compiled core: the Python side before and after, side by side;
+* ``ns2 script``: ``bufferlab run examples/ns2/dynamic_apps.tcl`` (issue #20: an ns-2 script
+  faster than ns-2 runs it), and ``ns-2``: ``ns`` on the same script, when ``ns`` is installed.
 
     python3 bench/cli_startup.py                          # `make bench` runs this
     python3 bench/cli_startup.py --rounds 7 --baseline-rev a5d934d
@@ -70,13 +72,14 @@ app = { kind = "cbr", rate = "1Mbps", packet_size = "1000B" }
 TYPER_MAIN = "import sys; from bufferlab.cli import typer_main; typer_main(sys.argv[1:])"
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+def timed(cmd: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
     """(seconds by GNU time's %e, seconds by this process's clock) of one run of ``cmd``."""
     with tempfile.NamedTemporaryFile("r") as rep:
         t0 = time.perf_counter()
         p = subprocess.run(
             ["/usr/bin/time", "-o", rep.name, "-f", "%e", *cmd],
             env=env,
+            cwd=cwd,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
@@ -144,13 +147,17 @@ def main() -> int:
         if a.baseline_rev:
             pkg = baseline_package(a.baseline_rev, Path(tmp))
             configs["baseline"] = ([str(bufferlab), *args], {**env, "PYTHONPATH": str(pkg)})
+        script = ROOT / "examples" / "ns2" / "dynamic_apps.tcl"  # prints, writes no file
+        configs["ns2 script"] = ([str(bufferlab), "run", str(script)], env)
+        if shutil.which("ns"):
+            configs["ns-2"] = (["ns", str(script)], env)
         for cmd, e in configs.values():  # warm the file cache and the bytecode caches
-            timed(cmd, e)
+            timed(cmd, e, tmp)
         load0 = os.getloadavg()
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in configs}
         for _ in range(a.rounds):
             for name, (cmd, e) in configs.items():
-                times[name].append(timed(cmd, e))
+                times[name].append(timed(cmd, e, tmp))
         load1 = os.getloadavg()
     rev = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
@@ -158,7 +165,8 @@ def main() -> int:
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     cache = "no bytecode cache" if a.no_bytecode_cache else "bytecode caches"
     print(
-        f"bufferlab run <1-packet scenario> --json: {a.rounds} rounds, {cache}, {stamp}, "
+        f"bufferlab run <1-packet scenario> --json (and ns2 script: examples/ns2/"
+        f"dynamic_apps.tcl): {a.rounds} rounds, {cache}, {stamp}, "
         f"commit {rev}, {os.cpu_count()} cores ({cpu_model()}), load average {load0[0]:.2f} "
         f"before and {load1[0]:.2f} after"
     )

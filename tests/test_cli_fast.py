@@ -16,6 +16,10 @@ from bufferlab.cli import fast
 from conftest import ROOT, run_cli
 
 HEAVY = ("typer", "rich", "pydantic", "click")
+# What a run never needs: the sweep, results-store and figure libraries (the dependencies).
+LIBRARIES = ("pandas", "numpy", "pyarrow", "duckdb", "matplotlib", "scipy", "jinja2",
+             "distributed", "dask", "tomli_w")  # fmt: skip
+NS2 = ROOT / "examples" / "ns2"
 
 # `python -c` programs: the `bufferlab` command through main() (the fast path when it applies)
 # or through the typer app alone, as before the fast path existed.
@@ -47,6 +51,12 @@ def _steady(text: str) -> str:
 def tiny(tmp_path: Path) -> Path:
     p = tmp_path / "tiny.toml"
     p.write_text((ROOT / "examples" / "dumbbell_udp.toml").read_text())
+    (tmp_path / "exit3.tcl").write_text(
+        'set ns [new Simulator]\nputs "argv $argv"\nflush stdout\nexit 3\n'
+    )
+    (tmp_path / "wireless.tcl").write_text(
+        "set ns [new Simulator]\n$ns node-config -adhocRouting DSDV\n"
+    )
     return p
 
 
@@ -74,22 +84,33 @@ CASES = {
     "validate_bad": ["validate", "{tiny}", "--set", "flows.0.dst=nowhere"],
     "schema": ["schema"],
     "version": ["version"],
+    # ns-2 scripts (issue #20): the words after the script are its argv, --seed anywhere
+    "ns2": ["run", "{ns2}/short_transfers.tcl", "4"],
+    "ns2_seed_between": ["run", "{ns2}/dumbbell_reno.tcl", "3", "--seed", "5", "{tmp}/t.tr"],
+    "ns2_exit_code": ["run", "{tmp}/exit3.tcl", "a", "b=1"],
+    "ns2_bad_unsupported": ["run", "{tmp}/wireless.tcl"],
+    "ns2_bad_scenario_option": ["run", "{ns2}/dynamic_apps.tcl", "--json"],
+    "ns2_missing_file": ["run", "{tmp}/no-such.tcl", "1"],
 }
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_fast_path_answers_as_the_typer_app(case, tiny, tmp_path):
-    args = [a.format(tiny=tiny, tmp=tmp_path) for a in CASES[case]]
+    args = [a.format(tiny=tiny, tmp=tmp_path, ns2=NS2) for a in CASES[case]]
     assert fast.parse(args) is not None, "this invocation should take the fast path"
     quick = _cli(VIA_MAIN, *args)
     typer = _cli(VIA_TYPER, *args)
     assert quick[0] == typer[0], (quick, typer)
     assert _steady(quick[1]) == _steady(typer[1])
     assert quick[2] == typer[2]
-    if "bad" in case or case in ("missing_file", "directory", "max_wall_not_a_time"):
+    if "bad" in case or "missing" in case or case in ("directory", "max_wall_not_a_time"):
         assert quick[0] == 2 and quick[2].startswith("error: ") and len(quick[2].splitlines()) == 1
+    elif case == "ns2_exit_code":
+        assert quick == (3, "argv a b=1\n", ""), quick
     else:
         assert quick[0] == 0, quick[2]
+    if case == "ns2":
+        assert "done" in quick[1], quick[1]
     if case == "json":
         assert json.loads(quick[1])["scenario"] == "dumbbell-udp"
 
@@ -112,7 +133,10 @@ def test_fast_path_answers_as_the_typer_app(case, tiny, tmp_path):
         ["run", "f.toml", "-sduration=3s"],
         ["run", "f.toml", "--", "--json"],
         ["run", "f.toml", "extra"],
-        ["run", "script.tcl", "--json"],
+        ["run", "script.tcl", "-x"],
+        ["run", "script.tcl", "--", "-x"],
+        ["run", "script.tcl", ""],
+        ["validate", "script.tcl"],
         ["run", "-"],
         ["validate", "f.toml", "--seed", "1"],
         ["schema", "extra"],
@@ -145,6 +169,17 @@ def test_parse_makes_the_call_typer_makes():
     )
 
 
+def test_parse_gives_an_ns2_script_its_argv():
+    call = fast.parse(["run", "s.tcl", "60", "--seed", "3", "time=10", "-o", "x"])
+    assert call == fast.Call(
+        "run",
+        {"file": Path("s.tcl"), "script_args": ["60", "time=10"], "seed": 3, "out": Path("x")},
+    )  # run() refuses --out for a script, on either path
+    assert fast.parse(["run", "s.tcl"]) == fast.Call(
+        "run", {"file": Path("s.tcl"), "script_args": []}
+    )
+
+
 def test_fast_options_are_the_typer_options():
     """Every option the fast path reads is one the typer declaration has, with the same
     parameter name, value kind (flag, one value, repeatable); the fast path's keyword
@@ -167,8 +202,10 @@ def test_fast_options_are_the_typer_options():
             assert (kind == fast.MANY) == p.multiple, (name, opt)
 
 
-def _loaded_after(program_args: list[str], tmp_path: Path) -> set[str]:
-    """The top-level packages of HEAVY in sys.modules after the command ran in a fresh
+def _loaded_after(
+    program_args: list[str], tmp_path: Path, heavy: tuple[str, ...] = HEAVY
+) -> set[str]:
+    """The top-level packages of ``heavy`` in sys.modules after the command ran in a fresh
     interpreter."""
     code = (
         "import sys\n"
@@ -178,7 +215,7 @@ def _loaded_after(program_args: list[str], tmp_path: Path) -> set[str]:
         "except SystemExit as e:\n"
         "    assert not e.code, e.code\n"
         "top = {m.split('.')[0] for m in sys.modules}\n"
-        f"print(sorted(top & {set(HEAVY)!r}), file=sys.stderr)\n"
+        f"print(sorted(top & {set(heavy)!r}), file=sys.stderr)\n"
     )
     p = subprocess.run(
         [sys.executable, "-c", code, *program_args],
@@ -204,3 +241,19 @@ def test_python_dash_m_takes_the_fast_path_too(tiny):
     """`python -m bufferlab` (what the other CLI tests run) is the same entry point."""
     res = run_cli("run", str(tiny), "--json", "--set", "duration=3s")
     assert res.code == 0 and json.loads(res.stdout)["scenario"] == "dumbbell-udp"
+
+
+def test_an_ns2_script_loads_neither_typer_nor_the_libraries(tmp_path):
+    """`bufferlab run script.tcl` (issue #20: faster than ns-2 on small scripts) takes the
+    fast path and loads only what a run needs: not typer, rich, pydantic or click, nor
+    pandas, pyarrow, duckdb, matplotlib... A regression guard without a timer."""
+    heavy = HEAVY + LIBRARIES
+    script = tmp_path / "dynamic_apps.tcl"
+    script.write_text((NS2 / "dynamic_apps.tcl").read_text())
+    assert _loaded_after(["run", script.name], tmp_path, heavy) == set()
+    # the same for a script whose trace-queue lines go through the engine's own trace file
+    script = tmp_path / "link_traces.tcl"
+    script.write_text((NS2 / "link_traces.tcl").read_text())
+    assert _loaded_after(["run", script.name], tmp_path, heavy) == set()
+    # and the check sees them when they are loaded
+    assert _loaded_after(["sweep", "--help"], tmp_path, heavy) >= {"typer", "rich"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -142,6 +141,8 @@ class Scenario:
     @property
     def name(self) -> str | None:
         """The scenario's ``name`` as written in the file (None if absent or unreadable)."""
+        import tomllib  # here, not at the top: `import bufferlab` need not load a TOML parser
+
         try:
             name = tomllib.loads(self.text).get("name")
         except tomllib.TOMLDecodeError:

@@ -6,10 +6,13 @@ typer, rich and the pydantic adapter typer loads take longer to import than a sm
 understands completely, a subset of what the typer declaration in
 :mod:`bufferlab.cli.run_typer` accepts, and turns it into the same call of the same function of
 :mod:`bufferlab.cli.run` typer would make. Anything else (``--help``, another command, an
-unknown or repeated option, a missing or doubtful value, an ns-2 script, extra arguments) gives
-``None`` and goes to the typer app, which answers it as before, its errors included. So the
-output, the exit code and the error lines are the typer path's; tests/test_cli_fast.py checks
-both paths side by side.
+unknown or repeated option, a missing or doubtful value, extra arguments after a scenario)
+gives ``None`` and goes to the typer app, which answers it as before, its errors included. So
+the output, the exit code and the error lines are the typer path's; tests/test_cli_fast.py
+checks both paths side by side.
+
+``run SCRIPT.tcl ARGS...`` (an ns-2 script and its argv, issue #20) takes the fast path too:
+typer's start-up was most of the time of a small script's run.
 """
 
 from __future__ import annotations
@@ -107,9 +110,18 @@ def parse(args: list[str]) -> Call | None:
         else:
             kwargs[key] = value
     if takes_file:
-        if len(files) != 1 or files[0].endswith(".tcl"):
-            return None  # no FILE, extra arguments (ns-2 scripts take them), an ns-2 script
-        kwargs["file"] = Path(files[0])
+        if not files:
+            return None
+        file, rest = Path(files[0]), files[1:]
+        if file.suffix == ".tcl":
+            if args[0] != "run":
+                return None
+            # An ns-2 script: the words after it are its argv. run() refuses the scenario
+            # options for it, on either path.
+            kwargs["script_args"] = rest
+        elif rest:
+            return None  # extra arguments: typer's error
+        kwargs["file"] = file
     elif files:
         return None
     return Call(args[0], kwargs)

@@ -1,7 +1,7 @@
 """ns-2 scripts on bufferlab's engine (issue #20): ``bufferlab run script.tcl`` and
 ``bufferlab import-ns2``.
 
-The script runs in a real Tcl 8.6 interpreter (``tkinter.Tcl()``) with an OTcl-like layer of
+The script runs in a real Tcl 8.6 interpreter (tkinter's ``_tkinter``) with an OTcl-like layer of
 the ns-2 API that buffer and AQM studies use (``interp``); what it builds is a network
 (``model``) that becomes a bufferlab scenario; ``$ns run`` runs it on the engine, taking turns
 with the script's ``$ns at`` events (``runner``). See docs/ns2-scripts.md.

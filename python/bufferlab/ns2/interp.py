@@ -1,6 +1,6 @@
 """The Tcl interpreter an ns-2 script runs in, and the OTcl-like layer of ns-2's API.
 
-The script runs in a real Tcl 8.6 (``tkinter.Tcl()``); only ns-2's commands are bufferlab's:
+The script runs in a real Tcl 8.6 (tkinter's ``_tkinter``); only ns-2's commands are bufferlab's:
 ``new Class`` makes an object whose handle (``_o12``) is a Tcl command dispatched to Python,
 ``Class/Name set var_ value`` sets a class default that objects created later take (OTcl's
 instvar initialisation), ``$obj set var value`` / ``$obj set var`` set and read instance
@@ -15,13 +15,13 @@ returned. ``exec`` of a program that is not installed (nam, xgraph) warns instea
 
 from __future__ import annotations
 
+import _tkinter
 import contextlib
 import fnmatch
 import heapq
 import math
 import re
 import sys
-import tkinter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -293,7 +293,10 @@ class Interp:
         self.null_agent: Agent | None = None
         self.var_channels: dict[str, str] = {}  # agent handle -> channel of `attach`
         self.var_traces: list[tuple[Agent, str]] = []  # `$agent trace var_`, in order
-        self.tcl = tkinter.Tcl()
+        # The interpreter of tkinter.Tcl() (wantobjects 1, no Tk) without tkinter's classes,
+        # which took longer to import than a small script takes to run (docs/performance.md,
+        # "ns-2 scripts: start-up"), and without the user's ~/.Tk.tcl (ns-2 reads none).
+        self.tcl = _tkinter.create(None, "bufferlab", "Tk", False, 1, False, False, None)
         self.tcl.createcommand("::ns2::py", self._py)
         self.tcl.eval(_BOOT)
         self.tcl.call("interp", "alias", "", "new", "", "::ns2::dispatch", "new")
@@ -360,7 +363,7 @@ class Interp:
         self.tcl.call("set", "::argc", len(self.argv))
         try:
             self.tcl.call("source", str(self.script))
-        except tkinter.TclError as e:
+        except _tkinter.TclError as e:
             self._raise_from_tcl(e)
         finally:
             self._flush()
@@ -375,17 +378,17 @@ class Interp:
         source()."""
         try:
             self.tcl.call("uplevel", "#0", script)
-        except tkinter.TclError as e:
+        except _tkinter.TclError as e:
             self._raise_from_tcl(e, f'the event at {t:g} s "{script}"')
         if self.exit_code is not None:
             raise ScriptExit(self.exit_code)
 
     def _flush(self) -> None:
         for ch in ("stdout", "stderr"):
-            with contextlib.suppress(tkinter.TclError):
+            with contextlib.suppress(_tkinter.TclError):
                 self.tcl.call("flush", ch)
 
-    def _raise_from_tcl(self, e: tkinter.TclError, context: str | None = None) -> None:
+    def _raise_from_tcl(self, e: _tkinter.TclError, context: str | None = None) -> None:
         if self.bug is not None:
             raise self.bug
         if self.exit_code is not None:
@@ -896,7 +899,7 @@ class Interp:
             if len(args) == 1:
                 try:  # eval gives the value as Tcl has it (call would make a list a tuple)
                     return str(self.tcl.eval(self.tcl_list("set", fq)))
-                except tkinter.TclError:
+                except _tkinter.TclError:
                     raise _TclError(f'can\'t read "{args[0]}": no such variable') from None
             if len(args) != 2:
                 raise _TclError(f'wrong # args: should be "{obj.handle} set var ?value?"')
@@ -1239,7 +1242,7 @@ class Interp:
             return self._seq
         try:
             words = [str(w) for w in self.tcl.splitlist(script)] if script.strip() else []
-        except tkinter.TclError:  # a script that is no list (`puts "a"; exit 0`)
+        except _tkinter.TclError:  # a script that is no list (`puts "a"; exit 0`)
             words = []
         if len(words) == 2 and words[1] in ("start", "stop"):
             app = self.objects.get(words[0])

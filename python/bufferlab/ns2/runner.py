@@ -15,8 +15,6 @@ from __future__ import annotations
 import heapq
 import json
 import re
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -161,6 +159,8 @@ class Runner:
         trace = traces.direct
         if traces.routes:
             if trace is None:
+                import tempfile  # only for this case: most scripts need not load it
+
                 self.tmpdir = tempfile.mkdtemp(prefix="bufferlab-ns2-")
                 trace = str(Path(self.tmpdir) / "links.tr")
             self.splitter = TraceRouter(Path(trace), traces.routes, self._write)
@@ -485,6 +485,8 @@ class Runner:
     def close(self) -> None:
         """Removes the engine's own trace file (only made for trace-queue)."""
         if self.tmpdir is not None:
+            import shutil
+
             shutil.rmtree(self.tmpdir, ignore_errors=True)
             self.tmpdir = None
 
