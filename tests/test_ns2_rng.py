@@ -201,3 +201,14 @@ def test_bad_seed_is_a_tcl_error(tmp_path: Path) -> None:
     r = run_cli("run", str(script), cwd=tmp_path)
     assert r.code == 0, r.stderr
     assert r.stdout == "1\nSetting random number seed to known bad value.\n"
+
+
+def test_jump_matrices_are_the_recurrences_squared() -> None:
+    """The written-out A^(2^76) and A^(2^127) of rng.py are its one-step matrices squared 76
+    and 127 times (ns-2.35 rng.cc A1p76, A2p76, A1p127, A2p127)."""
+    from bufferlab.ns2 import rng
+
+    assert rng._two_pow(rng._A1, 76, rng.M1) == rng._A1P76
+    assert rng._two_pow(rng._A2, 76, rng.M2) == rng._A2P76
+    assert rng._two_pow(rng._A1, 127, rng.M1) == rng._A1P127
+    assert rng._two_pow(rng._A2, 127, rng.M2) == rng._A2P127

@@ -19,7 +19,8 @@ writes in Tcl and bufferlab's interpreter defines the same way). What ns-2 does 
 * A RandomVariable draws from the default RNG as it was when the variable was made, or from
   the one ``use-rng`` gives; ``value`` prints with ``%6e``.
 
-The jump matrices (A^(2^76), A^(2^127)) are computed here from the recurrences by squaring.
+The jump matrices (A^(2^76), A^(2^127)) are written out; `_two_pow` computes them from the
+recurrences by squaring (the test checks the two agree).
 """
 
 from __future__ import annotations
@@ -61,8 +62,29 @@ def _apply(a: Matrix, s: list[int], m: int) -> list[int]:
     return [sum(a[i][k] * s[k] for k in range(3)) % m for i in range(3)]
 
 
-_A1P76, _A2P76 = _two_pow(_A1, 76, M1), _two_pow(_A2, 76, M2)
-_A1P127, _A2P127 = _two_pow(_A1, 127, M1), _two_pow(_A2, 127, M2)
+# A^(2^76) and A^(2^127) of each component: rng.cc's A1p76, A2p76, A1p127, A2p127, written
+# out (squaring at every import cost 40 M instructions of a script's start-up);
+# tests/test_ns2_rng.py checks them against _two_pow.
+_A1P76: Matrix = (
+    (82758667, 1871391091, 4127413238),
+    (3672831523, 69195019, 1871391091),
+    (3672091415, 3528743235, 69195019),
+)
+_A2P76: Matrix = (
+    (1511326704, 3759209742, 1610795712),
+    (4292754251, 1511326704, 3889917532),
+    (3859662829, 4292754251, 3708466080),
+)
+_A1P127: Matrix = (
+    (2427906178, 3580155704, 949770784),
+    (226153695, 1230515664, 3580155704),
+    (1988835001, 986791581, 1230515664),
+)
+_A2P127: Matrix = (
+    (1464411153, 277697599, 1610723613),
+    (32183930, 1464411153, 1022607788),
+    (2824425944, 32183930, 2093834863),
+)
 
 
 class Package:
