@@ -33,6 +33,8 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("dynamic_apps.tcl", []),
     ("link_traces.tcl", []),
     ("short_transfers.tcl", []),
+    ("transfers_done.tcl", []),
+    ("pi_aqm.tcl", ["20", "pi.tr"]),
 ]
 
 #: The peers' scripts (../shared/peers/ns2) at the scale of the bench's c_ns2 and paper D's

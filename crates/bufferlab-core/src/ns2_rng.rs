@@ -4,8 +4,8 @@
 //! ("Good parameters and implementations for combined multiple recursive random number
 //! generators", Operations Research 47(1), 1999), and `tools/random.h`: `Random::uniform()` is
 //! the next value of the one default RNG. In ns-2 every object without an RNG of its own draws
-//! from it in the order events run: RED's early-drop test (`queue/red.cc` `drop_early`), a
-//! packet error model (`queue/errmodel.cc` `CorruptPkt`), CBR's `random_` jitter
+//! from it in the order events run: RED's and PI's early-drop tests (`queue/red.cc`,
+//! `queue/pi.cc` `drop_early`), a packet error model (`queue/errmodel.cc` `CorruptPkt`), CBR's `random_` jitter
 //! (`tools/cbr_traffic.cc` `next_interval`).
 //!
 //! With `ns2_default_rng` set, those components of a bufferlab scenario draw from this one

@@ -989,7 +989,8 @@ class Interp:
             qtype = a[4]
             if qtype not in QUEUE_KINDS:
                 raise Ns2Error(
-                    f"queue type {qtype} is not modelled (DropTail, RED, FQ, DRR and SFQ are); "
+                    f"queue type {qtype} is not modelled (DropTail, RED, FQ, DRR, SFQ and PI "
+                    "are); "
                     "see docs/ns2-scripts.md"
                 )
             if len(a) > 5:

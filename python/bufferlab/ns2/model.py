@@ -103,6 +103,19 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
     },
     "Queue/DRR": {"buckets_": "10", "blimit_": "25000", "quantum_": "250", "mask_": "0"},
     "Queue/SFQ": {"maxqueue_": "40", "buckets_": "16"},
+    # ns-default.tcl (printed by ns-2.35: `Queue/PI set a_` 0.00001822, ...)
+    "Queue/PI": {
+        "a_": "0.00001822",
+        "b_": "0.00001816",
+        "w_": "170",
+        "qref_": "50",
+        "mean_pktsize_": "500",
+        "bytes_": "false",
+        "queue_in_bytes_": "false",
+        "setbit_": "false",
+        "prob_": "0",
+        "curq_": "0",
+    },
     "Application/Traffic/CBR": {
         "rate_": "448Kb",
         "packetSize_": "210",
@@ -208,7 +221,7 @@ TRAFFIC = {
     "Application/Traffic/Exponential",
     "Application/Traffic/Pareto",
 }
-QUEUE_KINDS = {"DropTail", "RED", "FQ", "DRR", "SFQ"}
+QUEUE_KINDS = {"DropTail", "RED", "FQ", "DRR", "SFQ", "PI"}
 
 
 def parent(cls: str) -> str | None:
@@ -675,7 +688,23 @@ def queue_config(q: Queue, link: Link, warn: Callable[[str], None]) -> dict[str,
             "limit": f"{int(number(v['maxqueue_']))}p",
             "divisor": int(number(v["buckets_"])),
         }
-    raise Ns2Error(f"queue type {q.kind} is not modelled (DropTail, RED, FQ, DRR, SFQ are)")
+    if q.kind == "PI":
+        # queue/pi.cc, bufferlab's qdisc/pi.rs: its drop test draws from the default RNG
+        in_bytes = boolean(v["queue_in_bytes_"])
+        mean = int(number(v["mean_pktsize_"], "mean_pktsize_"))
+        return {
+            "kind": "pi",
+            "limit": f"{limit * mean}B" if in_bytes else f"{limit}p",
+            "qref": number(v["qref_"], "qref_"),
+            "a": number(v["a_"], "a_"),
+            "b": number(v["b_"], "b_"),
+            "w": number(v["w_"], "w_"),
+            "mean_pktsize": f"{mean}B",
+            "byte_mode": boolean(v["bytes_"]),
+            "queue_in_bytes": in_bytes,
+            "ecn": boolean(v["setbit_"]),
+        }
+    raise Ns2Error(f"queue type {q.kind} is not modelled (DropTail, RED, FQ, DRR, SFQ and PI are)")
 
 
 def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:

@@ -22,7 +22,6 @@
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
 use crate::units::{Bytes, QueueLimit, SimTime};
-use rand::RngExt;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -202,8 +201,10 @@ impl QueueDisc for Pi {
         if self.cfg.byte_mode {
             p = (p * pkt.size as f64 / self.cfg.mean_pktsize.0 as f64).min(1.0);
         }
-        // ns-2 drop_early: u <= p drops (so p = 0 never does: u is drawn from [0, 1) here).
-        if p > 0.0 && cx.rng.random::<f64>() <= p && !(self.cfg.ecn && cx.mark(&mut pkt)) {
+        // ns-2 drop_early: u <= p drops (so p = 0 never does: u is drawn from [0, 1) here);
+        // ns-2 draws u at every arrival it does not force-drop, which moves its default RNG
+        let draw = p > 0.0 || cx.rng.is_ns2_default();
+        if draw && cx.rng.uniform01() <= p && !(self.cfg.ecn && cx.mark(&mut pkt)) {
             cx.drop(pkt, DropReason::Pi);
             return;
         }

@@ -460,7 +460,10 @@ pub fn build_with(
                     ),
                 )?,
                 qdisc_rng: stream(
-                    matches!(q, QueueConfig::Red(_) | QueueConfig::Ared(_)),
+                    matches!(
+                        q,
+                        QueueConfig::Red(_) | QueueConfig::Ared(_) | QueueConfig::Pi(_)
+                    ),
                     &format!("{label}/queue"),
                 ),
                 device_queue: l.device_queue as usize,

@@ -41,9 +41,9 @@ pub struct Scenario {
     pub monitor: MonitorConfig,
     #[serde(default)]
     pub fairness: FairnessConfig,
-    /// Follow ns-2's one default RNG (`ns2_rng.rs`): RED's early-drop tests, Bernoulli loss
-    /// models and CBR's `random` jitter all draw from it in the order events run, as ns-2.35's
-    /// `Random::uniform()` does, e.g. `ns2_default_rng = { seed = 1 }`. `bufferlab run
+    /// Follow ns-2's one default RNG (`ns2_rng.rs`): RED's and PI's early-drop tests,
+    /// Bernoulli loss models and CBR's `random` jitter all draw from it in the order events
+    /// run, as ns-2.35's `Random::uniform()` does, e.g. `ns2_default_rng = { seed = 1 }`. `bufferlab run
     /// script.tcl` sets it to where the script's `$defaultRNG` stands at `$ns run`. Unset (the
     /// default): every component draws from its own stream of `seed`.
     #[serde(default)]
