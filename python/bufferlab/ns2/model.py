@@ -643,12 +643,15 @@ def traffic_app(app: App, ag: Agent) -> dict[str, Any]:
             shape = number(v["shape_"], "shape")
             on_t = {"kind": "pareto", "mean": fmt_time(on), "shape": shape}
             off_t = {"kind": "pareto", "mean": fmt_time(off), "shape": shape}
+        # ns-2's EXPOO / POO: bursts of whole packets drawn from the default RNG (expoo.cc,
+        # pareto.cc; traffic/ns2_onoff.rs)
         out = {
             "kind": "onoff",
             "rate": fmt_rate(rate),
             "packet_size": f"{size}B",
             "on_time": on_t,
             "off_time": off_t,
+            "flavour": "ns2",
         }
     return out
 

@@ -21,7 +21,7 @@ use crate::sim::{Flow, Link, Node, Simulation};
 use crate::tcp::app::TcpApp;
 use crate::tcp::config::CcKind;
 use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
-use crate::traffic::{self, AppConfig, Distribution, ObjectSize};
+use crate::traffic::{self, AppConfig, Distribution, ObjectSize, OnOffFlavour};
 use crate::udp::{UdpSender, UdpSink};
 use crate::units::{Bytes, QueueLimit, SimTime};
 
@@ -267,11 +267,28 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
         super::bounds::check_rate(&format!("flows[{entry}].app.rate"), *rate)?;
     }
     if let AppConfig::Onoff {
-        on_time, off_time, ..
+        on_time,
+        off_time,
+        flavour,
+        ..
     } = app
     {
         check_distribution(format!("flows[{entry}].app.on_time"), on_time)?;
         check_distribution(format!("flows[{entry}].app.off_time"), off_time)?;
+        if *flavour == OnOffFlavour::Ns2 {
+            if traffic::ns2_onoff_params(on_time, off_time).is_none() {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].app.off_time"),
+                    "ns-2's on/off sources take an exponential on_time and off_time, or two Pareto of one shape; give those or flavour = \"ns3\"",
+                ));
+            }
+            if over_tcp {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].app.flavour"),
+                    "ns-2's on/off sources are modelled over UDP; use flavour = \"ns3\" over TCP",
+                ));
+            }
+        }
     }
     if let AppConfig::Mmpp {
         rates,
@@ -625,7 +642,14 @@ pub fn build_with(
                         UdpSender::new(
                             gen,
                             stream(
-                                matches!(f.cfg.app, AppConfig::Cbr { .. }),
+                                matches!(
+                                    f.cfg.app,
+                                    AppConfig::Cbr { .. }
+                                        | AppConfig::Onoff {
+                                            flavour: OnOffFlavour::Ns2,
+                                            ..
+                                        }
+                                ),
                                 &format!("flow/{}/app", f.name),
                             ),
                             stop,

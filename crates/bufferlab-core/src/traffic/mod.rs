@@ -5,6 +5,7 @@
 pub mod cbr;
 pub mod distribution;
 pub mod mmpp;
+pub mod ns2_onoff;
 pub mod onoff;
 pub mod poisson;
 pub mod registry;
@@ -14,12 +15,33 @@ use crate::units::SimTime;
 pub use distribution::{Distribution, ObjectSize, SizeDistribution};
 use rand::RngExt;
 use rand_distr::Distribution as _;
-pub use registry::{AppConfig, CbrClock};
+pub use registry::{AppConfig, CbrClock, OnOffFlavour};
 
 /// A sequence of packet emissions.
 pub trait Generator {
     /// The next emission (absolute time, size on the wire), or None when the source is done.
+    /// Size 0 sends nothing: the source only wakes then to decide (ns-2's on/off sources draw
+    /// their first burst when they start, not when they are built).
     fn next(&mut self, rng: &mut Rng) -> Option<(SimTime, u32)>;
+}
+
+/// The mean burst and idle times and the kind of ns-2's on/off source whose on- and
+/// off-times are `on` and `off`: both exponential, or both Pareto of one shape (ns-2's
+/// `shape_` serves both); None otherwise.
+pub fn ns2_onoff_params(
+    on: &Distribution,
+    off: &Distribution,
+) -> Option<(SimTime, SimTime, ns2_onoff::Ns2OnOffKind)> {
+    match (on, off) {
+        (Distribution::Exponential { mean: a }, Distribution::Exponential { mean: b }) => {
+            Some((*a, *b, ns2_onoff::Ns2OnOffKind::Exponential))
+        }
+        (
+            Distribution::Pareto { mean: a, shape: s },
+            Distribution::Pareto { mean: b, shape: t },
+        ) if s == t => Some((*a, *b, ns2_onoff::Ns2OnOffKind::Pareto { shape: *s })),
+        _ => None,
+    }
 }
 
 /// Builds the generator of a UDP application sending from `start` until `stop`; `header` is
@@ -54,6 +76,25 @@ pub fn build(app: &AppConfig, start: SimTime, stop: SimTime, header: u32) -> Box
             packet_size,
             on_time,
             off_time,
+            flavour: OnOffFlavour::Ns2,
+        } => {
+            let (burst, idle, kind) = ns2_onoff_params(on_time, off_time)
+                .expect("validated: both exponential or both Pareto of one shape");
+            Box::new(ns2_onoff::Ns2OnOff::new(
+                start,
+                *rate,
+                packet_size.0 as u32,
+                burst,
+                idle,
+                kind,
+            ))
+        }
+        AppConfig::Onoff {
+            rate,
+            packet_size,
+            on_time,
+            off_time,
+            flavour: OnOffFlavour::Ns3,
         } => Box::new(onoff::OnOff::new(
             start,
             *rate,

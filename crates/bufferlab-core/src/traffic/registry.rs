@@ -46,6 +46,13 @@ pub enum AppConfig {
         packet_size: Bytes,
         on_time: Distribution,
         off_time: Distribution,
+        /// `ns3` (default: ns-3's `OnOffApplication`, on- and off-periods of time, starting
+        /// with an on-period) or `ns2` (ns-2.35's `Application/Traffic/Exponential` and
+        /// `Pareto`: bursts of whole packets, int(X + 0.5) of them with X of mean `on_time /
+        /// interval`, each followed by an idle time; the source starts idle; both times
+        /// exponential, or both Pareto of one shape; traffic/ns2_onoff.rs).
+        #[serde(default)]
+        flavour: OnOffFlavour,
     },
     /// Two-state Markov-modulated Poisson process: Poisson arrivals at `rates[i]` while a
     /// Markov chain stays in state i for an exponential time of mean `mean_sojourns[i]`
@@ -77,6 +84,17 @@ pub enum AppConfig {
 
 fn default_packet_size() -> Bytes {
     Bytes(1000)
+}
+
+/// Which on/off source (`AppConfig::Onoff::flavour`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OnOffFlavour {
+    /// ns-3's `OnOffApplication`: periods of time (traffic/onoff.rs).
+    #[default]
+    Ns3,
+    /// ns-2.35's EXPOO / POO sources: bursts of whole packets (traffic/ns2_onoff.rs).
+    Ns2,
 }
 
 /// How a CBR source adds up its emission times (`AppConfig::Cbr::clock`).
