@@ -7,12 +7,15 @@
 #   ns ns2_dumbbell.tcl tcp=Newreno n=4 bw=2Mb delay=20ms adelays=1ms,5ms,... starts=0,0.3,...
 #       qtype=RED limit=50 delack=1 time=100
 #
+# tcp=Linux is Agent/TCP/Linux with Sack1 sinks, ca=NAME its `select_ca NAME` (none: ns-2's own
+# window rules).
+#
 # Keys (key=value): see `array set P` below; an unknown key is an error.
 
 array set P {
     n 2 tcp Newreno pkt 1000 window 20 time 100 delack 0
     bw 1Mb delay 10ms abw 100Mb adelays {} radelay 1ms starts {} alimit 1000
-    qtype DropTail limit 20 qib 0 meanpkt 1000 seed 1
+    qtype DropTail limit 20 qib 0 meanpkt 1000 seed 1 ca {}
 }
 foreach a $argv {
     if {![regexp {^([^=]+)=(.*)$} $a -> k v] || ![info exists P($k)]} {
@@ -55,7 +58,7 @@ for {set i 0} {$i < $P(n)} {incr i} {
     set start [lindex $starts $i]
     # tcp=Tahoe is ns-2's base agent, Agent/TCP (tcp.cc).
     set ag [new [expr {$P(tcp) eq "Tahoe" ? "Agent/TCP" : "Agent/TCP/$P(tcp)"}]]
-    if {$P(tcp) eq "Sack1"} {
+    if {$P(tcp) in {Sack1 Linux}} {
         set sk [new [expr {$P(delack) ? "Agent/TCPSink/Sack1/DelAck" : "Agent/TCPSink/Sack1"}]]
     } else {
         set sk [new [expr {$P(delack) ? "Agent/TCPSink/DelAck" : "Agent/TCPSink"}]]
@@ -66,6 +69,8 @@ for {set i 0} {$i < $P(n)} {incr i} {
     $ns attach-agent $s $ag
     $ns attach-agent $d $sk
     $ns connect $ag $sk
+    # tcp=Linux ca=cubic: Agent/TCP/Linux's select_ca (tcp/linux/tcp_linux.cc)
+    if {$P(ca) ne ""} { $ag select_ca $P(ca) }
     set app [new Application/FTP]
     $app attach-agent $ag
     $ns at $start "$app start"

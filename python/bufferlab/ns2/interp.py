@@ -29,6 +29,8 @@ from typing import Any
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.model import (
     LABELS,
+    LINUX_CA,
+    LINUX_CA_UNMODELLED,
     NS_DEFAULTS,
     QUEUE_KINDS,
     TCP_CC,
@@ -174,6 +176,7 @@ _CLASSES = sorted(
         "Agent/TCP/Newreno",
         "Agent/TCP/Sack1",
         "Agent/TCP/Vegas",
+        "Agent/TCP/Linux",
         "Agent/TCPSink",
         "Agent/TCPSink/DelAck",
         "Agent/TCPSink/Sack1",
@@ -285,6 +288,7 @@ class Interp:
         self._seq = 0
         self._count = 0
         self._attach_seq = 0
+        self._ca_at_zero: list[Agent] = []  # Agent/TCP/Linux given `$ns at 0 "$tcp select_ca"`
         self.runner: Any = None  # the Runner once $ns run has started
         self.failure: Ns2Error | None = None
         self.bug: BaseException | None = None
@@ -1245,6 +1249,13 @@ class Interp:
             words = [str(w) for w in self.tcl.splitlist(script)] if script.strip() else []
         except _tkinter.TclError:  # a script that is no list (`puts "a"; exit 0`)
             words = []
+        if len(words) == 3 and words[1] == "select_ca" and t == 0:
+            ag = self.objects.get(words[0])
+            if isinstance(ag, Agent) and ag.cls == "Agent/TCP/Linux":
+                # `$ns at 0 "$tcp select_ca cubic"` (the TCP-Linux tutorial's form): the module
+                # is installed at 0, after `$ns run` drew boot_time_ with tcp_tick_ 0.01
+                self._select_ca(ag, words[2], at_zero=True)
+                return self._seq
         if len(words) == 2 and words[1] in ("start", "stop"):
             app = self.objects.get(words[0])
             if isinstance(app, App):  # the flow's start and stop (resolve_app_times)
@@ -1313,6 +1324,10 @@ class Interp:
         self.mark_scripted_agents()
         self.resolve_app_times()
         self.draw_boot_times()
+        for ag in self._ca_at_zero:  # select_ca at 0, after the draws (tcp_tick_ then 1 ms)
+            ag.vars["tcpTick_"] = "0.001"
+            if ag.boot_time:
+                ag.boot_time = math.fmod(ag.boot_time, 0.001)
         from bufferlab.ns2.runner import Runner
 
         self.runner = Runner(self)
@@ -1365,6 +1380,24 @@ class Interp:
             if self.runner is not None:
                 self.runner.start_var_trace(ag, a[0])
             return ""
+        if ag.cls == "Agent/TCP/Linux" and m == "select_ca" and len(a) >= 1:
+            if self.runner is not None:
+                raise Ns2Error(
+                    "select_ca during the run is not modelled: call it before $ns run "
+                    '(or with $ns at 0 "$tcp select_ca NAME")'
+                )
+            self._select_ca(ag, a[0])
+            return ""
+        if ag.cls == "Agent/TCP/Linux" and m in (
+            "set_ca_param",
+            "set_ca_default_param",
+            "get_ca_param",
+            "get_ca_default_param",
+        ):
+            raise Ns2Error(
+                f"$tcp {m}: the Linux modules' parameters are not modelled; bufferlab runs "
+                "ns-2.35's defaults (docs/ns2-scripts.md, Agent/TCP/Linux)"
+            )
         if m in _DATA_OPS and ag.cls in TCP_CC:
             if len(a) != 1:
                 raise Ns2Error(f"usage: $tcp {m} n")
@@ -1374,6 +1407,27 @@ class Interp:
         if m in ("clear",):
             return ""
         raise Ns2Error(f"{ag.cls} method `{m}` is not modelled")
+
+    def _select_ca(self, ag: Agent, name: str, at_zero: bool = False) -> None:
+        """tcp_linux.cc `select_ca`: prints the command as ns-2.35 does (`printf`), installs a
+        module bufferlab models (LINUX_CA) and with it tcp_tick_ = 1 / JIFFY_RATIO (1 ms); a
+        name ns-2.35 does not have leaves the agent as it was, with ns-2's two lines."""
+        self.tcl.call("puts", f"cmd select_ca {name}")
+        if name in LINUX_CA_UNMODELLED:
+            raise Ns2Error(
+                f"select_ca {name}: ns-2.35's Linux module {name} is not modelled (bufferlab "
+                "maps reno and cubic); use `select_ca cubic` or `reno`, or run it with ns-2"
+            )
+        if name not in LINUX_CA:
+            self.tcl.call("puts", f"Error: do not find {name} as a congestion control algorithm")
+            names = ("reno", *LINUX_CA_UNMODELLED[:5], "cubic", *LINUX_CA_UNMODELLED[5:])
+            self.tcl.call("puts", f"List of cc (total {len(names)}) : {' '.join(names)}")
+            return
+        ag.ca = name
+        if at_zero:
+            self._ca_at_zero.append(ag)
+        else:
+            ag.vars["tcpTick_"] = "0.001"
 
     def app_method(self, app: App, m: str, a: list[str]) -> str:
         if m == "attach-agent":

@@ -55,6 +55,15 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "maxseq_": "-1",
     },
     "Agent/TCP/Vegas": {"v_alpha_": "1", "v_beta_": "3", "v_gamma_": "1"},
+    # ns-default.tcl's Agent/TCP/Linux lines (printed by ns-2.35: `Agent/TCP/Linux info vars`)
+    "Agent/TCP/Linux": {
+        "rtxcur_init_": "3",
+        "maxrto_": "120",
+        "minrto_": "0.2",
+        "ts_resetRTO_": "true",
+        "next_pkts_in_flight_": "0",
+        "delay_growth_": "false",
+    },
     "Agent/TCPSink": {"packetSize_": "40", "maxSackBlocks_": "3", "bytes_": "0"},
     "Agent/TCPSink/DelAck": {"interval_": "100ms"},
     "Agent/TCPSink/Sack1/DelAck": {"interval_": "100ms"},
@@ -208,7 +217,41 @@ TCP_CC = {
     "Agent/TCP/Newreno": ("newreno", False),
     "Agent/TCP/Sack1": ("newreno", True),
     "Agent/TCP/Vegas": ("vegas", False),
+    # tcp/linux/tcp_linux.cc: cc and SACK are decided by `select_ca` (LINUX_CA below)
+    "Agent/TCP/Linux": ("newreno", True),
 }
+# Agent/TCP/Linux (ns-2.35 tcp/linux/tcp_linux.cc, LinuxTcpAgent): without `select_ca` its
+# congestion window is ns-2's own (icsk_ca_ops NULL: TcpAgent::opencwnd, and
+# slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) on a loss); `$tcp select_ca NAME` installs one
+# of the Linux 2.6 modules compiled into ns-2.35 (tcp/linux/src/) and sets tcp_tick_ to
+# 1 / JIFFY_RATIO = 1 ms (install_congestion_control). Its loss recovery is always its own
+# SACK scoreboard (scoreboard1.cc); see docs/ns2-scripts.md, "Agent/TCP/Linux".
+# Name -> the tcp table's cc and its parameters; a name listed in LINUX_CA_UNMODELLED exits 2.
+LINUX_CA: dict[str | None, dict[str, Any]] = {
+    None: {"cc": "newreno"},
+    # tcp_reno (ns-linux-util): max(cwnd/2, 2) on a loss, +1 a new ACK in slow start,
+    # +1/cwnd in congestion avoidance (snd_cwnd_cnt), as ns-2's opencwnd with windowOption_ 1
+    "reno": {"cc": "newreno"},
+    # tcp_cubic.c as ns-2.35 has it (`$tcp get_ca_param cubic`): beta 819/1024, bic_scale 41
+    # (C = 41 x 10 / 1024 = 0.4), fast_convergence 1, tcp_friendliness 1, no HyStart
+    "cubic": {"cc": "cubic", "cubic_beta": 0.8, "cubic_c": 0.4, "cubic_fast_convergence": True},
+}
+# The other modules ns-2.35 lists (`$tcp select_ca nosuch` prints the list).
+LINUX_CA_UNMODELLED = (
+    "naive_reno",
+    "highspeed",
+    "bic",
+    "htcp",
+    "scalable",
+    "westwood",
+    "vegas",
+    "hybla",
+    "illinois",
+    "yeah",
+    "veno",
+    "compound",
+    "lp",
+)
 TCP_SINKS = {
     "Agent/TCPSink",
     "Agent/TCPSink/DelAck",
@@ -320,6 +363,8 @@ class Agent(Obj):
     # A TCP sender's boot_time_ (seconds): the value TcpAgent::reset draws at `$ns run`
     # (tcp.cc), set by Interp.draw_boot_times.
     boot_time: float | None = None
+    # Agent/TCP/Linux: the congestion control `$tcp select_ca NAME` installed (LINUX_CA)
+    ca: str | None = None
 
 
 @dataclass(eq=False)
@@ -577,6 +622,8 @@ def lookup_default(cls: str, var: str) -> str | None:
 
 def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     cc, sack = TCP_CC[ag.cls]
+    linux = dict(LINUX_CA[ag.ca]) if ag.cls == "Agent/TCP/Linux" else {}
+    cc = linux.pop("cc", cc)
     sink = ag.peer.cls if ag.peer is not None else "Agent/TCPSink"
     if sink not in TCP_SINKS:
         raise Ns2Error(f"{ag.cls} {ag.handle} is connected to a {sink}; use an Agent/TCPSink")
@@ -590,6 +637,14 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     opts: dict[str, Any] = {"preset": "ns2", "cc": cc}
     if sack and sink_sack:
         opts["sack"] = True
+    opts.update(linux)
+    if ag.cls == "Agent/TCP/Linux":
+        warn(
+            "Agent/TCP/Linux: its loss recovery (scoreboard1.cc: FACK loss marking, rate "
+            "halving) is not modelled; bufferlab runs Agent/TCP/Sack1's (RFC 6675's with cubic):"
+            " aggregate goodput and mean queue agree with ns-2.35, drops and per-flow shares "
+            "may not (docs/ns2-scripts.md, Agent/TCP/Linux)"
+        )
     for var, why in _TCP_UNMODELLED.items():
         if _changed(ag, var) is not None:
             raise Ns2Error(f"{ag.cls} {var} {ag.vars[var]}: {why}")
