@@ -241,6 +241,29 @@ def test_import_writes_the_static_part_with_a_header(tmp_path: Path) -> None:
     assert sc["flows"][2]["tcp"]["delayed_ack"] is True
 
 
+def test_import_comments_every_line_of_a_multiline_event(tmp_path: Path) -> None:
+    """A `$ns at` event whose script spans lines (the peers' `every 0.01 {...}` samplers) is
+    left out as a comment on each of its lines, so the file stays valid TOML (it did not:
+    `import-ns2 paperD.tcl` failed on its own header until 2026-11-27)."""
+    script = tmp_path / "m.tcl"
+    script.write_text(
+        "set ns [new Simulator]\n"
+        "set n0 [$ns node]\nset n1 [$ns node]\n"
+        "$ns duplex-link $n0 $n1 1Mb 10ms DropTail\n"
+        "set tcp [new Agent/TCP]\nset sink [new Agent/TCPSink]\n"
+        "$ns attach-agent $n0 $tcp\n$ns attach-agent $n1 $sink\n$ns connect $tcp $sink\n"
+        'set ftp [$tcp attach-source FTP]\n$ns at 0 "$ftp start"\n'
+        '$ns at 0.5 "\n    puts one\n    puts two\n"\n'
+        '$ns at 2 "exit 0"\n$ns run\n'
+    )
+    out = tmp_path / "m.toml"
+    r = run_cli("import-ns2", str(script), "-o", str(out), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    text = out.read_text()
+    assert "#     puts one\n#     puts two\n" in text
+    json.loads(_core.validate(text, "m.toml"))
+
+
 def test_script_arguments_only_for_tcl(tmp_path: Path) -> None:
     r = run_cli("run", str(ROOT / "examples" / "dumbbell_udp.toml"), "extra")
     assert r.code == 2 and "only ns-2 scripts take arguments" in r.stderr

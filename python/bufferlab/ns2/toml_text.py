@@ -14,7 +14,8 @@ def _key(k: str) -> str:
 
 
 def scenario_text(scenario: Mapping[str, Any], header: list[str] | None = None) -> str:
-    out = [f"# {line}".rstrip() for line in header or []]
+    # a header entry may hold several lines (a multi-line `$ns at` script): each a comment
+    out = [f"# {line}".rstrip() for entry in header or [] for line in entry.splitlines()]
     tables = []
     for k, v in scenario.items():
         if isinstance(v, Mapping) or (isinstance(v, list) and v and isinstance(v[0], Mapping)):
