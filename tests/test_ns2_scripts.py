@@ -264,6 +264,50 @@ def test_import_comments_every_line_of_a_multiline_event(tmp_path: Path) -> None
     json.loads(_core.validate(text, "m.toml"))
 
 
+FIRST_SEND = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 1Mb 10ms DropTail
+set tcp [new Agent/TCP/Reno]
+set sink [new Agent/TCPSink]
+$ns attach-agent $n0 $tcp
+$ns attach-agent $n1 $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+$ns at 0.5 "$ftp send 10500"
+$ns at 2.0 "$ftp send 5000"
+$ns at 3 "exit 0"
+$ns run
+"""
+
+
+def test_import_makes_the_first_scheduled_send_a_transfer(tmp_path: Path) -> None:
+    """`$ns at 0.5 "$ftp send 10500"` is a transfer of ceil(10500 / 1000) = 11 packets from
+    0.5 s (tcp.cc sendmsg); the later send is left out. Run, it sends those 11 data packets
+    and the 40-byte opening packet."""
+    (tmp_path / "s.tcl").write_text(FIRST_SEND)
+    r = run_cli("import-ns2", "s.tcl", "-o", "s.toml", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert '$ns at 2 "_o' in (tmp_path / "s.toml").read_text()  # left out, listed
+    sc = json.loads(_core.validate((tmp_path / "s.toml").read_text(), "s.toml"))
+    (flow,) = sc["flows"]
+    assert flow["app"] == {"kind": "transfer", "size": "11000B"} and flow["start"] == "0.5s"
+    r = run_cli("run", "s.toml", "--json", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    f = json.loads(r.stdout)["flows"][0]
+    assert (f["rx_packets"], f["rx_bytes"]) == (12, 11 * 1040 + 40)
+
+
+def test_import_of_a_script_whose_flows_start_from_procs_says_so(tmp_path: Path) -> None:
+    r = run_cli("import-ns2", str(EX / "short_transfers.tcl"), "-o", "x.toml", cwd=tmp_path)
+    assert r.code == 2
+    err = [ln for ln in r.stderr.splitlines() if ln.startswith("error:")]
+    assert len(err) == 1 and "no flow starts before $ns run" in err[0]
+    assert "bufferlab run" in err[0]
+
+
 def test_script_arguments_only_for_tcl(tmp_path: Path) -> None:
     r = run_cli("run", str(ROOT / "examples" / "dumbbell_udp.toml"), "extra")
     assert r.code == 2 and "only ns-2 scripts take arguments" in r.stderr

@@ -65,5 +65,11 @@ def import_script(
     if interp.scenario is None:
         raise Ns2Error("the script never calls $ns run")
     assert interp.runner is not None
+    if not interp.scenario.get("flows"):
+        raise Ns2Error(
+            "no flow starts before $ns run: the script starts its applications and writes its "
+            "transfers from procs during the run, which import-ns2 leaves out; run the script "
+            "itself (bufferlab run)"
+        )
     left_out = [f'$ns at {t:g} "{s}"' for t, _, s in sorted(interp.runner.heap)]
     return interp.scenario, left_out

@@ -210,7 +210,9 @@ _CLASSES = sorted(
 # and FTP's procs that call them (ns-source.tcl; Application::send, app.cc).
 _DATA_OPS = ("send", "advance", "advanceby")
 _APP_DATA_OPS = {"send": "send", "produce": "advance", "producemore": "advanceby"}
-_SCRIPTED = re.compile(r"(?<![\w$])(_o\d+)\s+(send|advance|advanceby|produce|producemore)(?![\w-])")
+_SCRIPTED = re.compile(
+    r"(?<![\w$])(_o\d+)\s+(send|advance|advanceby|produce|producemore)(?![\w-])(?:\s+(-?\d+))?"
+)
 
 
 def _atoi(text: str) -> int:
@@ -1474,13 +1476,18 @@ class Interp:
         """Agents that events scheduled before $ns run write to (`$ns at 1 "$tcp advance 10"`,
         `"$ftp send 1000"`): one with no application becomes a flow too, and the starts and
         stops of an application given data so stay events (a send may come before them)."""
-        for _, _, script in self.events:
+        for t, _, script in self.events:
             for m in _SCRIPTED.finditer(script):
                 obj = self.objects.get(m.group(1))
-                if isinstance(obj, App) and m.group(2) in _APP_DATA_OPS:
-                    obj = obj.agent
+                op = m.group(2)
+                if isinstance(obj, App) and op in _APP_DATA_OPS:
+                    obj, op = obj.agent, _APP_DATA_OPS[op]
                 if isinstance(obj, Agent) and obj.cls in TCP_CC:
                     obj.scripted = True
+                    # the first write an event gives it (import-ns2's static transfer)
+                    first = obj.first_write
+                    if m.group(3) is not None and (first is None or t < first[0]):
+                        obj.first_write = (t, op, int(m.group(3)))
 
     # -- random numbers ----------------------------------------------------------------------------
 

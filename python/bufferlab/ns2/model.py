@@ -354,6 +354,9 @@ class Agent(Obj):
     syn_counted: bool = False
     # tcp.cc closed_: `done` was called for the data so far (advance and advanceby reopen)
     closed: bool = False
+    # The earliest `$ns at T "... send|advance|advanceby N"` scheduled before $ns run for it:
+    # (T, op, N); import-ns2 makes it the flow's transfer.
+    first_write: tuple[float, str, int] | None = None
     # `$tcp advance`/`advanceby`/`send` found in an event before $ns run on an agent with no
     # application: it still becomes a (held) flow.
     scripted: bool = False
@@ -537,12 +540,16 @@ class Network:
                 "packet source over TCP starts only at its scenario start)"
             )
             return None
+        transfer = None
         if app.start is None and not held:
-            warn(
-                f"{ag.cls} {ag.handle}: its application is not started before $ns run: left "
-                "out (bufferlab run starts it when a proc of the script does)"
-            )
-            return None
+            transfer = _static_transfer(ag)
+            if transfer is None:
+                warn(
+                    f"{ag.cls} {ag.handle}: its application is not started before $ns run: "
+                    "left out (bufferlab run starts it when a proc of the script does)"
+                )
+                return None
+            app.start = transfer[0]
         app.held = app.start is None
         if app.start is not None and app.start >= duration:
             warn(f"{app.cls} {app.handle} starts at {app.start:g} s, after the end: left out")
@@ -564,7 +571,10 @@ class Network:
             flow["trace_fid"] = fid
         if app.stop is not None and app.stop < duration:
             flow["stop"] = fmt_time(app.stop)
-        if app.cls == "Application/FTP":
+        if transfer is not None:
+            # import-ns2: the first write the script schedules, a transfer of that much
+            flow["app"] = {"kind": "transfer", "size": f"{transfer[1]}B"}
+        elif app.cls == "Application/FTP":
             if not tcp:
                 raise Ns2Error(f"Application/FTP {app.handle} is attached to a UDP agent")
             flow["app"] = {"kind": "bulk"}
@@ -586,6 +596,24 @@ class Network:
             if int(number(app.vars["packetSize_"], "packet size")) > mtu:
                 flow["max_datagram"] = f"{mtu}B"
         return flow
+
+
+def _static_transfer(ag: Agent) -> tuple[float, int] | None:
+    """(start, bytes) of the transfer import-ns2 writes for an agent whose application the
+    script never starts but writes to by `$ns at T "$ftp send N"` (ceil(N / packetSize_)
+    packets, tcp.cc sendmsg) or `producemore` / `advanceby N` (N packets); None for anything
+    else (a write from a proc, `produce`, `advance`)."""
+    if ag.first_write is None or ag.cls not in TCP_CC:
+        return None
+    t, op, n = ag.first_write
+    size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+    if op == "send" and n > 0:
+        packets = -(-n // size)
+    elif op == "advanceby" and n > 0:
+        packets = n
+    else:
+        return None
+    return t, packets * size
 
 
 def _fid(ag: Agent) -> int:
