@@ -412,9 +412,19 @@ pub fn build_with(
         ));
     }
     let ns2_rng = match &s.ns2_default_rng {
-        Some(c) => Some(Ns2DefaultRng::new(c.start().map_err(|(field, msg)| {
-            ScenarioError::field(format!("ns2_default_rng.{field}"), msg)
-        })?)),
+        Some(c) => {
+            let start = c.start().map_err(|(field, msg)| {
+                ScenarioError::field(format!("ns2_default_rng.{field}"), msg)
+            })?;
+            // a run with another seed than the scenario's (`--seed`, a sweep's replications)
+            // starts where `$defaultRNG seed N` would, N from that seed: replications differ,
+            // as ns-2 runs with other seeds do
+            Some(Ns2DefaultRng::new(if seed == s.seed {
+                start
+            } else {
+                [1 + seed % 2_147_483_646; 6]
+            }))
+        }
         None => None,
     };
     // The components ns-2 makes draw from its default RNG take that one stream, the others

@@ -42,10 +42,13 @@ pub struct Scenario {
     #[serde(default)]
     pub fairness: FairnessConfig,
     /// Follow ns-2's one default RNG (`ns2_rng.rs`): RED's and PI's early-drop tests,
-    /// Bernoulli loss models and CBR's `random` jitter all draw from it in the order events
-    /// run, as ns-2.35's `Random::uniform()` does, e.g. `ns2_default_rng = { seed = 1 }`. `bufferlab run
-    /// script.tcl` sets it to where the script's `$defaultRNG` stands at `$ns run`. Unset (the
-    /// default): every component draws from its own stream of `seed`.
+    /// Bernoulli loss models, CBR's `random` jitter and ns-2's on/off sources all draw from it
+    /// in the order events run, as ns-2.35's `Random::uniform()` does, e.g. `ns2_default_rng =
+    /// { seed = 1 }`. `bufferlab run script.tcl` sets it to where the script's `$defaultRNG`
+    /// stands at `$ns run`. A run
+    /// with another seed than `seed` (`--seed`, a sweep's replications) starts it as
+    /// `$defaultRNG seed N` with N = 1 + (that seed mod 2147483646). Unset (the default):
+    /// every component draws from its own stream of `seed`.
     #[serde(default)]
     pub ns2_default_rng: Option<Ns2RngConfig>,
 }
