@@ -47,3 +47,43 @@ def test_pi_script_as_ns2(tmp_path: Path) -> None:
     a, b = _lines(tmp_path / "ns" / "pi.tr"), _lines(tmp_path / "bl" / "pi.tr")
     assert len(a) == len(b) > 10_000
     assert [[ln[i] for i in KEY] for ln in a] == [[ln[i] for i in KEY] for ln in b]
+
+
+SAMPLED = EX.read_text().replace(
+    'set qm [$ns monitor-queue $r0 $r1 ""]',
+    'set qm [$ns monitor-queue $r0 $r1 ""]\n'
+    "set piq [[$ns link $r0 $r1] queue]\n"
+    "proc sample {} {\n"
+    "    global ns piq\n"
+    '    puts [format "%.2f prob_ %s curq_ %s" [$ns now] [$piq set prob_] [$piq set curq_]]\n'
+    "    $ns at [expr {[$ns now] + 0.5}] sample\n"
+    "}\n"
+    "$ns at 0.25 sample",
+)
+
+
+def test_pi_variables_read_during_the_run(tmp_path: Path) -> None:
+    """`prob_` (the drop probability as the 1/w updates left it) and `curq_` (the queue the
+    last arrival found or the last departure left) at any time: the probability grows while
+    the queue stands above qref_ 20."""
+    (tmp_path / "s.tcl").write_text(SAMPLED)
+    r = run_cli("run", "s.tcl", "6", "s.tr", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    rows = [ln.split() for ln in r.stdout.splitlines() if "prob_" in ln]
+    assert len(rows) == 12
+    probs = [float(x[2]) for x in rows]
+    queues = [int(x[4]) for x in rows]
+    assert all(q > 20 for q in queues[1:5]) and probs[1] < probs[2] < probs[3] < probs[4]
+
+
+@needs_ns
+def test_pi_variables_as_ns2(tmp_path: Path) -> None:
+    """ns-2.35 prints the same 12 samples of prob_ and curq_ and the same end (2026-11-27:
+    prob_ 0.00015606 at 0.25 s to 0.00321514 at 5.75 s)."""
+    (tmp_path / "s.tcl").write_text(SAMPLED)
+    ns = run_ns(tmp_path / "s.tcl", "6", "s.tr", cwd=tmp_path)
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", "s.tcl", "6", "s.tr", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert "5.75 prob_ 0.00321514 curq_ 55" in ns.stdout
+    assert r.stdout == ns.stdout

@@ -207,6 +207,7 @@ impl Session {
             "bytes_sum_" => st.integrals(sim.now).1,
             "ave_" => port.queue().disc().average()?,
             "curq_" => port.queue().disc().arrival_length()?,
+            "prob_" => port.queue().disc().probability_at(sim.now)?,
             _ => return None,
         })
     }

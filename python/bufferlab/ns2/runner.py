@@ -47,9 +47,9 @@ MONITOR_PROBES = (
     "pdrops_",
     "bdrops_",
 )
-# RED's variables (queue/red.cc): the average and the length the last arrival found.
-RED_PROBES = ("ave_", "curq_")
-_RED_CLASSES = ("Queue/RED",)
+# The AQMs' variables the engine gives at any time: RED's average and the length the last
+# arrival found (queue/red.cc); PI's drop probability and queue length (queue/pi.cc).
+AQM_PROBES = {"Queue/RED": ("ave_", "curq_"), "Queue/PI": ("prob_", "curq_")}
 _INTEGER = {
     "ack_",
     "t_seqno_",
@@ -411,10 +411,10 @@ class Runner:
             if isinstance(obj, QueueMonitor):
                 for var in (*MONITOR_PROBES, "pkts_sum_", "bytes_sum_"):
                     self.snapshot[(obj.handle, var)] = self._probe_queue(obj.link, var)
-            elif getattr(obj, "cls", "") in _RED_CLASSES:
+            elif getattr(obj, "cls", "") in AQM_PROBES:
                 link = self._queue_link(obj)
                 if link is not None:
-                    for var in RED_PROBES:
+                    for var in AQM_PROBES[obj.cls]:
                         self.snapshot[(obj.handle, var)] = self._probe_queue(link, var)
         self.rng_from_engine()
         self.report = json.loads(self.session.finish())
@@ -509,7 +509,7 @@ class Runner:
             if v is None:
                 raise Ns2Error("Integrator sum_: the engine has no such queue")
             return f"{v:.12g}"
-        if getattr(obj, "cls", "") in _RED_CLASSES and var in RED_PROBES:
+        if var in AQM_PROBES.get(getattr(obj, "cls", ""), ()):
             if self.finished:
                 v = self.snapshot.get((obj.handle, var))
             else:

@@ -193,6 +193,11 @@ pub trait QueueDisc {
     fn arrival_length(&self) -> Option<f64> {
         None
     }
+    /// The drop probability as the discipline's periodic updates have left it at `now`, when
+    /// it keeps one (ns-2 PI's `prob_`: queue/pi.cc `calculate_p`, every 1/w s).
+    fn probability_at(&self, _now: SimTime) -> Option<f64> {
+        None
+    }
     /// The unit of [`average`](QueueDisc::average): `"packets"`, or `"bytes"` when the
     /// discipline averages bytes (RED in byte mode).
     fn average_unit(&self) -> &'static str {

@@ -138,6 +138,9 @@ pub struct Pi {
     q_old: f64,
     /// Updates applied so far: the next falls at (done + 1) / w.
     done: u64,
+    /// ns-2's `curq_`: the queue (packets, or bytes in `queue_in_bytes` mode) the last arrival
+    /// found, or what the last departure left (pi.cc `enque`, `deque`).
+    curq: u64,
 }
 
 impl Pi {
@@ -149,6 +152,7 @@ impl Pi {
             p: 0.0,
             q_old: 0.0,
             done: 0,
+            curq: 0,
         }
     }
 
@@ -164,9 +168,19 @@ impl Pi {
     /// Applies every periodic update due by `now` (`calculate_p`), with the length the queue
     /// has had since the last arrival or departure.
     fn update(&mut self, now: SimTime) {
+        if let Some((p, due)) = self.updated(now) {
+            self.p = p;
+            self.q_old = self.qlen();
+            self.done = due;
+        }
+    }
+
+    /// p after the updates due by `now` and the number of updates done then, or None when
+    /// none is due.
+    fn updated(&self, now: SimTime) -> Option<(f64, u64)> {
         let due = (now.as_secs_f64() * self.cfg.w).floor() as u64;
         if due <= self.done {
-            return;
+            return None;
         }
         let k = due - self.done;
         let (a, b, r) = (self.cfg.a, self.cfg.b, self.cfg.qref);
@@ -174,9 +188,19 @@ impl Pi {
         // The first update uses the previous sample; the k - 1 after it see q_old = q, so each
         // adds (a - b)(q - q_ref): a monotone walk, clamped once at the end.
         let p = (a * (q - r) - b * (self.q_old - r) + self.p).clamp(0.0, 1.0);
-        self.p = (p + (k - 1) as f64 * (a - b) * (q - r)).clamp(0.0, 1.0);
-        self.q_old = q;
-        self.done = due;
+        Some((
+            (p + (k - 1) as f64 * (a - b) * (q - r)).clamp(0.0, 1.0),
+            due,
+        ))
+    }
+
+    /// The queue in ns-2's `curq_` unit: packets, or bytes in `queue_in_bytes` mode.
+    fn raw_len(&self) -> u64 {
+        if self.cfg.queue_in_bytes {
+            self.bytes
+        } else {
+            self.q.len() as u64
+        }
     }
 
     /// The current drop probability (for tests and series).
@@ -188,6 +212,7 @@ impl Pi {
 impl QueueDisc for Pi {
     fn enqueue(&mut self, mut pkt: Packet, cx: &mut QueueCtx) {
         self.update(cx.now);
+        self.curq = self.raw_len();
         let full = match self.cfg.limit {
             QueueLimit::Packets(n) => self.q.len() as u64 >= n,
             // ns-2 byte queues: qlen >= qlim_ x mean_pktsize (here the limit is given in bytes)
@@ -216,7 +241,16 @@ impl QueueDisc for Pi {
         self.update(cx.now);
         let pkt = self.q.pop_front()?;
         self.bytes -= pkt.size as u64;
+        self.curq = self.raw_len();
         Some(pkt)
+    }
+
+    fn probability_at(&self, now: SimTime) -> Option<f64> {
+        Some(self.updated(now).map_or(self.p, |(p, _)| p))
+    }
+
+    fn arrival_length(&self) -> Option<f64> {
+        Some(self.curq as f64)
     }
 
     fn len_packets(&self) -> usize {
