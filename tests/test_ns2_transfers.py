@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bufferlab import _core
-from conftest import ROOT, assert_script_refused, needs_ns, run_cli, run_ns
+from conftest import NS, ROOT, assert_script_refused, needs_ns, run_cli, run_ns
 
 EX = ROOT / "examples" / "ns2" / "short_transfers.tcl"
 needs_set_data = pytest.mark.skipif(
@@ -338,3 +338,63 @@ def test_what_is_not_modelled_exits_2(tmp_path: Path) -> None:
         line,
         "producemore 3 at 1.5 s: more data for a Vegas agent",
     )
+
+
+# An Application/FTP and an attach-source FTP (Source/FTP) started and stopped by `$ns at`
+# events given before $ns run, their `seqno_` (tcp.cc curseq_) read on the way, and the first
+# agent's `done` after its stop.
+STATIC_STOP = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 1Mb 10ms DropTail
+set tcp [new Agent/TCP/Reno]
+set sink [new Agent/TCPSink]
+$ns attach-agent $n0 $tcp
+$ns attach-agent $n1 $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+set tcp2 [new Agent/TCP]
+
+set sink2 [new Agent/TCPSink]
+$ns attach-agent $n0 $tcp2
+$ns attach-agent $n1 $sink2
+$ns connect $tcp2 $sink2
+set src [$tcp2 attach-source FTP]
+proc show {} {
+	global ns tcp tcp2
+	puts "[$ns now] [$tcp set seqno_] [$tcp2 set seqno_] max [$tcp set maxseq_]\\
+		[$tcp2 set maxseq_] ack [$tcp set ack_] [$tcp2 set ack_]"
+}
+$ns at 0.29 show
+$ns at 0.31 show
+$ns at 0.1 "$ftp start"
+$ns at 0.1 "$src start"
+$ns at 0.2 show
+$ns at 0.3 "$ftp stop"
+$ns at 0.3 "$src stop"
+$ns at 0.4 show
+$tcp proc done {} { global ns; puts [format "done %.6f %d" [$ns now] [$self set ack_]] }
+$ns at 2 "exit 0"
+$ns run
+"""
+
+
+@needs_set_data
+def test_seqno_and_done_after_a_stop_given_before_the_run(tmp_path: Path) -> None:
+    """`seqno_` is 0 before anything, TCP_MAXSEQ + 1 (Source/FTP: 268435456 + 1) once started
+    (the opening packet adds one), maxseq_ after the stop (`advance 0`), and `done` comes after
+    the stop when a new ACK reaches maxseq_ - 1. ns-2.35 prints these same 5 lines
+    (2026-11-27)."""
+    (tmp_path / "s.tcl").write_text(STATIC_STOP)
+    r = run_cli("run", "s.tcl", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    lines = [ln.split() for ln in r.stdout.splitlines()]
+    assert lines[0][1:3] == ["1073741825", "268435457"]
+    after = lines[2]  # 0.31 s: seqno_ is maxseq_ for both
+    assert after[1:3] == after[4:6]
+    assert lines[-1][0] == "done" and int(lines[-1][2]) >= int(after[4]) - 1
+    if NS is not None:
+        ns = run_ns(tmp_path / "s.tcl", cwd=tmp_path)
+        assert r.stdout == ns.stdout

@@ -172,8 +172,19 @@ class Runner:
             **extra,
         )
         for ag in ip.net.flows():
-            if ag.app is not None and ag.app.held:
+            app = ag.app
+            if app is not None and app.held:
                 self.session.retime(ag.flow, start=float("inf"))
+            elif (
+                app is not None
+                and ag.cls in TCP_CC
+                and app.cls == "Application/FTP"
+                and app.stop is not None
+                and app.stop < self.end
+            ):
+                # an FTP stop given before $ns run is the flow's stop; its `advance 0` (curseq_
+                # becomes maxseq_, `done` watched) is kept here, before that instant's events
+                heapq.heappush(self.heap, (app.stop, -1, _STOPPED + ag.handle))
         self._ports = _agent_ports(ip.net.flows(), scenario)
         self.watches: dict[int, tuple[Agent, str]] = {}
         for ag, var in ip.var_traces:
@@ -266,10 +277,7 @@ class Runner:
             self._retime(app, ag.flow, stop=self.now)
             app.stop = self.now
             if ag.cls in TCP_CC and app.cls == "Application/FTP":
-                # FTP stop is `advance 0` (ns-source.tcl): curseq_ becomes maxseq_, and `done`
-                # comes when a new ACK reaches curseq_ - 1
-                ag.curseq = int(self.session.probe(ag.flow, "maxseq_"))
-                self.watch_done(ag)
+                self.stopped(ag)
 
     def data_event(self, ag: Agent, op: str, n: int, said: str | None = None) -> None:
         """`$tcp send n` / `advance n` / `advanceby n` while the run goes on (FTP's send,
@@ -383,6 +391,9 @@ class Runner:
                 self.pump()
                 self.now = t
                 self.rng_from_engine()
+            if script.startswith(_STOPPED):
+                self.stopped(ip.objects[script.removeprefix(_STOPPED)])
+                continue
             ip.eval_event(script, t)
             if not self.finished:
                 self.rng_to_engine()
@@ -447,6 +458,12 @@ class Runner:
                 if self.halted:
                     return
                 self.rng_to_engine()
+
+    def stopped(self, ag: Agent) -> None:
+        """FTP stop (`advance 0`, ns-source.tcl): curseq_ becomes maxseq_, and `done` comes
+        when a new ACK reaches curseq_ - 1."""
+        ag.curseq = int(self.session.probe(ag.flow, "maxseq_"))
+        self.watch_done(ag)
 
     def watch_done(self, ag: Agent) -> None:
         """After new data: `done` comes when `ack_` reaches `curseq_ - 1`."""
@@ -550,6 +567,8 @@ class Runner:
     def _agent(self, ag: Agent, var: str) -> str | None:
         if ag.flow is None:
             return None
+        if var == "seqno_" and ag.cls in TCP_CC:
+            return str(self._curseq(ag))
         sender = _is_sender(ag)
         probes = SENDER_PROBES if sender else RECEIVER_PROBES
         if var in probes:
@@ -568,6 +587,18 @@ class Runner:
             v = self._from_report(ag, var)
             return None if v is None else fmt_value(var, v)
         return None
+
+    def _curseq(self, ag: Agent) -> int:
+        """tcp.cc's `curseq_` (bound as `seqno_`): what the script has written, or, for a
+        started FTP, TCP_MAXSEQ (Source/FTP: 268435456); 0 before anything."""
+        if ag.curseq is not None:
+            return ag.curseq
+        app = ag.app
+        if app is None or app.held or app.start is None or app.start > self.now:
+            return 0
+        # the opening packet adds one as it goes out (tcp.cc output(), with syn_)
+        opening = 1 if _syn(ag) and not ag.syn_counted else 0
+        return (_SOURCE_FTP_MAXPKTS if app.source else _TCP_MAXSEQ) + opening
 
     def _flow_report(self, ag: Agent) -> dict[str, Any]:
         assert self.report is not None
@@ -636,6 +667,7 @@ def _agent_ports(agents: list[Agent], scenario: dict[str, Any]) -> dict[str, tup
 
 # Data segments of an application that always has data (the engine's bulk flows).
 _UNLIMITED = 2**40
+_STOPPED = "\0stopped "  # a heap entry that is not a script: an FTP's stop given before $ns run
 _TCP_MAXSEQ = 1073741824  # tcp.h
 _SOURCE_FTP_MAXPKTS = 268435456  # ns-source.tcl, Source/FTP maxpkts_
 
