@@ -104,6 +104,12 @@ impl LossModel {
     /// Decides the fate of one packet: true if it is lost.
     #[inline]
     pub fn lose(&mut self, rng: &mut Rng) -> bool {
+        // every packet of every link asks: the common answer stays inline, the draws do not
+        !matches!(self, LossModel::None) && self.draw(rng)
+    }
+
+    #[inline(never)]
+    fn draw(&mut self, rng: &mut Rng) -> bool {
         match self {
             LossModel::None => false,
             // ns-2 `ErrorModel::CorruptPkt`: `u < rate_`, u drawn for every packet
