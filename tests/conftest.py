@@ -131,6 +131,43 @@ def run_ns(
     )
 
 
+def assert_prints_as_ns2(script: Path, *args: str, cwd: Path) -> str:
+    """Runs the script with its arguments under ns-2.35 and under `bufferlab run` in ``cwd``:
+    both succeed and print the same; returns what they print."""
+    ns = run_ns(script, *args, cwd=cwd)
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(script), *args, cwd=cwd)
+    assert r.code == 0, r.stderr
+    assert r.stdout == ns.stdout
+    return r.stdout
+
+
+def run_module(module: str) -> str:
+    """What `python -m MODULE` prints, run from the repository (a generator of a doc table)."""
+    out = subprocess.run(
+        [sys.executable, "-m", module], cwd=ROOT, capture_output=True, text=True, timeout=900
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+# One Reno agent on n0 to a TCPSink on n1 over a 1 Mb/s, 10 ms DropTail link, an FTP attached
+# (not started): the network of the one-flow ns-2 scripts of the tests.
+ONE_FTP_FLOW = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 1Mb 10ms DropTail
+set tcp [new Agent/TCP/Reno]
+set sink [new Agent/TCPSink]
+$ns attach-agent $n0 $tcp
+$ns attach-agent $n1 $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+"""
+
+
 def assert_script_refused(tmp_path: Path, body: str, line: int, message: str) -> None:
     """`bufferlab run` of the ns-2 script `set ns [new Simulator]` + ``body`` exits 2 with one
     line naming the script's line ``line`` and saying ``message``."""

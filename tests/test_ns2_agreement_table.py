@@ -4,10 +4,7 @@ times are the machine's)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
-from conftest import ROOT, needs_ns
+from conftest import ROOT, needs_ns, run_module
 
 
 def _rows(text: str) -> list[list[str]]:
@@ -24,13 +21,6 @@ def _rows(text: str) -> list[list[str]]:
 
 @needs_ns
 def test_the_ns2_scripts_table_is_current() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "bench.validation.ns2_scripts"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
+    out = run_module("bench.validation.ns2_scripts")
     doc = (ROOT / "docs" / "validation.md").read_text()
-    assert _rows(out.stdout) == _rows(doc)
+    assert _rows(out) == _rows(doc)

@@ -4,12 +4,9 @@ side on each script)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from conftest import ROOT, needs_ns
+from conftest import ROOT, needs_ns, run_module
 
 PEERS = ROOT.parent / "shared" / "peers" / "ns2"
 
@@ -27,14 +24,7 @@ def _rows(text: str) -> list[str]:
 @needs_ns
 @pytest.mark.skipif(not PEERS.is_dir(), reason="../shared/peers/ns2 is not beside the repository")
 def test_the_peer_scripts_table_is_current() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "bench.validation.ns2_peer_table"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
+    out = run_module("bench.validation.ns2_peer_table")
     doc = (ROOT / "docs" / "ns2-scripts.md").read_text()
-    assert len(_rows(out.stdout)) == 11
-    assert _rows(out.stdout) == _rows(doc)
+    assert len(_rows(out)) == 11
+    assert _rows(out) == _rows(doc)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from conftest import ROOT, needs_ns, run_cli, run_ns
+from conftest import ROOT, assert_prints_as_ns2, needs_ns, run_cli, run_ns
 
 EX = ROOT / "examples" / "ns2" / "pi_aqm.tcl"
 KEY = [0, 1, 2, 3, 4, 5, 7, 8, 9]  # event time from to type size fid src dst
@@ -81,9 +81,5 @@ def test_pi_variables_as_ns2(tmp_path: Path) -> None:
     """ns-2.35 prints the same 12 samples of prob_ and curq_ and the same end (2026-11-27:
     prob_ 0.00015606 at 0.25 s to 0.00321514 at 5.75 s)."""
     (tmp_path / "s.tcl").write_text(SAMPLED)
-    ns = run_ns(tmp_path / "s.tcl", "6", "s.tr", cwd=tmp_path)
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", "s.tcl", "6", "s.tr", cwd=tmp_path)
-    assert r.code == 0, r.stderr
-    assert "5.75 prob_ 0.00321514 curq_ 55" in ns.stdout
-    assert r.stdout == ns.stdout
+    out = assert_prints_as_ns2(tmp_path / "s.tcl", "6", "s.tr", cwd=tmp_path)
+    assert "5.75 prob_ 0.00321514 curq_ 55" in out

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bufferlab import _core
-from conftest import ROOT, assert_script_refused, needs_ns, run_cli, run_ns
+from conftest import ONE_FTP_FLOW, ROOT, assert_script_refused, needs_ns, run_cli, run_ns
 
 EX = ROOT / "examples" / "ns2"
 
@@ -158,20 +158,7 @@ def test_probes_during_the_run_and_exit_code(tmp_path: Path) -> None:
     assert all(float(row[2]) >= 1 for row in rows)
 
 
-_ONE_FLOW = """\
-set ns [new Simulator]
-set n0 [$ns node]
-set n1 [$ns node]
-$ns duplex-link $n0 $n1 1Mb 10ms DropTail
-set tcp [new Agent/TCP/Reno]
-set sink [new Agent/TCPSink]
-$ns attach-agent $n0 $tcp
-$ns attach-agent $n1 $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
-$ns at 0 "$ftp start"
-"""
+_ONE_FLOW = ONE_FTP_FLOW + '$ns at 0 "$ftp start"\n'
 _PROBE = """\
 proc show {} {
     global tcp ns
@@ -247,14 +234,7 @@ def test_import_comments_every_line_of_a_multiline_event(tmp_path: Path) -> None
     `import-ns2 paperD.tcl` failed on its own header until 2026-11-27)."""
     script = tmp_path / "m.tcl"
     script.write_text(
-        "set ns [new Simulator]\n"
-        "set n0 [$ns node]\nset n1 [$ns node]\n"
-        "$ns duplex-link $n0 $n1 1Mb 10ms DropTail\n"
-        "set tcp [new Agent/TCP]\nset sink [new Agent/TCPSink]\n"
-        "$ns attach-agent $n0 $tcp\n$ns attach-agent $n1 $sink\n$ns connect $tcp $sink\n"
-        'set ftp [$tcp attach-source FTP]\n$ns at 0 "$ftp start"\n'
-        '$ns at 0.5 "\n    puts one\n    puts two\n"\n'
-        '$ns at 2 "exit 0"\n$ns run\n'
+        _ONE_FLOW + '$ns at 0.5 "\n    puts one\n    puts two\n"\n$ns at 2 "exit 0"\n$ns run\n'
     )
     out = tmp_path / "m.toml"
     r = run_cli("import-ns2", str(script), "-o", str(out), cwd=tmp_path)
@@ -264,23 +244,15 @@ def test_import_comments_every_line_of_a_multiline_event(tmp_path: Path) -> None
     json.loads(_core.validate(text, "m.toml"))
 
 
-FIRST_SEND = """\
-set ns [new Simulator]
-set n0 [$ns node]
-set n1 [$ns node]
-$ns duplex-link $n0 $n1 1Mb 10ms DropTail
-set tcp [new Agent/TCP/Reno]
-set sink [new Agent/TCPSink]
-$ns attach-agent $n0 $tcp
-$ns attach-agent $n1 $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
+FIRST_SEND = (
+    ONE_FTP_FLOW
+    + """\
 $ns at 0.5 "$ftp send 10500"
 $ns at 2.0 "$ftp send 5000"
 $ns at 3 "exit 0"
 $ns run
 """
+)
 
 
 def test_import_makes_the_first_scheduled_send_a_transfer(tmp_path: Path) -> None:

@@ -13,7 +13,16 @@ from pathlib import Path
 import pytest
 
 from bufferlab import _core
-from conftest import NS, ROOT, assert_script_refused, needs_ns, run_cli, run_ns
+from conftest import (
+    NS,
+    ONE_FTP_FLOW,
+    ROOT,
+    assert_prints_as_ns2,
+    assert_script_refused,
+    needs_ns,
+    run_cli,
+    run_ns,
+)
 
 EX = ROOT / "examples" / "ns2" / "short_transfers.tcl"
 needs_set_data = pytest.mark.skipif(
@@ -256,12 +265,7 @@ def test_done_and_restarted_ftp_as_ns2(tmp_path: Path) -> None:
     for the next with producemore) and a bulk FTP stopped (`advance 0`: its done comes when a
     new ACK reaches maxseq_ - 1) and started again, which goes on with the same connection:
     ns-2.35 and bufferlab print the same 9 lines (2026-11-27)."""
-    ns = run_ns(TRANSFERS_DONE, cwd=tmp_path)
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(TRANSFERS_DONE), cwd=tmp_path)
-    assert r.code == 0, r.stderr
-    assert len(ns.stdout.splitlines()) == 9
-    assert r.stdout == ns.stdout
+    assert len(assert_prints_as_ns2(TRANSFERS_DONE, cwd=tmp_path).splitlines()) == 9
 
 
 @needs_set_data
@@ -343,20 +347,10 @@ def test_what_is_not_modelled_exits_2(tmp_path: Path) -> None:
 # An Application/FTP and an attach-source FTP (Source/FTP) started and stopped by `$ns at`
 # events given before $ns run, their `seqno_` (tcp.cc curseq_) read on the way, and the first
 # agent's `done` after its stop.
-STATIC_STOP = """\
-set ns [new Simulator]
-set n0 [$ns node]
-set n1 [$ns node]
-$ns duplex-link $n0 $n1 1Mb 10ms DropTail
-set tcp [new Agent/TCP/Reno]
-set sink [new Agent/TCPSink]
-$ns attach-agent $n0 $tcp
-$ns attach-agent $n1 $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
+STATIC_STOP = (
+    ONE_FTP_FLOW
+    + """\
 set tcp2 [new Agent/TCP]
-
 set sink2 [new Agent/TCPSink]
 $ns attach-agent $n0 $tcp2
 $ns attach-agent $n1 $sink2
@@ -379,6 +373,7 @@ $tcp proc done {} { global ns; puts [format "done %.6f %d" [$ns now] [$self set 
 $ns at 2 "exit 0"
 $ns run
 """
+)
 
 
 @needs_set_data
@@ -396,5 +391,4 @@ def test_seqno_and_done_after_a_stop_given_before_the_run(tmp_path: Path) -> Non
     assert after[1:3] == after[4:6]
     assert lines[-1][0] == "done" and int(lines[-1][2]) >= int(after[4]) - 1
     if NS is not None:
-        ns = run_ns(tmp_path / "s.tcl", cwd=tmp_path)
-        assert r.stdout == ns.stdout
+        assert assert_prints_as_ns2(tmp_path / "s.tcl", cwd=tmp_path) == r.stdout

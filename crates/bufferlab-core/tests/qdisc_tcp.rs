@@ -3,6 +3,7 @@
 
 mod common;
 use bufferlab_core::api::{run, RunRequest};
+use common::drops_per_flow;
 use serde_json::Value;
 
 fn run_file(text: &str, overrides: &[String]) -> Value {
@@ -40,15 +41,6 @@ fn mean_red_average(r: &Value, from: &str) -> f64 {
         .filter_map(|v| v.as_f64())
         .collect();
     a.iter().sum::<f64>() / a.len() as f64
-}
-
-fn drops_per_flow(r: &Value) -> Vec<u64> {
-    r["flows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["lost_packets"].as_u64().unwrap())
-        .collect()
 }
 
 // ---- paper 004: FQ, DRR, RED and DropTail under Reno, as the ns-2 peer ----

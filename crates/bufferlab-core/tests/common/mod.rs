@@ -39,6 +39,16 @@ pub fn simulate(text: &str, seed: u64) -> Simulation {
     sim
 }
 
+/// Each flow's lost packets, in the order of the report's flows (a report as JSON).
+pub fn drops_per_flow(r: &serde_json::Value) -> Vec<u64> {
+    r["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["lost_packets"].as_u64().unwrap())
+        .collect()
+}
+
 pub fn flow<'a>(r: &'a Report, name: &str) -> &'a bufferlab_core::report::FlowReport {
     r.flows
         .iter()
