@@ -392,3 +392,43 @@ def test_seqno_and_done_after_a_stop_given_before_the_run(tmp_path: Path) -> Non
     assert lines[-1][0] == "done" and int(lines[-1][2]) >= int(after[4]) - 1
     if NS is not None:
         assert assert_prints_as_ns2(tmp_path / "s.tcl", cwd=tmp_path) == r.stdout
+
+
+# Data, then `$ftp start` while it is in flight (curseq_ becomes TCP_MAXSEQ: the done the data
+# would have brought never comes), then a stop and a start again 20 ms later, before the last
+# ACK of the stop (its done does not come either); a proc reads the agent along the way.
+STARTED_WHILE_WATCHED = (
+    ONE_FTP_FLOW
+    + """\
+$tcp proc done {} { global ns; puts [format "done %.4f %d" [$ns now] [$self set ack_]] }
+proc show {} {
+\tglobal ns tcp
+\tputs "[$ns now] [$tcp set ack_] [$tcp set t_seqno_] [$tcp set maxseq_] [$tcp set cwnd_]"
+}
+foreach t {0.45 0.51 0.53 0.6 0.8 1.0} { $ns at $t show }
+$ns at 0.1 "$ftp send 50000"
+$ns at 0.3 "$ftp start"
+$ns at 0.5 "$ftp stop"
+$ns at 0.52 "$ftp start"
+proc fin {} { global tcp; puts "end [$tcp set ack_]"; exit 0 }
+$ns at 1.5 fin
+$ns run
+"""
+)
+
+
+@needs_set_data
+def test_a_start_cancels_the_done_the_data_would_bring(tmp_path: Path) -> None:
+    """No `done` after `$ftp start` (TCP_MAXSEQ), and the engine's stop at the ACK it had been
+    watching for does not hold the run back: every sample is taken at its time (before the
+    fix, the 0.8 s sample read the agent as it was at that ACK, ack_ 60, and the end too).
+    ns-2.35 prints the same 7 lines (2026-11-27: ack_ 77 at 0.8 s, 161 at the end)."""
+    (tmp_path / "s.tcl").write_text(STARTED_WHILE_WATCHED)
+    r = run_cli("run", "s.tcl", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert not [ln for ln in lines if ln.startswith("done")]
+    acks = [int(ln.split()[1]) for ln in lines[:-1]]
+    assert acks == sorted(acks) and len(acks) == 6 and lines[-1] == "end 161"
+    if NS is not None:
+        assert assert_prints_as_ns2(tmp_path / "s.tcl", cwd=tmp_path) == r.stdout

@@ -177,8 +177,7 @@ class Runner:
                 self.session.retime(ag.flow, start=float("inf"))
             elif (
                 app is not None
-                and ag.cls in TCP_CC
-                and app.cls == "Application/FTP"
+                and _tcp_ftp(ag, app)
                 and app.stop is not None
                 and app.stop < self.end
             ):
@@ -241,10 +240,7 @@ class Runner:
             and ag.curseq is not None
             and not (app.stop is not None and app.stop <= self.now)
         ):
-            # after finite sends: ns-2's FTP start sends -1, curseq_ becomes TCP_MAXSEQ
-            self.session.set_data(ag.flow, _UNLIMITED)
-            ag.curseq = None
-            ag.closed = ag.closed and not app.source
+            self.unlimited(ag, app)  # after finite sends
             return
         if what == "start":
             if not app.held and app.start is not None and app.start > self.now:
@@ -258,14 +254,9 @@ class Runner:
                     f"{app.cls} {app.handle} is started while it runs: not modelled (stop it first)"
                 )
             stopped = app.stop is not None and app.stop <= self.now
-            if stopped and ag.cls in TCP_CC and app.cls == "Application/FTP":
-                # ns-source.tcl: FTP stop is `advance 0`, start `send -1` (Source/FTP's
-                # `advance 268435456`): the connection goes on with its window and sequence
-                # space
-                self.session.set_data(ag.flow, _UNLIMITED)
-                ag.curseq = None
-                ag.closed = ag.closed and not app.source
-                self.done_flows.pop(ag.flow, None)
+            if stopped and _tcp_ftp(ag, app):
+                # the connection goes on with its window and sequence space
+                self.unlimited(ag, app)
             else:
                 # held: its first start; stopped: a restart of a UDP source (the engine says
                 # what it cannot restart)
@@ -276,7 +267,7 @@ class Runner:
                 return  # not started, or stopped already (a second stop changes nothing)
             self._retime(app, ag.flow, stop=self.now)
             app.stop = self.now
-            if ag.cls in TCP_CC and app.cls == "Application/FTP":
+            if _tcp_ftp(ag, app):
                 self.stopped(ag)
 
     def data_event(self, ag: Agent, op: str, n: int, said: str | None = None) -> None:
@@ -440,13 +431,17 @@ class Runner:
         acknowledged, the engine stops after that ACK and the script's `done` runs then
         (tcp.cc recv_newack_helper: `highest_ack_ >= curseq_ - 1 && !closed_`: `closed_ = 1;
         finish()`, which evaluates `$tcp done`)."""
+        take_acked = getattr(self.session, "take_acked", None)
         while True:
             self.session.run_until(t)
-            fired = self.session.take_acked() if self.done_flows else []
+            # the engine may have stopped early at a watched ACK: go on until it reaches t
+            fired = take_acked() if take_acked is not None else []
             if not fired:
                 return
             for when, flow in fired:
-                ag = self.done_flows.pop(flow)
+                ag = self.done_flows.pop(flow, None)
+                if ag is None:
+                    continue  # its FTP started since: curseq_ is TCP_MAXSEQ, no done
                 ag.closed = True
                 if self.ip.classes.find(ag.handle, ag.klass, "done") is None:
                     continue  # no done proc (ns-2's default does nothing)
@@ -458,6 +453,15 @@ class Runner:
                 if self.halted:
                     return
                 self.rng_to_engine()
+
+    def unlimited(self, ag: Agent, app: Any) -> None:
+        """`$ftp start` on a connection that was given finite data or stopped (ns-source.tcl:
+        `send -1`, curseq_ TCP_MAXSEQ; Source/FTP's `advance 268435456` reopens `done`): it goes
+        on with all it can send, and no `done` is due."""
+        self.session.set_data(ag.flow, _UNLIMITED)
+        ag.curseq = None
+        ag.closed = ag.closed and not app.source
+        self.done_flows.pop(ag.flow, None)
 
     def stopped(self, ag: Agent) -> None:
         """FTP stop (`advance 0`, ns-source.tcl): curseq_ becomes maxseq_, and `done` comes
@@ -670,6 +674,11 @@ _UNLIMITED = 2**40
 _STOPPED = "\0stopped "  # a heap entry that is not a script: an FTP's stop given before $ns run
 _TCP_MAXSEQ = 1073741824  # tcp.h
 _SOURCE_FTP_MAXPKTS = 268435456  # ns-source.tcl, Source/FTP maxpkts_
+
+
+def _tcp_ftp(ag: Agent, app: Any) -> bool:
+    """An FTP on a TCP agent: its start and stop write the agent's data (ns-source.tcl)."""
+    return ag.cls in TCP_CC and app.cls == "Application/FTP"
 
 
 def _syn(ag: Agent) -> bool:
