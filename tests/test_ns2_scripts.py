@@ -431,7 +431,11 @@ $ns run
     rep = _import_and_run(script, tmp=tmp_path)
     q = next(x for x in rep["queues"] if x["from"] == "n0" and x["to"] == "n1")
     assert (end[0], end[1]) == (q["arrivals"], q["drops"])
-    assert float(byte_area) == pytest.approx(q["avg_bytes"] * 5, rel=1e-6)
+    # ns-2's integrator stops at the queue's last change (integrator.cc newPoint), the
+    # report's average runs to the end: apart by at most the queue (25 packets of 1028 bytes)
+    # for the gap after the last change (a CBR packet arrives every 4.1 ms)
+    tail = q["avg_bytes"] * 5 - float(byte_area)
+    assert 0 <= tail <= 25 * 1028 * 0.0042, tail
 
 
 @needs_session

@@ -100,9 +100,9 @@ def test_trace_queue_without_trace_all(tmp_path: Path, monkeypatch: pytest.Monke
 @needs_session
 def test_trace_queue_as_ns2(tmp_path: Path) -> None:
     """The same script under ns-2.35: each file has as many lines of each event, and the
-    same events at the same times, nodes, packet types, sizes and flow ids in the same order
-    (2026-11-27: 1698 and 1649 lines, all identical in these fields; the sequence numbers
-    differ by bufferlab's numbering, and ns-2 flags its retransmissions `---A---`)."""
+    same events at the same times, nodes, packet types, sizes, flow ids and sequence numbers
+    in the same order (2026-11-27: 1698 and 1649 lines, all identical in these fields; the
+    packet ids follow bufferlab's numbering, and ns-2 flags its retransmissions `---A---`)."""
     for d in ("ns", "bl"):
         (tmp_path / d).mkdir()
         (tmp_path / d / "tq.tcl").write_text(TWO_HOP)
@@ -112,7 +112,7 @@ def test_trace_queue_as_ns2(tmp_path: Path) -> None:
     for name in ("q12.tr", "q21.tr"):
         a, b = _lines(tmp_path / "ns" / name), _lines(tmp_path / "bl" / name)
         assert Counter(ln[0] for ln in a) == Counter(ln[0] for ln in b)
-        key = [0, 1, 2, 3, 4, 5, 7, 8, 9]  # event time from to type size fid src dst
+        key = [0, 1, 2, 3, 4, 5, 7, 8, 9, 10]  # event time from to type size fid src dst seq
         assert [[ln[i] for i in key] for ln in a] == [[ln[i] for i in key] for ln in b]
 
 

@@ -104,13 +104,13 @@ def is_trace(text: str) -> bool:
 
 
 def same_events(a: str, b: str) -> int:
-    """Trace lines equal in event, time, nodes, type, size, flow id and addresses: all but
-    the flags, the sequence number and the packet id, which follow each simulator's own
-    numbering (docs/ns2-scripts.md, "trace-queue")."""
+    """Trace lines equal in event, time, nodes, type, size, flow id, addresses and sequence
+    number: all but the flags (ns-2 marks retransmissions `---A---`) and the packet id, which
+    follows each simulator's own numbering (docs/ns2-scripts.md, "trace-queue")."""
 
     def key(line: str) -> list[str]:
         f = line.split()
-        return f[:6] + f[7:10]
+        return f[:6] + f[7:11]
 
     return sum(key(x) == key(y) for x, y in zip(a.splitlines(), b.splitlines(), strict=False))
 

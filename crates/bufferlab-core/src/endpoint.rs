@@ -49,6 +49,12 @@ pub trait Endpoint {
     fn on_timeout(&mut self, cx: &mut EndpointCtx);
     /// The next time `on_timeout` must run, if any.
     fn next_timeout(&self) -> Option<SimTime>;
+    /// The same deadline in ns-2's double seconds, where the endpoint adds its times up as
+    /// ns-2's scheduler does (a CBR source with `clock = "ns2"`); the engine keys the timer
+    /// with it under `EventClock::Ns2` (`clock.rs`). None: keyed at now + the delay.
+    fn next_timeout_s(&self) -> Option<f64> {
+        None
+    }
     /// Protocol-specific results (the `tcp` section of a flow), if any.
     fn report(&self) -> Option<serde_json::Value> {
         None

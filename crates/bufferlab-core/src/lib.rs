@@ -6,6 +6,7 @@
 //! [`report::Report::from_sim`].
 
 pub mod api;
+pub mod clock;
 pub mod endpoint;
 pub mod ext;
 pub mod guard;

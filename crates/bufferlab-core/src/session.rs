@@ -76,7 +76,7 @@ impl Session {
 
     /// Simulated time (seconds).
     pub fn now_s(&self) -> f64 {
-        self.sim.now.as_secs_f64()
+        self.sim.now_s()
     }
 
     /// The end of the scenario (seconds).
@@ -93,23 +93,24 @@ impl Session {
             )));
         }
         // Saturates at the clock's end (a float cast saturates); the scenario ends before.
-        let t = SimTime::from_secs_f64(t).min(self.sim.end);
-        if t <= self.sim.now || self.sim.stopped.is_some() {
+        let end = self.sim.clock.key_at(self.sim.end);
+        let key = self.sim.clock.key_of_secs(t).min(end);
+        if key <= self.sim.now_key() || self.sim.stopped.is_some() {
             return Ok(());
         }
         if self.watches.is_empty() && self.ack_watches.is_empty() {
-            self.sim.run_until(SimTime(t.0 - 1));
+            self.sim.run_until_key(key - 1, |_| false);
         } else {
             let (watches, changes) = (&mut self.watches, &mut self.changes);
             let (ack_watches, acked) = (&mut self.ack_watches, &mut self.acked);
             let mut early = false;
-            self.sim.run_until_with(SimTime(t.0 - 1), |sim| {
+            self.sim.run_until_key(key - 1, |sim| {
                 for (i, w) in watches.iter_mut().enumerate() {
                     let v = probe_flow(sim, w.flow, &w.var);
                     if v != w.last {
                         w.last = v;
                         if let Some(v) = v {
-                            changes.push((sim.now.as_secs_f64(), i, v));
+                            changes.push((sim.now_s(), i, v));
                         }
                     }
                 }
@@ -120,7 +121,7 @@ impl Session {
                     let reached = a > w.last && a >= w.ack;
                     w.last = a;
                     if reached {
-                        acked.push((sim.now.as_secs_f64(), sim.flows[w.flow].name.clone()));
+                        acked.push((sim.now_s(), sim.flows[w.flow].name.clone()));
                     }
                     !reached
                 });
@@ -133,7 +134,7 @@ impl Session {
             }
         }
         if self.sim.stopped.is_none() {
-            self.sim.now = t;
+            self.sim.set_now_key(key);
         }
         Ok(())
     }
@@ -203,8 +204,8 @@ impl Session {
             "bdepartures_" => st.departure_bytes as f64,
             "pdrops_" => st.total_drops() as f64,
             "bdrops_" => st.drop_bytes as f64,
-            "pkts_sum_" => st.integrals(sim.now).0,
-            "bytes_sum_" => st.integrals(sim.now).1,
+            "pkts_sum_" => st.integrals_to_last_change().0,
+            "bytes_sum_" => st.integrals_to_last_change().1,
             "ave_" => port.queue().disc().average()?,
             "curq_" => port.queue().disc().arrival_length()?,
             "prob_" => port.queue().disc().probability_at(sim.now)?,

@@ -10,6 +10,7 @@
 //! taps, drop buffers); the engine schedules the `Wakeups` the port returns and charges what it
 //! dropped to the packets' flows.
 
+use crate::clock::EventClock;
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::ids::{AgentId, FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_series::FlowSeriesSet;
@@ -29,8 +30,9 @@ use crate::units::SimTime;
 /// that borrowing the taps and the drop buffers leaves the ports free.
 macro_rules! port_cx {
     ($s:ident) => {
-        PortCx {
+        PortCx::<NS2> {
             now: $s.now,
+            now_key: if NS2 { $s.ns2_now_key } else { $s.now.0 },
             warmup: $s.warmup,
             taps: &mut $s.taps,
             drops: &mut $s.drops,
@@ -102,6 +104,9 @@ pub struct Flow {
     pub trace_type: &'static str,
     /// Segment size in bytes for TCP (traces number segments); 1 for UDP.
     pub mss: u32,
+    /// A TCP flow that opens with a SYN (ns-2's opening packet): traces number it 0 and the
+    /// data segments from 1.
+    pub opening_packet: bool,
     /// Bytes on the wire of a full data packet: a TCP segment with its headers (the resolved
     /// TCP settings), or the UDP source's packet size (the mean for a random size).
     pub packet_size: u64,
@@ -121,12 +126,17 @@ pub struct Agent {
     pub node: NodeId,
     /// The receiving side of its flow (sends in the reverse direction).
     pub is_receiver: bool,
-    /// The time of the Timer event currently in the queue for it, if any.
-    scheduled: Option<SimTime>,
+    /// The Timer event currently in the queue for it, if any: its key (`clock.rs`) and the
+    /// deadline it was scheduled for.
+    scheduled: Option<(u64, SimTime)>,
 }
 
 pub struct Simulation {
     pub now: SimTime,
+    /// What orders events (`clock.rs`), and under ns-2's clock the key of the event being
+    /// run (its double seconds as bits; the picosecond clock's key is `now`).
+    pub(crate) clock: EventClock,
+    ns2_now_key: u64,
     pub end: SimTime,
     pub warmup: SimTime,
     pub seed: u64,
@@ -168,6 +178,8 @@ impl Simulation {
     pub(crate) fn new(name: String, seed: u64, end: SimTime, warmup: SimTime) -> Self {
         Self {
             now: SimTime::ZERO,
+            clock: EventClock::Picoseconds,
+            ns2_now_key: 0,
             end,
             warmup,
             seed,
@@ -220,7 +232,28 @@ impl Simulation {
         }
         self.next_queue_sample = self.warmup;
         if let Some(t) = self.next_sample() {
-            self.sched.schedule(t, Event::Sample);
+            self.sched.schedule_key(self.clock.key_at(t), Event::Sample);
+        }
+    }
+
+    /// The key of the event being run (`clock.rs`).
+    pub(crate) fn now_key(&self) -> u64 {
+        match self.clock {
+            EventClock::Picoseconds => self.now.0,
+            EventClock::Ns2 => self.ns2_now_key,
+        }
+    }
+
+    /// The time now in seconds (ns-2's double under `EventClock::Ns2`).
+    pub fn now_s(&self) -> f64 {
+        self.clock.seconds_of(self.now_key())
+    }
+
+    /// Sets the clock to key `key` (a script's event; never back).
+    pub(crate) fn set_now_key(&mut self, key: u64) {
+        if key > self.now_key() {
+            self.ns2_now_key = key;
+            self.now = self.clock.time_of(key, self.now).min(self.end);
         }
     }
 
@@ -240,13 +273,51 @@ impl Simulation {
     /// that does nothing, which the compiler removes). When `after` returns true the run
     /// stops there, the clock at that event's time.
     #[inline(always)]
-    pub fn run_until_with(&mut self, t: SimTime, mut after: impl FnMut(&Simulation) -> bool) {
+    pub fn run_until_with(&mut self, t: SimTime, after: impl FnMut(&Simulation) -> bool) {
         let until = t.min(self.end);
+        let key = self.clock.key_at(until);
+        if self.run_until_key(key, after) {
+            self.now = self.now.max(until);
+            self.ns2_now_key = self.ns2_now_key.max(key);
+        }
+    }
+
+    /// Runs every event whose key is at most `until` (never past the end), calling `after`
+    /// after each; true when it ran out of such events (false: `after` or a limit stopped it).
+    #[inline(always)]
+    pub(crate) fn run_until_key(
+        &mut self,
+        until: u64,
+        after: impl FnMut(&Simulation) -> bool,
+    ) -> bool {
+        let until = until.min(self.clock.key_at(self.end));
+        // One loop for each clock, fixed for the run: the picosecond clock pays nothing for
+        // ns-2's (the `NS2` branches fold away)
+        match self.clock {
+            EventClock::Picoseconds => self.run_events::<false>(until, after),
+            EventClock::Ns2 => self.run_events::<true>(until, after),
+        }
+    }
+
+    #[inline(always)]
+    fn run_events<const NS2: bool>(
+        &mut self,
+        until: u64,
+        mut after: impl FnMut(&Simulation) -> bool,
+    ) -> bool {
         // Only where the ports outgrow the caches: at 100 flows the prefetches are 3.7 % more
         // instructions for ports that are in cache anyway (cachegrind, c_ns2).
         let prefetch = self.ports.len() * std::mem::size_of::<Port>() > PREFETCH_PORTS_ABOVE;
-        while let Some((time, ev)) = self.sched.pop_until(until) {
+        while let Some((key, ev)) = self.sched.pop_until_key(until) {
+            let time = if NS2 {
+                EventClock::Ns2.time_of(key, self.now)
+            } else {
+                SimTime(key)
+            };
             self.now = time;
+            if NS2 {
+                self.ns2_now_key = key;
+            }
             self.events += 1;
             if self.events & (crate::guard::CHECK_EVERY - 1) == 0 {
                 if let Some(mut g) = self.guard.take() {
@@ -255,7 +326,7 @@ impl Simulation {
                     if let Some(stop) = stop {
                         // The event is not run: the report is of what happened before it.
                         self.stopped = Some(stop);
-                        return;
+                        return false;
                     }
                 }
             }
@@ -265,17 +336,17 @@ impl Simulation {
                 }
             }
             match ev {
-                Event::TxDone(p) => self.tx_done(p),
-                Event::Arrive(p) => self.arrive(p),
-                Event::Timer(a) => self.timer(a),
+                Event::TxDone(p) => self.tx_done::<NS2>(p),
+                Event::Arrive(p) => self.arrive::<NS2>(p),
+                Event::Timer(a) => self.timer::<NS2>(a),
                 Event::Sample => self.sample(),
-                Event::DeviceWake(p) => self.device_wake(p),
+                Event::DeviceWake(p) => self.device_wake::<NS2>(p),
             }
             if after(self) {
-                return;
+                return false;
             }
         }
-        self.now = until;
+        true
     }
 
     /// Asks the CPU to bring the port of the next event into the cache while this one runs.
@@ -329,7 +400,7 @@ impl Simulation {
 
     // ---- endpoints ----
 
-    fn endpoint_call(&mut self, a: AgentId, pkt: Option<Packet>) {
+    fn endpoint_call<const NS2: bool>(&mut self, a: AgentId, pkt: Option<Packet>) {
         let agent = &mut self.agents[a.idx()];
         let flow = &mut self.flows[agent.flow.idx()];
         let (from, to) = if agent.is_receiver {
@@ -356,11 +427,11 @@ impl Simulation {
         if !self.out_buf.is_empty() {
             let mut out = std::mem::take(&mut self.out_buf);
             for p in out.drain(..) {
-                self.inject(node, p);
+                self.inject::<NS2>(node, p);
             }
             self.out_buf = out;
         }
-        self.update_timer(a);
+        self.update_timer_in::<NS2>(a);
     }
 
     /// Runs endpoint `a`'s timeout now if it is due (a script that gave a sender data acts
@@ -371,40 +442,71 @@ impl Simulation {
             .next_timeout()
             .is_some_and(|t| t <= self.now);
         if due && self.stopped.is_none() && self.now < self.end {
-            self.endpoint_call(a, None);
+            match self.clock {
+                EventClock::Picoseconds => self.endpoint_call::<false>(a, None),
+                EventClock::Ns2 => self.endpoint_call::<true>(a, None),
+            }
         } else {
             self.update_timer(a);
+        }
+    }
+
+    /// Keeps at most one Timer event per endpoint in the queue (outside the event loop).
+    pub(crate) fn update_timer(&mut self, a: AgentId) {
+        match self.clock {
+            EventClock::Picoseconds => self.update_timer_in::<false>(a),
+            EventClock::Ns2 => self.update_timer_in::<true>(a),
         }
     }
 
     /// Keeps at most one Timer event per endpoint in the queue, at or before its deadline.
-    pub(crate) fn update_timer(&mut self, a: AgentId) {
+    fn update_timer_in<const NS2: bool>(&mut self, a: AgentId) {
         let agent = &mut self.agents[a.idx()];
         if let Some(t) = agent.ep.next_timeout() {
-            if agent.scheduled.is_none_or(|s| t < s) {
+            if agent.scheduled.is_none_or(|(_, s)| t < s) {
                 let t = t.max(self.now);
-                agent.scheduled = Some(t);
-                self.sched.schedule(t, Event::Timer(a));
+                let key = if NS2 {
+                    // the endpoint's own double where it keeps one (CBR), else now + delay
+                    match agent.ep.next_timeout_s() {
+                        Some(s) if s.to_bits() >= self.ns2_now_key => s.to_bits(),
+                        _ => EventClock::Ns2.key_after(self.ns2_now_key, self.now, t - self.now),
+                    }
+                } else {
+                    t.0
+                };
+                agent.scheduled = Some((key, t));
+                self.sched.schedule_key(key, Event::Timer(a));
             }
         }
     }
 
-    fn timer(&mut self, a: AgentId) {
+    fn timer<const NS2: bool>(&mut self, a: AgentId) {
         let agent = &mut self.agents[a.idx()];
-        if agent.scheduled != Some(self.now) {
+        let Some((key, deadline)) = agent.scheduled else {
+            return;
+        };
+        if key != if NS2 { self.ns2_now_key } else { self.now.0 } {
             return; // superseded by an earlier deadline that already ran
         }
         agent.scheduled = None;
+        if NS2
+            && deadline > self.now
+            && agent.ep.next_timeout() == Some(deadline)
+        {
+            // the key's double, rounded to picoseconds, fell just before the deadline the
+            // endpoint computed in picoseconds: this is that deadline's event
+            self.now = deadline;
+        }
         if agent.ep.next_timeout().is_some_and(|t| t <= self.now) {
-            self.endpoint_call(a, None);
+            self.endpoint_call::<NS2>(a, None);
         } else {
-            self.update_timer(a);
+            self.update_timer_in::<NS2>(a);
         }
     }
 
     // ---- packets through the network ----
 
-    fn inject(&mut self, node: NodeId, mut pkt: Packet) {
+    fn inject<const NS2: bool>(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.next_uid;
         self.next_uid += 1;
         if !pkt.in_warmup {
@@ -417,14 +519,14 @@ impl Simulation {
         }
         // In the pool from here until delivered, dropped or lost (`net/packet_pool.rs`).
         let r = self.pool.put(pkt);
-        self.forward(node, r);
+        self.forward::<NS2>(node, r);
     }
 
     #[inline(always)]
-    fn forward(&mut self, node: NodeId, r: PacketRef) {
+    fn forward<const NS2: bool>(&mut self, node: NodeId, r: PacketRef) {
         let dst = self.pool.get(r).dst;
         match self.nodes[node.idx()].routes.next_port(dst) {
-            Some(p) => self.enqueue(p, r),
+            Some(p) => self.enqueue::<NS2>(p, r),
             // Unreachable destinations are rejected when the scenario is built.
             None => unreachable!(
                 "no route from {} for flow {}",
@@ -436,37 +538,47 @@ impl Simulation {
 
     /// A packet arrives at an output port's queue.
     #[inline(always)]
-    fn enqueue(&mut self, pid: PortId, r: PacketRef) {
+    fn enqueue<const NS2: bool>(&mut self, pid: PortId, r: PacketRef) {
         let mut cx = port_cx!(self);
         let w = self.ports[pid.idx()].receive(r, &mut cx);
-        self.port_done(pid, w);
+        self.port_done::<NS2>(pid, w);
     }
 
     /// The packet on the wire is out and others wait: the port sends the next one.
-    fn tx_done(&mut self, pid: PortId) {
+    fn tx_done<const NS2: bool>(&mut self, pid: PortId) {
         let mut cx = port_cx!(self);
         let w = self.ports[pid.idx()].complete_tx(&mut cx);
-        self.port_done(pid, w);
+        self.port_done::<NS2>(pid, w);
     }
 
     /// The port's device queue has room again: it refills from the discipline.
-    fn device_wake(&mut self, pid: PortId) {
+    fn device_wake<const NS2: bool>(&mut self, pid: PortId) {
         let mut cx = port_cx!(self);
         let w = self.ports[pid.idx()].device_wake(&mut cx);
-        self.port_done(pid, w);
+        self.port_done::<NS2>(pid, w);
     }
 
     /// Schedules what a port operation asked for and charges its drops to their flows.
     #[inline(always)]
-    fn port_done(&mut self, pid: PortId, w: Wakeups) {
+    fn port_done<const NS2: bool>(&mut self, pid: PortId, w: Wakeups) {
         if w.device_wake {
-            self.sched.schedule(self.now, Event::DeviceWake(pid));
+            self.sched.schedule_key(self.now_key(), Event::DeviceWake(pid));
         }
-        if let Some(t) = w.tx_done {
-            self.sched.schedule(t, Event::TxDone(pid));
-        }
-        if let Some(t) = w.arrive {
-            self.sched.schedule(t, Event::Arrive(pid));
+        if NS2 {
+            // delay.cc LinkDelay::recv schedules the arrival, then the queue's resume
+            if let Some(k) = w.arrive {
+                self.sched.schedule_key(k, Event::Arrive(pid));
+            }
+            if let Some(k) = w.tx_done {
+                self.sched.schedule_key(k, Event::TxDone(pid));
+            }
+        } else {
+            if let Some(k) = w.tx_done {
+                self.sched.schedule_key(k, Event::TxDone(pid));
+            }
+            if let Some(k) = w.arrive {
+                self.sched.schedule_key(k, Event::Arrive(pid));
+            }
         }
         if !self.drops.is_empty() {
             self.charge_drops(pid);
@@ -474,23 +586,23 @@ impl Simulation {
     }
 
     /// The head of a port's wire reaches the far node: routed on or delivered.
-    fn arrive(&mut self, pid: PortId) {
+    fn arrive<const NS2: bool>(&mut self, pid: PortId) {
         let mut cx = port_cx!(self);
         let port = &mut self.ports[pid.idx()];
         let r = port.leave_wire(&mut cx);
-        if let Some(t) = port.next_arrival() {
-            self.sched.schedule(t, Event::Arrive(pid));
+        if let Some(k) = port.next_arrival::<NS2>() {
+            self.sched.schedule_key(k, Event::Arrive(pid));
         }
         let node = port.to();
         if self.pool.get(r).dst == node {
             let pkt = self.pool.take(r);
-            self.deliver(pkt);
+            self.deliver::<NS2>(pkt);
         } else {
-            self.forward(node, r);
+            self.forward::<NS2>(node, r);
         }
     }
 
-    fn deliver(&mut self, pkt: Packet) {
+    fn deliver<const NS2: bool>(&mut self, pkt: Packet) {
         let flow = &mut self.flows[pkt.flow.idx()];
         let agent = if pkt.reverse {
             if !pkt.in_warmup {
@@ -503,7 +615,7 @@ impl Simulation {
             }
             flow.receiver
         };
-        self.endpoint_call(agent, Some(pkt));
+        self.endpoint_call::<NS2>(agent, Some(pkt));
     }
 
     /// Charges what port `pid` dropped or lost to the packets' flows (the port counted and
@@ -539,8 +651,11 @@ impl Simulation {
 
     fn sample(&mut self) {
         let now = self.now;
+        // by key: under ns-2's clock a sample's time rounded to picoseconds can fall short
+        let (key, clock) = (self.now_key(), self.clock);
+        let due = |t: SimTime| key >= clock.key_at(t);
         if let Some(dt) = self.sample_interval {
-            if now >= self.next_queue_sample {
+            if due(self.next_queue_sample) {
                 let t = now.as_secs_f64();
                 for s in &mut self.series {
                     let port = &self.ports[s.port.idx()];
@@ -549,17 +664,18 @@ impl Simulation {
                     s.bytes.push(port.waiting_bytes());
                     s.average.push(port.queue().disc().average());
                 }
-                self.next_queue_sample = now + dt;
+                self.next_queue_sample = now.max(self.next_queue_sample) + dt;
             }
         }
+        let flows_due = self.flow_series.as_ref().is_some_and(|f| due(f.due()));
         if let Some(fs) = &mut self.flow_series {
-            if now >= fs.due() {
+            if flows_due {
                 let flows = &self.flows;
                 fs.sample(|i| &flows[i].stats);
             }
         }
         if let Some(t) = self.next_sample() {
-            self.sched.schedule(t, Event::Sample);
+            self.sched.schedule_key(self.clock.key_at(t), Event::Sample);
         }
     }
 
@@ -660,6 +776,7 @@ impl Simulation {
                     dst_port,
                     type_name: f.trace_type,
                     mss: f.mss,
+                    opening_packet: f.opening_packet,
                     fid: f.trace_fid,
                     traced: filter.flows.is_empty() || filter.flows.contains(&f.name),
                 }
@@ -775,6 +892,7 @@ mod tests {
             app: "cbr",
             trace_type: "cbr",
             mss: 1,
+            opening_packet: false,
             packet_size: 100,
             class: 0,
             trace_fid: 0,

@@ -91,6 +91,14 @@ impl Endpoint for UdpSender {
         self.pending.map(|(t, _)| t).filter(|&t| t < self.stop)
     }
 
+    fn next_timeout_s(&self) -> Option<f64> {
+        // a source moved by a script's start runs on its own times shifted: not ns-2's sums
+        if self.shift > SimTime::ZERO {
+            return None;
+        }
+        self.next_timeout().and(self.gen.next_s())
+    }
+
     fn retime(
         &mut self,
         now: SimTime,

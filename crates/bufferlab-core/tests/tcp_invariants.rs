@@ -124,14 +124,17 @@ fn ns2_trace_shows_tcp_and_ack_packets() {
     run_json(&req).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     let _ = std::fs::remove_file(&path);
-    // Flow "reno" (ns2 preset): 1000-byte segments + 40 bytes, packet numbers from 0.
-    let data = text
-        .lines()
-        .find(|l| l.starts_with("+ ") && l.contains(" tcp 1040 "))
-        .expect("a tcp data line");
-    assert!(
-        data.split_whitespace().nth(10) == Some("0"),
-        "first segment is number 0: {data}"
-    );
+    // Flow "reno" (ns2 preset): the 40-byte opening packet is number 0, then 1000-byte
+    // segments + 40 bytes from 1, as tcp.cc numbers them.
+    let first = |size: &str| {
+        text.lines()
+            .find(|l| l.starts_with("+ ") && l.contains(&format!(" tcp {size} ")))
+            .expect("a tcp line")
+            .split_whitespace()
+            .nth(10)
+            .map(str::to_string)
+    };
+    assert_eq!(first("40").as_deref(), Some("0"), "the opening packet");
+    assert_eq!(first("1040").as_deref(), Some("1"), "the first data packet");
     assert!(text.lines().any(|l| l.contains(" ack 40 ")), "ACK lines");
 }

@@ -1049,9 +1049,12 @@ class Interp:
             if len(a) != 2:
                 raise Ns2Error(f"usage: $ns {m} time script")
             t = number(a[0], "time")
+            now = self.runner.now if self.runner is not None else 0.0
             if m == "after":
-                t += self.runner.now if self.runner is not None else 0.0
-            return str(self.schedule(t, a[1]))
+                t += now
+            # scheduler.cc `at`: the event is `t - clock_` after `clock_`, added in doubles
+            # (not always t itself; the engine's clock follows ns-2's, clock.rs)
+            return str(self.schedule(now + (t - now), a[1]))
         if m == "cancel":
             self.cancelled.add(int(number(a[0])))
             return ""

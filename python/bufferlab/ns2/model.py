@@ -512,6 +512,8 @@ class Network:
             scenario["seed"] = self.seed
         if rng_state is not None:
             scenario["ns2_default_rng"] = {"state": list(rng_state)}
+        # events of one instant in ns-2's order: its clock adds delays in double seconds
+        scenario["clock"] = "ns2"
         scenario["topology"] = {"kind": "custom", "nodes": [n.name for n in self.nodes]}
         scenario["links"] = links
         scenario["flows"] = flows

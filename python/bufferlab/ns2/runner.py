@@ -616,7 +616,16 @@ class Runner:
         tcp = f.get("tcp") or {}
         mss = tcp.get("mss") or 1
         if var in SENDER_REPORT:
-            return tcp.get(SENDER_REPORT[var])
+            v = tcp.get(SENDER_REPORT[var])
+            if v is not None and _syn(ag):
+                # tcp.cc output() counts every packet it sends, the opening packet and its
+                # retransmissions too: ++ndatapack_, and ++nrexmitpack_ for a seqno not
+                # above maxseq_
+                if var == "ndatapack_":
+                    return f.get("tx_packets", v)
+                if var == "nrexmitpack_":
+                    return v + tcp.get("syn_retransmits", 0)
+            return v
         if var == "cwnd_":
             return tcp.get("cwnd_segments")
         if var == "ssthresh_":

@@ -19,8 +19,10 @@
 //!   congestion experienced, fast start, ECN-capable transport);
 //! * fid: the flow's index; addresses: node.port, ports numbered per node in flow order as
 //!   ns-2 numbers agents attached to a node;
-//! * seq: the datagram number (UDP), the segment number (TCP data: byte sequence / MSS), or for
-//!   a pure ACK the last segment received in order (ns-2 TCPSink's `seqno_` in the ACK);
+//! * seq: the datagram number (UDP), the packet number (TCP: ns-2's one-way agents number the
+//!   opening packet 0 and the data packets from 1, tcp.cc output(); without an opening packet
+//!   the data from 0), or for a pure ACK the last packet received in order (ns-2 TCPSink's
+//!   `seqno_` in the ACK);
 //! * uid: the packet's unique id.
 
 use crate::packet::{tcp_flags, Ecn, Packet, PacketKind};
@@ -73,6 +75,8 @@ pub struct TraceFlow {
     pub type_name: &'static str,
     /// Segment size for TCP sequence numbers in segments (1 for UDP).
     pub mss: u32,
+    /// The TCP flow opens with a SYN, numbered 0 (its data from 1).
+    pub opening_packet: bool,
     /// The flow id written in its lines (ns-2's `fid_`).
     pub fid: u32,
     pub traced: bool,
@@ -154,8 +158,18 @@ impl Ns2Trace {
         let f = &self.flows[pkt.flow.idx()];
         let (type_name, seq) = match pkt.kind {
             PacketKind::UdpData => (f.type_name, pkt.seq as i64),
-            PacketKind::TcpData => ("tcp", (pkt.tcp.seq / f.mss.max(1) as u64) as i64),
-            PacketKind::TcpAck => ("ack", (pkt.tcp.ack / f.mss.max(1) as u64) as i64 - 1),
+            // byte sequence numbers start at 1 (the SYN takes 0)
+            PacketKind::TcpData if pkt.tcp.flags & tcp_flags::SYN != 0 => ("tcp", 0),
+            PacketKind::TcpData => (
+                "tcp",
+                (pkt.tcp.seq.saturating_sub(1) / f.mss.max(1) as u64) as i64
+                    + f.opening_packet as i64,
+            ),
+            PacketKind::TcpAck => (
+                "ack",
+                (pkt.tcp.ack.saturating_sub(1) / f.mss.max(1) as u64) as i64 - 1
+                    + f.opening_packet as i64,
+            ),
         };
         let flags = [
             if pkt.tcp.flags & tcp_flags::ECE != 0 {

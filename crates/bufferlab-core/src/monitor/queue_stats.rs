@@ -132,13 +132,14 @@ impl QueueStats {
         )
     }
 
-    /// The integrals of the waiting queue's length over [start, now], in packet-seconds and
-    /// byte-seconds (ns-2's QueueMonitor integrators' `sum_`), without closing them.
-    pub fn integrals(&self, now: SimTime) -> (f64, f64) {
-        let dt = now.saturating_sub(self.last_change).0 as u128;
-        let p = self.area_packets + self.cur_packets as u128 * dt;
-        let b = self.area_bytes + self.cur_bytes as u128 * dt;
-        (p as f64 / 1e12, b as f64 / 1e12)
+    /// The integrals of the waiting queue's length up to its last change, in packet-seconds
+    /// and byte-seconds: ns-2's QueueMonitor integrators' `sum_` (tools/integrator.cc
+    /// `newPoint` adds the piece before each change, so `sum_` stops at the last one).
+    pub fn integrals_to_last_change(&self) -> (f64, f64) {
+        (
+            self.area_packets as f64 / 1e12,
+            self.area_bytes as f64 / 1e12,
+        )
     }
 
     pub fn sojourn_mean_s(&self) -> Option<f64> {
@@ -190,8 +191,9 @@ mod tests {
         s.set_length(SimTime(0), 2, 2000);
         s.set_length(SimTime(10), 4, 4000);
         // 2 for 10 ps, 4 for 30 ps -> (20 + 120) / 40 = 3.5
-        let (ip, ib) = s.integrals(SimTime(40));
-        assert!((ip - 140e-12).abs() < 1e-20 && (ib - 140e-9).abs() < 1e-17);
+        // ns-2's integrator: up to the last change only (2 for 10 ps)
+        let (ip, ib) = s.integrals_to_last_change();
+        assert!((ip - 20e-12).abs() < 1e-20 && (ib - 20e-9).abs() < 1e-17);
         let (p, b) = s.averages(SimTime(40));
         assert!((p - 3.5).abs() < 1e-12);
         assert!((b - 3500.0).abs() < 1e-9);

@@ -71,13 +71,16 @@ pub struct Port {
     device: DeviceQueue,
     qdisc_rng: Rng,
     stats: QueueStats,
-    /// When the packet being serialised (if any) is completely sent.
+    /// When the packet being serialised (if any) is completely sent, and under ns-2's clock
+    /// that time's event key (`clock.rs`), which decides whether a packet arriving then finds
+    /// the link busy.
     busy_until: SimTime,
+    busy_until_key: u64,
     /// A `TxDone` event is in the queue for this port.
     tx_pending: bool,
-    /// Packets on the wire (being serialised or propagating), with their arrival times at `to`;
-    /// the packets themselves are in the pool (16 bytes a slot instead of 136).
-    pipeline: VecDeque<(SimTime, PacketRef)>,
+    /// Packets on the wire (being serialised or propagating), with the keys of their arrival
+    /// times at `to`; the packets themselves are in the pool (16 bytes a slot instead of 136).
+    pipeline: VecDeque<(u64, PacketRef)>,
     loss: LossModel,
     loss_rng: Rng,
     loss_position: LossPosition,
@@ -95,8 +98,12 @@ pub struct Port {
 
 /// What one port operation needs from the engine: the time, the warm-up, the taps, where
 /// drops go, and the pool the queued and propagating packets live in.
-pub struct PortCx<'a> {
+/// `NS2`: the run's clock is ns-2's (`clock.rs`), fixed for the run so that the picosecond
+/// clock's code has no branch for it.
+pub struct PortCx<'a, const NS2: bool> {
     pub now: SimTime,
+    /// The key of the event being run (`clock.rs`).
+    pub now_key: u64,
     pub warmup: SimTime,
     pub taps: &'a mut Taps,
     pub drops: &'a mut Drops,
@@ -112,10 +119,10 @@ pub struct Wakeups {
     /// `NetDeviceQueue::PacketDequeued` wakes the discipline with `ScheduleNow`, so an arrival
     /// due at this same instant finds the discipline still full).
     pub device_wake: bool,
-    /// `TxDone` at this time: packets wait behind the one on the wire.
-    pub tx_done: Option<SimTime>,
-    /// `Arrive` at this time: the packet just sent is the only one on the wire.
-    pub arrive: Option<SimTime>,
+    /// `TxDone` at this key (`clock.rs`): packets wait behind the one on the wire.
+    pub tx_done: Option<u64>,
+    /// `Arrive` at this key: the packet just sent is the only one on the wire.
+    pub arrive: Option<u64>,
 }
 
 /// Packets dropped at ports, reused so that dropping never allocates in the steady state.
@@ -162,6 +169,7 @@ impl Port {
             qdisc_rng: c.qdisc_rng,
             stats: QueueStats::new(c.warmup),
             busy_until: SimTime::ZERO,
+            busy_until_key: 0,
             tx_pending: false,
             // empty: the wire grows to the most packets it holds at once (4, 8, 16, ...), early in
             // a run; reserving room up front cost 2 KB a port at 10 000 flows (docs/performance.md)
@@ -183,7 +191,7 @@ impl Port {
     /// `lossmodel`), then the discipline stores or drops it; an idle link takes it straight
     /// into service.
     #[inline(always)]
-    pub fn receive(&mut self, r: PacketRef, cx: &mut PortCx) -> Wakeups {
+    pub fn receive<const NS2: bool>(&mut self, r: PacketRef, cx: &mut PortCx<NS2>) -> Wakeups {
         let now = cx.now;
         if self.loss_position == LossPosition::BeforeQueue && self.loss.lose(&mut self.loss_rng) {
             let pkt = cx.pool.take(r);
@@ -194,7 +202,7 @@ impl Port {
         cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), pkt);
         self.stats.on_arrival(now, pkt.size);
         pkt.enqueued = now;
-        let busy = self.busy(now);
+        let busy = self.busy(cx);
         if !busy && !self.device.enabled() {
             // the link has been idle since its last transmission ended
             self.qdisc.link_idle(self.busy_until);
@@ -224,7 +232,7 @@ impl Port {
             if queued > 0 && !self.tx_pending {
                 self.tx_pending = true;
                 return Wakeups {
-                    tx_done: Some(self.busy_until),
+                    tx_done: Some(self.busy_until_key::<NS2>()),
                     ..Wakeups::default()
                 };
             }
@@ -238,22 +246,22 @@ impl Port {
 
     /// The packet on the wire is out (`TxDone`) and others wait: send the next one.
     #[inline(always)]
-    pub fn complete_tx(&mut self, cx: &mut PortCx) -> Wakeups {
+    pub fn complete_tx<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         self.tx_pending = false;
         self.start_tx(cx)
     }
 
     /// The deferred refill of the device queue (`DeviceWake`); an idle link then starts on
     /// what came down.
-    pub fn device_wake(&mut self, cx: &mut PortCx) -> Wakeups {
+    pub fn device_wake<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         self.device.woken();
         self.fill_device(cx);
-        if !self.busy(cx.now) && !self.device.is_empty() {
+        if !self.busy(cx) && !self.device.is_empty() {
             self.start_tx(cx)
-        } else if self.waiting_packets() > 0 && !self.tx_pending && self.busy_until > cx.now {
+        } else if self.waiting_packets() > 0 && !self.tx_pending && self.busy(cx) {
             self.tx_pending = true;
             Wakeups {
-                tx_done: Some(self.busy_until),
+                tx_done: Some(self.busy_until_key::<NS2>()),
                 ..Wakeups::default()
             }
         } else {
@@ -265,7 +273,7 @@ impl Port {
     /// the engine to route on or deliver, and the engine schedules the next arrival
     /// ([`Port::next_arrival`]).
     #[inline(always)]
-    pub fn leave_wire(&mut self, cx: &mut PortCx) -> PacketRef {
+    pub fn leave_wire<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> PacketRef {
         let (_, r) = self
             .pipeline
             .pop_front()
@@ -275,9 +283,13 @@ impl Port {
         r
     }
 
-    /// When the head of the wire reaches the far node, if a packet is on the wire.
+    /// When the head of the wire reaches the far node, if a packet is on the wire and its
+    /// arrival is not in the queue yet (under ns-2's clock each packet's is, from its start).
     #[inline(always)]
-    pub fn next_arrival(&self) -> Option<SimTime> {
+    pub fn next_arrival<const NS2: bool>(&self) -> Option<u64> {
+        if NS2 {
+            return None;
+        }
         self.pipeline.front().map(|&(t, _)| t)
     }
 
@@ -286,7 +298,7 @@ impl Port {
     /// propagation delay), so a hop costs one event, the arrival; a `TxDone` wake-up is
     /// scheduled only while packets wait behind it.
     #[inline(always)]
-    fn start_tx(&mut self, cx: &mut PortCx) -> Wakeups {
+    fn start_tx<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         let now = cx.now;
         let mut w = Wakeups::default();
         let next = if self.device.enabled() {
@@ -311,8 +323,19 @@ impl Port {
             let pkt = cx.pool.get(r);
             cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), pkt);
             self.stats.on_departure(now, pkt.size, pkt.enqueued);
-            let end = now + self.tx_time(pkt.size);
+            let tx = self.tx_time(pkt.size);
+            let end = now + tx;
             self.busy_until = end;
+            let at_key = if NS2 {
+                // delay.cc LinkDelay::recv: the arrival at now + (txt + delay_), the queue's
+                // resume at now + txt; txtime() = 8. * size / bandwidth_
+                let txt = 8.0 * (pkt.size + self.overhead) as f64 / self.rate.0 as f64;
+                let now_s = f64::from_bits(cx.now_key);
+                self.busy_until_key = (now_s + txt).to_bits();
+                (now_s + (txt + self.delay.as_secs_f64())).to_bits()
+            } else {
+                (end + self.delay).0
+            };
             // Captured as it starts on the wire (starts are in order, so timestamps never go
             // back); counted as transmitted from then on.
             cx.taps.capture(now, self.tap(), pkt);
@@ -323,9 +346,12 @@ impl Port {
             if end > cx.warmup {
                 self.busy_time = self.busy_time + (end - now.max(cx.warmup));
             }
-            if self.waiting_packets() > 0 {
+            // ns-2 schedules the queue's resume for every packet it sends (delay.cc: `intr_`
+            // at now + txt), and which of two events at one double instant runs first is the
+            // order they were scheduled in: under its clock the wake-up goes in now
+            if NS2 || self.waiting_packets() > 0 {
                 self.tx_pending = true;
-                w.tx_done = Some(end);
+                w.tx_done = Some(self.busy_until_key::<NS2>());
             }
             if self.loss_position == LossPosition::AfterLink && self.loss.lose(&mut self.loss_rng) {
                 // Lost on the wire: it still occupies the link for its transmission time.
@@ -336,11 +362,12 @@ impl Port {
                 self.settle_drops(cx);
                 return w;
             }
-            let at = end + self.delay;
-            if self.pipeline.is_empty() {
-                w.arrive = Some(at);
+            // ns-2: every packet's arrival is scheduled as it starts (the wire's head only
+            // under the picosecond clock, the next one as it arrives)
+            if NS2 || self.pipeline.is_empty() {
+                w.arrive = Some(at_key);
             }
-            self.pipeline.push_back((at, r));
+            self.pipeline.push_back((at_key, r));
         }
         self.stats
             .set_length(now, self.waiting_packets() as u64, self.waiting_bytes());
@@ -350,9 +377,9 @@ impl Port {
 
     /// ns-3's traffic-control flow control: the discipline hands packets down while the device
     /// queue has room (`DeviceQueue::fill`).
-    fn fill_device(&mut self, cx: &mut PortCx) {
+    fn fill_device<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) {
         let now = cx.now;
-        let busy = self.busy(now);
+        let busy = self.busy(cx);
         let (rng, stats, rate) = (&mut self.qdisc_rng, &mut self.stats, self.rate);
         let drops = &mut cx.drops.queue;
         let pool = &mut *cx.pool;
@@ -389,14 +416,14 @@ impl Port {
 
     /// Counts and traces the discipline's drops of this call and hands them to the engine.
     #[inline]
-    fn settle_drops(&mut self, cx: &mut PortCx) {
+    fn settle_drops<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) {
         if !cx.drops.queue.is_empty() {
             self.settle_queue_drops(cx);
         }
     }
 
     #[cold]
-    fn settle_queue_drops(&mut self, cx: &mut PortCx) {
+    fn settle_queue_drops<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) {
         let tap = self.tap();
         for (pkt, reason) in cx.drops.queue.drain(..) {
             self.stats.on_drop(cx.now, pkt.size, reason);
@@ -408,7 +435,7 @@ impl Port {
     /// A random loss on this link (before the queue or on the wire): counted, traced as a drop
     /// (as ns-2's `lossmodel` sends it to the drop trace; `e` where an EDrop trace was asked
     /// for) and handed to the engine.
-    fn lose(&mut self, pkt: Packet, cx: &mut PortCx) {
+    fn lose<const NS2: bool>(&mut self, pkt: Packet, cx: &mut PortCx<NS2>) {
         if cx.now >= cx.warmup {
             self.lost_packets += 1;
         }
@@ -426,10 +453,25 @@ impl Port {
         self.last_tx.1
     }
 
-    /// A packet is being serialised at `now` (or the port is about to send the next one).
+    /// The key of `busy_until` (`clock.rs`; under the picosecond clock, itself).
+    #[inline(always)]
+    fn busy_until_key<const NS2: bool>(&self) -> u64 {
+        if NS2 {
+            self.busy_until_key
+        } else {
+            self.busy_until.0
+        }
+    }
+
+    /// A packet is being serialised now (or the port is about to send the next one).
     #[inline]
-    fn busy(&self, now: SimTime) -> bool {
-        self.tx_pending || now < self.busy_until
+    fn busy<const NS2: bool>(&self, cx: &PortCx<NS2>) -> bool {
+        self.tx_pending
+            || if NS2 {
+                cx.now_key < self.busy_until_key
+            } else {
+                cx.now < self.busy_until
+            }
     }
 
     /// This port as the taps name it.

@@ -456,6 +456,7 @@ pub fn build_with(
 
     let mut sim = Simulation::new(s.name.clone(), seed, s.duration, s.warmup);
     sim.ns2_rng = ns2_rng.clone();
+    sim.clock = s.clock;
     // Nodes and ports: link k has port 2k (a -> b) and 2k+1 (b -> a).
     let mut adj: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); topo.nodes.len()];
     for (k, l) in topo.links.iter().enumerate() {
@@ -591,6 +592,7 @@ pub fn build_with(
         }
         let fid = FlowId(fi as u32);
         let mss = tcp.as_ref().map_or(1, |p| p.mss);
+        let opening_packet = tcp.as_ref().is_some_and(|p| p.handshake);
         let (sender, receiver) = if let Some(p) = tcp {
             let app = match &f.cfg.app {
                 AppConfig::Transfer { size } => TcpApp::Transfer { bytes: size.0 },
@@ -688,6 +690,7 @@ pub fn build_with(
             app: f.cfg.app.kind(),
             trace_type: trace_type(&f.cfg.app, f.cfg.protocol()),
             mss,
+            opening_packet,
             packet_size: size,
             class: f.cfg.class,
             trace_fid: f.cfg.trace_fid.unwrap_or(sim.flows.len() as u32),

@@ -2,6 +2,7 @@
 //! Every default is written next to its field with the source it comes from.
 //! The JSON Schema (`bufferlab schema`) is generated from these types.
 
+use crate::clock::EventClock;
 use crate::packet::Protocol;
 
 use crate::net::loss::LossConfig;
@@ -51,6 +52,13 @@ pub struct Scenario {
     /// every component draws from its own stream of `seed`.
     #[serde(default)]
     pub ns2_default_rng: Option<Ns2RngConfig>,
+    /// What orders events that fall at one instant (`clock.rs`): `picoseconds` (the
+    /// default: integer picoseconds, ties in the order they were scheduled), or `ns2`:
+    /// ns-2.35's double seconds, each event at `now + delay` added in doubles as ns-2 adds
+    /// them, so that events simultaneous on paper run in ns-2's order (a packet reaching a
+    /// queue as the one ahead leaves it). `bufferlab run script.tcl` and `import-ns2` set it.
+    #[serde(default)]
+    pub clock: EventClock,
 }
 
 fn default_name() -> String {

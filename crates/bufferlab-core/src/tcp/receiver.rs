@@ -233,7 +233,19 @@ impl Endpoint for TcpReceiver {
             self.fin_seq = Some(s + len);
         }
         if e <= self.rcv_nxt {
-            // Entirely old: a spurious retransmission; ACK at once.
+            // Entirely old: a spurious retransmission; ACK at once (ns-2's delayed-ACK sink
+            // delays it like new data when it repeats the last in-order segment).
+            if self.p.rules().repeat_of_last_segment_ack_delayed
+                && self.p.delayed_ack
+                && e == self.rcv_nxt
+                && self.ooo.is_empty()
+                && self.delack_at.is_none()
+                && self.unacked == 0
+            {
+                self.unacked = 1;
+                self.delack_at = Some(cx.now + self.p.delack_timeout);
+                return;
+            }
             self.send_ack(cx, 0);
             return;
         }

@@ -608,6 +608,72 @@ fn receiver_acks(cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
     acks
 }
 
+/// ACK numbers a delayed-ACK receiver of `preset` sends for segments `segs` (indices, one per
+/// millisecond), as (segment index, ack number).
+fn receiver_acks_for_segments(preset: Preset, segs: &[u64]) -> Vec<(usize, u64)> {
+    let p = params(|o| {
+        o.preset = Some(preset);
+        o.delayed_ack = Some(true);
+        o.delack_count = Some(2);
+    });
+    let mut rcv = TcpReceiver::new(p);
+    let mut stats = FlowStats::default();
+    let mut acks = Vec::new();
+    for (i, &k) in segs.iter().enumerate() {
+        let mut out = Vec::new();
+        let mut cx = EndpointCtx {
+            now: ms(i as u64),
+            stats: &mut stats,
+            out: &mut out,
+            warmup: SimTime::ZERO,
+            flow: FlowId(0),
+            from: NodeId(0),
+            to: NodeId(1),
+            class: 0,
+            reverse: false,
+        };
+        let pkt = Packet {
+            kind: PacketKind::TcpData,
+            size: 1040,
+            payload: 1000,
+            tcp: TcpHeader {
+                seq: 1 + 1000 * k,
+                ack: 1,
+                flags: tcp_flags::ACK,
+                ..TcpHeader::default()
+            },
+            ..Packet::default()
+        };
+        rcv.on_packet(pkt, &mut cx);
+        acks.extend(out.iter().map(|a| (i, a.tcp.ack)));
+    }
+    acks
+}
+
+#[test]
+fn ns2_delack_sink_delays_the_ack_of_a_repeated_last_segment() {
+    // 0 1 | 1 again | 2: tcp-sink.cc DelAckSink::recv saves the repeat's ACK and starts its
+    // timer (seqno == Seqno(), no timer pending), so segment 2 is ACKed at once with it
+    assert_eq!(
+        receiver_acks_for_segments(Preset::Ns2, &[0, 1, 1, 2]),
+        vec![(1, 2001), (3, 3001)]
+    );
+    // RFC 5681 4.2 (Linux, ns-3): the duplicate is ACKed at once, segment 2's ACK waits
+    assert_eq!(
+        receiver_acks_for_segments(Preset::Linux, &[0, 1, 1, 2]),
+        vec![(1, 2001), (2, 2001)]
+    );
+    // an older repeat, or one with an ACK already waiting, is ACKed at once in ns-2 too
+    assert_eq!(
+        receiver_acks_for_segments(Preset::Ns2, &[0, 1, 0, 2]),
+        vec![(1, 2001), (2, 2001)]
+    );
+    assert_eq!(
+        receiver_acks_for_segments(Preset::Ns2, &[0, 1, 2, 2]),
+        vec![(1, 2001), (3, 3001)]
+    );
+}
+
 #[test]
 fn dctcp_receiver_sends_the_held_ack_at_a_ce_change_with_the_old_state() {
     // Segments 0 1 | 2(CE) | 3 4: every second segment is ACKed, but the change 1 -> 0 at

@@ -66,6 +66,10 @@ impl Generator for Cbr {
         self.started = true;
         Some((self.next_at, self.size))
     }
+
+    fn next_s(&self) -> Option<f64> {
+        (self.clock == CbrClock::Ns2).then_some(self.next_s)
+    }
 }
 
 #[cfg(test)]

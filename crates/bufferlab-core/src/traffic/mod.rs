@@ -23,6 +23,11 @@ pub trait Generator {
     /// Size 0 sends nothing: the source only wakes then to decide (ns-2's on/off sources draw
     /// their first burst when they start, not when they are built).
     fn next(&mut self, rng: &mut Rng) -> Option<(SimTime, u32)>;
+    /// The time of the emission `next` last gave in ns-2's double seconds, for a source that
+    /// adds its times up as ns-2's scheduler does (CBR with `clock = "ns2"`), else None.
+    fn next_s(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// The mean burst and idle times and the kind of ns-2's on/off source whose on- and

@@ -89,6 +89,9 @@ pub struct Rules {
     pub full_initial_window_after_syn_loss: bool,
     /// The receiver acknowledges the first data segment at once, not delayed.
     pub first_data_acked_at_once: bool,
+    /// A delayed-ACK receiver delays the ACK of a repeat of its last in-order segment (nothing
+    /// held above it, no ACK waiting) as it would a new one, instead of answering at once.
+    pub repeat_of_last_segment_ack_delayed: bool,
     /// The receiver retransmits an unanswered SYN-ACK on its own timer.
     pub syn_ack_retransmission_timer: bool,
     /// The sender's SYN is retransmitted after a connection timeout of its own (3 s, doubled

@@ -24,6 +24,10 @@ pub const RULES: Rules = Rules {
     full_initial_window_after_syn_loss: false,
     // tcp-sink.cc DelAckSink::recv: delays from the first packet on.
     first_data_acked_at_once: false,
+    // tcp-sink.cc DelAckSink::recv: with no timer pending and `th->seqno() ==
+    // acker_->Seqno()` (a repeat of the highest in-order packet counts too) and nothing seen
+    // above it (RFC2581_immediate_ack_), the ACK is saved and the timer started.
+    repeat_of_last_segment_ack_delayed: true,
     syn_ack_retransmission_timer: false,
     // tcp.cc: the opening packet is timed by the agent's RTO (rtxcur_init_), like data.
     syn_timer_is_conn_timeout: false,
