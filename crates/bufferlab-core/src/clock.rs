@@ -107,13 +107,21 @@ mod tests {
     fn ns2_keys_add_in_doubles_as_ns2s_scheduler() {
         let c = EventClock::Ns2;
         // 0.1 + 0.2 in doubles is 0.30000000000000004, not 0.3
-        let k = c.key_after(0.1f64.to_bits(), SimTime::from_millis(100), SimTime::from_millis(200));
+        let k = c.key_after(
+            0.1f64.to_bits(),
+            SimTime::from_millis(100),
+            SimTime::from_millis(200),
+        );
         assert_eq!(c.seconds_of(k), 0.1 + 0.2);
         assert_ne!(c.seconds_of(k), 0.3);
         assert_eq!(c.time_of(k, SimTime::ZERO), SimTime::from_millis(300));
         // picoseconds: exact
         let p = EventClock::Picoseconds;
-        let k = p.key_after(100_000_000_000, SimTime::from_millis(100), SimTime::from_millis(200));
+        let k = p.key_after(
+            100_000_000_000,
+            SimTime::from_millis(100),
+            SimTime::from_millis(200),
+        );
         assert_eq!(p.time_of(k, SimTime::ZERO), SimTime::from_millis(300));
     }
 

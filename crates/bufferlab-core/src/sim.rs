@@ -23,7 +23,7 @@ use crate::net::packet_pool::{PacketPool, PacketRef};
 use crate::net::port::{Drops, Port, PortCx, Wakeups};
 use crate::net::routing::Routes;
 use crate::packet::{Packet, Protocol};
-use crate::sched::{Packed32, Scheduler};
+use crate::sched::{Packed32, Scheduler, NS2_BUCKET_BITS};
 use crate::units::SimTime;
 
 /// A port operation's context (`net::port::PortCx`) from the simulation's fields: a macro, so
@@ -107,6 +107,9 @@ pub struct Flow {
     /// A TCP flow that opens with a SYN (ns-2's opening packet): traces number it 0 and the
     /// data segments from 1.
     pub opening_packet: bool,
+    /// Its start in ns-2's double seconds, where picoseconds do not hold it
+    /// (`FlowConfig::ns2_start_s`): the key of its first event under ns-2's clock.
+    pub ns2_start_s: Option<f64>,
     /// Bytes on the wire of a full data packet: a TCP segment with its headers (the resolved
     /// TCP settings), or the UDP source's packet size (the mean for a random size).
     pub packet_size: u64,
@@ -148,6 +151,9 @@ pub struct Simulation {
     pub agents: Vec<Agent>,
     pub events: u64,
     pub(crate) sched: Scheduler<Event>,
+    /// The events under ns-2's clock, bucketed for double keys (`sched.rs`); the other
+    /// scheduler stays empty then, as this one under the picosecond clock.
+    sched_ns2: Scheduler<Event, NS2_BUCKET_BITS>,
     pub(crate) sample_interval: Option<SimTime>,
     pub series: Vec<QueueSeries>,
     /// When the queue series take their next sample.
@@ -191,6 +197,7 @@ impl Simulation {
             agents: Vec::new(),
             events: 0,
             sched: Scheduler::default(),
+            sched_ns2: Scheduler::default(),
             sample_interval: None,
             series: Vec::new(),
             next_queue_sample: SimTime::ZERO,
@@ -232,7 +239,30 @@ impl Simulation {
         }
         self.next_queue_sample = self.warmup;
         if let Some(t) = self.next_sample() {
-            self.sched.schedule_key(self.clock.key_at(t), Event::Sample);
+            self.schedule_any(self.clock.key_at(t), Event::Sample);
+        }
+    }
+
+    /// Runs on clock `clock` (`clock.rs`); before anything is scheduled.
+    pub(crate) fn set_clock(&mut self, clock: EventClock) {
+        self.clock = clock;
+    }
+
+    /// Schedules `ev` at key `key` in the scheduler of the run's clock (`NS2` must be it).
+    #[inline(always)]
+    fn schedule_in<const NS2: bool>(&mut self, key: u64, ev: Event) {
+        if NS2 {
+            self.sched_ns2.schedule_key(key, ev);
+        } else {
+            self.sched.schedule_key(key, ev);
+        }
+    }
+
+    /// [`schedule_in`](Simulation::schedule_in) outside the event loop.
+    fn schedule_any(&mut self, key: u64, ev: Event) {
+        match self.clock {
+            EventClock::Picoseconds => self.schedule_in::<false>(key, ev),
+            EventClock::Ns2 => self.schedule_in::<true>(key, ev),
         }
     }
 
@@ -308,7 +338,11 @@ impl Simulation {
         // Only where the ports outgrow the caches: at 100 flows the prefetches are 3.7 % more
         // instructions for ports that are in cache anyway (cachegrind, c_ns2).
         let prefetch = self.ports.len() * std::mem::size_of::<Port>() > PREFETCH_PORTS_ABOVE;
-        while let Some((key, ev)) = self.sched.pop_until_key(until) {
+        while let Some((key, ev)) = if NS2 {
+            self.sched_ns2.pop_until_key(until)
+        } else {
+            self.sched.pop_until_key(until)
+        } {
             let time = if NS2 {
                 EventClock::Ns2.time_of(key, self.now)
             } else {
@@ -331,7 +365,12 @@ impl Simulation {
                 }
             }
             if prefetch {
-                if let Some(next) = self.sched.peek_queued() {
+                let next = if NS2 {
+                    self.sched_ns2.peek_queued()
+                } else {
+                    self.sched.peek_queued()
+                };
+                if let Some(next) = next {
                     self.prefetch_port(next);
                 }
             }
@@ -368,7 +407,7 @@ impl Simulation {
 
     /// Events waiting in the scheduler (for diagnostics).
     pub fn pending_events(&self) -> usize {
-        self.sched.len()
+        self.sched.len() + self.sched_ns2.len()
     }
 
     /// The run reached its end, or a limit stopped it (`stopped`).
@@ -466,8 +505,11 @@ impl Simulation {
             if agent.scheduled.is_none_or(|(_, s)| t < s) {
                 let t = t.max(self.now);
                 let key = if NS2 {
-                    // the endpoint's own double where it keeps one (CBR), else now + delay
-                    match agent.ep.next_timeout_s() {
+                    // the endpoint's own double where it keeps one (CBR), the flow's start as
+                    // the script computed it, else now + delay
+                    let flow = &self.flows[agent.flow.idx()];
+                    let start_s = flow.ns2_start_s.filter(|_| t == flow.start);
+                    match agent.ep.next_timeout_s().or(start_s) {
                         Some(s) if s.to_bits() >= self.ns2_now_key => s.to_bits(),
                         _ => EventClock::Ns2.key_after(self.ns2_now_key, self.now, t - self.now),
                     }
@@ -475,7 +517,7 @@ impl Simulation {
                     t.0
                 };
                 agent.scheduled = Some((key, t));
-                self.sched.schedule_key(key, Event::Timer(a));
+                self.schedule_in::<NS2>(key, Event::Timer(a));
             }
         }
     }
@@ -489,10 +531,7 @@ impl Simulation {
             return; // superseded by an earlier deadline that already ran
         }
         agent.scheduled = None;
-        if NS2
-            && deadline > self.now
-            && agent.ep.next_timeout() == Some(deadline)
-        {
+        if NS2 && deadline > self.now && agent.ep.next_timeout() == Some(deadline) {
             // the key's double, rounded to picoseconds, fell just before the deadline the
             // endpoint computed in picoseconds: this is that deadline's event
             self.now = deadline;
@@ -562,22 +601,23 @@ impl Simulation {
     #[inline(always)]
     fn port_done<const NS2: bool>(&mut self, pid: PortId, w: Wakeups) {
         if w.device_wake {
-            self.sched.schedule_key(self.now_key(), Event::DeviceWake(pid));
+            let key = self.now_key();
+            self.schedule_in::<NS2>(key, Event::DeviceWake(pid));
         }
         if NS2 {
             // delay.cc LinkDelay::recv schedules the arrival, then the queue's resume
             if let Some(k) = w.arrive {
-                self.sched.schedule_key(k, Event::Arrive(pid));
+                self.schedule_in::<NS2>(k, Event::Arrive(pid));
             }
             if let Some(k) = w.tx_done {
-                self.sched.schedule_key(k, Event::TxDone(pid));
+                self.schedule_in::<NS2>(k, Event::TxDone(pid));
             }
         } else {
             if let Some(k) = w.tx_done {
-                self.sched.schedule_key(k, Event::TxDone(pid));
+                self.schedule_in::<NS2>(k, Event::TxDone(pid));
             }
             if let Some(k) = w.arrive {
-                self.sched.schedule_key(k, Event::Arrive(pid));
+                self.schedule_in::<NS2>(k, Event::Arrive(pid));
             }
         }
         if !self.drops.is_empty() {
@@ -590,10 +630,10 @@ impl Simulation {
         let mut cx = port_cx!(self);
         let port = &mut self.ports[pid.idx()];
         let r = port.leave_wire(&mut cx);
-        if let Some(k) = port.next_arrival::<NS2>() {
-            self.sched.schedule_key(k, Event::Arrive(pid));
+        let (next, node) = (port.next_arrival::<NS2>(), port.to());
+        if let Some(k) = next {
+            self.schedule_in::<NS2>(k, Event::Arrive(pid));
         }
-        let node = port.to();
         if self.pool.get(r).dst == node {
             let pkt = self.pool.take(r);
             self.deliver::<NS2>(pkt);
@@ -675,7 +715,7 @@ impl Simulation {
             }
         }
         if let Some(t) = self.next_sample() {
-            self.sched.schedule_key(self.clock.key_at(t), Event::Sample);
+            self.schedule_any(self.clock.key_at(t), Event::Sample);
         }
     }
 
@@ -697,6 +737,7 @@ impl Simulation {
     /// reads counters only; the simulation cannot run on after this.
     pub fn release_packets(&mut self) {
         self.sched = Scheduler::default();
+        self.sched_ns2 = Scheduler::default();
         for p in &mut self.ports {
             p.release_packets();
         }
@@ -893,6 +934,7 @@ mod tests {
             trace_type: "cbr",
             mss: 1,
             opening_packet: false,
+            ns2_start_s: None,
             packet_size: 100,
             class: 0,
             trace_fid: 0,

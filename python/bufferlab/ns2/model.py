@@ -566,6 +566,9 @@ class Network:
             # a held flow is built to start at 0 and held until the script starts it
             "start": fmt_time(app.start if app.start is not None else 0.0),
         }
+        if app.start is not None and round(app.start * 1e12) / 1e12 != app.start:
+            # the script's double (0.1 * 7 = 0.7000000000000001), which ns-2's clock keys
+            flow["ns2_start_s"] = app.start
         # ns-2's trace writes the packet's fid_: the sending agent's (default 0), which the
         # TCP sink copies into its ACKs (TCPSink::ack, tcp-sink.cc).
         fid = _fid(ag)

@@ -214,6 +214,9 @@ impl Port {
             busy,
             &mut cx.drops.queue,
         );
+        if NS2 {
+            qcx.ns2_now_s = Some(f64::from_bits(cx.now_key));
+        }
         self.qdisc.enqueue(r, &mut qcx, cx.pool);
         let marks = qcx.marks();
         if marks > 0 {
@@ -314,6 +317,7 @@ impl Port {
                 &mut self.stats,
                 self.rate,
                 now,
+                NS2.then(|| f64::from_bits(cx.now_key)),
                 false,
                 &mut cx.drops.queue,
                 cx.pool,
@@ -384,7 +388,7 @@ impl Port {
         let drops = &mut cx.drops.queue;
         let pool = &mut *cx.pool;
         self.device.fill(now, &mut self.qdisc, |q| {
-            let r = Self::dequeue(q, rng, stats, rate, now, busy, drops, pool)?;
+            let r = Self::dequeue(q, rng, stats, rate, now, None, busy, drops, pool)?;
             Some((r, pool.get(r).size))
         });
         self.settle_drops(cx);
@@ -401,11 +405,13 @@ impl Port {
         stats: &mut QueueStats,
         rate: Rate,
         now: SimTime,
+        ns2_now_s: Option<f64>,
         busy: bool,
         drops: &mut Vec<(Packet, DropReason)>,
         pool: &mut PacketPool,
     ) -> Option<PacketRef> {
         let mut cx = QueueCtx::new(now, rng, rate, busy, drops);
+        cx.ns2_now_s = ns2_now_s;
         let next = qdisc.dequeue(&mut cx, pool);
         let marks = cx.marks();
         if marks > 0 {

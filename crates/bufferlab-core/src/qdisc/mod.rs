@@ -114,6 +114,9 @@ pub struct QueueCtx<'a> {
     pub link_rate: Rate,
     /// A packet is being serialised on the link right now (ns-2 counts it against the limit).
     pub link_busy: bool,
+    /// The time in ns-2's double seconds, under ns-2's clock (`clock.rs`; the port sets it):
+    /// RED then counts its idle time in doubles as red.cc does.
+    pub ns2_now_s: Option<f64>,
     drops: &'a mut Vec<(Packet, DropReason)>,
     marks: u64,
 }
@@ -131,6 +134,7 @@ impl<'a> QueueCtx<'a> {
             rng,
             link_rate,
             link_busy,
+            ns2_now_s: None,
             drops,
             marks: 0,
         }

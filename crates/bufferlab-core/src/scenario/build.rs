@@ -456,7 +456,7 @@ pub fn build_with(
 
     let mut sim = Simulation::new(s.name.clone(), seed, s.duration, s.warmup);
     sim.ns2_rng = ns2_rng.clone();
-    sim.clock = s.clock;
+    sim.set_clock(s.clock);
     // Nodes and ports: link k has port 2k (a -> b) and 2k+1 (b -> a).
     let mut adj: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); topo.nodes.len()];
     for (k, l) in topo.links.iter().enumerate() {
@@ -580,6 +580,18 @@ pub fn build_with(
                 }
             }
         }
+        if let Some(s) = f.cfg.ns2_start_s {
+            if !(s.is_finite() && s >= 0.0 && SimTime::from_secs_f64(s).0.abs_diff(f.start.0) <= 1)
+            {
+                return Err(ScenarioError::field(
+                    format!("{path}.ns2_start_s"),
+                    format!(
+                        "{s} is not the flow's start {} in double seconds; give the start as ns-2 computed it, or leave the field out",
+                        f.start
+                    ),
+                ));
+            }
+        }
         let stop = f.cfg.stop.unwrap_or(s.duration).min(s.duration);
         if f.start >= stop {
             return Err(ScenarioError::field(
@@ -647,7 +659,10 @@ pub fn build_with(
             )
         } else {
             let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
-            let gen = traffic::build(&f.cfg.app, f.start, stop, header);
+            let mut gen = traffic::build(&f.cfg.app, f.start, stop, header);
+            if let Some(s) = f.cfg.ns2_start_s {
+                gen.set_start_s(s);
+            }
             (
                 sim.add_agent(
                     Box::new(
@@ -691,6 +706,7 @@ pub fn build_with(
             trace_type: trace_type(&f.cfg.app, f.cfg.protocol()),
             mss,
             opening_packet,
+            ns2_start_s: f.cfg.ns2_start_s,
             packet_size: size,
             class: f.cfg.class,
             trace_fid: f.cfg.trace_fid.unwrap_or(sim.flows.len() as u32),

@@ -199,6 +199,12 @@ pub struct FlowConfig {
     /// next.
     #[serde(default)]
     pub start: StartTime,
+    /// The start in ns-2's double seconds, where a script's arithmetic gave a time that whole
+    /// picoseconds do not hold (`0.1 * 7` is 0.7000000000000001): under `clock = "ns2"` the
+    /// flow's first event is keyed at it and a CBR source's sums start from it. It must round
+    /// to `start`. `bufferlab run script.tcl` and `import-ns2` write it where it differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_start_s: Option<f64>,
     /// When it stops sending (default: the end of the run).
     #[serde(default)]
     pub stop: Option<SimTime>,

@@ -70,6 +70,12 @@ impl Generator for Cbr {
     fn next_s(&self) -> Option<f64> {
         (self.clock == CbrClock::Ns2).then_some(self.next_s)
     }
+
+    fn set_start_s(&mut self, s: f64) {
+        if !self.started {
+            self.next_s = s;
+        }
+    }
 }
 
 #[cfg(test)]

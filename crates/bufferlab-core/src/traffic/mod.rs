@@ -28,6 +28,9 @@ pub trait Generator {
     fn next_s(&self) -> Option<f64> {
         None
     }
+    /// Starts the source's double sums at `s` seconds, its start as ns-2's scheduler holds
+    /// it (`FlowConfig::ns2_start_s`); a source without such sums ignores it.
+    fn set_start_s(&mut self, _s: f64) {}
 }
 
 /// The mean burst and idle times and the kind of ns-2's on/off source whose on- and

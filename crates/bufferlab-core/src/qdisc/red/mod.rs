@@ -426,6 +426,8 @@ pub struct Red {
     old: bool,
     idle: bool,
     idle_since: SimTime,
+    /// `idle_since` in ns-2's double seconds, under ns-2's clock (`QueueCtx::ns2_now_s`).
+    idle_since_s: f64,
     cur_max_p: f64,
     lastset: SimTime,
     /// Multiplies p_b between the thresholds (1 for RED; LALRED's automaton sets it).
@@ -455,6 +457,7 @@ impl Red {
             old: false,
             idle: true,
             idle_since: SimTime(0),
+            idle_since_s: 0.0,
             cur_max_p: 0.0,
             lastset: SimTime(0),
             p_scale: 1.0,
@@ -500,19 +503,47 @@ impl Red {
     }
 }
 
+impl Red {
+    /// The average as red.cc computes it under ns-2's clock, to its last bit: the idle
+    /// packets `m = int(edp_.ptc * (now - idletime_))` from double times (enque), then
+    /// `estimator()`, which multiplies by (1 - q_w) m + 1 times.
+    #[cold]
+    #[inline(never)]
+    fn ns2_average(&mut self, p: &Params, now_s: f64) {
+        let mut m = 0u64;
+        if self.idle {
+            self.idle = false;
+            m = (p.ptc * (now_s - self.idle_since_s)).max(0.0) as u64;
+        }
+        let q = self.qlen(p.byte_mode);
+        self.curq = q;
+        let mut a = self.ave;
+        while m > 0 && a != 0.0 {
+            a *= 1.0 - p.q_w;
+            m -= 1;
+        }
+        self.ave = a * (1.0 - p.q_w) + p.q_w * q;
+    }
+}
+
 impl QueueDisc for Red {
     fn enqueue(&mut self, mut pkt: Packet, cx: &mut QueueCtx) {
         let now = cx.now;
         let p = self.params(cx.link_rate.bps() as f64).clone();
         // ---- average, with the idle-period decay (ns-2 enque + estimator)
-        let mut m = 0.0;
-        if self.idle {
-            self.idle = false;
-            m = (p.ptc * now.saturating_sub(self.idle_since).as_secs_f64()).floor();
+        if let Some(now_s) = cx.ns2_now_s {
+            self.ns2_average(&p, now_s);
+        } else {
+            let mut m = 0.0;
+            if self.idle {
+                self.idle = false;
+                m = (p.ptc * now.saturating_sub(self.idle_since).as_secs_f64()).floor();
+            }
+            let q = self.qlen(p.byte_mode);
+            self.curq = q;
+            self.ave = self.ave * (1.0 - p.q_w).powf(m + 1.0) + p.q_w * q;
         }
-        let q = self.qlen(p.byte_mode);
-        self.curq = q;
-        self.ave = self.ave * (1.0 - p.q_w).powf(m + 1.0) + p.q_w * q;
+        let q = self.curq;
         if p.adaptive && now > self.lastset + p.interval {
             let part = 0.4 * (p.max_th - p.min_th);
             if self.ave < p.min_th + part && self.cur_max_p > p.bottom {
@@ -600,6 +631,7 @@ impl QueueDisc for Red {
                 if idle_mode == RedIdle::QueueEmpty && self.q.is_empty() {
                     self.idle = true;
                     self.idle_since = cx.now;
+                    self.idle_since_s = cx.ns2_now_s.unwrap_or(0.0);
                 }
                 Some(pkt)
             }
@@ -607,6 +639,7 @@ impl QueueDisc for Red {
                 if idle_mode == RedIdle::LinkIdle && !self.idle {
                     self.idle = true;
                     self.idle_since = cx.now;
+                    self.idle_since_s = cx.ns2_now_s.unwrap_or(0.0);
                 }
                 None
             }
