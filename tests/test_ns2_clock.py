@@ -1,6 +1,7 @@
 """ns-2's clock (`clock = "ns2"`, crates/bufferlab-core/src/clock.rs): a script's scenario keys
 every event by the double ns-2 computes for it, so `$ns now` prints ns-2's value and events
-simultaneous on paper run in ns-2's order; a start the script computed in doubles is kept."""
+simultaneous on paper run in ns-2's order; a start the script computed in doubles is kept. Also
+the RTT variables a script reads, in ns-2's fixed point."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, assert_prints_as_ns2, needs_ns, run_cli, run_ns
+from conftest import ONE_FTP_FLOW, ROOT, assert_prints_as_ns2, needs_ns, run_cli, run_ns
 
 PEERS = ROOT.parent / "shared" / "peers" / "ns2"
 
@@ -134,3 +135,30 @@ def test_peer_traces_are_ns2s_event_for_event(tmp_path: Path, script: str, args:
         traces[who] = _instants(tr)
     assert len(traces["ns"]) > 1000
     assert traces["bl"] == traces["ns"]
+
+
+@needs_ns
+def test_rtt_variables_are_ns2s_fixed_point(tmp_path: Path) -> None:
+    """tcp.cc binds `rtt_`, `srtt_`, `rttvar_` and `backoff_` to `t_rtt_` (ticks), `t_srtt_`
+    (8 x srtt in ticks), `t_rttvar_` (4 x rttvar) and `t_backoff_`: a script reads those
+    integers, before the run (ns-2's initial values) and during it."""
+    script = tmp_path / "rtt.tcl"
+    script.write_text(
+        ONE_FTP_FLOW.replace("1Mb 10ms DropTail", "1Mb 25ms DropTail")
+        + """\
+$ns queue-limit $n0 $n1 8
+proc show {} {
+    global ns tcp
+    puts "[$ns now] [$tcp set rtt_] [$tcp set srtt_] [$tcp set rttvar_] [$tcp set backoff_]"
+    $ns after 0.5 show
+}
+show
+$ns at 0.1 "$ftp start"
+$ns at 10 "exit 0"
+$ns run
+"""
+    )
+    out = assert_prints_as_ns2(script, cwd=tmp_path)
+    rows = [ln.split() for ln in out.splitlines()]
+    assert rows[0][1:] == ["0", "0", "4800", "1"]
+    assert any(int(r[2]) > 0 for r in rows)  # srtt_ sampled once the flow runs

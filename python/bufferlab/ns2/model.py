@@ -52,6 +52,9 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "nackpack_": "0",
         "rtt_": "0",
         "srtt_": "0",
+        # tcp.cc rtt_init: t_rttvar_ = rttvar_init_ (12 s) in tcpTick_ (10 ms) ticks, << 2
+        "rttvar_": "4800",
+        "backoff_": "1",
         "maxseq_": "-1",
     },
     "Agent/TCP/Vegas": {"v_alpha_": "1", "v_beta_": "3", "v_gamma_": "1"},
@@ -208,6 +211,8 @@ TCP_STATE = {
     "nackpack_",
     "rtt_",
     "srtt_",
+    "rttvar_",
+    "backoff_",
     "maxseq_",
 }
 

@@ -25,7 +25,17 @@ from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import boolean, number
 
 # Variables the engine gives at any time (Session.probe), by side of the flow.
-SENDER_PROBES = ("cwnd_", "ack_", "t_seqno_", "maxseq_", "ssthresh_", "rtt_", "srtt_")
+SENDER_PROBES = (
+    "cwnd_",
+    "ack_",
+    "t_seqno_",
+    "maxseq_",
+    "ssthresh_",
+    "rtt_",
+    "srtt_",
+    "rttvar_",
+    "backoff_",
+)
 RECEIVER_PROBES = ("bytes_", "npkts_", "nlost_")
 # Counters taken from the report at the end: ns-2 variable -> report field of flows[].tcp.
 SENDER_REPORT = {

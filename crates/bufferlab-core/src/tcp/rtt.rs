@@ -38,6 +38,8 @@ struct Ns2Rtt {
     phase: SimTime,
     t_srtt: i64,
     t_rttvar: i64,
+    /// The last sample in ticks (`t_rtt_`, 0 before the first).
+    t_rtt: i64,
     rtxcur: f64,
 }
 
@@ -92,6 +94,7 @@ impl RttEstimator {
         self.ns2 = Some(Ns2Rtt {
             tick: self.g_time,
             phase,
+            t_rtt: 0,
             t_srtt: 0,
             t_rttvar: ((12.0 / self.g) as i64) << 2,
             rtxcur: self.initial,
@@ -130,6 +133,7 @@ impl RttEstimator {
     fn ns2_update(&mut self, ticks: i64) {
         let tick = self.g;
         let n = self.ns2.as_mut().expect("ns-2 mode");
+        n.t_rtt = ticks;
         if n.t_srtt != 0 {
             let mut delta = ticks - (n.t_srtt >> 3);
             n.t_srtt += delta;
@@ -236,6 +240,20 @@ impl RttEstimator {
         }
         let r = (self.base_rto() * (1u64 << self.backoff.min(30)) as f64).min(self.max);
         SimTime::from_secs_f64(r.max(self.min.min(self.max)))
+    }
+
+    /// ns-2's own variables in ns-2 mode, as a script reads them (tcp.cc binds `rtt_`,
+    /// `srtt_`, `rttvar_` and `backoff_` to `t_rtt_` in ticks, `t_srtt_` = 8 srtt and
+    /// `t_rttvar_` = 4 rttvar in ticks, and `t_backoff_`, the RTO's multiplier).
+    pub fn ns2_var(&self, var: &str) -> Option<f64> {
+        let n = self.ns2.as_ref()?;
+        Some(match var {
+            "rtt_" => n.t_rtt,
+            "srtt_" => n.t_srtt,
+            "rttvar_" => n.t_rttvar,
+            "backoff_" => 1i64 << self.backoff.min(62),
+            _ => return None,
+        } as f64)
     }
 
     pub fn srtt(&self) -> Option<f64> {

@@ -1377,6 +1377,7 @@ impl Endpoint for TcpSender {
             "t_seqno_" => Some(seg(self.snd_nxt)),
             "maxseq_" if self.state == State::Idle => Some(-1.0), // tcp.cc reset()
             "maxseq_" => Some(seg(self.snd_max) - 1.0),
+            "rtt_" | "srtt_" | "rttvar_" | "backoff_" if self.rtt.is_ns2() => self.rtt.ns2_var(var),
             "srtt_" => self.rtt.srtt(),
             "rtt_" => (self.rtt.samples > 0).then_some(self.rtt.last_sample),
             "rto_" => Some(self.rtt.rto().as_secs_f64()),
