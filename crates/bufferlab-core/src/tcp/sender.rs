@@ -492,8 +492,11 @@ impl TcpSender {
             }
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
-            // Karn: a retransmission invalidates the timed segment (RFC 6298 section 3).
-            if self.timed.is_some_and(|(e, _)| e > seq) {
+            // Karn: a retransmission invalidates the timed segment (RFC 6298 section 3);
+            // ns-2 ends it only at a fast retransmit or a timeout (fast_retransmit_head)
+            if !self.rules.retransmission_keeps_timed_segment
+                && self.timed.is_some_and(|(e, _)| e > seq)
+            {
                 self.timed = None;
             }
         } else if self.timed.is_none() && len > 0 {
@@ -517,6 +520,15 @@ impl TcpSender {
         if self.rules.restart_timer_on_head_retransmit {
             self.rto_at = Some(cx.now + self.rtt.rto());
         }
+    }
+
+    /// The fast retransmit of the segment at snd_una: ns-2's `reset_rtx_timer(1, 0)` in
+    /// `dupack_action` ends the RTT measurement (`rtt_active_ = 0`) before `output()`.
+    fn fast_retransmit_head(&mut self, cx: &mut EndpointCtx) {
+        if self.rules.retransmission_keeps_timed_segment {
+            self.timed = None;
+        }
+        self.retransmit_head(cx);
     }
 
     /// Sends the segment starting at snd_una again; the timer starts only if it is not running.
@@ -1181,7 +1193,7 @@ impl TcpSender {
             } else if self.rules.prr_available && self.p.prr {
                 self.prr_enter();
             }
-            self.retransmit_head(cx);
+            self.fast_retransmit_head(cx);
             return;
         }
         match self.cc.recovery() {
@@ -1198,12 +1210,12 @@ impl TcpSender {
             Recovery::None => {
                 // Tahoe: retransmit and slow-start from one segment.
                 self.w.cwnd = self.w.mss;
-                self.retransmit_head(cx);
+                self.fast_retransmit_head(cx);
             }
             Recovery::Reno | Recovery::NewReno => {
                 // RFC 5681 section 3.2 steps 2-3.
                 self.in_recovery = true;
-                self.retransmit_head(cx);
+                self.fast_retransmit_head(cx);
                 if self.owns_window {
                     let c = self.conn(now);
                     self.cc.on_enter_recovery(&mut self.w, &c);

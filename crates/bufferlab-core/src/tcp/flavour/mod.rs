@@ -89,6 +89,10 @@ pub struct Rules {
     pub full_initial_window_after_syn_loss: bool,
     /// The receiver acknowledges the first data segment at once, not delayed.
     pub first_data_acked_at_once: bool,
+    /// A retransmission leaves the RTT measurement of the timed segment running; only the
+    /// fast retransmit and the timeout end it (else Karn's rule: any retransmission below
+    /// the timed segment's end ends it).
+    pub retransmission_keeps_timed_segment: bool,
     /// A delayed-ACK receiver delays the ACK of a repeat of its last in-order segment (nothing
     /// held above it, no ACK waiting) as it would a new one, instead of answering at once.
     pub repeat_of_last_segment_ack_delayed: bool,

@@ -28,6 +28,10 @@ pub const RULES: Rules = Rules {
     // acker_->Seqno()` (a repeat of the highest in-order packet counts too) and nothing seen
     // above it (RFC2581_immediate_ack_), the ACK is saved and the timer started.
     repeat_of_last_segment_ack_delayed: true,
+    // tcp.cc output() leaves rtt_active_ alone for a seqno at or below maxseq_ (a SACK or
+    // partial-ACK retransmission); reset_rtx_timer() clears it, from dupack_action (the fast
+    // retransmit, tcp-reno.cc, tcp-sack1.cc) and timeout().
+    retransmission_keeps_timed_segment: true,
     syn_ack_retransmission_timer: false,
     // tcp.cc: the opening packet is timed by the agent's RTO (rtxcur_init_), like data.
     syn_timer_is_conn_timeout: false,

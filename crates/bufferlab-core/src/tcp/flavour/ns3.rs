@@ -22,6 +22,9 @@ pub const RULES: Rules = Rules {
     // tcp-socket-base.cc ReceivedData: a segment below m_rxBuffer's next sequence is
     // answered with an ACK at once.
     repeat_of_last_segment_ack_delayed: false,
+    // tcp-socket-base.cc: a retransmitted segment is never an RTT sample (m_history marks
+    // it retransmitted; Karn).
+    retransmission_keeps_timed_segment: false,
     // SendEmptyPacket in SYN_RCVD: ConnTimeout 3 s, doubled, SynRetries transmissions.
     syn_ack_retransmission_timer: true,
     // SendEmptyPacket with SYN: m_rto = m_cnTimeout (ConnTimeout 3 s) * 2^(SynRetries - m_synCount).

@@ -21,6 +21,8 @@ pub const RULES: Rules = Rules {
     first_data_acked_at_once: false,
     // RFC 5681 section 4.2: a duplicate segment should be acknowledged at once.
     repeat_of_last_segment_ack_delayed: false,
+    // RFC 6298 section 3 (Karn): no sample across a retransmission.
+    retransmission_keeps_timed_segment: false,
     // The sender's SYN timer recovers a lost SYN-ACK (RFC 9293 section 3.8.1).
     syn_ack_retransmission_timer: false,
     // RFC 6298 section 2.1 and 5.7: the SYN is timed by the initial RTO (1 s), backed off.
