@@ -561,19 +561,13 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     assert_eq!(pipe.snd.stats.fast_retransmits, 0);
 }
 
-// ---- RFC 8257 section 3.2: the DCTCP receiver echoes each segment's CE state ----
-/// ACKs (ack number, ECE) the receiver sends for segments 0..ce.len(), `ce[i]` marking the i-th.
-fn receiver_acks(cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
-    let p = params(|o| {
-        o.cc = Some(cc);
-        o.ecn = Some(true);
-        o.delayed_ack = Some(true);
-        o.delack_count = Some(2);
-    });
+/// The ACKs a receiver with parameters `p` sends while segments arrive one per millisecond:
+/// `(segment index, ECN codepoint)` each, answered as (arrival index, ACK packet).
+fn feed_receiver(p: TcpParams, segs: &[(u64, Ecn)]) -> Vec<(usize, Packet)> {
     let mut rcv = TcpReceiver::new(p);
     let mut stats = FlowStats::default();
     let mut acks = Vec::new();
-    for (i, &mark) in ce.iter().enumerate() {
+    for (i, &(k, ecn)) in segs.iter().enumerate() {
         let mut out = Vec::new();
         let mut cx = EndpointCtx {
             now: ms(i as u64),
@@ -590,9 +584,9 @@ fn receiver_acks(cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
             kind: PacketKind::TcpData,
             size: 1040,
             payload: 1000,
-            ecn: if mark { Ecn::Ce } else { Ecn::Ect0 },
+            ecn,
             tcp: TcpHeader {
-                seq: 1 + 1000 * i as u64,
+                seq: 1 + 1000 * k,
                 ack: 1,
                 flags: tcp_flags::ACK,
                 ..TcpHeader::default()
@@ -600,12 +594,28 @@ fn receiver_acks(cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
             ..Packet::default()
         };
         rcv.on_packet(pkt, &mut cx);
-        acks.extend(
-            out.iter()
-                .map(|a| (a.tcp.ack, a.tcp.flags & tcp_flags::ECE != 0)),
-        );
+        acks.extend(out.into_iter().map(|a| (i, a)));
     }
     acks
+}
+
+// ---- RFC 8257 section 3.2: the DCTCP receiver echoes each segment's CE state ----
+/// ACKs (ack number, ECE) the receiver sends for segments 0..ce.len(), `ce[i]` marking the i-th.
+fn receiver_acks(cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
+    let p = params(|o| {
+        o.cc = Some(cc);
+        o.ecn = Some(true);
+        o.delayed_ack = Some(true);
+        o.delack_count = Some(2);
+    });
+    let segs: Vec<(u64, Ecn)> = (0..)
+        .zip(ce)
+        .map(|(k, &mark)| (k, if mark { Ecn::Ce } else { Ecn::Ect0 }))
+        .collect();
+    feed_receiver(p, &segs)
+        .into_iter()
+        .map(|(_, a)| (a.tcp.ack, a.tcp.flags & tcp_flags::ECE != 0))
+        .collect()
 }
 
 /// ACK numbers a delayed-ACK receiver of `preset` sends for segments `segs` (indices, one per
@@ -616,38 +626,11 @@ fn receiver_acks_for_segments(preset: Preset, segs: &[u64]) -> Vec<(usize, u64)>
         o.delayed_ack = Some(true);
         o.delack_count = Some(2);
     });
-    let mut rcv = TcpReceiver::new(p);
-    let mut stats = FlowStats::default();
-    let mut acks = Vec::new();
-    for (i, &k) in segs.iter().enumerate() {
-        let mut out = Vec::new();
-        let mut cx = EndpointCtx {
-            now: ms(i as u64),
-            stats: &mut stats,
-            out: &mut out,
-            warmup: SimTime::ZERO,
-            flow: FlowId(0),
-            from: NodeId(0),
-            to: NodeId(1),
-            class: 0,
-            reverse: false,
-        };
-        let pkt = Packet {
-            kind: PacketKind::TcpData,
-            size: 1040,
-            payload: 1000,
-            tcp: TcpHeader {
-                seq: 1 + 1000 * k,
-                ack: 1,
-                flags: tcp_flags::ACK,
-                ..TcpHeader::default()
-            },
-            ..Packet::default()
-        };
-        rcv.on_packet(pkt, &mut cx);
-        acks.extend(out.iter().map(|a| (i, a.tcp.ack)));
-    }
-    acks
+    let segs: Vec<(u64, Ecn)> = segs.iter().map(|&k| (k, Packet::default().ecn)).collect();
+    feed_receiver(p, &segs)
+        .into_iter()
+        .map(|(i, a)| (i, a.tcp.ack))
+        .collect()
 }
 
 #[test]
