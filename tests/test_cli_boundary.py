@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import bufferlab.cli.run as cli_run
+import bufferlab
 from bufferlab import SimulationPanic, cli
 from bufferlab.scenario import normalise_overrides
 
@@ -22,7 +22,7 @@ def test_simulation_panic_exits_3(monkeypatch, capsys, example):
     def boom(*_args, **_kwargs):
         raise SimulationPanic("the simulator panicked: index out of bounds")
 
-    monkeypatch.setattr(cli_run, "run_scenario", boom)
+    monkeypatch.setattr(bufferlab, "run", boom)
     code, out, err = run_main(capsys, "run", str(example))
     assert code == 3
     assert out == ""
@@ -36,7 +36,7 @@ def test_unexpected_exception_exits_3(monkeypatch, capsys, example):
     def boom(*_args, **_kwargs):
         raise KeyError("oops")
 
-    monkeypatch.setattr(cli_run, "run_scenario", boom)
+    monkeypatch.setattr(bufferlab, "run", boom)
     code, _, err = run_main(capsys, "run", str(example), "--json")
     assert code == 3
     assert len(err.splitlines()) == 1 and "internal error" in err and "Traceback" not in err

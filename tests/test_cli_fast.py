@@ -246,8 +246,11 @@ def test_python_dash_m_takes_the_fast_path_too(tiny):
 def test_an_ns2_script_loads_neither_typer_nor_the_libraries(tmp_path):
     """`bufferlab run script.tcl` (issue #20: faster than ns-2 on small scripts) takes the
     fast path and loads only what a run needs: not typer, rich, pydantic or click, nor
-    pandas, pyarrow, duckdb, matplotlib... A regression guard without a timer."""
-    heavy = HEAVY + LIBRARIES
+    pandas, pyarrow, duckdb, matplotlib..., nor the standard library's modules that were most
+    of a small script's start-up (docs/performance.md, "Faster than ns-2 on every script"):
+    dataclasses with inspect, typing, tempfile with shutil. A regression guard without a
+    timer."""
+    heavy = HEAVY + LIBRARIES + ("dataclasses", "inspect", "typing", "tempfile", "shutil")
     script = tmp_path / "dynamic_apps.tcl"
     script.write_text((NS2 / "dynamic_apps.tcl").read_text())
     assert _loaded_after(["run", script.name], tmp_path, heavy) == set()
@@ -256,4 +259,9 @@ def test_an_ns2_script_loads_neither_typer_nor_the_libraries(tmp_path):
     script.write_text((NS2 / "link_traces.tcl").read_text())
     assert _loaded_after(["run", script.name], tmp_path, heavy) == set()
     # and the check sees them when they are loaded
-    assert _loaded_after(["sweep", "--help"], tmp_path, heavy) >= {"typer", "rich"}
+    assert _loaded_after(["sweep", "--help"], tmp_path, heavy) >= {
+        "typer",
+        "rich",
+        "dataclasses",
+        "typing",
+    }

@@ -6,7 +6,9 @@ For every script of examples/ns2 (with the arguments below), runs `ns SCRIPT ARG
 `bufferlab run SCRIPT ARGS`, each in a folder of its own, and compares what they print and
 every file they write, line by line: the Markdown table of docs/validation.md ("ns-2 scripts
 run unchanged"). A line counts as the same when it is equal as text. Wall times are of the
-whole process (GNU time is not needed: `time.perf_counter` around each), one run each.
+whole process (GNU time is not needed: `time.perf_counter` around each): with `--reps N` the
+median of N runs of each, `ns` and `bufferlab run` in turn, so that both share the machine's
+load alike; the outputs compared are the first run's (both simulators are deterministic).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -118,6 +121,7 @@ def same_events(a: str, b: str) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bufferlab", default=str(ROOT / ".venv" / "bin" / "bufferlab"))
+    ap.add_argument("--reps", type=int, default=1, help="runs of each, for the median wall time")
     args = ap.parse_args()
     if shutil.which("ns") is None:
         sys.exit("ns (Debian package ns2) is not installed")
@@ -135,15 +139,20 @@ def main() -> None:
             out_n, t_n, _ = run(["ns", str(path), *sargs], dn)
             out_b, t_b, rc = run([args.bufferlab, "run", str(path), *sargs], db)
             if rc != 0:
-                print(f"| {script} | bufferlab exit {rc} | | | {t_n:.2f} | {t_b:.2f} |")
+                print(f"| {script} | bufferlab exit {rc} | | | {t_n:.3f} | {t_b:.3f} |")
                 continue
             outputs = [("printed", without_clocks(out_n), without_clocks(out_b))]
             for f in sorted(p.name for p in dn.iterdir() if p.is_file()):
                 b = (db / f).read_text(errors="replace") if (db / f).exists() else ""
                 outputs.append((f, (dn / f).read_text(errors="replace"), b))
+            walls_n, walls_b = [t_n], [t_b]
+            for _ in range(args.reps - 1):
+                walls_n.append(run(["ns", str(path), *sargs], dn)[1])
+                walls_b.append(run([args.bufferlab, "run", str(path), *sargs], db)[1])
+            t_n, t_b = statistics.median(walls_n), statistics.median(walls_b)
             for i, (name, a, b) in enumerate(outputs):
                 same, n = same_lines(a, b)
-                times = f"{t_n:.2f} | {t_b:.2f}" if i == 0 else " | "
+                times = f"{t_n:.3f} | {t_b:.3f}" if i == 0 else " | "
                 label = f"{script} {' '.join(sargs)}".strip() if i == 0 else ""
                 events = f"{same_events(a, b)}" if is_trace(a) else same_values(a, b)
                 print(f"| {label} | {name} | {same} / {n} | {events} | {times} |")

@@ -9,6 +9,8 @@ Quick start::
     print(res.flows[["name", "goodput_bps", "delay_p99_s"]])
 """
 
+from __future__ import annotations
+
 try:
     from bufferlab._core import ScenarioError, SimulationPanic, __version__
 except ImportError as exc:  # pragma: no cover - only without a built extension
@@ -17,21 +19,24 @@ except ImportError as exc:  # pragma: no cover - only without a built extension
         "`maturin develop --release`) in the repository"
     ) from exc
 
-from typing import TYPE_CHECKING, Any
 
-# `run` is imported here, not on first use: `bufferlab.run` is also a submodule, and importing
-# it later (as the command does) would bind the name to the module. It brings `Results`,
-# `Scenario` and `load` with it. The builder and the extension API are imported when first
-# used (PEP 562), which `import bufferlab` and the `bufferlab` command need not pay for.
-from bufferlab.results import Results
-from bufferlab.run import run
-from bufferlab.scenario import Scenario, load
-
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from bufferlab.builder import ScenarioBuilder, chain, custom, dumbbell, parking_lot
     from bufferlab.extend import CongestionControl, QueueDisc
+    from bufferlab.results import Results
+    from bufferlab.scenario import Scenario, load
+    from bufferlab.simulate import run
 
+# Every name but the compiled core's is imported when first used (PEP 562): `import bufferlab`
+# and the `bufferlab` command (an ns-2 script's run above all) need not pay for the API's
+# modules. `run` lives in `bufferlab.simulate`, so no submodule shadows the function.
 _LAZY = {
+    "run": "simulate", "Results": "results", "Scenario": "scenario", "load": "scenario",
     "ScenarioBuilder": "builder", "chain": "builder", "custom": "builder",
     "dumbbell": "builder", "parking_lot": "builder",
     "CongestionControl": "extend", "QueueDisc": "extend",

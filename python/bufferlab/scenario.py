@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from bufferlab import _core
 from bufferlab._core import ScenarioError
+from bufferlab.toml_value import toml_inline
 
 if TYPE_CHECKING:
     from bufferlab.results import Results
@@ -49,21 +50,8 @@ def _format_value(value: Any) -> str:
     if isinstance(value, Mapping | list | tuple):
         # Inline tables and arrays: JSON is close enough to TOML for scalars, strings and lists;
         # inline tables need `key = value`.
-        return _toml_inline(value)
+        return toml_inline(value)
     return str(value)
-
-
-def _toml_inline(value: Any) -> str:
-    if isinstance(value, Mapping):
-        inner = ", ".join(f"{k} = {_toml_inline(v)}" for k, v in value.items())
-        return "{ " + inner + " }" if inner else "{}"
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_inline(v) for v in value) + "]"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    return json.dumps(str(value))
 
 
 def normalise_overrides(overrides: Overrides) -> list[str]:

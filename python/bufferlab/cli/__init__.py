@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import Any
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Submodules reachable as attributes (``bufferlab.cli.experiments``) before they are imported.
 _SUBMODULES = {"_app", "_boundary", "experiments", "fast", "format", "run", "run_typer", "study"}

@@ -11,9 +11,14 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import NoReturn
 
 from bufferlab._core import ScenarioError, SimulationPanic
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
 
 EXIT_USER = 2
 EXIT_BUG = 3

@@ -20,9 +20,13 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # What an option's value is: a flag (no value), one value (the last word of the tuple: how to
 # convert it), or a repeatable one (a list in the order given).
@@ -64,12 +68,25 @@ _COMMANDS: dict[str, tuple[dict[str, tuple[str, str, Callable[[str], Any] | None
 }
 
 
-@dataclass
 class Call:
     """A command of :mod:`bufferlab.cli.run` and its keyword arguments, as typer passes them."""
 
-    command: str
-    kwargs: dict[str, Any] = field(default_factory=dict)
+    __slots__ = ("command", "kwargs")
+
+    def __init__(self, command: str, kwargs: dict[str, Any]) -> None:
+        self.command = command
+        self.kwargs = kwargs
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Call) and (self.command, self.kwargs) == (
+            other.command,
+            other.kwargs,
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the dict it holds
+
+    def __repr__(self) -> str:
+        return f"Call({self.command!r}, {self.kwargs!r})"
 
 
 def parse(args: list[str]) -> Call | None:

@@ -13,15 +13,23 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
+import bufferlab
 from bufferlab import _core
 from bufferlab.cli._boundary import Exit, _errors, _fail, _quantity
-from bufferlab.run import run as run_scenario
-from bufferlab.scenario import Scenario, load, normalise_overrides
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from bufferlab.scenario import Scenario
 
 
 def _load(file: Path, sets: list[str] | None) -> Scenario:
+    from bufferlab.scenario import load, normalise_overrides
+
     overrides = normalise_overrides(sets or [])
     return load(file).with_overrides(overrides)
 
@@ -107,7 +115,7 @@ def run(
         memory = None if max_memory is None else _quantity(max_memory, "bytes", "--max-memory",
                                                             "4GB")  # fmt: skip
         with _progress_bar() as on_progress:
-            res = run_scenario(
+            res = bufferlab.run(
                 scenario,
                 seed=seed,
                 ns2_trace=trace_ns2,

@@ -12,10 +12,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.interp import Interp
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Ns2Error", "import_script", "run_script"]
 

@@ -24,7 +24,6 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.model import (
@@ -56,6 +55,12 @@ from bufferlab.ns2.model import (
 from bufferlab.ns2.otcl import ROOTS, Classes
 from bufferlab.ns2.rng import MAXINT, RANVAR_DEFAULTS, Package, Stream, ranvar_value
 from bufferlab.ns2.units import number, rate_bps, time_s
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _BOOT = r"""
 # ns-2 runs its scripts with tcl_precision 17 (`puts $tcl_precision` under ns prints 17), so

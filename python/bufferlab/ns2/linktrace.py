@@ -29,7 +29,6 @@ writes it directly and the router only copies lines to the other files.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from bufferlab.ns2.model import Link, Network, Obj, TraceObj
@@ -41,15 +40,16 @@ _BLOCK = 1 << 20  # bytes read at a time
 Routes = dict[tuple[str, str, str], list[tuple[str, tuple[str, str, str] | None]]]
 
 
-@dataclass
 class TracePlan:
     """What the engine writes and where its lines go."""
 
-    # The file the engine writes: the trace-all file itself, or None for one of its own.
-    direct: str | None = None
-    # Link directions (from node, to node names) whose random losses the engine writes as `e`.
-    error_drops: list[tuple[str, str]] = field(default_factory=list)
-    routes: Routes = field(default_factory=dict)
+    def __init__(self, direct: str | None) -> None:
+        # The file the engine writes: the trace-all file itself, or None for one of its own.
+        self.direct = direct
+        # Link directions (from node, to node names) whose random losses the engine writes
+        # as `e`.
+        self.error_drops: list[tuple[str, str]] = []
+        self.routes: Routes = {}
 
     @property
     def needed(self) -> bool:

@@ -10,12 +10,16 @@ ns-2.35's defaults (``tcl/lib/ns-default.tcl``, checked with ``ns`` itself) are 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.rng import RANVAR_DEFAULTS
 from bufferlab.ns2.units import boolean, fmt_rate, fmt_time, number, rate_bps, time_s
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # ns-2.35 defaults of the classes bufferlab models (ns-default.tcl). A class inherits its
 # parent's (the name up to its last "/").
@@ -289,13 +293,12 @@ def is_a(cls: str, base: str) -> bool:
     return base in class_chain(cls)
 
 
-@dataclass(eq=False)
+# The ns-2 objects below are plain classes, not dataclasses: `bufferlab run script.tcl` starts
+# faster without importing dataclasses (and inspect with it), the most of a small script's
+# start-up. Each field's default is a class attribute; an instance assigns its own.
 class Obj:
     """An ns-2 object: its handle (a Tcl command), class and instance variables."""
 
-    handle: str
-    cls: str
-    vars: dict[str, str] = field(default_factory=dict)
     line: str | None = None  # where it was created, for messages
     # The script's own class (`Class Foo`) when it made the object; `cls` is then the ns-2
     # class it extends, or "Object" for a pure OTcl class.
@@ -307,51 +310,80 @@ class Obj:
     ranvar: Obj | None = None
     ranvar_on_default: bool = True
 
+    def __init__(
+        self, handle: str, cls: str, *, ucls: str | None = None, ns: str | None = None
+    ) -> None:
+        self.handle = handle
+        self.cls = cls
+        self.vars: dict[str, str] = {}
+        if ucls is not None:
+            self.ucls = ucls
+        if ns is not None:
+            self.ns = ns
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.handle!r}, {self.cls!r})"
+
     @property
     def klass(self) -> str:
         """The class `$obj info class` names."""
         return self.ucls or self.cls
 
 
-@dataclass(eq=False)
 class Node(Obj):
-    id: int = 0
+    def __init__(self, handle: str, cls: str, *, id: int) -> None:
+        super().__init__(handle, cls)
+        self.id = id
 
     @property
     def name(self) -> str:
         return f"n{self.id}"
 
 
-@dataclass(eq=False)
 class Queue(Obj):
-    kind: str = "DropTail"
     limit_set: bool = False  # $ns queue-limit or $q set limit_ on this queue
 
+    def __init__(self, handle: str, cls: str, *, kind: str) -> None:
+        super().__init__(handle, cls)
+        self.kind = kind
 
-@dataclass(eq=False)
+
 class Link(Obj):
     """One direction of a link (ns-2 builds a duplex link from two simplex ones)."""
 
-    src: Node | None = None
-    dst: Node | None = None
-    rate: float = 0.0
-    delay: float = 0.0
-    queue: Queue | None = None
-    duplex: bool = True
     loss: Obj | None = None
-    # The channels of the link's Enque/Deque/Drop/Recv trace sets, in the order they were
-    # added: the trace-all file when the link was made after `$ns trace-all` (ns-2's
-    # simplex-link calls trace-queue then), then each `$ns trace-queue` / `$link trace`.
-    traces: list[str] = field(default_factory=list)
+
+    def __init__(
+        self,
+        handle: str,
+        cls: str,
+        *,
+        src: Node,
+        dst: Node,
+        rate: float,
+        delay: float,
+        queue: Queue,
+        duplex: bool,
+    ) -> None:
+        super().__init__(handle, cls)
+        self.src = src
+        self.dst = dst
+        self.rate = rate
+        self.delay = delay
+        self.queue = queue
+        self.duplex = duplex
+        # The channels of the link's Enque/Deque/Drop/Recv trace sets, in the order they
+        # were added: the trace-all file when the link was made after `$ns trace-all`
+        # (ns-2's simplex-link calls trace-queue then), then each `$ns trace-queue` /
+        # `$link trace`.
+        self.traces: list[str] = []
 
 
-@dataclass(eq=False)
 class Agent(Obj):
     node: Node | None = None
     peer: Agent | None = None
     app: App | None = None
     flow: str | None = None  # the scenario flow it became (sender and its sink)
-    order: int = 0
     # Finite sends (`$ftp send`, `produce`, `producemore`, `$tcp advance`, `advanceby`):
     # ns-2's curseq_ (tcp.cc) once the script gave the agent a finite amount of data, None
     # before; `syn_counted` once the opening packet (seqno 0) added its one to it.
@@ -374,39 +406,51 @@ class Agent(Obj):
     # Agent/TCP/Linux: the congestion control `$tcp select_ca NAME` installed (LINUX_CA)
     ca: str | None = None
 
+    def __init__(self, handle: str, cls: str, *, order: int) -> None:
+        super().__init__(handle, cls)
+        self.order = order  # its place among the agents, in creation order
 
-@dataclass(eq=False)
+
 class App(Obj):
-    agent: Agent | None = None
     start: float | None = None
     stop: float | None = None
     interval_last: bool = False  # interval_ was set after rate_ (CBR)
-    # Not started before $ns run: its flow waits (held) for a `$app start` during the run.
-    held: bool = False
-    # `$ns at T "$app start"` / `"$app stop"` given before $ns run: (T, order, what).
-    times: list[tuple[float, int, str]] = field(default_factory=list)
     # Made by `$tcp attach-source FTP`: ns-2's Source/FTP (ns-source.tcl), whose start is
     # `advance 268435456` (which reopens `done`, tcp.cc advanceby), where Application/FTP's
     # is `send -1` (which does not).
     source: bool = False
+
+    def __init__(
+        self, handle: str, cls: str, *, agent: Agent | None = None, held: bool = False
+    ) -> None:
+        super().__init__(handle, cls)
+        self.agent = agent
+        # Not started before $ns run: its flow waits (held) for a `$app start` during the run.
+        self.held = held
+        # `$ns at T "$app start"` / `"$app stop"` given before $ns run: (T, order, what).
+        self.times: list[tuple[float, int, str]] = []
 
 
 # ns-2's trace objects (trace/trace.cc, Trace::format): the event letter each type writes.
 TRACE_EVENTS = {"Enque": "+", "Deque": "-", "Drop": "d", "Recv": "r", "EDrop": "e"}
 
 
-@dataclass(eq=False)
 class TraceObj(Obj):
     """A trace object of `$ns create-trace TYPE $file n1 n2`: it writes its type's letter,
     the time, its own two node ids and the packet, for each packet that passes through it
     (where the script attaches it: an error model's or a queue's drop-target), then hands the
     packet to its `target`."""
 
-    event: str = "d"
-    channel: str | None = None
-    src: int = 0
-    dst: int = 0
     target: Obj | None = None
+
+    def __init__(
+        self, handle: str, cls: str, *, event: str, channel: str | None, src: int, dst: int
+    ) -> None:
+        super().__init__(handle, cls)
+        self.event = event
+        self.channel = channel
+        self.src = src
+        self.dst = dst
 
 
 class QueueMonitor(Obj):
@@ -422,23 +466,25 @@ class Integrator(Obj):
         self.what = what
 
 
-@dataclass
 class Network:
     """What the script built before ``$ns run``."""
 
-    nodes: list[Node] = field(default_factory=list)
-    links: dict[tuple[int, int], Link] = field(default_factory=dict)
-    agents: list[Agent] = field(default_factory=list)
     seed: int | None = None
     # `$ns trace-all $f`: its channel and file (the links made after it are traced there).
     trace_channel: str | None = None
     trace_path: str | None = None
-    # `$x drop-target $y` of error models and queues (handle -> object); an error model
-    # without one (or put on a link by $ns lossmodel after it) drops into the link's drop
-    # traces, as ns-2's SimpleLink errormodule makes the link's drophead its drop-target.
-    drop_targets: dict[str, Obj] = field(default_factory=dict)
-    # The scenario's link name of each direction (node ids), made by to_scenario.
-    link_names: dict[tuple[int, int], str] = field(default_factory=dict)
+
+    def __init__(self) -> None:
+        self.nodes: list[Node] = []
+        self.links: dict[tuple[int, int], Link] = {}
+        self.agents: list[Agent] = []
+        # `$x drop-target $y` of error models and queues (handle -> object); an error model
+        # without one (or put on a link by $ns lossmodel after it) drops into the link's
+        # drop traces, as ns-2's SimpleLink errormodule makes the link's drophead its
+        # drop-target.
+        self.drop_targets: dict[str, Obj] = {}
+        # The scenario's link name of each direction (node ids), made by to_scenario.
+        self.link_names: dict[tuple[int, int], str] = {}
 
     def link(self, a: Node, b: Node) -> Link:
         try:

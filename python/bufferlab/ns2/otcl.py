@@ -22,7 +22,6 @@ only answers which classes exist, in what order they are searched and which proc
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.model import class_chain
@@ -31,18 +30,22 @@ from bufferlab.ns2.model import class_chain
 ROOTS = ("TclObject", "Object")
 
 
-@dataclass
 class UserClass:
-    name: str
-    supers: list[str] = field(default_factory=list)
-    instances: list[str] = field(default_factory=list)
+    """A class the script made (`Class Foo -superclass Bar`) and its objects' handles."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.supers: list[str] = []
+        self.instances: list[str] = []
 
 
-@dataclass
 class Proc:
-    tcl_name: str  # the Tcl proc that runs it
-    params: str  # as the script wrote them (without self, class, proc)
-    body: str
+    """An instproc or proc of the script's."""
+
+    def __init__(self, tcl_name: str, params: str, body: str) -> None:
+        self.tcl_name = tcl_name  # the Tcl proc that runs it
+        self.params = params  # as the script wrote them (without self, class, proc)
+        self.body = body
 
 
 class Classes:

@@ -16,13 +16,19 @@ import heapq
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.linktrace import TraceRouter, plan
 from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Integrator, QueueMonitor, is_a
+from bufferlab.ns2.private_file import PrivateFile
 from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import boolean, number
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Variables the engine gives at any time (Session.probe), by side of the flow.
 SENDER_PROBES = (
@@ -100,7 +106,7 @@ class Runner:
         self.report: dict[str, Any] | None = None
         self.offsets: dict[tuple[str, str], float] = {}  # counters the script has set
         self.splitter: TraceRouter | None = None
-        self.tmpdir: str | None = None
+        self.private_trace: PrivateFile | None = None
         self.heap: list[tuple[float, int, str]] = list(interp.events)
         heapq.heapify(self.heap)
         self.done_flows: dict[str, Agent] = {}  # flows whose `done` the engine watches for
@@ -169,10 +175,8 @@ class Runner:
         trace = traces.direct
         if traces.routes:
             if trace is None:
-                import tempfile  # only for this case: most scripts need not load it
-
-                self.tmpdir = tempfile.mkdtemp(prefix="bufferlab-ns2-")
-                trace = str(Path(self.tmpdir) / "links.tr")
+                self.private_trace = PrivateFile("links.tr")
+                trace = self.private_trace.path
             self.splitter = TraceRouter(Path(trace), traces.routes, self._write)
         self.session = factory(
             scenario_text(scenario),
@@ -515,11 +519,9 @@ class Runner:
 
     def close(self) -> None:
         """Removes the engine's own trace file (only made for trace-queue)."""
-        if self.tmpdir is not None:
-            import shutil
-
-            shutil.rmtree(self.tmpdir, ignore_errors=True)
-            self.tmpdir = None
+        if self.private_trace is not None:
+            self.private_trace.remove()
+            self.private_trace = None
 
     # -- reading the engine's state ---------------------------------------------------------------
 

@@ -4,13 +4,18 @@ flow field (inline tables for queues, applications and TCP settings)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
-from bufferlab.scenario import _toml_inline
+from bufferlab.toml_value import toml_inline
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _key(k: str) -> str:
-    return k if k.replace("_", "").replace("-", "").isalnum() else _toml_inline(k)
+    return k if k.replace("_", "").replace("-", "").isalnum() else toml_inline(k)
 
 
 def scenario_text(scenario: Mapping[str, Any], header: list[str] | None = None) -> str:
@@ -21,17 +26,17 @@ def scenario_text(scenario: Mapping[str, Any], header: list[str] | None = None) 
         if isinstance(v, Mapping) or (isinstance(v, list) and v and isinstance(v[0], Mapping)):
             tables.append((k, v))
         else:
-            out.append(f"{_key(k)} = {_toml_inline(v)}")
+            out.append(f"{_key(k)} = {toml_inline(v)}")
     for k, v in tables:
         if isinstance(v, list):
             for item in v:
                 out += ["", f"[[{_key(k)}]]"]
-                out += [f"{_key(ik)} = {_toml_inline(iv)}" for ik, iv in item.items()]
+                out += [f"{_key(ik)} = {toml_inline(iv)}" for ik, iv in item.items()]
         elif v and all(isinstance(x, Mapping) for x in v.values()):
             for sub, table in v.items():
                 out += ["", f"[{_key(k)}.{_key(sub)}]"]
-                out += [f"{_key(ik)} = {_toml_inline(iv)}" for ik, iv in table.items()]
+                out += [f"{_key(ik)} = {toml_inline(iv)}" for ik, iv in table.items()]
         else:
             out += ["", f"[{_key(k)}]"]
-            out += [f"{_key(ik)} = {_toml_inline(iv)}" for ik, iv in v.items()]
+            out += [f"{_key(ik)} = {toml_inline(iv)}" for ik, iv in v.items()]
     return "\n".join(out) + "\n"
