@@ -38,6 +38,7 @@ SCRIPTS: list[tuple[str, list[str]]] = [
     ("short_transfers.tcl", []),
     ("transfers_done.tcl", []),
     ("pi_aqm.tcl", ["20", "pi.tr"]),
+    ("queue_sample.tcl", ["20", "qm.out", "thr.tr"]),
 ]
 
 #: The peers' scripts (../shared/peers/ns2) at the scale of the bench's c_ns2 and paper D's

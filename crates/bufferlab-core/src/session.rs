@@ -9,6 +9,8 @@
 //! [`Session::run_before`] runs every engine event strictly before t.
 
 use crate::api::{prepare, Error, RunRequest};
+use crate::clock::EventClock;
+use crate::monitor::ns2_integrator::QueueIntegrators;
 use crate::report::Report;
 use crate::scenario::config::Scenario;
 use crate::sim::Simulation;
@@ -25,6 +27,8 @@ pub struct Session {
     /// that reached it, with the time, until taken.
     ack_watches: Vec<AckWatch>,
     acked: Vec<(f64, String)>,
+    /// Queue monitors' ns-2 integrators: (port index, the pair's index at that port).
+    integrators: Vec<(usize, usize)>,
 }
 
 /// A flow variable whose changes are recorded (`$tcp trace cwnd_`).
@@ -71,6 +75,7 @@ impl Session {
             changes: Vec::new(),
             ack_watches: Vec::new(),
             acked: Vec::new(),
+            integrators: Vec::new(),
         })
     }
 
@@ -174,6 +179,36 @@ impl Session {
         std::mem::take(&mut self.changes)
     }
 
+    /// The index of the port of direction `from` -> `to` of link `link` (node names).
+    fn port_index(&self, link: &str, from: &str, to: &str) -> Option<usize> {
+        let sim = &self.sim;
+        let l = sim.links.iter().find(|l| l.name == link)?;
+        l.ports.iter().map(|p| p.idx()).find(|&i| {
+            let p = &sim.ports[i];
+            sim.nodes[p.from().idx()].name == from && sim.nodes[p.to().idx()].name == to
+        })
+    }
+
+    /// A queue monitor's pair of ns-2 integrators on the queue of direction `from` -> `to`
+    /// of `link` (`$ns monitor-queue`; monitor/ns2_integrator.rs): its id, or None if there
+    /// is no such queue or the scenario is not on ns-2's clock (`clock = "ns2"`, which every
+    /// scenario made from a script is). They see the queue's changes from now on.
+    pub fn add_queue_integrators(&mut self, link: &str, from: &str, to: &str) -> Option<usize> {
+        if self.sim.clock != EventClock::Ns2 {
+            return None;
+        }
+        let port = self.port_index(link, from, to)?;
+        let slot = self.sim.ports[port].add_integrators();
+        self.integrators.push((port, slot));
+        Some(self.integrators.len() - 1)
+    }
+
+    /// Integrator pair `id` (from [`Session::add_queue_integrators`]), to read or write.
+    pub fn queue_integrators(&mut self, id: usize) -> Option<&mut QueueIntegrators> {
+        let &(port, slot) = self.integrators.get(id)?;
+        self.sim.ports[port].integrators_mut(slot)
+    }
+
     /// An ns-2 queue variable now, of the direction `from` -> `to` of link `link` (node names),
     /// as ns-2's QueueMonitor (queue-monitor.h) and RED (queue/red.cc) give them:
     /// * `pkts_`, `size_`: packets and bytes waiting now (the packet being sent is not
@@ -190,10 +225,7 @@ impl Session {
     /// None if the direction or the variable does not exist.
     pub fn probe_queue(&self, link: &str, from: &str, to: &str, var: &str) -> Option<f64> {
         let sim = &self.sim;
-        let l = sim.links.iter().find(|l| l.name == link)?;
-        let port = l.ports.iter().map(|p| &sim.ports[p.idx()]).find(|p| {
-            sim.nodes[p.from().idx()].name == from && sim.nodes[p.to().idx()].name == to
-        })?;
+        let port = &sim.ports[self.port_index(link, from, to)?];
         let st = port.stats();
         Some(match var {
             "pkts_" => port.waiting_packets() as f64,
@@ -261,6 +293,20 @@ impl Session {
     }
 
     /// The index of the flow named `flow`, or the error naming it.
+    /// Takes one end of flow `flow` off its node (ns-2's `$ns detach-agent`): from now on
+    /// the packets that reach it are discarded; its own timers and sends go on. Scripts'
+    /// scenarios only (`clock = "ns2"`).
+    pub fn detach(&mut self, flow: &str, receiver: bool) -> Result<(), Error> {
+        if self.sim.clock != EventClock::Ns2 {
+            return Err(Error::Scenario(
+                "detaching an agent needs ns-2's clock (clock = \"ns2\")".into(),
+            ));
+        }
+        let i = self.flow_index(flow)?;
+        self.sim.flows[i].detached[usize::from(receiver)] = true;
+        Ok(())
+    }
+
     fn flow_index(&self, flow: &str) -> Result<usize, Error> {
         self.sim
             .flows
@@ -601,6 +647,61 @@ src = "s0"
 dst = "d0"
 app = { kind = "cbr", rate = "2Mbps", packet_size = "1000B" }
 "#;
+
+    #[test]
+    fn ns2_integrators_add_up_what_the_statistics_integrate() {
+        let (l, a, b) = ("bottleneck", "r0", "r1");
+        let mut picoseconds = Session::new(&RunRequest {
+            text: RED_LINK,
+            ..Default::default()
+        })
+        .expect("valid");
+        assert_eq!(picoseconds.add_queue_integrators(l, a, b), None); // scripts' clock only
+        let text = format!("clock = \"ns2\"\n{RED_LINK}");
+        let mut s = Session::new(&RunRequest {
+            text: &text,
+            ..Default::default()
+        })
+        .expect("valid");
+        assert_eq!(s.add_queue_integrators(l, "r9", b), None);
+        let id = s.add_queue_integrators(l, a, b).unwrap();
+        s.run_before(3.0).unwrap();
+        let i = *s.queue_integrators(id).unwrap();
+        let area = s.probe_queue(l, a, b, "pkts_sum_").unwrap();
+        // the same integral (ns-2's in doubles, piece by piece; the report's in picoseconds)
+        assert!((i.packets.sum - area).abs() < 1e-9 * area, "{i:?} {area}");
+        assert!((i.bytes.sum - 1000.0 * area).abs() < 1e-9 * 1000.0 * area);
+        assert!(i.packets.lastx > 2.9 && i.packets.lastx < 3.0);
+        assert_eq!(i.packets.lasty, s.probe_queue(l, a, b, "pkts_").unwrap());
+        // a script's reset: the sum goes on from zero
+        s.queue_integrators(id).unwrap().packets.sum = 0.0;
+        s.run_before(4.0).unwrap();
+        let after = s.queue_integrators(id).unwrap().packets.sum;
+        let more = s.probe_queue(l, a, b, "pkts_sum_").unwrap() - area;
+        assert!(after > 0.0 && after < more + 25.0 * 0.1, "{after} {more}");
+        assert_eq!(s.queue_integrators(id + 1).map(|_| ()), None);
+    }
+
+    #[test]
+    fn a_detached_receiver_gets_nothing_more() {
+        assert!(session().detach("udp1", true).is_err()); // the scripts' clock only
+        let text = format!("clock = \"ns2\"\n{TWO_FLOWS}");
+        let mut s = Session::new(&RunRequest {
+            text: &text,
+            ..Default::default()
+        })
+        .expect("valid");
+        s.run_before(2.0).unwrap();
+        s.detach("udp1", true).unwrap();
+        let got = s.probe("udp1", "bytes_").unwrap();
+        let acked = s.probe("tcp0", "ack_").unwrap();
+        s.detach("tcp0", false).unwrap();
+        s.run_before(4.0).unwrap();
+        assert_eq!(s.probe("udp1", "bytes_").unwrap(), got);
+        // the sender gets no ACK any more, though its receiver still sends them
+        assert_eq!(s.probe("tcp0", "ack_").unwrap(), acked);
+        assert!(s.detach("nobody", true).is_err());
+    }
 
     #[test]
     fn queue_variables_follow_the_run() {

@@ -120,6 +120,10 @@ pub struct Flow {
     pub stop: SimTime,
     pub sender: AgentId,
     pub receiver: AgentId,
+    /// Its ends taken off their nodes (ns-2's `$ns detach-agent`; under ns-2's clock only),
+    /// sender then receiver: the packets that reach a detached end are discarded (ns-2 hands
+    /// them to the node's null agent); its own timers and sends go on.
+    pub detached: [bool; 2],
     pub stats: FlowStats,
 }
 
@@ -644,6 +648,10 @@ impl Simulation {
 
     fn deliver<const NS2: bool>(&mut self, pkt: Packet) {
         let flow = &mut self.flows[pkt.flow.idx()];
+        // only the scripts' clock: the picosecond clock's deliveries have no branch for it
+        if NS2 && flow.detached[usize::from(!pkt.reverse)] {
+            return;
+        }
         let agent = if pkt.reverse {
             if !pkt.in_warmup {
                 flow.stats.reverse_rx_packets += 1;
@@ -942,6 +950,7 @@ mod tests {
             stop: SimTime::from_secs(1),
             sender,
             receiver: sender,
+            detached: [false; 2],
             stats: FlowStats::default(),
         });
         sim.start();

@@ -5,8 +5,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use bufferlab_core::api::{Error, RunRequest};
+use bufferlab_core::monitor::ns2_integrator::Ns2Integrator;
 use bufferlab_core::monitor::ns2_trace::TraceFilter;
 use bufferlab_core::session::Session as CoreSession;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::{panic_message, ScenarioError, SimulationPanic};
@@ -109,6 +111,44 @@ impl Session {
         Ok(self.live()?.probe_queue(link, from_node, to_node, var))
     }
 
+    /// Takes the sender (or, with `receiver`, the receiver) of flow `flow` off its node
+    /// (`$ns detach-agent`): the packets that reach it from now on are discarded.
+    fn detach(&mut self, flow: &str, receiver: bool) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.detach(flow, receiver))
+    }
+
+    /// A queue monitor's pair of ns-2 integrators on the direction `from_node` -> `to_node`
+    /// of link `link` (`$ns monitor-queue`); its id, or None if there is no such queue.
+    fn add_queue_integrators(
+        &mut self,
+        link: &str,
+        from_node: &str,
+        to_node: &str,
+    ) -> PyResult<Option<usize>> {
+        Ok(self.live()?.add_queue_integrators(link, from_node, to_node))
+    }
+
+    /// Integrator `which` ("packets" or "bytes") of pair `id` now: (`lastx_`, `lasty_`,
+    /// `sum_`).
+    fn queue_integrator(&mut self, id: usize, which: &str) -> PyResult<(f64, f64, f64)> {
+        let i = *integrator(self.live()?, id, which)?;
+        Ok((i.lastx, i.lasty, i.sum))
+    }
+
+    /// Sets integrator `which` of pair `id` (a script's `$int set sum_ ...` or `newpoint`).
+    fn set_queue_integrator(
+        &mut self,
+        id: usize,
+        which: &str,
+        lastx: f64,
+        lasty: f64,
+        sum: f64,
+    ) -> PyResult<()> {
+        *integrator(self.live()?, id, which)? = Ns2Integrator { lastx, lasty, sum };
+        Ok(())
+    }
+
     /// Records every change of a flow variable from now on (`$tcp trace cwnd_`); returns
     /// (watch number, value now), or None.
     fn watch(&mut self, flow: &str, var: &str) -> PyResult<Option<(usize, f64)>> {
@@ -173,5 +213,23 @@ impl Session {
             .ok_or_else(|| ScenarioError::new_err("the session has finished"))?;
         let report = guarded(|| s.finish())?;
         serde_json::to_string(&report).map_err(|e| SimulationPanic::new_err(e.to_string()))
+    }
+}
+
+/// Integrator `which` ("packets" or "bytes") of queue monitor pair `id`.
+fn integrator<'a>(
+    session: &'a mut CoreSession,
+    id: usize,
+    which: &str,
+) -> PyResult<&'a mut Ns2Integrator> {
+    let pair = session
+        .queue_integrators(id)
+        .ok_or_else(|| PyValueError::new_err(format!("no queue integrators {id}")))?;
+    match which {
+        "packets" => Ok(&mut pair.packets),
+        "bytes" => Ok(&mut pair.bytes),
+        _ => Err(PyValueError::new_err(format!(
+            "integrator {which:?}: \"packets\" or \"bytes\""
+        ))),
     }
 }

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.model import (
+    INTEGRATOR_VARS,
     LABELS,
     LINUX_CA,
     LINUX_CA_UNMODELLED,
@@ -54,7 +55,7 @@ from bufferlab.ns2.model import (
 )
 from bufferlab.ns2.otcl import ROOTS, Classes
 from bufferlab.ns2.rng import MAXINT, RANVAR_DEFAULTS, Package, Stream, ranvar_value
-from bufferlab.ns2.units import number, rate_bps, time_s
+from bufferlab.ns2.units import bound_text, number, rate_bps, time_s
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
 # it is 2-4 ms of the command's start-up (docs/performance.md).
@@ -136,6 +137,45 @@ proc ::ns2::vtrace {h name fq n1 n2 op} {
         read { set $fq [::ns2::dispatch obj $h set $name] }
         write { ::ns2::dispatch obj $h set $name [set $fq] }
     }
+}
+# ns-lib.tcl's SimpleLink sample-queue-size: the queue's mean length in bytes and packets
+# since the link's last sample (each integrator brought up to now by a newpoint at its own
+# height, then restarted), and the monitor's counters. Its `expr`s are unbraced, as there.
+proc ::ns2::sample_queue_size {ns link qmon} {
+    variable last_sample
+    set now [$ns now]
+    set bint [$qmon get-bytes-integrator]
+    set pint [$qmon get-pkts-integrator]
+    $bint newpoint $now [$bint set lasty_]
+    set bsum [$bint set sum_]
+    $pint newpoint $now [$pint set lasty_]
+    set psum [$pint set sum_]
+    if {![info exists last_sample($link)]} { set last_sample($link) 0 }
+    set dur [expr $now - $last_sample($link)]
+    if {$dur != 0} {
+        set meanb [expr $bsum / $dur]
+        set meanp [expr $psum / $dur]
+    } else {
+        set meanb 0
+        set meanp 0
+    }
+    $bint set sum_ 0.0
+    $pint set sum_ 0.0
+    set last_sample($link) $now
+    set counts {}
+    foreach v {parrivals_ pdepartures_ pdrops_ barrivals_ bdepartures_ bdrops_} {
+        lappend counts [$qmon set $v]
+    }
+    return "$meanb $meanp [join $counts]"
+}
+# SimpleLink queue-sample-timeout: a sample written to the monitor's file (unless it is 0),
+# and the next one sampleInterval later.
+proc ::ns2::queue_sample_timeout {ns link qmon qtrace interval from to} {
+    set qavg [::ns2::sample_queue_size $ns $link $qmon]
+    if {$qtrace != 0} {
+        puts $qtrace "[$ns now] $from $to $qavg"
+    }
+    $ns at [expr [$ns now] + $interval] "$link queue-sample-timeout"
 }
 proc bw_parse {bspec} { ::ns2::dispatch units bw $bspec }
 proc delay_parse {dspec} { ::ns2::dispatch units delay $dspec }
@@ -238,7 +278,6 @@ _UNSUPPORTED_SIM = {
     "use-newtrace": "the new trace format is not written; bufferlab writes the classic "
     "trace-all format",
     "namtrace-queue": "nam traces are not written",
-    "detach-agent": "detaching agents is not modelled",
     "rtmodel": "link failures (rtmodel) are not modelled",
     "rtmodel-at": "link failures (rtmodel) are not modelled",
     "dynlink": "link failures are not modelled",
@@ -395,9 +434,13 @@ class Interp:
             raise ScriptExit(self.exit_code)
 
     def _flush(self) -> None:
-        for ch in ("stdout", "stderr"):
-            with contextlib.suppress(_tkinter.TclError):
-                self.tcl.call("flush", ch)
+        """What Tcl's exit does at the end of an ns-2 run (ns ends with Tcl_Exit, with or
+        without the script's `exit`): the channels the script left open are flushed and
+        closed, so no line it wrote is lost (Python's exit never deletes the interpreter)."""
+        with contextlib.suppress(_tkinter.TclError):
+            for ch in self.tcl.splitlist(self.tcl.call("file", "channels")):
+                with contextlib.suppress(_tkinter.TclError):
+                    self.tcl.call("flush" if ch in ("stdin", "stdout", "stderr") else "close", ch)
 
     def _raise_from_tcl(self, e: _tkinter.TclError, context: str | None = None) -> None:
         if self.bug is not None:
@@ -818,6 +861,13 @@ class Interp:
                 return obj.queue.handle
             if method in ("errormodule", "install-error", "trace-dynamics"):
                 raise Ns2Error(f"link {method}: use $ns lossmodel $em n1 n2")
+            if method in ("queue-sample-timeout", "sample-queue-size") and not args:
+                return self._queue_sample(obj, method)
+            if method == "start-tracing":
+                raise Ns2Error(
+                    "link start-tracing (the queue monitor's per-packet `q` lines) is not "
+                    "written; use queue-sample-timeout or a proc that reads the monitor"
+                )
             if method == "trace" and len(args) in (2, 3) and self.objects.get(args[0]) is self.sim:
                 if len(args) == 3 and args[2]:
                     raise Ns2Error(f"$link trace with op {args[2]}: nam traces are not written")
@@ -848,6 +898,14 @@ class Interp:
                 return ""
             if method in ("ranvar", "target"):
                 return obj.ranvar.handle if method == "ranvar" and obj.ranvar else ""
+        if isinstance(obj, Integrator) and method == "newpoint":
+            if len(args) != 2:
+                raise _TclError(f"{obj.handle} newpoint: usage: $int newpoint x y")
+            lastx, lasty, total = self.integral(obj)
+            x, y = number(args[0], "newpoint x"), number(args[1], "newpoint y")
+            # tools/integrator.cc Integrator::newPoint, in the same double arithmetic
+            self.set_integral(obj, [x, y, total + (x - lastx) * lasty])
+            return ""
         if isinstance(obj, QueueMonitor):
             if method == "get-pkts-integrator":
                 return self._integrator(obj, "packets")
@@ -899,6 +957,49 @@ class Interp:
             qm.vars[key] = integ.handle
         return qm.vars[key]
 
+    @staticmethod
+    def _integrator_var(var: str) -> int:
+        if var not in INTEGRATOR_VARS:
+            raise Ns2Error(f"Integrator {var} is not modelled ({', '.join(INTEGRATOR_VARS)} are)")
+        return INTEGRATOR_VARS.index(var)
+
+    def integral(self, integ: Integrator) -> list[float]:
+        """The integrator's [lastx_, lasty_, sum_] now: the engine's during the run."""
+        qm = integ.monitor
+        if self.runner is not None and qm.engine_id is not None:
+            return self.runner.integral(qm.engine_id, integ.what)
+        return list(qm.integrals[integ.what])
+
+    def set_integral(self, integ: Integrator, state: list[float]) -> None:
+        qm = integ.monitor
+        if self.runner is not None and qm.engine_id is not None:
+            self.runner.set_integral(qm.engine_id, integ.what, state)
+        else:
+            qm.integrals[integ.what] = state
+
+    def _queue_sample(self, link: Link, method: str) -> str:
+        """ns-lib.tcl's SimpleLink `sample-queue-size` and `queue-sample-timeout`, over the
+        link's last `$ns monitor-queue` (::ns2::sample_queue_size in _BOOT)."""
+        qm = link.monitor
+        if qm is None:
+            raise _TclError(f'can\'t read "qMonitor_": no such variable ({link.handle} {method})')
+        assert link.src is not None and link.dst is not None and self.sim is not None
+        ns = self.sim.handle
+        if method == "sample-queue-size":
+            raise _Eval(self.tcl_list("::ns2::sample_queue_size", ns, link.handle, qm.handle))
+        raise _Eval(
+            self.tcl_list(
+                "::ns2::queue_sample_timeout",
+                ns,
+                link.handle,
+                qm.handle,
+                qm.qtrace,
+                qm.interval,
+                str(link.src.id),
+                str(link.dst.id),
+            )
+        )
+
     def _not_while_running(self, what: str) -> None:
         raise Ns2Error(
             f"{what} after $ns run has started is not supported yet; set it before $ns run"
@@ -928,6 +1029,11 @@ class Interp:
             self.own_vars.setdefault(obj.handle, set()).add(var)
             obj.vars[var] = value
             return value
+        if isinstance(obj, Integrator):
+            state = self.integral(obj)
+            state[self._integrator_var(var)] = number(value, var)
+            self.set_integral(obj, state)
+            return value
         if self.runner is not None and isinstance(obj, Agent) and self.runner.resets(obj, var):
             self.runner.reset(obj, var, value)
             return value
@@ -939,8 +1045,8 @@ class Interp:
             self._not_while_running(f"setting {var} of {obj.cls}")
         if isinstance(obj, Queue) and var == "limit_":
             obj.limit_set = True
-        if isinstance(obj, App) and var in ("interval_", "rate_"):
-            obj.interval_last = var == "interval_"
+        if isinstance(obj, App):
+            var, value = self._traffic_set(obj, var, value)
         if isinstance(obj, Agent) and var not in obj.vars and var not in LABELS:
             self.warn(f"{obj.cls} {var} is not modelled; ignored")
         if isinstance(obj, Link):
@@ -960,6 +1066,9 @@ class Interp:
     def get_var(self, obj: Obj, var: str) -> str:
         if var in self.own_vars.get(obj.handle, ()):
             return obj.vars[var]
+        if isinstance(obj, Integrator):
+            # a bound double of ns-2's, as Tcl prints it with tcl_precision 17
+            return f"{self.integral(obj)[self._integrator_var(var)]:.17g}"
         if self.runner is not None:
             v = self.runner.read(obj, var)
             if v is not None:
@@ -969,16 +1078,49 @@ class Interp:
                 return f"{obj.rate:g}"
             if var == "delay_":
                 return f"{obj.delay:g}"
-        if isinstance(obj, QueueMonitor | Integrator):
+        if isinstance(obj, QueueMonitor):
             if self.runner is None:
                 return "0"  # nothing has arrived before the run (ns-2's initial values)
             raise Ns2Error(
                 f"{obj.cls} {var} is read from the run's report: it is available in the proc "
                 "that ends the run (finish), not before"
             )
+        if isinstance(obj, App) and is_a(obj.cls, "Application/Traffic"):
+            if var == "packet_size_":
+                var = "packetSize_"
+            elif var == "interval_" and is_a(obj.cls, "Application/Traffic/CBR"):
+                # Application/Traffic/CBR instproc set: `expr $packetSize_ * 8.0/$rate_`
+                rate = rate_bps(obj.vars["rate_"])
+                if rate == 0:
+                    raise _TclError("divide by zero")
+                return f"{number(obj.vars['packetSize_']) * 8.0 / rate:.17g}"
         if var in obj.vars:
-            return obj.vars[var]
+            default = self.ns_default(obj, var)
+            return obj.vars[var] if default is None else bound_text(default, obj.vars[var])
         raise Ns2Error(f"{obj.cls} {obj.handle} has no variable {var}")
+
+    def ns_default(self, obj: Obj, var: str) -> str | None:
+        """ns-2's own default of a variable of obj's class (ns-default.tcl): there is one for
+        each variable ns-2 binds to C++."""
+        for c in self._chain(obj):
+            if var in NS_DEFAULTS.get(c, {}):
+                return NS_DEFAULTS[c][var]
+        return None
+
+    def _traffic_set(self, app: App, var: str, value: str) -> tuple[str, str]:
+        """ns-lib's `Application/Traffic instproc set` (packet_size_ is packetSize_) and
+        `Application/Traffic/CBR instproc set` (an interval_ sets rate_ = packetSize_ * 8 /
+        interval: ns-2 keeps the rate, and CBR's init computes its interval from it)."""
+        if not is_a(app.cls, "Application/Traffic"):
+            return var, value
+        if var == "packet_size_":
+            return "packetSize_", value
+        if var == "interval_" and is_a(app.cls, "Application/Traffic/CBR"):
+            interval = time_s(value)
+            if interval == 0:
+                raise _TclError("divide by zero")
+            return "rate_", repr(number(app.vars["packetSize_"]) * 8.0 / interval)
+        return var, value
 
     # -- Simulator ---------------------------------------------------------------------------------
 
@@ -1114,10 +1256,29 @@ class Interp:
             # SimpleLink errormodule: the link's drophead becomes its drop-target
             net.drop_targets.pop(em.handle, None)
             return ""
+        if m == "detach-agent":
+            # ns-lib: `$node detach $agent $nullAgent_`: the node's port demux hands what
+            # arrives for the agent to a null agent from now on
+            if len(a) != 2:
+                raise Ns2Error("usage: $ns detach-agent $node $agent")
+            node, ag = self.node(a[0]), self.agent(a[1])
+            if ag.node is not node:
+                raise Ns2Error(f"detach-agent: {ag.handle} is not attached to node {node.id}")
+            ag.detached = True
+            if self.runner is not None:
+                self.runner.detach(ag)
+            return ""
         if m == "monitor-queue":
+            if not 2 <= len(a) <= 4:
+                raise Ns2Error("usage: $ns monitor-queue n1 n2 qtrace ?sampleInterval?")
             link = net.link(self.node(a[0]), self.node(a[1]))
-            qm = QueueMonitor(self._handle(), link)
+            qtrace = a[2] if len(a) > 2 else ""
+            interval = a[3] if len(a) > 3 else "0.1"  # ns-lib.tcl's default
+            qm = QueueMonitor(self._handle(), link, qtrace, interval)
             self._register(qm)
+            link.monitor = qm  # SimpleLink init-monitor: the link's qMonitor_ from now on
+            if self.runner is not None:
+                self.runner.add_monitor(qm)
             return qm.handle
         if m == "rtproto":
             if a and a[0] not in ("Static",):

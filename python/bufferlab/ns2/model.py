@@ -352,6 +352,7 @@ class Link(Obj):
     """One direction of a link (ns-2 builds a duplex link from two simplex ones)."""
 
     loss: Obj | None = None
+    monitor: QueueMonitor | None = None  # the last `$ns monitor-queue` on it (qMonitor_)
 
     def __init__(
         self,
@@ -405,6 +406,8 @@ class Agent(Obj):
     boot_time: float | None = None
     # Agent/TCP/Linux: the congestion control `$tcp select_ca NAME` installed (LINUX_CA)
     ca: str | None = None
+    # `$ns detach-agent`: what reaches it is discarded (from $ns run on, if done before)
+    detached: bool = False
 
     def __init__(self, handle: str, cls: str, *, order: int) -> None:
         super().__init__(handle, cls)
@@ -414,7 +417,6 @@ class Agent(Obj):
 class App(Obj):
     start: float | None = None
     stop: float | None = None
-    interval_last: bool = False  # interval_ was set after rate_ (CBR)
     # Made by `$tcp attach-source FTP`: ns-2's Source/FTP (ns-source.tcl), whose start is
     # `advance 268435456` (which reopens `done`, tcp.cc advanceby), where Application/FTP's
     # is `send -1` (which does not).
@@ -454,16 +456,33 @@ class TraceObj(Obj):
 
 
 class QueueMonitor(Obj):
-    def __init__(self, handle: str, link: Link):
+    """`$ns monitor-queue n1 n2 qtrace [sampleInterval]` (ns-lib.tcl; SimpleLink init-monitor
+    keeps the file and interval on the link, for `queue-sample-timeout`)."""
+
+    def __init__(self, handle: str, link: Link, qtrace: str, interval: str):
         super().__init__(handle, "QueueMonitor")
         self.link = link
+        self.qtrace = qtrace
+        self.interval = interval
+        # Its two integrators (tools/integrator.cc), each [lastx_, lasty_, sum_], here while
+        # the engine does not hold them (before `$ns run`, after the run's end); during the
+        # run the engine keeps them (monitor/ns2_integrator.rs) under `engine_id`.
+        self.integrals: dict[str, list[float]] = {
+            "packets": [0.0, 0.0, 0.0],
+            "bytes": [0.0, 0.0, 0.0],
+        }
+        self.engine_id: int | None = None
+
+
+# An integrator's variables, in the order of QueueMonitor.integrals' lists.
+INTEGRATOR_VARS = ("lastx_", "lasty_", "sum_")
 
 
 class Integrator(Obj):
     def __init__(self, handle: str, monitor: QueueMonitor, what: str):
         super().__init__(handle, "Integrator")
         self.monitor = monitor
-        self.what = what
+        self.what = what  # "packets" or "bytes"
 
 
 class Network:
@@ -755,10 +774,9 @@ def traffic_app(app: App, ag: Agent) -> dict[str, Any]:
     v = app.vars
     size = int(number(v["packetSize_"], "packet size"))
     if app.cls == "Application/Traffic/CBR":
-        if app.interval_last and "interval_" in v:
-            rate = size * 8 / time_s(v["interval_"])
-        else:
-            rate = rate_bps(v["rate_"])
+        # a class-level interval_ does nothing in ns-2 (CBR_Traffic::init computes the
+        # interval from rate_), and an instance's is made rate_ by ns-lib's CBR set
+        rate = rate_bps(v["rate_"])
         if _changed(app, "maxpkts_") is not None:
             raise Ns2Error(
                 'CBR maxpkts_ (stop after N packets) is not modelled; use $ns at T "$cbr stop"'

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.linktrace import TraceRouter, plan
-from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Integrator, QueueMonitor, is_a
+from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, QueueMonitor, is_a
 from bufferlab.ns2.private_file import PrivateFile
 from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import boolean, number
@@ -185,6 +185,12 @@ class Runner:
             ns2_trace=trace,
             **extra,
         )
+        for obj in list(ip.objects.values()):
+            if isinstance(obj, QueueMonitor):
+                self.add_monitor(obj)
+        for ag in ip.net.agents:
+            if ag.detached:
+                self.detach(ag)
         for ag in ip.net.flows():
             app = ag.app
             if app is not None and app.held:
@@ -388,6 +394,9 @@ class Runner:
             if t >= self.end - 1e-12:
                 if not self.finished:
                     self._finish(self.end)
+                # its own double for `$ns now` (4.9999999999999982, the sum of fifty 0.1s,
+                # is the end in picoseconds)
+                self.now = t
             else:
                 self.advance_to(t)
                 if self.halted:
@@ -425,8 +434,12 @@ class Runner:
                 self.snapshot[(ag.handle, var)] = self.session.probe(ag.flow, _engine_var(ag, var))
         for obj in list(self.ip.objects.values()):
             if isinstance(obj, QueueMonitor):
-                for var in (*MONITOR_PROBES, "pkts_sum_", "bytes_sum_"):
+                for var in MONITOR_PROBES:
                     self.snapshot[(obj.handle, var)] = self._probe_queue(obj.link, var)
+                if obj.engine_id is not None:  # the integrators go on in the script's hands
+                    for what in obj.integrals:
+                        obj.integrals[what] = self.integral(obj.engine_id, what)
+                    obj.engine_id = None
             elif getattr(obj, "cls", "") in AQM_PROBES:
                 link = self._queue_link(obj)
                 if link is not None:
@@ -531,17 +544,6 @@ class Runner:
             return self._agent(obj, var)
         if isinstance(obj, QueueMonitor):
             return self._monitor(obj, var)
-        if isinstance(obj, Integrator):
-            if var != "sum_":
-                raise Ns2Error(f"Integrator {var} is not modelled (sum_ is)")
-            which = "pkts_sum_" if obj.what == "packets" else "bytes_sum_"
-            if self.finished:
-                v = self.snapshot.get((obj.monitor.handle, which))
-            else:
-                v = self._probe_queue(obj.monitor.link, which)
-            if v is None:
-                raise Ns2Error("Integrator sum_: the engine has no such queue")
-            return f"{v:.12g}"
         if var in AQM_PROBES.get(getattr(obj, "cls", ""), ()):
             if self.finished:
                 v = self.snapshot.get((obj.handle, var))
@@ -550,6 +552,36 @@ class Runner:
                 v = None if link is None else self._probe_queue(link, var)
             return None if v is None else fmt_value(var, v)
         return None
+
+    def detach(self, ag: Agent) -> None:
+        """`$ns detach-agent`: the engine discards what reaches the agent from now on."""
+        if ag.flow is not None:  # an agent in no flow receives nothing anyway
+            self.session.detach(ag.flow, not _is_sender(ag))
+
+    # -- queue monitors' integrators (monitor/ns2_integrator.rs) ---------------------------------
+
+    def add_monitor(self, qm: QueueMonitor) -> None:
+        """Hands a queue monitor's integrators to the engine, which brings them up to date at
+        every change of the queue from now on."""
+        link = qm.link
+        name = self.ip.net.link_names.get((link.src.id, link.dst.id))
+        ident = None
+        if name is not None:
+            ident = self.session.add_queue_integrators(name, link.src.name, link.dst.name)
+        if ident is None:
+            raise Ns2Error(
+                f"monitor-queue {link.src.id} {link.dst.id}: the engine has no such queue"
+            )
+        for what, state in qm.integrals.items():
+            self.session.set_queue_integrator(ident, what, *state)
+        qm.engine_id = ident
+
+    def integral(self, ident: int, what: str) -> list[float]:
+        return list(self.session.queue_integrator(ident, what))
+
+    def set_integral(self, ident: int, what: str, state: list[float]) -> None:
+        lastx, lasty, total = state
+        self.session.set_queue_integrator(ident, what, lastx, lasty, total)
 
     def _queue_link(self, q: Any) -> Any:
         for link in self.ip.net.links.values():
@@ -662,7 +694,7 @@ class Runner:
         if var not in MONITOR_PROBES:
             raise Ns2Error(
                 f"QueueMonitor {var} is not available ({', '.join(MONITOR_PROBES)} are, and "
-                "the integrators' sum_ at the end of the run)"
+                "its integrators' lastx_, lasty_, sum_)"
             )
         if self.finished:
             v = self.snapshot.get((qm.handle, var))

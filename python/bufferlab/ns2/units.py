@@ -89,3 +89,22 @@ def fmt_time(seconds: float) -> str | float:
         if abs(x - round(x, 6)) < 1e-9 and abs(x) >= 1:
             return f"{round(x, 6):g}{unit}"
     return seconds
+
+
+def bound_text(default: str, value: str) -> str:
+    """A variable ns-2 binds to C++ (TclObject `bind`, `bind_bw`, `bind_time`, `bind_bool`)
+    reads back as the C++ value prints, not as the script wrote it: `448Kb` reads `448000`,
+    `.5` reads `0.5`, `100ms` reads `0.10000000000000001`, `true` reads `1`. Its kind is its
+    ns-2 default's; a value of another kind (or not a number) reads as written."""
+    try:
+        d = default.strip().lower()
+        if d in ("true", "false"):
+            return "1" if boolean(value) else "0"
+        unit = _split(d, "default")[1]
+        if unit in _TIME and unit not in _RATE:
+            return f"{time_s(value):.17g}"
+        if unit:
+            return f"{rate_bps(value):.17g}"
+        return f"{number(value):.17g}"
+    except Ns2Error:
+        return value

@@ -4,6 +4,7 @@ pub mod fairness;
 pub mod flow_series;
 pub mod flow_stats;
 pub mod histogram;
+pub mod ns2_integrator;
 pub mod ns2_trace;
 pub mod pcap;
 pub mod queue_series;

@@ -5,6 +5,7 @@
 //! QueueDisc statistics). Counting starts at the scenario's warm-up time.
 
 use crate::monitor::histogram::Histogram;
+use crate::monitor::ns2_integrator::QueueIntegrators;
 use crate::qdisc::DropReason;
 use crate::units::SimTime;
 
@@ -28,6 +29,10 @@ pub struct QueueStats {
     /// Departures that never waited, not yet added to `sojourn_ns` (most packets on a lightly
     /// loaded link: counting them is cheaper than a histogram update each).
     zero_sojourns: u64,
+    /// ns-2 queue monitors' integrators over this queue (`$ns monitor-queue`, for the scripts
+    /// that read or reset them during the run; usually none). The port brings them up to
+    /// date (`Port::note_length`), under ns-2's clock.
+    pub ns2_integrators: Vec<QueueIntegrators>,
     sojourn_sum_ps: u128,
 }
 
@@ -51,6 +56,7 @@ impl QueueStats {
             max_bytes: 0,
             sojourn_ns: super::new_histogram(),
             zero_sojourns: 0,
+            ns2_integrators: Vec::new(),
             sojourn_sum_ps: 0,
         }
     }

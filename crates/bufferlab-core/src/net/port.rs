@@ -27,6 +27,7 @@ use super::loss::LossPosition;
 use super::packet_pool::{PacketPool, PacketRef};
 use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
+use crate::monitor::ns2_integrator::QueueIntegrators;
 use crate::monitor::ns2_trace::TraceEvent;
 use crate::monitor::queue_stats::QueueStats;
 use crate::monitor::taps::{TapPort, Taps};
@@ -228,8 +229,7 @@ impl Port {
         }
         if busy {
             let queued = self.waiting_packets();
-            self.stats
-                .set_length(now, queued as u64, self.waiting_bytes());
+            self.note_length(cx, queued as u64, self.waiting_bytes());
             // The transmitter wakes when the packet on the wire is out, and only if something
             // waits for it: an idle link costs no event.
             if queued > 0 && !self.tx_pending {
@@ -359,8 +359,7 @@ impl Port {
             }
             if self.loss_position == LossPosition::AfterLink && self.loss.lose(&mut self.loss_rng) {
                 // Lost on the wire: it still occupies the link for its transmission time.
-                self.stats
-                    .set_length(now, self.waiting_packets() as u64, self.waiting_bytes());
+                self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
                 let pkt = cx.pool.take(r);
                 self.lose(pkt, cx);
                 self.settle_drops(cx);
@@ -373,10 +372,41 @@ impl Port {
             }
             self.pipeline.push_back((at_key, r));
         }
-        self.stats
-            .set_length(now, self.waiting_packets() as u64, self.waiting_bytes());
+        self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
         self.settle_drops(cx);
         w
+    }
+
+    /// The queue's length after a packet came, left or was dropped: the statistics' integral
+    /// and, if a script monitors this queue, ns-2's integrators at the event's double. Only
+    /// under ns-2's clock (the scripts' clock; [`crate::session::Session`] adds integrators
+    /// to no other), so the picosecond clock's code has no branch for them.
+    #[inline(always)]
+    fn note_length<const NS2: bool>(&mut self, cx: &PortCx<NS2>, packets: u64, bytes: u64) {
+        self.stats.set_length(cx.now, packets, bytes);
+        if NS2 && !self.stats.ns2_integrators.is_empty() {
+            self.integrator_points(f64::from_bits(cx.now_key), packets, bytes);
+        }
+    }
+
+    #[cold]
+    fn integrator_points(&mut self, x: f64, packets: u64, bytes: u64) {
+        for i in &mut self.stats.ns2_integrators {
+            i.new_point(x, packets, bytes);
+        }
+    }
+
+    /// Adds a queue monitor's pair of ns-2 integrators (all zero, as ns-2 makes them; they
+    /// follow the queue only under ns-2's clock); its index among this port's.
+    pub fn add_integrators(&mut self) -> usize {
+        let all = &mut self.stats.ns2_integrators;
+        all.push(QueueIntegrators::default());
+        all.len() - 1
+    }
+
+    /// A queue monitor's integrators, to read or (a script's `set` and `newpoint`) to write.
+    pub fn integrators_mut(&mut self, i: usize) -> Option<&mut QueueIntegrators> {
+        self.stats.ns2_integrators.get_mut(i)
     }
 
     /// ns-3's traffic-control flow control: the discipline hands packets down while the device

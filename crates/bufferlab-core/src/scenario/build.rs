@@ -714,6 +714,7 @@ pub fn build_with(
             stop,
             sender,
             receiver,
+            detached: [false; 2],
             stats: FlowStats::default(),
         });
     }
