@@ -7,6 +7,7 @@ without it where a property says enough."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -123,18 +124,26 @@ def _outputs(cwd: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(cwd.iterdir()) if p.is_file()}
 
 
+def _run_both(script: Path, *args: str, tmp_path: Path) -> tuple[Path, Path]:
+    """Runs the script under ns-2.35 and `bufferlab run`, each in a folder of its own: both
+    succeed and print the same; returns the folders (ns-2's, bufferlab's)."""
+    ns_dir, bl_dir = tmp_path / "ns", tmp_path / "bl"
+    ns_dir.mkdir()
+    bl_dir.mkdir()
+    ns = run_ns(script, *args, cwd=ns_dir)
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(script), *args, cwd=bl_dir)
+    assert r.code == 0, r.stderr
+    assert r.stdout == ns.stdout
+    return ns_dir, bl_dir
+
+
 @needs_ns
 def test_the_queue_sample_example_writes_ns2s_files(tmp_path: Path) -> None:
     """examples/ns2/queue_sample.tcl: the link's own samples (qm.out), the sink's throughput
     and what it prints, byte for byte, with both agents detached before the end."""
-    (tmp_path / "ns").mkdir()
-    (tmp_path / "bl").mkdir()
-    ns = run_ns(EX / "queue_sample.tcl", "8", cwd=tmp_path / "ns")
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(EX / "queue_sample.tcl"), "8", cwd=tmp_path / "bl")
-    assert r.code == 0, r.stderr
-    assert r.stdout == ns.stdout
-    mine, theirs = _outputs(tmp_path / "bl"), _outputs(tmp_path / "ns")
+    ns_dir, bl_dir = _run_both(EX / "queue_sample.tcl", "8", tmp_path=tmp_path)
+    mine, theirs = _outputs(bl_dir), _outputs(ns_dir)
     assert mine == theirs
     samples = mine["qm.out"].splitlines()
     assert len(samples) == 81  # 0 to 8 s every 0.1 s (the last at 7.9999999999999876 s)
@@ -184,19 +193,14 @@ def test_a_detached_sink_receives_nothing_more(tmp_path: Path) -> None:
 
 @needs_ns
 def test_detach_agent_is_ns2s_event_for_event(tmp_path: Path) -> None:
-    script = _script(tmp_path, "d.tcl", DETACH)
-    (tmp_path / "ns").mkdir()
-    ns = run_ns(script, cwd=tmp_path / "ns")
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 0 and r.stdout == ns.stdout, r.stderr
+    ns_dir, bl_dir = _run_both(_script(tmp_path, "d.tcl", DETACH), tmp_path=tmp_path)
 
     def events(path: Path) -> list[list[str]]:
         # all but the flags (ns-2 marks a retransmission ---A---) and the packet id, which
         # each simulator numbers its own way (docs/ns2-scripts.md, "trace-queue")
         return [(f := ln.split())[:6] + f[7:11] for ln in path.read_text().splitlines()]
 
-    assert events(tmp_path / "det.tr") == events(tmp_path / "ns" / "det.tr")
+    assert events(bl_dir / "det.tr") == events(ns_dir / "det.tr")
 
 
 CBR_VARIABLES = """\
@@ -263,3 +267,91 @@ def test_files_the_script_leaves_open_are_written(tmp_path: Path, ending: str) -
     r = run_cli("run", str(script), cwd=tmp_path)
     assert r.code == 0, r.stderr
     assert (tmp_path / "left.txt").read_text() == "hello\n"
+
+
+# RED's variable traces as the RED examples make them: the average and the current queue of
+# a byte-mode RED bottleneck, to one file (red.cc REDQueue::trace).
+RED_TRACE = (
+    "set ns [new Simulator]\n"
+    + RENO_PATH.replace("1Mb 10ms DropTail", "1Mb 10ms RED").replace("LIMIT", "25")
+    + """\
+set redq [[$ns link $n1 $n2] queue]
+set tchan_ [open all.q w]
+$redq trace curq_
+$redq trace ave_
+$redq attach $tchan_
+$ns at 0.0 "$ftp start"
+$ns at 3.0 "close $tchan_; exit 0"
+$ns run
+"""
+)
+
+
+def test_red_traces_its_average_and_queue(tmp_path: Path) -> None:
+    """Without ns-2: `a TIME AVE` and `Q TIME BYTES` lines at each change, in time order, the
+    queue in whole packets of 1040 bytes (byte mode), the average below the limit."""
+    r = run_cli("run", str(_script(tmp_path, "red.tcl", RED_TRACE)), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    lines = [ln.split() for ln in (tmp_path / "all.q").read_text().splitlines()]
+    assert {ln[0] for ln in lines} == {"a", "Q"}
+    times = [float(ln[1]) for ln in lines]
+    assert times == sorted(times) and times[0] > 0.06
+    queues = [int(ln[2]) for ln in lines if ln[0] == "Q"]
+    assert all(q % 1040 == 0 and 0 <= q <= 25 * 1040 for q in queues)
+    assert all(a != b for a, b in pairwise(queues))  # changes only
+    assert all(0 < float(ln[2]) < 25 * 1040 for ln in lines if ln[0] == "a")
+
+
+# A packet-mode RED (thresholds 5/15, q_weight_ 0.002) under a NewReno flow with a DelAck sink
+# and a 500-byte CBR, 20 s: the average and queue in packets.
+RED_TRACE_PACKETS = """\
+Queue/RED set thresh_ 5
+Queue/RED set maxthresh_ 15
+Queue/RED set q_weight_ 0.002
+Queue/RED set bytes_ false
+Queue/RED set queue_in_bytes_ false
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+set n2 [$ns node]
+set n3 [$ns node]
+$ns duplex-link $n0 $n2 10Mb 2ms DropTail
+$ns duplex-link $n1 $n2 10Mb 3ms DropTail
+$ns duplex-link $n2 $n3 1.5Mb 20ms RED
+$ns queue-limit $n2 $n3 30
+set tcp [new Agent/TCP/Newreno]
+$ns attach-agent $n0 $tcp
+set sink [new Agent/TCPSink/DelAck]
+$ns attach-agent $n3 $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+set udp [new Agent/UDP]
+$ns attach-agent $n1 $udp
+set null [new Agent/Null]
+$ns attach-agent $n3 $null
+$ns connect $udp $null
+set cbr [new Application/Traffic/CBR]
+$cbr attach-agent $udp
+$cbr set packetSize_ 500
+$cbr set rate_ 800Kb
+set redq [[$ns link $n2 $n3] queue]
+set tchan_ [open all.q w]
+$redq trace ave_
+$redq trace curq_
+$redq attach $tchan_
+$ns at 0.0 "$ftp start"
+$ns at 1.0 "$cbr start"
+$ns at 15.0 "$cbr stop"
+$ns at 20.0 "close $tchan_; exit 0"
+$ns run
+"""
+
+
+@needs_ns
+@pytest.mark.parametrize(("text", "lines"), [(RED_TRACE, 385), (RED_TRACE_PACKETS, 8074)])
+def test_red_traces_are_ns2s(tmp_path: Path, text: str, lines: int) -> None:
+    ns_dir, bl_dir = _run_both(_script(tmp_path, "red.tcl", text), tmp_path=tmp_path)
+    ours = (bl_dir / "all.q").read_text()
+    assert ours == (ns_dir / "all.q").read_text()
+    assert len(ours.splitlines()) == lines

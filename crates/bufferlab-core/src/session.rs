@@ -31,11 +31,31 @@ pub struct Session {
     integrators: Vec<(usize, usize)>,
 }
 
-/// A flow variable whose changes are recorded (`$tcp trace cwnd_`).
+/// A variable whose changes are recorded: a flow's (`$tcp trace cwnd_`) or a queue's (`$redq
+/// trace ave_`).
 struct Watch {
-    flow: usize,
+    of: Watched,
     var: String,
     last: Option<f64>,
+    /// Where a change goes among the changes of one event: ns-2 assigns RED's `ave_` before
+    /// its `curq_` (red.cc enque), and writes each trace line as it assigns.
+    rank: u8,
+}
+
+#[derive(Clone, Copy)]
+enum Watched {
+    Flow(usize),
+    /// A port, by index.
+    Queue(usize),
+}
+
+impl Watch {
+    fn probe(&self, sim: &Simulation) -> Option<f64> {
+        match self.of {
+            Watched::Flow(i) => probe_flow(sim, i, &self.var),
+            Watched::Queue(p) => probe_port(sim, p, &self.var),
+        }
+    }
 }
 
 /// A flow whose run stops at the new ACK that brings its `ack_` to `ack` or beyond.
@@ -60,6 +80,28 @@ fn probe_flow(sim: &Simulation, i: usize, var: &str) -> Option<f64> {
         "sink_bytes_" => sim.agents[f.receiver.0 as usize].ep.probe_at(var, sim.now),
         _ => sim.agents[f.sender.0 as usize].ep.probe_at(var, sim.now),
     }
+}
+
+/// An ns-2 queue variable of port `port` of `sim` (see [`Session::probe_queue`]).
+fn probe_port(sim: &Simulation, port: usize, var: &str) -> Option<f64> {
+    let port = &sim.ports[port];
+    let st = port.stats();
+    Some(match var {
+        "pkts_" => port.waiting_packets() as f64,
+        "size_" => port.waiting_bytes() as f64,
+        "parrivals_" => st.arrivals as f64,
+        "barrivals_" => st.arrival_bytes as f64,
+        "pdepartures_" => st.departures as f64,
+        "bdepartures_" => st.departure_bytes as f64,
+        "pdrops_" => st.total_drops() as f64,
+        "bdrops_" => st.drop_bytes as f64,
+        "pkts_sum_" => st.integrals_to_last_change().0,
+        "bytes_sum_" => st.integrals_to_last_change().1,
+        "ave_" => port.queue().disc().average()?,
+        "curq_" => port.queue().disc().arrival_length()?,
+        "prob_" => port.queue().disc().probability_at(sim.now)?,
+        _ => return None,
+    })
 }
 
 impl Session {
@@ -110,8 +152,9 @@ impl Session {
             let (ack_watches, acked) = (&mut self.ack_watches, &mut self.acked);
             let mut early = false;
             self.sim.run_until_key(key - 1, |sim| {
+                let first = changes.len();
                 for (i, w) in watches.iter_mut().enumerate() {
-                    let v = probe_flow(sim, w.flow, &w.var);
+                    let v = w.probe(sim);
                     if v != w.last {
                         w.last = v;
                         if let Some(v) = v {
@@ -119,6 +162,8 @@ impl Session {
                         }
                     }
                 }
+                // one event's changes in the order ns-2 assigns the variables
+                changes[first..].sort_by_key(|&(_, i, _)| watches[i].rank);
                 let before = acked.len();
                 ack_watches.retain_mut(|w| {
                     // tcp.cc checks in recv_newack_helper: only a new ACK can reach it
@@ -164,12 +209,32 @@ impl Session {
     /// this records changes only.
     pub fn watch(&mut self, flow: &str, var: &str) -> Option<(usize, f64)> {
         let i = self.sim.flows.iter().position(|f| f.name == flow)?;
-        let v = probe_flow(&self.sim, i, var)?;
-        self.watches.push(Watch {
-            flow: i,
+        self.add_watch(Watched::Flow(i), var)
+    }
+
+    /// Records every change of a queue variable of the direction `from` -> `to` of `link`
+    /// from now on (`$redq trace ave_` / `curq_`: the variables of
+    /// [`Session::probe_queue`]); returns (watch number, value now), or None.
+    pub fn watch_queue(
+        &mut self,
+        link: &str,
+        from: &str,
+        to: &str,
+        var: &str,
+    ) -> Option<(usize, f64)> {
+        let port = self.port_index(link, from, to)?;
+        self.add_watch(Watched::Queue(port), var)
+    }
+
+    fn add_watch(&mut self, of: Watched, var: &str) -> Option<(usize, f64)> {
+        let w = Watch {
+            of,
             var: var.to_string(),
-            last: Some(v),
-        });
+            last: None,
+            rank: u8::from(var == "curq_"),
+        };
+        let v = w.probe(&self.sim)?;
+        self.watches.push(Watch { last: Some(v), ..w });
         Some((self.watches.len() - 1, v))
     }
 
@@ -224,25 +289,7 @@ impl Session {
     ///
     /// None if the direction or the variable does not exist.
     pub fn probe_queue(&self, link: &str, from: &str, to: &str, var: &str) -> Option<f64> {
-        let sim = &self.sim;
-        let port = &sim.ports[self.port_index(link, from, to)?];
-        let st = port.stats();
-        Some(match var {
-            "pkts_" => port.waiting_packets() as f64,
-            "size_" => port.waiting_bytes() as f64,
-            "parrivals_" => st.arrivals as f64,
-            "barrivals_" => st.arrival_bytes as f64,
-            "pdepartures_" => st.departures as f64,
-            "bdepartures_" => st.departure_bytes as f64,
-            "pdrops_" => st.total_drops() as f64,
-            "bdrops_" => st.drop_bytes as f64,
-            "pkts_sum_" => st.integrals_to_last_change().0,
-            "bytes_sum_" => st.integrals_to_last_change().1,
-            "ave_" => port.queue().disc().average()?,
-            "curq_" => port.queue().disc().arrival_length()?,
-            "prob_" => port.queue().disc().probability_at(sim.now)?,
-            _ => return None,
-        })
+        probe_port(&self.sim, self.port_index(link, from, to)?, var)
     }
 
     /// Moves flow `flow`'s application start and/or stop (seconds, from now on; ns-2's
@@ -680,6 +727,35 @@ app = { kind = "cbr", rate = "2Mbps", packet_size = "1000B" }
         let more = s.probe_queue(l, a, b, "pkts_sum_").unwrap() - area;
         assert!(after > 0.0 && after < more + 25.0 * 0.1, "{after} {more}");
         assert_eq!(s.queue_integrators(id + 1).map(|_| ()), None);
+    }
+
+    #[test]
+    fn queue_watches_record_each_change_average_first() {
+        let mut s = Session::new(&RunRequest {
+            text: RED_LINK,
+            ..Default::default()
+        })
+        .expect("valid");
+        let (l, a, b) = ("bottleneck", "r0", "r1");
+        let (q, q0) = s.watch_queue(l, a, b, "curq_").unwrap();
+        let (ave, _) = s.watch_queue(l, a, b, "ave_").unwrap();
+        assert_eq!(q0, 0.0);
+        assert_eq!(s.watch_queue(l, a, b, "nothing_"), None);
+        s.run_before(1.0).unwrap();
+        let changes = s.take_changes();
+        let qs: Vec<f64> = changes.iter().filter(|c| c.1 == q).map(|c| c.2).collect();
+        assert!(
+            qs.len() > 10 && qs.windows(2).all(|w| w[0] != w[1]),
+            "{qs:?}"
+        );
+        assert!(changes.windows(2).all(|w| w[0].0 <= w[1].0));
+        // where both change at one instant, the average comes first (red.cc enque)
+        for w in changes.windows(2) {
+            if w[0].0 == w[1].0 && w[0].1 != w[1].1 {
+                assert_eq!((w[0].1, w[1].1), (ave, q));
+            }
+        }
+        assert!(s.take_changes().is_empty());
     }
 
     #[test]

@@ -118,6 +118,19 @@ impl Session {
         guarded(|| s.detach(flow, receiver))
     }
 
+    /// Records every change of a queue variable of the direction `from_node` -> `to_node`
+    /// of link `link` from now on (`$redq trace ave_` / `curq_`); returns (watch number,
+    /// value now), or None. Its changes come with the flows' in `take_changes`.
+    fn watch_queue(
+        &mut self,
+        link: &str,
+        from_node: &str,
+        to_node: &str,
+        var: &str,
+    ) -> PyResult<Option<(usize, f64)>> {
+        Ok(self.live()?.watch_queue(link, from_node, to_node, var))
+    }
+
     /// A queue monitor's pair of ns-2 integrators on the direction `from_node` -> `to_node`
     /// of link `link` (`$ns monitor-queue`); its id, or None if there is no such queue.
     fn add_queue_integrators(

@@ -341,8 +341,9 @@ class Interp:
         self.exit_code: int | None = None
         self.scenario: dict[str, Any] | None = None  # import_only: what $ns run would run
         self.null_agent: Agent | None = None
-        self.var_channels: dict[str, str] = {}  # agent handle -> channel of `attach`
+        self.var_channels: dict[str, str] = {}  # agent or queue -> channel of `attach`
         self.var_traces: list[tuple[Agent, str]] = []  # `$agent trace var_`, in order
+        self.queue_traces: list[tuple[Queue, str]] = []  # `$redq trace ave_`, in order
         # The interpreter of tkinter.Tcl() (wantobjects 1, no Tk) without tkinter's classes,
         # which took longer to import than a small script takes to run (docs/performance.md,
         # "ns-2 scripts: start-up"), and without the user's ~/.Tk.tcl (ns-2 reads none).
@@ -875,10 +876,7 @@ class Interp:
         if method == "drop-target" and (isinstance(obj, Queue) or obj.cls.startswith("ErrorModel")):
             return self._drop_target(obj, args)
         if isinstance(obj, Queue) and method in ("attach", "trace"):
-            raise Ns2Error(
-                "queue variable traces (ave_, curq_) are not written yet; sample them with a "
-                "proc rescheduled by $ns at ([$q set ave_] works during the run)"
-            )
+            return self._queue_trace(obj, method, args)
         if isinstance(obj, TraceObj):
             return self._trace_obj_method(obj, method, args)
         if isinstance(obj, Rng):
@@ -999,6 +997,25 @@ class Interp:
                 str(link.dst.id),
             )
         )
+
+    def _queue_trace(self, q: Queue, method: str, args: list[str]) -> str:
+        """RED's variable traces (red.cc `REDQueue::trace`): `$redq trace ave_` / `curq_`,
+        written to the channel of `$redq attach $f` at each change."""
+        if len(args) != 1:
+            raise Ns2Error(f"usage: $queue {method} {'channel' if method == 'attach' else 'var_'}")
+        if method == "attach":
+            self._channel_path(args[0], "$queue attach")
+            self.var_channels[q.handle] = args[0]
+            return ""
+        if q.kind != "RED" or args[0] not in ("ave_", "curq_"):
+            raise Ns2Error(
+                f"$queue trace {args[0]}: RED's ave_ and curq_ traces are written; sample "
+                "other queue variables with a proc rescheduled by $ns at"
+            )
+        self.queue_traces.append((q, args[0]))
+        if self.runner is not None:
+            self.runner.start_queue_trace(q, args[0])
+        return ""
 
     def _not_while_running(self, what: str) -> None:
         raise Ns2Error(

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.linktrace import TraceRouter, plan
-from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, QueueMonitor, is_a
+from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Queue, QueueMonitor, is_a
 from bufferlab.ns2.private_file import PrivateFile
 from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import boolean, number
@@ -205,9 +205,11 @@ class Runner:
                 # becomes maxseq_, `done` watched) is kept here, before that instant's events
                 heapq.heappush(self.heap, (app.stop, -1, _STOPPED + ag.handle))
         self._ports = _agent_ports(ip.net.flows(), scenario)
-        self.watches: dict[int, tuple[Agent, str]] = {}
+        self.watches: dict[int, tuple[Agent | Queue, str]] = {}
         for ag, var in ip.var_traces:
             self.start_var_trace(ag, var)
+        for q, var in ip.queue_traces:
+            self.start_queue_trace(q, var)
         self.loop()
 
     # -- variable traces ($tcp trace cwnd_) -------------------------------------------------------
@@ -236,12 +238,35 @@ class Runner:
         line = f"{t:<8.5f} {addr:<2d} {sport:<2d} {daddr:<2d} {dport:<2d} {var} {v}"
         self.ip.tcl.call("puts", channel, line)
 
+    def start_queue_trace(self, q: Queue, var: str) -> None:
+        """RED writes a line at each change of a traced variable, none when it is set up."""
+        link = self._queue_link(q)
+        name = None if link is None else self.ip.net.link_names.get((link.src.id, link.dst.id))
+        got = None
+        if name is not None:
+            got = self.session.watch_queue(name, link.src.name, link.dst.name, var)
+        if got is None:
+            raise Ns2Error(f"$queue trace {var}: the engine has no such queue")
+        self.watches[got[0]] = (q, var)
+
+    def _write_queue_var(self, t: float, q: Queue, var: str, value: float) -> None:
+        channel = self.ip.var_channels.get(q.handle)
+        if channel is None:
+            self.ip.warn(f"$queue trace {var} without $queue attach: nothing written")
+            return
+        # red.cc REDQueue::trace: "Q %g %d" for curq_, else "%c %g %g" (its first letter)
+        line = f"Q {t:g} {int(value)}" if var == "curq_" else f"{var[0]} {t:g} {value:g}"
+        self.ip.tcl.call("puts", channel, line)
+
     def flush_var_traces(self) -> None:
         if not self.watches:
             return
         for t, w, value in self.session.take_changes():
-            ag, var = self.watches[w]
-            self._write_var(t, ag, var, value)
+            obj, var = self.watches[w]
+            if isinstance(obj, Agent):
+                self._write_var(t, obj, var, value)
+            else:
+                self._write_queue_var(t, obj, var, value)
 
     def schedule(self, t: float, seq: int, script: str) -> None:
         heapq.heappush(self.heap, (max(t, self.now), seq, script))
