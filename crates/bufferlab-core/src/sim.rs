@@ -633,11 +633,15 @@ impl Simulation {
     fn arrive<const NS2: bool>(&mut self, pid: PortId) {
         let mut cx = port_cx!(self);
         let port = &mut self.ports[pid.idx()];
-        let r = port.leave_wire(&mut cx);
+        let arrived = port.leave_wire(&mut cx);
         let (next, node) = (port.next_arrival::<NS2>(), port.to());
         if let Some(k) = next {
             self.schedule_in::<NS2>(k, Event::Arrive(pid));
         }
+        let Some(r) = arrived else {
+            self.charge_drops(pid); // lost on the wire
+            return;
+        };
         if self.pool.get(r).dst == node {
             let pkt = self.pool.take(r);
             self.deliver::<NS2>(pkt);

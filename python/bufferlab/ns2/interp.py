@@ -1269,7 +1269,8 @@ class Interp:
                 raise Ns2Error(f"usage: $ns {m} $errormodel n1 n2")
             if self.runner is not None:
                 self._not_while_running(f"$ns {m}")
-            net.link(self.node(a[1]), self.node(a[2])).loss = em
+            link = net.link(self.node(a[1]), self.node(a[2]))
+            link.loss, link.loss_after = em, m == "link-lossmodel"
             # SimpleLink errormodule: the link's drophead becomes its drop-target
             net.drop_targets.pop(em.handle, None)
             return ""

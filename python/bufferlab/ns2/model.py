@@ -352,6 +352,7 @@ class Link(Obj):
     """One direction of a link (ns-2 builds a duplex link from two simplex ones)."""
 
     loss: Obj | None = None
+    loss_after: bool = False  # put by `$ns link-lossmodel` (after the link), not `lossmodel`
     monitor: QueueMonitor | None = None  # the last `$ns monitor-queue` on it (qMonitor_)
 
     def __init__(
@@ -560,8 +561,8 @@ class Network:
             entry["queue"] = q
             if rq != q:
                 entry["reverse_queue"] = rq
-            for key, em in (("loss", fwd.loss), ("reverse_loss", rev.loss)):
-                loss = loss_config(em, warn) if em is not None else None
+            for key, way in (("loss", fwd), ("reverse_loss", rev)):
+                loss = loss_config(way.loss, way.loss_after, warn) if way.loss else None
                 if loss is not None:
                     entry[key] = loss
             links[f"n{a}_n{b}"] = entry
@@ -928,9 +929,12 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
     return out
 
 
-def loss_config(em: Obj, warn: Callable[[str], None]) -> dict[str, Any] | None:
+def loss_config(em: Obj, after_link: bool, warn: Callable[[str], None]) -> dict[str, Any] | None:
     """errmodel.cc CorruptPkt: a packet is lost when `u < rate_`, u the ranvar's value or the
-    default RNG's next (`Random::uniform()`); a disabled model (`enable_ 0`) draws nothing."""
+    default RNG's next (`Random::uniform()`); a disabled model (`enable_ 0`) draws nothing.
+    `$ns lossmodel` puts it at the link's head, before the queue (SimpleLink errormodule);
+    `$ns link-lossmodel` after the link's delay, where it decides as the packet arrives
+    (SimpleLink insert-linkloss)."""
     unit = em.vars.get("unit_", "pkt")
     if unit not in ("pkt", "packet", "pkts"):
         raise Ns2Error(f"ErrorModel unit {unit}: only packet units (unit pkt) are modelled")
@@ -952,5 +956,5 @@ def loss_config(em: Obj, warn: Callable[[str], None]) -> dict[str, Any] | None:
     return {
         "kind": "bernoulli",
         "rate": number(em.vars.get("rate_", "0")),
-        "position": "before_queue",
+        "position": "after_link" if after_link else "before_queue",
     }

@@ -76,7 +76,7 @@ def fmt_rate(bps: float) -> str:
     for unit, mult in (("Gbps", 1e9), ("Mbps", 1e6), ("kbps", 1e3)):
         x = bps / mult
         if x >= 1 and abs(x * 1000 - round(x * 1000)) < 1e-6:
-            return f"{round(x * 1000) / 1000:g}{unit}"
+            return f"{round(x * 1000) / 1000:.15g}{unit}"  # every digit (%g keeps 6)
     return f"{bps:.0f}bps"
 
 
@@ -87,7 +87,7 @@ def fmt_time(seconds: float) -> str | float:
     for unit, mult in (("s", 1.0), ("ms", 1e3), ("us", 1e6), ("ns", 1e9)):
         x = seconds * mult
         if abs(x - round(x, 6)) < 1e-9 and abs(x) >= 1:
-            return f"{round(x, 6):g}{unit}"
+            return f"{round(x, 6):.15g}{unit}"  # 3.027648s, not %g's 3.02765s
     return seconds
 
 

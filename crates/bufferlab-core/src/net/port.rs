@@ -274,16 +274,23 @@ impl Port {
 
     /// The head of the wire reaches the far node (`Arrive`); the packet stays in the pool for
     /// the engine to route on or deliver, and the engine schedules the next arrival
-    /// ([`Port::next_arrival`]).
+    /// ([`Port::next_arrival`]). None if the link's loss model takes it there: a loss after
+    /// the link is decided and traced as the packet arrives, as ns-2's `link-lossmodel` (after
+    /// the link's delay) and ns-3's receive error model decide it.
     #[inline(always)]
-    pub fn leave_wire<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> PacketRef {
+    pub fn leave_wire<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Option<PacketRef> {
         let (_, r) = self
             .pipeline
             .pop_front()
             .expect("Arrive only with a packet on the wire");
+        if self.loss_position == LossPosition::AfterLink && self.loss.lose(&mut self.loss_rng) {
+            let pkt = cx.pool.take(r);
+            self.lose(pkt, cx);
+            return None;
+        }
         cx.taps
             .trace(TraceEvent::Receive, cx.now, self.tap(), cx.pool.get(r));
-        r
+        Some(r)
     }
 
     /// When the head of the wire reaches the far node, if a packet is on the wire and its
@@ -356,14 +363,6 @@ impl Port {
             if NS2 || self.waiting_packets() > 0 {
                 self.tx_pending = true;
                 w.tx_done = Some(self.busy_until_key::<NS2>());
-            }
-            if self.loss_position == LossPosition::AfterLink && self.loss.lose(&mut self.loss_rng) {
-                // Lost on the wire: it still occupies the link for its transmission time.
-                self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
-                let pkt = cx.pool.take(r);
-                self.lose(pkt, cx);
-                self.settle_drops(cx);
-                return w;
             }
             // ns-2: every packet's arrival is scheduled as it starts (the wire's head only
             // under the picosecond clock, the next one as it arrives)
