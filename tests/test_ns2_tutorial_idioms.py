@@ -1,8 +1,9 @@
 """Idioms of the tutorials' scripts that once ran without an error but not as ns-2 runs them:
 `$ns link-lossmodel` (the loss after the link's delay, not at its head), a start time of seven
 significant digits from a RandomVariable (written to the scenario as %g's six), an Exponential
-source sized by `packet_size_`, an SFQ bottleneck and `attach-app`. Compared with ns-2.35 event
-for event where it is installed."""
+source sized by `packet_size_`, an SFQ bottleneck and `attach-app`; a LossMonitor whose flow
+lost its first packets (ns-2 counts them: `expected_` starts at 0). Compared with ns-2.35
+event for event where it is installed."""
 
 from __future__ import annotations
 
@@ -124,3 +125,129 @@ def test_times_and_rates_keep_every_digit() -> None:
     assert fmt_time(0.02) == "20ms"
     assert fmt_rate(123456789) == "123456.789kbps"
     assert fmt_rate(1.5e6) == "1.5Mbps"
+
+
+# Four SACK flows from random starts and a Pareto on/off source into a DRR bottleneck; the
+# Pareto flow's first five packets are dropped, which its LossMonitor counts.
+DRR_PARETO = """\
+set ns [new Simulator]
+set tf [open drr.tr w]
+$ns trace-all $tf
+set n(0) [$ns node]
+set n(1) [$ns node]
+for {set i 2} {$i < 6} {incr i} {
+    set n($i) [$ns node]
+    $ns duplex-link $n($i) $n(0) 10Mb [expr 2*$i]ms DropTail
+}
+$ns duplex-link $n(0) $n(1) 2Mb 15ms DRR
+$ns queue-limit $n(0) $n(1) 40
+Queue/DRR set quantum_ 500
+set rng [new RNG]
+$rng seed 3
+set u [new RandomVariable/Uniform]
+$u use-rng $rng
+$u set min_ 0
+$u set max_ 2
+for {set i 2} {$i < 6} {incr i} {
+    set tcp($i) [new Agent/TCP/Sack1]
+    $tcp($i) set fid_ $i
+    $tcp($i) set window_ 64
+    $ns attach-agent $n($i) $tcp($i)
+    set snk($i) [new Agent/TCPSink/Sack1]
+    $ns attach-agent $n(1) $snk($i)
+    $ns connect $tcp($i) $snk($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    $ns at [$u value] "$ftp($i) start"
+}
+set udp [new Agent/UDP]
+$ns attach-agent $n(2) $udp
+set lm [new Agent/LossMonitor]
+$ns attach-agent $n(1) $lm
+$ns connect $udp $lm
+$udp set fid_ 9
+set par [new Application/Traffic/Pareto]
+$par set packetSize_ 210
+$par set burst_time_ 500ms
+$par set idle_time_ 500ms
+$par set rate_ 400k
+$par set shape_ 1.4
+$par attach-agent $udp
+$ns at 0.5 "$par start"
+proc done {} {
+    global ns tf tcp snk lm
+    $ns flush-trace
+    close $tf
+    foreach i {2 3 4 5} {
+        puts "$i [$snk($i) set bytes_] [$tcp($i) set ack_] [$tcp($i) set nrexmitpack_]"
+    }
+    puts "udp [$lm set npkts_] [$lm set nlost_]"
+    exit 0
+}
+$ns at 30 "done"
+$ns run
+"""
+
+
+@needs_ns
+def test_drr_pareto_and_first_losses_are_ns2s(tmp_path: Path) -> None:
+    script = tmp_path / "drr.tcl"
+    script.write_text(DRR_PARETO)
+    (tmp_path / "ns").mkdir()
+    ns = run_ns(script, cwd=tmp_path / "ns")
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert r.stdout == ns.stdout  # among them the LossMonitor's 180 losses, 5 before any arrival
+    assert r.stdout.splitlines()[-1] == "udp 3889 180"
+    mine = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "drr.tr").open()]
+    theirs = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ns" / "drr.tr").open()]
+    assert mine == theirs and len(mine) > 100_000
+
+
+# A Vegas agent, whose opening packet is a full data packet (Reno's is a 40-byte header), to a
+# delayed-ACK sink: ns-2.35 answers packet 0 at once.
+VEGAS_DELACK = """\
+set ns [new Simulator]
+set tf [open vegas.tr w]
+$ns trace-all $tf
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 1Mb 10ms DropTail
+set tcp [new Agent/TCP/Vegas]
+$ns attach-agent $n0 $tcp
+set s [new Agent/TCPSink/DelAck]
+$ns attach-agent $n1 $s
+$ns connect $tcp $s
+set f [new Application/FTP]
+$f attach-agent $tcp
+$ns at 0.1 "$f start"
+$ns at 3.0 "close $tf; exit 0"
+$ns run
+"""
+
+
+def test_a_delayed_ack_sink_answers_the_opening_data_packet_at_once(tmp_path: Path) -> None:
+    script = tmp_path / "vegas.tcl"
+    script.write_text(VEGAS_DELACK)
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    lines = [ln.split() for ln in (tmp_path / "vegas.tr").read_text().splitlines()]
+    arrival = next(f for f in lines if f[0] == "r" and f[4] == "tcp")
+    ack = next(f for f in lines if f[0] == "+" and f[4] == "ack")
+    assert arrival[5] == "1000"  # data, not a 40-byte opening header
+    assert ack[1] == arrival[1]  # not 100 ms later
+
+
+@needs_ns
+def test_vegas_to_a_delayed_ack_sink_is_ns2s(tmp_path: Path) -> None:
+    script = tmp_path / "vegas.tcl"
+    script.write_text(VEGAS_DELACK)
+    (tmp_path / "ns").mkdir()
+    ns = run_ns(script, cwd=tmp_path / "ns")
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    mine = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "vegas.tr").open()]
+    theirs = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ns" / "vegas.tr").open()]
+    assert mine == theirs and len(mine) > 1500

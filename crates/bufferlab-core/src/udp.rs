@@ -149,20 +149,19 @@ impl Endpoint for UdpSender {
 /// Counts application bytes received (the simulation records packets and delays), and the
 /// packets missing from the sequence as ns-2.35's `Agent/LossMonitor` counts them
 /// (loss-monitor.cc `recv`): when a packet arrives, `nlost_ += seqno - expected` if positive,
-/// then `expected = seqno + 1`. A loss shows only when a later packet arrives, and losses
-/// before the first arrival never do.
+/// then `expected = seqno + 1`. A loss shows only when a later packet arrives. `expected`
+/// starts at 0 (ns-default.tcl's `Agent/LossMonitor set expected_ 0`, which overrides the
+/// constructor's -1), so the packets lost before the first arrival count too.
 #[derive(Default)]
 pub struct UdpSink {
-    expected: Option<u64>,
+    expected: u64,
     gaps: u64,
 }
 
 impl Endpoint for UdpSink {
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
-        if let Some(e) = self.expected {
-            self.gaps += pkt.seq.saturating_sub(e);
-        }
-        self.expected = Some(pkt.seq + 1);
+        self.gaps += pkt.seq.saturating_sub(self.expected);
+        self.expected = pkt.seq + 1;
         if !pkt.in_warmup {
             cx.stats.goodput_bytes += pkt.payload as u64;
         }

@@ -71,7 +71,11 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     pub fn new(p: TcpParams) -> Self {
         Self {
-            ack_next_at_once: p.rules().first_data_acked_at_once && p.handshake,
+            ack_next_at_once: if p.handshake {
+                p.rules().first_data_acked_at_once
+            } else {
+                p.rules().opening_data_acked_at_once
+            },
             ce_state_echo: p.ecn && matches!(p.cc, CcKind::Dctcp | CcKind::Prague),
             synack_at: None,
             synacks: 0,

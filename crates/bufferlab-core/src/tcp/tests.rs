@@ -477,11 +477,23 @@ fn delayed_ack_timer_fires_for_a_lone_segment() {
     });
     let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
     pipe.run_until(ms(500));
-    // One segment at 0, received at 50 ms, ACKed at 250 ms by the timer, back at 300 ms.
-    assert_eq!(pipe.ack_log.first(), Some(&ms(300)));
-    assert_eq!(pipe.rcv.delack_timeouts, 1);
+    // ns-2's sink answers packet 0 at once: sent at 0, received at 50 ms, back at 100 ms.
+    assert_eq!(pipe.ack_log.first(), Some(&ms(100)));
+    assert_eq!(pipe.rcv.delack_timeouts, 0);
     // Then cwnd 2: two segments, ACKed at once by the second one (every 2 segments).
-    assert_eq!(pipe.ack_log.get(1), Some(&ms(400)));
+    assert_eq!(pipe.ack_log.get(1), Some(&ms(200)));
+    assert_eq!(pipe.rcv.delack_timeouts, 0);
+
+    // After a handshake the first data segment is delayed like any other, by the timer.
+    let p = params(|o| {
+        o.iw = Some(1);
+        o.delayed_ack = Some(true);
+        o.delack_count = Some(2);
+        o.delack_timeout = Some(ms(200));
+        o.handshake = Some(true);
+    });
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    pipe.run_until(ms(600));
     assert_eq!(pipe.rcv.delack_timeouts, 1);
 }
 
@@ -607,6 +619,8 @@ fn receiver_acks(cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
         o.ecn = Some(true);
         o.delayed_ack = Some(true);
         o.delack_count = Some(2);
+        // the segments follow a handshake (ns-2's opening packet 0 is ACKed at once)
+        o.handshake = Some(true);
     });
     let segs: Vec<(u64, Ecn)> = (0..)
         .zip(ce)
@@ -625,6 +639,8 @@ fn receiver_acks_for_segments(preset: Preset, segs: &[u64]) -> Vec<(usize, u64)>
         o.preset = Some(preset);
         o.delayed_ack = Some(true);
         o.delack_count = Some(2);
+        // the segments follow a handshake (ns-2's opening packet 0 is ACKed at once)
+        o.handshake = Some(true);
     });
     let segs: Vec<(u64, Ecn)> = segs.iter().map(|&k| (k, Packet::default().ecn)).collect();
     feed_receiver(p, &segs)

@@ -89,6 +89,9 @@ pub struct Rules {
     pub full_initial_window_after_syn_loss: bool,
     /// The receiver acknowledges the first data segment at once, not delayed.
     pub first_data_acked_at_once: bool,
+    /// A delayed-ACK receiver acknowledges the opening packet at once when it is data (a
+    /// sender without a handshake: ns-2's packet 0).
+    pub opening_data_acked_at_once: bool,
     /// A retransmission leaves the RTT measurement of the timed segment running; only the
     /// fast retransmit and the timeout end it (else Karn's rule: any retransmission below
     /// the timed segment's end ends it).

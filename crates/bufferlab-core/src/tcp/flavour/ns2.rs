@@ -22,8 +22,13 @@ pub const RULES: Rules = Rules {
     repeated_syn_ack_is_an_ack: true,
     // tcp.cc timeout(): cwnd_ restarts from 1 after the opening packet's loss.
     full_initial_window_after_syn_loss: false,
-    // tcp-sink.cc DelAckSink::recv: delays from the first packet on.
+    // tcp-sink.cc DelAckSink::recv: delays from the first packet after the opening one on.
     first_data_acked_at_once: false,
+    // ns-2.35's DelAck sink answers packet 0 at once: a Reno agent's 40-byte opening packet
+    // (bufferlab's SYN, answered at once anyway), and equally a Vegas agent's, which is a full
+    // data packet, or any agent's with syn_ false (measured against ns-2.35 on 2026-11-27,
+    // tests/test_ns2_tutorial_idioms.py; the Acker code alone would delay it).
+    opening_data_acked_at_once: true,
     // tcp-sink.cc DelAckSink::recv: with no timer pending and `th->seqno() ==
     // acker_->Seqno()` (a repeat of the highest in-order packet counts too) and nothing seen
     // above it (RFC2581_immediate_ack_), the ACK is saved and the timer started.

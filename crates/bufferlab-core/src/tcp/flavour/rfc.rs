@@ -19,6 +19,7 @@ pub const RULES: Rules = Rules {
     full_initial_window_after_syn_loss: false,
     // RFC 1122 4.2.3.2 / RFC 5681 section 4.2: delayed ACKs from the first segment on.
     first_data_acked_at_once: false,
+    opening_data_acked_at_once: false,
     // RFC 5681 section 4.2: a duplicate segment should be acknowledged at once.
     repeat_of_last_segment_ack_delayed: false,
     // RFC 6298 section 3 (Karn): no sample across a retransmission.
