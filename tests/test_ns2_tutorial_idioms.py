@@ -251,3 +251,74 @@ def test_vegas_to_a_delayed_ack_sink_is_ns2s(tmp_path: Path) -> None:
     mine = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "vegas.tr").open()]
     theirs = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ns" / "vegas.tr").open()]
     assert mine == theirs and len(mine) > 1500
+
+
+# ECN: RED marks (setbit_) for three SACK flows with ecn_ and delayed-ACK SACK sinks, 20 s.
+ECN_RED = """\
+Queue/RED set setbit_ true
+Queue/RED set thresh_ 5
+Queue/RED set maxthresh_ 15
+Queue/RED set q_weight_ 0.002
+Queue/RED set linterm_ 10
+Agent/TCP set ecn_ 1
+set ns [new Simulator]
+set tf [open ecn.tr w]
+$ns trace-all $tf
+set n0 [$ns node]
+set n1 [$ns node]
+set n2 [$ns node]
+$ns duplex-link $n0 $n1 10Mb 2ms DropTail
+$ns duplex-link $n1 $n2 1.5Mb 20ms RED
+$ns queue-limit $n1 $n2 40
+for {set i 0} {$i < 3} {incr i} {
+    set tcp($i) [new Agent/TCP/Sack1]
+    $tcp($i) set fid_ $i
+    $ns attach-agent $n0 $tcp($i)
+    set s($i) [new Agent/TCPSink/Sack1/DelAck]
+    $ns attach-agent $n2 $s($i)
+    $ns connect $tcp($i) $s($i)
+    set f($i) [new Application/FTP]
+    $f($i) attach-agent $tcp($i)
+    $ns at [expr 0.1 * $i] "$f($i) start"
+}
+proc fin {} {
+    global ns tf s tcp
+    close $tf
+    for {set i 0} {$i < 3} {incr i} {
+        puts "$i [$s($i) set bytes_] [$tcp($i) set ack_] [$tcp($i) set nrexmitpack_]"
+    }
+    exit 0
+}
+$ns at 20 "fin"
+$ns run
+"""
+
+
+def test_ecn_marks_are_echoed_on_delayed_acks(tmp_path: Path) -> None:
+    """Without ns-2: RED marks (E), the sinks echo them (C) on ACKs that still wait for a
+    second packet or the timer (ns-2's DelAck sink does not hurry them), senders react (A)."""
+    script = tmp_path / "ecn.tcl"
+    script.write_text(ECN_RED)
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    flags = [ln.split()[6] for ln in (tmp_path / "ecn.tr").open()]
+    assert any("E" in f for f in flags) and any("C" in f for f in flags)
+    assert any("A" in f for f in flags)
+
+
+@needs_ns
+def test_ecn_red_is_ns2s_event_for_event(tmp_path: Path) -> None:
+    """The sinks delay the ACK of a marked packet like any other, and the senders halve to
+    W/2 unrounded (tcp.cc ecn() -> slowdown): both parted from ns-2.35 before (at 1.18 s and
+    1.32 s)."""
+    script = tmp_path / "ecn.tcl"
+    script.write_text(ECN_RED)
+    (tmp_path / "ns").mkdir()
+    ns = run_ns(script, cwd=tmp_path / "ns")
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert r.stdout == ns.stdout
+    mine = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ecn.tr").open()]
+    theirs = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ns" / "ecn.tr").open()]
+    assert mine == theirs and len(mine) > 30_000

@@ -285,7 +285,7 @@ impl Endpoint for TcpReceiver {
                 || filled
                 || fin_in
                 || at_once
-                || (self.ece && !self.ce_state_echo)
+                || (self.ece && !self.ce_state_echo && self.p.rules().ece_acked_at_once)
             {
                 self.send_ack(cx, 0);
             } else if self.delack_at.is_none() {

@@ -1093,8 +1093,16 @@ impl TcpSender {
     fn on_ece(&mut self, pkt: &Packet, now: SimTime) {
         let ece = self.p.ecn && pkt.tcp.flags & F::ECE != 0;
         if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
-            self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
-            self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+            if self.ns2_aimd() {
+                // tcp.cc ecn() -> slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): cwnd_ = W/2
+                // (not rounded), ssthresh_ = int(W/2), for W = min(cwnd_, window_)
+                let half = self.ns2_window() / 2.0 * self.w.mss;
+                self.w.ssthresh = self.ns2_half_ssthresh();
+                self.w.cwnd = half.max(self.w.mss);
+            } else {
+                self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
+                self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+            }
             self.ecn_recover = self.snd_max;
             self.cwr_pending = true;
             self.stats.ecn_reductions += 1;

@@ -29,6 +29,9 @@ pub const RULES: Rules = Rules {
     // data packet, or any agent's with syn_ false (measured against ns-2.35 on 2026-11-27,
     // tests/test_ns2_tutorial_idioms.py; the Acker code alone would delay it).
     opening_data_acked_at_once: true,
+    // tcp-sink.cc DelAckSink::recv delays a CE-marked packet's ACK like any other; ack() sets
+    // the ECN-echo bit on the ACK it sends (ecn_unacked_ until the sender's CWR).
+    ece_acked_at_once: false,
     // tcp-sink.cc DelAckSink::recv: with no timer pending and `th->seqno() ==
     // acker_->Seqno()` (a repeat of the highest in-order packet counts too) and nothing seen
     // above it (RFC2581_immediate_ack_), the ACK is saved and the timer started.
