@@ -613,8 +613,9 @@ fn feed_receiver(p: TcpParams, segs: &[(u64, Ecn)]) -> Vec<(usize, Packet)> {
 
 // ---- RFC 8257 section 3.2: the DCTCP receiver echoes each segment's CE state ----
 /// ACKs (ack number, ECE) the receiver sends for segments 0..ce.len(), `ce[i]` marking the i-th.
-fn receiver_acks(cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
+fn receiver_acks(preset: Preset, cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
     let p = params(|o| {
+        o.preset = Some(preset);
         o.cc = Some(cc);
         o.ecn = Some(true);
         o.delayed_ack = Some(true);
@@ -679,13 +680,19 @@ fn dctcp_receiver_sends_the_held_ack_at_a_ce_change_with_the_old_state() {
     // segment 3 sends the held ACK of segment 2 at once, with ECE; then ECE is off again.
     let ce = [false, false, true, false, false];
     assert_eq!(
-        receiver_acks(CcKind::Dctcp, &ce),
+        receiver_acks(Preset::Ns2, CcKind::Dctcp, &ce),
         vec![(2001, false), (3001, true), (5001, false)]
     );
-    // RFC 3168: an ACK at once for the CE segment, then ECE latched until CWR.
+    // RFC 3168 with Linux's quick ACK: an ACK at once for the CE segment, then ECE latched
+    // until CWR.
     assert_eq!(
-        receiver_acks(CcKind::Reno, &ce),
+        receiver_acks(Preset::Linux, CcKind::Reno, &ce),
         vec![(2001, false), (3001, true), (4001, true), (5001, true)]
+    );
+    // ns-2's DelAck sink delays the CE segment's ACK like any other (ECE on it).
+    assert_eq!(
+        receiver_acks(Preset::Ns2, CcKind::Reno, &ce),
+        vec![(2001, false), (4001, true)]
     );
 }
 
