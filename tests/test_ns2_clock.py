@@ -122,6 +122,9 @@ def _instants(path: Path) -> list[tuple[str, list[tuple[str, ...]]]]:
         # Sack1 with 1 % loss: parted at 3.03 s, then at 5.19 s (a segment no longer timed
         # after a SACK retransmission below it, where tcp.cc times on)
         ("paperA.tcl", ["time=6"]),
+        # FQ: parted at 0.555 s under the self-clocked scheduler (another flow's packet next);
+        # scripts' FQ links now take ns-2's own (kind = "fq", preset = "ns2")
+        ("paperD.tcl", ["qtype=FQ", "time=10", "qdt=0", "cwdt=0"]),
     ],
 )
 def test_peer_traces_are_ns2s_event_for_event(tmp_path: Path, script: str, args: list[str]) -> None:

@@ -78,6 +78,26 @@ def _script(tmp_path: Path) -> Path:
     return path
 
 
+def _events(path: Path) -> list[list[str]]:
+    """A trace's lines without the flags (ns-2 marks a retransmission ---A---) and the packet
+    id, which each simulator numbers its own way."""
+    return [(f := ln.split())[:6] + f[7:11] for ln in path.open()]
+
+
+def _run_both(text: str, name: str, tmp_path: Path) -> tuple[Path, Path, str]:
+    """The script under ns-2.35 (in tmp_path/ns) and `bufferlab run` (in tmp_path): both
+    succeed and print the same; returns both folders and what they print."""
+    script = tmp_path / name
+    script.write_text(text)
+    (tmp_path / "ns").mkdir()
+    ns = run_ns(script, cwd=tmp_path / "ns")
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    assert r.stdout == ns.stdout
+    return tmp_path / "ns", tmp_path, r.stdout
+
+
 def test_link_losses_happen_at_the_far_end(tmp_path: Path) -> None:
     """Without ns-2: each `d` line of the lossy link comes a transmission and a propagation
     delay after its `-` (ns-2's link-lossmodel sits after the link's delay), with no `r`."""
@@ -104,16 +124,8 @@ def test_link_losses_happen_at_the_far_end(tmp_path: Path) -> None:
 
 @needs_ns
 def test_the_tutorial_mix_is_ns2s_event_for_event(tmp_path: Path) -> None:
-    (tmp_path / "ns").mkdir()
-    ns = run_ns(_script(tmp_path), cwd=tmp_path / "ns")
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(_script(tmp_path)), cwd=tmp_path)
-    assert r.code == 0 and r.stdout == ns.stdout, r.stderr
-
-    def events(path: Path) -> list[list[str]]:
-        return [(f := ln.split())[:6] + f[7:11] for ln in path.read_text().splitlines()]
-
-    ours, theirs = events(tmp_path / "mix.tr"), events(tmp_path / "ns" / "mix.tr")
+    ns_dir, bl_dir, _ = _run_both(TUTORIAL_MIX, "mix.tcl", tmp_path)
+    ours, theirs = _events(bl_dir / "mix.tr"), _events(ns_dir / "mix.tr")
     assert len(theirs) > 25_000
     assert ours == theirs
 
@@ -191,17 +203,10 @@ $ns run
 
 @needs_ns
 def test_drr_pareto_and_first_losses_are_ns2s(tmp_path: Path) -> None:
-    script = tmp_path / "drr.tcl"
-    script.write_text(DRR_PARETO)
-    (tmp_path / "ns").mkdir()
-    ns = run_ns(script, cwd=tmp_path / "ns")
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 0, r.stderr
-    assert r.stdout == ns.stdout  # among them the LossMonitor's 180 losses, 5 before any arrival
-    assert r.stdout.splitlines()[-1] == "udp 3889 180"
-    mine = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "drr.tr").open()]
-    theirs = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ns" / "drr.tr").open()]
+    ns_dir, bl_dir, out = _run_both(DRR_PARETO, "drr.tcl", tmp_path)
+    # among what both print, the LossMonitor's 180 losses, 5 of them before any arrival
+    assert out.splitlines()[-1] == "udp 3889 180"
+    mine, theirs = _events(bl_dir / "drr.tr"), _events(ns_dir / "drr.tr")
     assert mine == theirs and len(mine) > 100_000
 
 
@@ -241,15 +246,8 @@ def test_a_delayed_ack_sink_answers_the_opening_data_packet_at_once(tmp_path: Pa
 
 @needs_ns
 def test_vegas_to_a_delayed_ack_sink_is_ns2s(tmp_path: Path) -> None:
-    script = tmp_path / "vegas.tcl"
-    script.write_text(VEGAS_DELACK)
-    (tmp_path / "ns").mkdir()
-    ns = run_ns(script, cwd=tmp_path / "ns")
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 0, r.stderr
-    mine = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "vegas.tr").open()]
-    theirs = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ns" / "vegas.tr").open()]
+    ns_dir, bl_dir, _ = _run_both(VEGAS_DELACK, "vegas.tcl", tmp_path)
+    mine, theirs = _events(bl_dir / "vegas.tr"), _events(ns_dir / "vegas.tr")
     assert mine == theirs and len(mine) > 1500
 
 
@@ -311,14 +309,60 @@ def test_ecn_red_is_ns2s_event_for_event(tmp_path: Path) -> None:
     """The sinks delay the ACK of a marked packet like any other, and the senders halve to
     W/2 unrounded (tcp.cc ecn() -> slowdown): both parted from ns-2.35 before (at 1.18 s and
     1.32 s)."""
-    script = tmp_path / "ecn.tcl"
-    script.write_text(ECN_RED)
-    (tmp_path / "ns").mkdir()
-    ns = run_ns(script, cwd=tmp_path / "ns")
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 0, r.stderr
-    assert r.stdout == ns.stdout
-    mine = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ecn.tr").open()]
-    theirs = [(f := ln.split())[:6] + f[7:11] for ln in (tmp_path / "ns" / "ecn.tr").open()]
+    ns_dir, bl_dir, _ = _run_both(ECN_RED, "ecn.tcl", tmp_path)
+    mine, theirs = _events(bl_dir / "ecn.tr"), _events(ns_dir / "ecn.tr")
     assert mine == theirs and len(mine) > 30_000
+
+
+# Two flows with fid_ 1 and 2 over an FQ bottleneck (a NewReno with windowInit_ 2 and the old
+# 100 ms tcpTick_, a Reno half a second later), their throughput sampled with `$ns after`.
+FQ_TWO_FLOWS = """\
+Agent/TCP set tcpTick_ 0.1
+Agent/TCP set windowInit_ 2
+set ns [new Simulator]
+set tf [open fq.tr w]
+$ns trace-all $tf
+set n0 [$ns node]
+set n1 [$ns node]
+set n2 [$ns node]
+set n3 [$ns node]
+$ns duplex-link $n0 $n2 10Mb 5ms DropTail
+$ns duplex-link $n1 $n2 10Mb 15ms DropTail
+$ns duplex-link $n2 $n3 1Mb 10ms FQ
+set t1 [new Agent/TCP/Newreno]
+$ns attach-agent $n0 $t1
+set k1 [new Agent/TCPSink]
+$ns attach-agent $n3 $k1
+$ns connect $t1 $k1
+$t1 set fid_ 1
+set f1 [new Application/FTP]
+$f1 attach-agent $t1
+set t2 [new Agent/TCP/Reno]
+$ns attach-agent $n1 $t2
+set k2 [new Agent/TCPSink]
+$ns attach-agent $n3 $k2
+$ns connect $t2 $k2
+$t2 set fid_ 2
+set f2 [new Application/FTP]
+$f2 attach-agent $t2
+$ns at 0.0 "$f1 start"
+$ns at 0.5 "$f2 start"
+proc sample {} {
+    global ns k1 k2
+    puts "[$ns now] [$k1 set bytes_] [$k2 set bytes_]"
+    $ns after 1.0 sample
+}
+$ns at 1.0 sample
+$ns at 30 "close $tf; exit 0"
+$ns run
+"""
+
+
+@needs_ns
+def test_fq_is_ns2s_scheduler(tmp_path: Path) -> None:
+    """ns-2's queue/fq.cc (`kind = "fq", preset = "ns2"`): the self-clocked default parted from
+    ns-2.35 at 0.58 s, where the bottleneck sent the other flow's packet."""
+    ns_dir, bl_dir, out = _run_both(FQ_TWO_FLOWS, "fq.tcl", tmp_path)
+    assert len(out.splitlines()) == 29
+    mine, theirs = _events(bl_dir / "fq.tr"), _events(ns_dir / "fq.tr")
+    assert mine == theirs and len(mine) > 40_000

@@ -830,7 +830,8 @@ def queue_config(q: Queue, link: Link, warn: Callable[[str], None]) -> dict[str,
         if q.limit_set:
             warn("queue-limit on an FQ link does not reach its per-flow queues (as in ns-2)")
         per_flow = int(number(v.get("flow_limit_", "50")))
-        return {"kind": "fq", "limit": f"{per_flow}p", "flavour": "ns2"}
+        # ns-2's own scheduler (queue/fq.cc): flows by fid_, finish times in seconds
+        return {"kind": "fq", "limit": f"{per_flow}p", "flavour": "ns2", "preset": "ns2"}
     if q.kind == "DRR":
         if _changed(q, "mask_") is not None:
             warn("Queue/DRR mask_: bufferlab hashes the source node (mask_ 0)")

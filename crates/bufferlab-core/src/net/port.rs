@@ -552,6 +552,11 @@ impl Port {
     }
 
     /// The queue discipline (its name, average, settings and class counters).
+    /// The flows' ns-2 flow ids, by flow index, for the discipline (`QueueDisc::set_flow_ids`).
+    pub fn set_flow_ids(&mut self, fids: &[u32]) {
+        self.qdisc.set_flow_ids(fids);
+    }
+
     pub fn queue(&self) -> &PortQueue {
         &self.qdisc
     }

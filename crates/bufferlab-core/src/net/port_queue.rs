@@ -126,6 +126,13 @@ impl PortQueue {
         }
     }
 
+    /// The flows' ns-2 flow ids, by flow index (`QueueDisc::set_flow_ids`).
+    pub fn set_flow_ids(&mut self, fids: &[u32]) {
+        if let PortQueue::Dyn(q) = self {
+            q.set_flow_ids(fids);
+        }
+    }
+
     /// The discipline itself, for what is not on the hot path (name, average, settings, class
     /// counters; not its lengths, which are the port's).
     pub fn disc(&self) -> &dyn QueueDisc {

@@ -1,8 +1,9 @@
-//! Per-flow fair queueing as ns-2's `FQLink` builds it (tcl/lib/ns-link.tcl, queue/fq.cc):
-//! one DropTail queue per flow (by flow id), each with the DropTail limit (ns-2 default 50
-//! packets; `queue-limit` on the link does not reach these queues), and a fair scheduler between
-//! them. The scheduler is fair queueing with virtual finish times (Demers, Keshav & Shenker
-//! 1989) in its self-clocked form (Golestani 1994, SCFQ): a packet of `size` bytes arriving to
+//! Per-flow fair queueing in the shape of ns-2's `FQLink` (tcl/lib/ns-link.tcl): one DropTail
+//! queue per flow, each with the DropTail limit (ns-2 default 50 packets; `queue-limit` on the
+//! link does not reach these queues), and a fair scheduler between them. `preset = "ns2"` is
+//! ns-2's own scheduler (queue/fq.cc, `fq_ns2.rs`); the default, `scfq`, is fair queueing with
+//! virtual finish times (Demers, Keshav & Shenker 1989) in its self-clocked form (Golestani
+//! 1994, SCFQ): a packet of `size` bytes arriving to
 //! flow i gets `F = max(F_i, V) + size`, V being the finish tag of the packet last sent; the
 //! packet with the smallest tag is sent next (ties: lowest flow id). This serves bytes fairly
 //! whatever the packet sizes.
@@ -32,6 +33,23 @@ pub struct FqConfig {
     /// How each per-flow queue counts its limit (default `ns2`: holds limit - 1, as ns-2's DropTail).
     #[serde(default = "ns2_flavour")]
     pub flavour: DropTailFlavour,
+    /// Whose scheduler (default `scfq`).
+    #[serde(default)]
+    pub preset: FqPreset,
+}
+
+/// Whose fair queueing: the schedulers differ, not just their defaults.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FqPreset {
+    /// Self-clocked fair queueing (Golestani 1994): a virtual finish tag in bytes per packet,
+    /// flows told apart by the engine's flow; a flow's queue holds `limit` - 1 (ns2 flavour).
+    #[default]
+    Scfq,
+    /// ns-2.35's `Queue/FQ` (queue/fq.cc, `fq_ns2.rs`): a finish time in seconds per flow
+    /// head, `finishTime_ + delta_ x nactive`, flows told apart by their ns-2 flow id; a flow
+    /// holds its head and `limit` - 1 behind it.
+    Ns2,
 }
 
 fn default_fq_limit() -> QueueLimit {
@@ -46,6 +64,7 @@ impl Default for FqConfig {
         Self {
             limit: default_fq_limit(),
             flavour: ns2_flavour(),
+            preset: FqPreset::Scfq,
         }
     }
 }
@@ -81,7 +100,14 @@ impl Fq {
     }
 }
 
-fn overflows(limit: QueueLimit, flavour: DropTailFlavour, len: u64, bytes: u64, size: u64) -> bool {
+/// A per-flow DropTail queue of `len` packets and `bytes` bytes refuses a packet of `size`.
+pub(super) fn overflows(
+    limit: QueueLimit,
+    flavour: DropTailFlavour,
+    len: u64,
+    bytes: u64,
+    size: u64,
+) -> bool {
     match (limit, flavour) {
         (QueueLimit::Packets(l), DropTailFlavour::Standard) => len + 1 > l,
         (QueueLimit::Bytes(l), DropTailFlavour::Standard) => bytes + size > l,

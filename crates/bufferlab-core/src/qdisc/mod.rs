@@ -16,6 +16,7 @@ pub mod drr;
 pub mod dualpi2;
 pub mod fq;
 pub mod fq_codel;
+pub mod fq_ns2;
 pub mod lalred;
 pub mod pi;
 pub mod pie;
@@ -187,6 +188,9 @@ pub trait QueueDisc {
     /// this from a dequeue that returns nothing (RED starts its idle period there); the port
     /// does not ask an empty queue, so it says so here, before that arrival's `enqueue`.
     fn link_idle(&mut self, _since: SimTime) {}
+    /// Each engine flow's ns-2 flow id (`fid_`, the trace's flow id), by flow index, for a
+    /// discipline that tells flows apart as ns-2 does (ns-2's FQ); given once the flows exist.
+    fn set_flow_ids(&mut self, _fids: &[u32]) {}
     /// A smoothed queue estimate when the discipline keeps one (RED's EWMA average), for series.
     fn average(&self) -> Option<f64> {
         None

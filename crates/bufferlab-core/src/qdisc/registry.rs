@@ -85,6 +85,9 @@ impl QueueConfig {
             QueueConfig::Red(c) => Box::new(Red::new(c, Variant::Red)),
             QueueConfig::Ared(c) => Box::new(Red::new(c, Variant::Adaptive)),
             QueueConfig::Lalred(c) => Box::new(Lalred::new(c)),
+            QueueConfig::Fq(c) if c.preset == super::fq::FqPreset::Ns2 => {
+                Box::new(super::fq_ns2::Ns2Fq::new(c.limit, c.flavour))
+            }
             QueueConfig::Fq(c) => Box::new(Fq::new(c)),
             QueueConfig::Drr(c) => Box::new(Drr::new(c)),
             QueueConfig::Sfq(c) if c.preset == super::sfq::SfqPreset::Ns2 => {

@@ -725,6 +725,11 @@ pub fn build_with(
             routes: r,
         });
     }
+    // disciplines that tell flows apart by ns-2's flow id (ns-2's FQ) learn the flows' now
+    let fids: Vec<u32> = sim.flows.iter().map(|f| f.trace_fid).collect();
+    for p in &mut sim.ports {
+        p.set_flow_ids(&fids);
+    }
 
     if let Some(names) = &s.fairness.flows {
         for (i, n) in names.iter().enumerate() {
