@@ -142,6 +142,27 @@ def assert_prints_as_ns2(script: Path, *args: str, cwd: Path) -> str:
     return r.stdout
 
 
+def run_both(script: Path, *args: str, tmp_path: Path) -> tuple[Path, Path, str]:
+    """Runs the script with its arguments under ns-2.35 (in ``tmp_path/ns``) and under
+    `bufferlab run` (in ``tmp_path/bl``): both succeed and print the same; returns the two
+    folders (ns-2's, bufferlab's) and what they print."""
+    ns_dir, bl_dir = tmp_path / "ns", tmp_path / "bl"
+    ns_dir.mkdir()
+    bl_dir.mkdir()
+    ns = run_ns(script, *args, cwd=ns_dir)
+    assert ns.returncode == 0, ns.stderr
+    r = run_cli("run", str(script), *args, cwd=bl_dir)
+    assert r.code == 0, r.stderr
+    assert r.stdout == ns.stdout
+    return ns_dir, bl_dir, r.stdout
+
+
+def trace_events(path: Path) -> list[list[str]]:
+    """An ns-2 trace file's lines without the flags (ns-2 marks a retransmission ---A---) and
+    the packet id, which each simulator numbers its own way (docs/ns2-scripts.md)."""
+    return [(f := ln.split())[:6] + f[7:11] for ln in path.open()]
+
+
 def run_module(module: str) -> str:
     """What `python -m MODULE` prints, run from the repository (a generator of a doc table)."""
     out = subprocess.run(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, assert_prints_as_ns2, needs_ns, run_cli, run_ns
+from conftest import ROOT, assert_prints_as_ns2, needs_ns, run_both, run_cli, trace_events
 
 EX = ROOT / "examples" / "ns2"
 
@@ -124,25 +124,11 @@ def _outputs(cwd: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in sorted(cwd.iterdir()) if p.is_file()}
 
 
-def _run_both(script: Path, *args: str, tmp_path: Path) -> tuple[Path, Path]:
-    """Runs the script under ns-2.35 and `bufferlab run`, each in a folder of its own: both
-    succeed and print the same; returns the folders (ns-2's, bufferlab's)."""
-    ns_dir, bl_dir = tmp_path / "ns", tmp_path / "bl"
-    ns_dir.mkdir()
-    bl_dir.mkdir()
-    ns = run_ns(script, *args, cwd=ns_dir)
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(script), *args, cwd=bl_dir)
-    assert r.code == 0, r.stderr
-    assert r.stdout == ns.stdout
-    return ns_dir, bl_dir
-
-
 @needs_ns
 def test_the_queue_sample_example_writes_ns2s_files(tmp_path: Path) -> None:
     """examples/ns2/queue_sample.tcl: the link's own samples (qm.out), the sink's throughput
     and what it prints, byte for byte, with both agents detached before the end."""
-    ns_dir, bl_dir = _run_both(EX / "queue_sample.tcl", "8", tmp_path=tmp_path)
+    ns_dir, bl_dir, _ = run_both(EX / "queue_sample.tcl", "8", tmp_path=tmp_path)
     mine, theirs = _outputs(bl_dir), _outputs(ns_dir)
     assert mine == theirs
     samples = mine["qm.out"].splitlines()
@@ -193,14 +179,9 @@ def test_a_detached_sink_receives_nothing_more(tmp_path: Path) -> None:
 
 @needs_ns
 def test_detach_agent_is_ns2s_event_for_event(tmp_path: Path) -> None:
-    ns_dir, bl_dir = _run_both(_script(tmp_path, "d.tcl", DETACH), tmp_path=tmp_path)
+    ns_dir, bl_dir, _ = run_both(_script(tmp_path, "d.tcl", DETACH), tmp_path=tmp_path)
 
-    def events(path: Path) -> list[list[str]]:
-        # all but the flags (ns-2 marks a retransmission ---A---) and the packet id, which
-        # each simulator numbers its own way (docs/ns2-scripts.md, "trace-queue")
-        return [(f := ln.split())[:6] + f[7:11] for ln in path.read_text().splitlines()]
-
-    assert events(bl_dir / "det.tr") == events(ns_dir / "det.tr")
+    assert trace_events(bl_dir / "det.tr") == trace_events(ns_dir / "det.tr")
 
 
 CBR_VARIABLES = """\
@@ -351,7 +332,7 @@ $ns run
 @needs_ns
 @pytest.mark.parametrize(("text", "lines"), [(RED_TRACE, 385), (RED_TRACE_PACKETS, 8074)])
 def test_red_traces_are_ns2s(tmp_path: Path, text: str, lines: int) -> None:
-    ns_dir, bl_dir = _run_both(_script(tmp_path, "red.tcl", text), tmp_path=tmp_path)
+    ns_dir, bl_dir, _ = run_both(_script(tmp_path, "red.tcl", text), tmp_path=tmp_path)
     ours = (bl_dir / "all.q").read_text()
     assert ours == (ns_dir / "all.q").read_text()
     assert len(ours.splitlines()) == lines

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from bufferlab.ns2.units import fmt_rate, fmt_time
-from conftest import needs_ns, run_cli, run_ns
+from conftest import needs_ns, run_both, run_cli, trace_events
 
 TUTORIAL_MIX = """\
 set ns [new Simulator]
@@ -78,24 +78,11 @@ def _script(tmp_path: Path) -> Path:
     return path
 
 
-def _events(path: Path) -> list[list[str]]:
-    """A trace's lines without the flags (ns-2 marks a retransmission ---A---) and the packet
-    id, which each simulator numbers its own way."""
-    return [(f := ln.split())[:6] + f[7:11] for ln in path.open()]
-
-
 def _run_both(text: str, name: str, tmp_path: Path) -> tuple[Path, Path, str]:
-    """The script under ns-2.35 (in tmp_path/ns) and `bufferlab run` (in tmp_path): both
-    succeed and print the same; returns both folders and what they print."""
+    """Writes the script as ``name`` and runs it under ns-2.35 and `bufferlab run`."""
     script = tmp_path / name
     script.write_text(text)
-    (tmp_path / "ns").mkdir()
-    ns = run_ns(script, cwd=tmp_path / "ns")
-    assert ns.returncode == 0, ns.stderr
-    r = run_cli("run", str(script), cwd=tmp_path)
-    assert r.code == 0, r.stderr
-    assert r.stdout == ns.stdout
-    return tmp_path / "ns", tmp_path, r.stdout
+    return run_both(script, tmp_path=tmp_path)
 
 
 def test_link_losses_happen_at_the_far_end(tmp_path: Path) -> None:
@@ -125,7 +112,7 @@ def test_link_losses_happen_at_the_far_end(tmp_path: Path) -> None:
 @needs_ns
 def test_the_tutorial_mix_is_ns2s_event_for_event(tmp_path: Path) -> None:
     ns_dir, bl_dir, _ = _run_both(TUTORIAL_MIX, "mix.tcl", tmp_path)
-    ours, theirs = _events(bl_dir / "mix.tr"), _events(ns_dir / "mix.tr")
+    ours, theirs = trace_events(bl_dir / "mix.tr"), trace_events(ns_dir / "mix.tr")
     assert len(theirs) > 25_000
     assert ours == theirs
 
@@ -206,7 +193,7 @@ def test_drr_pareto_and_first_losses_are_ns2s(tmp_path: Path) -> None:
     ns_dir, bl_dir, out = _run_both(DRR_PARETO, "drr.tcl", tmp_path)
     # among what both print, the LossMonitor's 180 losses, 5 of them before any arrival
     assert out.splitlines()[-1] == "udp 3889 180"
-    mine, theirs = _events(bl_dir / "drr.tr"), _events(ns_dir / "drr.tr")
+    mine, theirs = trace_events(bl_dir / "drr.tr"), trace_events(ns_dir / "drr.tr")
     assert mine == theirs and len(mine) > 100_000
 
 
@@ -247,7 +234,7 @@ def test_a_delayed_ack_sink_answers_the_opening_data_packet_at_once(tmp_path: Pa
 @needs_ns
 def test_vegas_to_a_delayed_ack_sink_is_ns2s(tmp_path: Path) -> None:
     ns_dir, bl_dir, _ = _run_both(VEGAS_DELACK, "vegas.tcl", tmp_path)
-    mine, theirs = _events(bl_dir / "vegas.tr"), _events(ns_dir / "vegas.tr")
+    mine, theirs = trace_events(bl_dir / "vegas.tr"), trace_events(ns_dir / "vegas.tr")
     assert mine == theirs and len(mine) > 1500
 
 
@@ -310,7 +297,7 @@ def test_ecn_red_is_ns2s_event_for_event(tmp_path: Path) -> None:
     W/2 unrounded (tcp.cc ecn() -> slowdown): both parted from ns-2.35 before (at 1.18 s and
     1.32 s)."""
     ns_dir, bl_dir, _ = _run_both(ECN_RED, "ecn.tcl", tmp_path)
-    mine, theirs = _events(bl_dir / "ecn.tr"), _events(ns_dir / "ecn.tr")
+    mine, theirs = trace_events(bl_dir / "ecn.tr"), trace_events(ns_dir / "ecn.tr")
     assert mine == theirs and len(mine) > 30_000
 
 
@@ -364,5 +351,5 @@ def test_fq_is_ns2s_scheduler(tmp_path: Path) -> None:
     ns-2.35 at 0.58 s, where the bottleneck sent the other flow's packet."""
     ns_dir, bl_dir, out = _run_both(FQ_TWO_FLOWS, "fq.tcl", tmp_path)
     assert len(out.splitlines()) == 29
-    mine, theirs = _events(bl_dir / "fq.tr"), _events(ns_dir / "fq.tr")
+    mine, theirs = trace_events(bl_dir / "fq.tr"), trace_events(ns_dir / "fq.tr")
     assert mine == theirs and len(mine) > 40_000
