@@ -61,7 +61,7 @@ impl Ns2Fq {
         cx.ns2_now_s.unwrap_or_else(|| cx.now.as_secs_f64())
     }
 
-    /// `FQ::recv`: `pkt` becomes the head of flow `i`.
+    /// `FQ::recv`: `pkt` becomes the head of `flow` at `now` (seconds).
     fn make_head(flow: &mut Flow, pkt: Packet, now: f64, secs_per_byte: f64) {
         if now > flow.finish {
             flow.finish = now;
@@ -83,7 +83,6 @@ impl QueueDisc for Ns2Fq {
         if i >= self.flows.len() {
             self.flows.resize_with(i + 1, Flow::default);
         }
-        let (now, spb) = (Self::now_s(cx), secs_per_byte(cx));
         let flow = &mut self.flows[i];
         let size = pkt.size as u64;
         // Queue::recv: the flow's DropTail decides first (its length without the head), then
@@ -96,7 +95,7 @@ impl QueueDisc for Ns2Fq {
         self.len += 1;
         self.bytes += size;
         if flow.head.is_none() {
-            Self::make_head(flow, pkt, now, spb);
+            Self::make_head(flow, pkt, Self::now_s(cx), secs_per_byte(cx));
         } else {
             flow.waiting_bytes += size;
             flow.waiting.push_back(pkt);
@@ -115,14 +114,13 @@ impl QueueDisc for Ns2Fq {
             }
         }
         let (i, fin) = best?;
-        let (now, spb) = (Self::now_s(cx), secs_per_byte(cx));
         let flow = &mut self.flows[i];
         let pkt = flow.head.take()?;
         flow.finish = fin;
         // the flow's queue resumes: its next packet becomes the head
         if let Some(next) = flow.waiting.pop_front() {
             flow.waiting_bytes -= next.size as u64;
-            Self::make_head(flow, next, now, spb);
+            Self::make_head(flow, next, Self::now_s(cx), secs_per_byte(cx));
         }
         self.len -= 1;
         self.bytes -= pkt.size as u64;
