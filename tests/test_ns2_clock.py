@@ -125,6 +125,9 @@ def _instants(path: Path) -> list[tuple[str, list[tuple[str, ...]]]]:
         # FQ: parted at 0.555 s under the self-clocked scheduler (another flow's packet next);
         # scripts' FQ links now take ns-2's own (kind = "fq", preset = "ns2")
         ("paperD.tcl", ["qtype=FQ", "time=10", "qdt=0", "cwdt=0"]),
+        # Vegas: parted at 2.70 s, where bufferlab averaged the round's RTT from the ACKs'
+        # timestamp echoes and ns-2's agent from its own send-time table (tcp-vegas.cc)
+        ("paperD.tcl", ["tcp=Vegas", "time=5", "qdt=0", "cwdt=0"]),
     ],
 )
 def test_peer_traces_are_ns2s_event_for_event(tmp_path: Path, script: str, args: list[str]) -> None:

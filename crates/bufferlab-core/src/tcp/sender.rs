@@ -914,6 +914,10 @@ impl TcpSender {
             // ns-2 NewReno with newreno_changes1_: a partial ACK after the first leaves the
             // retransmission timer running.
             let mut keep_timer = false;
+            // ns-2's Vegas averages the RTT of each round from its own send-time table
+            // (tcp-vegas.cc recv: v_sendtime_[seqno], if sent once), not from the echo
+            let vegas_sample =
+                (self.ns2_vegas() && self.vegas_loss.is_some()).then(|| self.vegas_rtt_sample(now));
             let info = Ack {
                 now,
                 acked,
@@ -1000,6 +1004,9 @@ impl TcpSender {
                 }
             } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
                 self.cc.on_ack(&mut self.w, &info);
+            }
+            if let Some(sample) = vegas_sample {
+                self.cc.ns2_vegas_rtt_sample(sample);
             }
             if self.vegas_loss.is_some() {
                 self.vegas_on_new_ack(ack - acked, cx);

@@ -117,6 +117,9 @@ pub trait CongestionControl {
     fn ssthresh_on_ecn(&mut self, w: &Window, flight: u64, now: SimTime) -> f64 {
         self.ssthresh_on_loss(w, flight, now)
     }
+    /// ns-2's Vegas agent: the RTT sample of a new ACK from the agent's own send-time table
+    /// (None: the packet was sent more than once), after the ACK's rules (tcp-vegas.cc recv).
+    fn ns2_vegas_rtt_sample(&mut self, _rtt: Option<SimTime>) {}
     /// Algorithm-specific state for the report.
     fn report(&self) -> Option<serde_json::Value> {
         None

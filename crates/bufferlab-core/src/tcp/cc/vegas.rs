@@ -188,8 +188,11 @@ impl CongestionControl for Vegas {
         if self.incr > 0.0 && w.cwnd - outstanding <= 2.0 * mss {
             w.cwnd += self.incr;
         }
-        if ns2 && self.new_acks > 1 {
-            self.add_sample(a.rtt);
+    }
+    fn ns2_vegas_rtt_sample(&mut self, rtt: Option<SimTime>) {
+        // tcp-vegas.cc recv: v_sumRTT_ and v_cntRTT_ for the round's average, after its rules
+        if self.ns2.is_some() {
+            self.add_sample(rtt);
         }
     }
     fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {

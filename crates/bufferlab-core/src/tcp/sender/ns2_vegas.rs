@@ -130,6 +130,16 @@ impl TcpSender {
 
     /// `recv` after the window rules of a new ACK: the timeout estimate, the slots of the
     /// acknowledged packets, and the worried check. `old_una` is SND.UNA before the ACK.
+    /// tcp-vegas.cc recv: the RTT sample of a new ACK for the once-per-RTT average
+    /// (v_sumRTT_), from the send time of the packet it acknowledges if that packet was sent
+    /// once (`sendTime != 0. && transmits == 1`); none otherwise.
+    pub(super) fn vegas_rtt_sample(&self, now: SimTime) -> Option<SimTime> {
+        let v = self.vegas_loss.as_ref()?;
+        let i = v.slot(self.vegas_pkt(self.snd_una).wrapping_sub(1));
+        (v.send_time[i] != 0.0 && v.transmits[i] == 1)
+            .then(|| SimTime::from_secs_f64((v.clock(now) - v.send_time[i]).max(0.0)))
+    }
+
     pub(super) fn vegas_on_new_ack(&mut self, old_una: u64, cx: &mut EndpointCtx) {
         let now = cx.now;
         let seqno = self.vegas_pkt(self.snd_una).wrapping_sub(1); // tcph->seqno()
