@@ -353,3 +353,78 @@ def test_fq_is_ns2s_scheduler(tmp_path: Path) -> None:
     assert len(out.splitlines()) == 29
     mine, theirs = trace_events(bl_dir / "fq.tr"), trace_events(ns_dir / "fq.tr")
     assert mine == theirs and len(mine) > 40_000
+
+
+# Class-level agent defaults, a simplex-link pair, RED with automatic thresholds (gentle), a
+# Vegas agent to a DelAck sink beside a Reno one, a CBR with random_ 1, trace-queue on the
+# bottleneck only and `$ns after`.
+VEGAS_RENO_RED = """\
+Agent/TCP set packetSize_ 1460
+Agent/TCP set window_ 100
+Queue/RED set gentle_ true
+Queue/RED set thresh_ 0
+Queue/RED set maxthresh_ 0
+Queue/RED set q_weight_ -1
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+set n2 [$ns node]
+set n3 [$ns node]
+$ns simplex-link $n0 $n2 20Mb 3ms DropTail
+$ns simplex-link $n2 $n0 20Mb 3ms DropTail
+$ns duplex-link $n1 $n2 20Mb 7ms DropTail
+$ns duplex-link $n2 $n3 3Mb 25ms RED
+$ns queue-limit $n2 $n3 60
+$ns duplex-link-op $n2 $n3 queuePos 0.5
+set qf [open q23.tr w]
+$ns trace-queue $n2 $n3 $qf
+set v [new Agent/TCP/Vegas]
+$v set fid_ 1
+$ns attach-agent $n0 $v
+set vs [new Agent/TCPSink/DelAck]
+$ns attach-agent $n3 $vs
+$ns connect $v $vs
+set vf [new Application/FTP]
+$vf attach-agent $v
+set r [new Agent/TCP/Reno]
+$r set fid_ 2
+$ns attach-agent $n1 $r
+set rs [new Agent/TCPSink]
+$ns attach-agent $n3 $rs
+$ns connect $r $rs
+set rf [new Application/FTP]
+$rf attach-agent $r
+set udp [new Agent/UDP]
+$ns attach-agent $n1 $udp
+set lm [new Agent/LossMonitor]
+$ns attach-agent $n3 $lm
+$ns connect $udp $lm
+set cbr [new Application/Traffic/CBR]
+$cbr set random_ 1
+$cbr set packetSize_ 700
+$cbr set rate_ 500Kb
+$cbr attach-agent $udp
+$ns at 0.1 "$vf start"
+$ns at 0.3 "$rf start"
+$ns at 1.0 "$cbr start"
+$ns after 2.0 {puts "after: [$ns now]"}
+proc fin {} {
+    global ns qf vs rs lm v r
+    close $qf
+    puts "[$vs set bytes_] [$rs set bytes_] [$lm set npkts_] [$lm set nlost_]"
+    puts "[$v set cwnd_] [$r set cwnd_]"
+    exit 0
+}
+$ns at 25 "fin"
+$ns run
+"""
+
+
+@needs_ns
+def test_vegas_and_reno_over_red_are_ns2s(tmp_path: Path) -> None:
+    """Parted from ns-2.35 at its first line (the DelAck sink delayed Vegas's opening data
+    packet), then at 3.64 s (Vegas's round RTT from the ACKs' echoes, not its send times)."""
+    ns_dir, bl_dir, out = _run_both(VEGAS_RENO_RED, "ks3.tcl", tmp_path)
+    assert out.splitlines()[0] == "after: 2"
+    mine, theirs = _events(bl_dir / "q23.tr"), _events(ns_dir / "q23.tr")
+    assert mine == theirs and len(mine) > 20_000
