@@ -158,9 +158,9 @@ def run_both(script: Path, *args: str, tmp_path: Path) -> tuple[Path, Path, str]
 
 
 def trace_events(path: Path) -> list[list[str]]:
-    """An ns-2 trace file's lines without the flags (ns-2 marks a retransmission ---A---) and
-    the packet id, which each simulator numbers its own way (docs/ns2-scripts.md)."""
-    return [(f := ln.split())[:6] + f[7:11] for ln in path.open()]
+    """An ns-2 trace file's lines, split into fields: every field, the flags (ns-2's
+    `cong_action` is `A`) and packet ids included, which bufferlab sets as ns-2 does."""
+    return [ln.split() for ln in path.open()]
 
 
 def run_module(module: str) -> str:

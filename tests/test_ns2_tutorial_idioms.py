@@ -426,5 +426,5 @@ def test_vegas_and_reno_over_red_are_ns2s(tmp_path: Path) -> None:
     packet), then at 3.64 s (Vegas's round RTT from the ACKs' echoes, not its send times)."""
     ns_dir, bl_dir, out = _run_both(VEGAS_RENO_RED, "ks3.tcl", tmp_path)
     assert out.splitlines()[0] == "after: 2"
-    mine, theirs = _events(bl_dir / "q23.tr"), _events(ns_dir / "q23.tr")
+    mine, theirs = trace_events(bl_dir / "q23.tr"), trace_events(ns_dir / "q23.tr")
     assert mine == theirs and len(mine) > 20_000

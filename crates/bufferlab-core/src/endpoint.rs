@@ -11,6 +11,9 @@ use crate::units::SimTime;
 /// What an endpoint may touch while it runs.
 pub struct EndpointCtx<'a> {
     pub now: SimTime,
+    /// The same time in seconds as the event clock holds it: ns-2's double under
+    /// `clock = "ns2"` (`clock.rs`), which models that count in ns-2's doubles read.
+    pub now_s: f64,
     /// Statistics of the endpoint's flow (the receiver adds goodput here).
     pub stats: &'a mut FlowStats,
     pub(crate) out: &'a mut Vec<Packet>,

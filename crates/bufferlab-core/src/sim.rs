@@ -453,6 +453,11 @@ impl Simulation {
         };
         let mut cx = EndpointCtx {
             now: self.now,
+            now_s: if NS2 {
+                f64::from_bits(self.ns2_now_key)
+            } else {
+                self.now.as_secs_f64()
+            },
             stats: &mut flow.stats,
             out: &mut self.out_buf,
             warmup: self.warmup,

@@ -52,6 +52,16 @@ impl UdpSender {
         self
     }
 
+    /// Whether the pending emission at `at` comes before the stop. A source that keeps ns-2's
+    /// double sums compares those: 0.8 + 1200 x 0.016 s added up is just below 20 s, so it
+    /// runs before a `finish` at 20 as in ns-2, though it rounds to 20 s in picoseconds.
+    fn before_stop(&self, at: SimTime) -> bool {
+        match self.gen.next_s() {
+            Some(s) if self.shift == SimTime::ZERO => s < self.stop.as_secs_f64(),
+            _ => at < self.stop,
+        }
+    }
+
     fn send_datagram(&mut self, size: u32, cx: &mut EndpointCtx) {
         cx.send(Packet {
             kind: PacketKind::UdpData,
@@ -69,7 +79,7 @@ impl Endpoint for UdpSender {
 
     fn on_timeout(&mut self, cx: &mut EndpointCtx) {
         while let Some((at, size)) = self.pending {
-            if at > cx.now || at >= self.stop {
+            if at > cx.now || !self.before_stop(at) {
                 break;
             }
             let max = self.max_datagram;
@@ -88,7 +98,9 @@ impl Endpoint for UdpSender {
         if self.held {
             return None;
         }
-        self.pending.map(|(t, _)| t).filter(|&t| t < self.stop)
+        self.pending
+            .map(|(t, _)| t)
+            .filter(|&t| self.before_stop(t))
     }
 
     fn next_timeout_s(&self) -> Option<f64> {

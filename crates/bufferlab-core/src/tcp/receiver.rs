@@ -161,9 +161,14 @@ impl TcpReceiver {
 
     /// A SYN-ACK; with `ns3_rules` its retransmission timer (ns-3 `ConnTimeout` 3 s, doubled
     /// each time, `SynRetries` 6 transmissions).
-    fn send_synack(&mut self, cx: &mut EndpointCtx) {
+    fn send_synack(&mut self, cx: &mut EndpointCtx, syn_flags: u8) {
         let delack = self.delack_at;
-        self.send_ack(cx, F::SYN);
+        let echo = if self.p.rules().opening_ack_echoes_ece {
+            syn_flags & F::ECE
+        } else {
+            0
+        };
+        self.send_ack(cx, F::SYN | echo);
         self.delack_at = delack;
         if self.p.rules().syn_ack_retransmission_timer {
             self.synacks += 1;
@@ -206,7 +211,7 @@ impl Endpoint for TcpReceiver {
             // RFC 9293 section 3.5: answer every SYN (a retransmitted one too) with a SYN-ACK.
             self.ts_recent = h.ts_val;
             self.syn_received = true;
-            self.send_synack(cx);
+            self.send_synack(cx, h.flags);
             return;
         }
         self.synack_at = None; // the handshake is complete
@@ -303,7 +308,7 @@ impl Endpoint for TcpReceiver {
 
     fn on_timeout(&mut self, cx: &mut EndpointCtx) {
         if self.synack_at.is_some_and(|t| t <= cx.now) {
-            self.send_synack(cx);
+            self.send_synack(cx, 0); // ns-3's timer: no ECN opening modelled
         }
         if self.delack_at.is_some_and(|t| t <= cx.now) {
             self.delack_timeouts += 1;

@@ -224,22 +224,29 @@ impl RttEstimator {
 
     /// The current RTO with backoff (section 5.5), bounded by the maximum.
     pub fn rto(&self) -> SimTime {
-        if let Some(n) = self.ns2 {
-            // tcp.cc `rtt_timeout` with rfc2988_: clamp to minrto_ before the backoff.
-            let mult = (1u64 << self.backoff.min(30)) as f64;
-            let mut t = if n.rtxcur < self.min {
-                self.min * mult
-            } else {
-                n.rtxcur * mult
-            };
-            t = t.min(self.max);
-            if t < 2.0 * self.g {
-                t = 2.0 * self.g;
-            }
+        if let Some(t) = self.rto_s() {
             return SimTime::from_secs_f64(t);
         }
         let r = (self.base_rto() * (1u64 << self.backoff.min(30)) as f64).min(self.max);
         SimTime::from_secs_f64(r.max(self.min.min(self.max)))
+    }
+
+    /// ns-2's RTO in its own doubles, in ns-2 mode: tcp.cc `rtt_timeout` with rfc2988_,
+    /// clamped to minrto_ before the backoff. `rto` is this rounded to picoseconds; the
+    /// double keys the timer's event under ns-2's clock.
+    pub fn rto_s(&self) -> Option<f64> {
+        let n = self.ns2.as_ref()?;
+        let mult = (1u64 << self.backoff.min(30)) as f64;
+        let mut t = if n.rtxcur < self.min {
+            self.min * mult
+        } else {
+            n.rtxcur * mult
+        };
+        t = t.min(self.max);
+        if t < 2.0 * self.g {
+            t = 2.0 * self.g;
+        }
+        Some(t)
     }
 
     /// ns-2's own variables in ns-2 mode, as a script reads them (tcp.cc binds `rtt_`,

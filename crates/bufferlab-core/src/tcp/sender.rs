@@ -138,6 +138,12 @@ pub struct TcpSender {
     rwnd: u64,
     // timers
     rto_at: Option<SimTime>,
+    /// `rto_at` and the same deadline in ns-2's doubles (`clock.rs`): the time of the event
+    /// that armed it plus ns-2's `rtt_timeout()`, under ns-2's estimator.
+    rto_at_s: Option<(SimTime, f64)>,
+    /// The time of the event being handled in the event clock's seconds
+    /// (`EndpointCtx::now_s`).
+    now_s: f64,
     app_at: Option<SimTime>,
     syn_sent_at: SimTime,
     syn_retx: bool,
@@ -264,6 +270,8 @@ impl TcpSender {
             // settings); one-way ns-2 agents have none.
             rwnd: p.recv_buffer.min(p.max_adv_window),
             rto_at: None,
+            rto_at_s: None,
+            now_s: 0.0,
             app_at: None,
             syn_sent_at: SimTime::ZERO,
             syn_retx: false,
@@ -451,7 +459,8 @@ impl TcpSender {
         let fin = self.closing && seq + len == self.data_end && flags & F::SYN == 0;
         let mut fl = flags | if fin { F::FIN } else { 0 };
         let retx = seq < self.snd_max;
-        if !retx && self.cwr_pending && len > 0 {
+        let ns2_mark = self.rules.cwr_after_every_reduction; // any packet, ns-2's opening one too
+        if (ns2_mark || (!retx && len > 0)) && self.cwr_pending {
             fl |= F::CWR; // RFC 3168 section 6.1.2: CWR on the first new data after a reduction
             self.cwr_pending = false;
         }
@@ -479,7 +488,7 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         if len > 0 && self.vegas_loss.is_some() {
-            self.vegas_on_send(seq, now);
+            self.vegas_on_send(seq, cx.now_s);
         }
         let end = seq + len + fin as u64;
         if self.rules.prr_available && self.in_recovery {
@@ -506,8 +515,23 @@ impl TcpSender {
         self.last_send = now;
         // RFC 6298 section 5.1: start the timer if it is not running.
         if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
+            self.arm_rto(now);
         }
+    }
+
+    /// Arms the retransmission timer at now + RTO; under ns-2's estimator its deadline is
+    /// also kept as ns-2's double (tcp.cc `set_rtx_timer`: `resched(rtt_timeout())`), which
+    /// keys the timer's event (`next_timeout_s`).
+    pub(super) fn arm_rto(&mut self, now: SimTime) {
+        let at = now + self.rtt.rto();
+        self.rto_at = Some(at);
+        // now_s is the handled event's; a call from outside one (a script's command) has none
+        let fresh = SimTime::from_secs_f64(self.now_s).0.abs_diff(now.0) <= 1;
+        self.rto_at_s = self
+            .rtt
+            .rto_s()
+            .filter(|_| fresh)
+            .map(|d| (at, self.now_s + d));
     }
 
     /// Retransmits the segment starting at snd_una (fast retransmit, partial ACK).
@@ -518,7 +542,7 @@ impl TcpSender {
         // RFC 6298 alone would let it run from the last new ACK, and so does ns-3
         // (`SendDataPacket` starts it only when it is not running; `emit` does that).
         if self.rules.restart_timer_on_head_retransmit {
-            self.rto_at = Some(cx.now + self.rtt.rto());
+            self.arm_rto(cx.now);
         }
     }
 
@@ -654,13 +678,27 @@ impl TcpSender {
     }
 
     fn send_syn(&mut self, cx: &mut EndpointCtx) {
+        // ns-2's opening packet after a timeout carries cong_action (`note_ns2_cong_action`)
+        let cwr = if self.rules.cwr_after_every_reduction && self.cwr_pending {
+            self.cwr_pending = false;
+            F::CWR
+        } else {
+            0
+        };
         cx.send(Packet {
             kind: PacketKind::TcpData,
             size: self.p.header + self.p.syn_options,
             payload: 0,
             tcp: TcpHeader {
                 seq: 0,
-                flags: F::SYN | if self.p.ecn { F::ECE | F::CWR } else { 0 },
+                // RFC 3168 section 6.1.1 ECN-setup SYN; ns-2's opening packet echoes only
+                // (tcp.cc output: ecnecho, no cong_action)
+                flags: F::SYN
+                    | match (self.p.ecn, self.rules.cwr_after_every_reduction) {
+                        (true, false) => F::ECE | F::CWR,
+                        (true, true) => F::ECE | cwr,
+                        (false, _) => cwr,
+                    },
                 ts_val: cx.now,
                 ..TcpHeader::default()
             },
@@ -885,7 +923,7 @@ impl TcpSender {
         if self.ns2_sack1() {
             return self.on_ack_sack1(pkt, cx);
         }
-        self.vegas_on_any_ack(now);
+        self.vegas_on_any_ack(cx.now_s);
         let ack = h.ack;
         let mss = self.mss();
         let mut newly_sacked = 0;
@@ -916,14 +954,19 @@ impl TcpSender {
             let mut keep_timer = false;
             // ns-2's Vegas averages the RTT of each round from its own send-time table
             // (tcp-vegas.cc recv: v_sendtime_[seqno], if sent once), not from the echo
-            let vegas_sample =
-                (self.ns2_vegas() && self.vegas_loss.is_some()).then(|| self.vegas_rtt_sample(now));
+            let vegas_sample = (self.ns2_vegas() && self.vegas_loss.is_some())
+                .then(|| self.vegas_rtt_sample(cx.now_s));
             let info = Ack {
                 now,
                 acked,
                 flight_before,
                 snd_una: ack,
                 snd_nxt: self.snd_nxt.max(self.snd_max),
+                next_to_send: self.snd_nxt,
+                clock_s: match &self.vegas_loss {
+                    Some(v) if self.ns2_vegas() => v.clock(cx.now_s),
+                    _ => cx.now_s,
+                },
                 rtt: Some(fine_rtt),
             };
             if extent {
@@ -1013,10 +1056,17 @@ impl TcpSender {
             }
             // RFC 6298 sections 5.2 and 5.3.
             if !keep_timer {
-                self.rto_at = (self.snd_max > self.snd_una).then(|| now + self.rtt.rto());
+                if self.snd_max > self.snd_una || self.vegas_idle_timeout() {
+                    self.arm_rto(now);
+                } else {
+                    self.rto_at = None;
+                }
             }
             self.check_app_progress(now);
-        } else if ack == self.snd_una && self.snd_max > self.snd_una && pkt.payload == 0 {
+        } else if ack == self.snd_una
+            && (self.snd_max > self.snd_una || self.rules.dupack_without_data_outstanding)
+            && pkt.payload == 0
+        {
             // A duplicate ACK (RFC 5681 section 2; the window field is not compared, as
             // out-of-order data shrinks a finite receive buffer's window).
             self.dupacks += 1;
@@ -1158,6 +1208,15 @@ impl TcpSender {
         self.rules.vegas_as_ns2_agent && self.p.cc == CcKind::Vegas
     }
 
+    /// ns-2's Vegas agent times out with nothing outstanding too: tcp.cc newtimer() rearms
+    /// the timer on every new ACK (`t_seqno_ > seqno` holds), and tcp-vegas.cc timeout()
+    /// returns early only without `slow_start_restart_`. So a window closed to 0
+    /// (`v_newcwnd_` 0 after a timeout) reopens at 2 an RTO after the last ACK, and an idle
+    /// agent's timer keeps firing, backed off each time.
+    fn vegas_idle_timeout(&self) -> bool {
+        self.ns2_vegas() && self.p.slow_start_restart
+    }
+
     /// ns-2 tcp.cc `slowdown` with precision_reduce_: the window it halves is
     /// windowd() = min(cwnd_, window_) in packets (Reno: without the dupwnd_ inflation).
     fn ns2_window(&self) -> f64 {
@@ -1174,9 +1233,18 @@ impl TcpSender {
         (self.ns2_window() / 2.0).floor().max(2.0) * self.w.mss
     }
 
+    /// ns-2's `cong_action_` (`cwr_after_every_reduction`): the window was closed, so the
+    /// next segment sent carries CWR. Not for Vegas, whose own output() ignores it.
+    fn note_ns2_cong_action(&mut self) {
+        if self.rules.cwr_after_every_reduction && !self.ns2_vegas() {
+            self.cwr_pending = true;
+        }
+    }
+
     fn enter_recovery(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
         self.stats.fast_retransmits += 1;
+        self.note_ns2_cong_action();
         self.last_action_timeout = false;
         let flight = self.flight();
         let ns2_reno = self.ns2_aimd() && !self.p.sack;
@@ -1220,7 +1288,7 @@ impl TcpSender {
                 self.w.cwnd = self.w.mss;
                 self.snd_nxt = self.snd_una;
                 self.timed = None;
-                self.rto_at = Some(now + self.rtt.rto());
+                self.arm_rto(now);
             }
             Recovery::None => {
                 // Tahoe: retransmit and slow-start from one segment.
@@ -1252,15 +1320,17 @@ impl TcpSender {
             // RFC 6298 section 5.5 applies to the SYN too; RFC 9293 section 3.8.1.
             self.stats.syn_retransmits += 1;
             self.syn_retx = true;
+            self.note_ns2_cong_action(); // tcp.cc timeout() -> slowdown() for packet 0 too
             self.rtt.back_off();
             self.send_syn(cx);
             return;
         }
-        if self.snd_max <= self.snd_una {
+        if self.snd_max <= self.snd_una && !self.vegas_idle_timeout() {
             return;
         }
         // RFC 6298 section 5.4-5.6, RFC 5681 section 3.1 (equation 4, loss window).
         self.stats.timeouts += 1;
+        self.note_ns2_cong_action();
         self.last_action_timeout = true;
         let ns3 = self.ns3_sack();
         // ns-3 ReTxTimeout: ssthresh from BytesInFlight() before the timeout (the pipe).
@@ -1273,7 +1343,7 @@ impl TcpSender {
             self.w.ssthresh = ns2_ssthresh;
         }
         self.in_recovery = false;
-        self.vegas_on_timeout(now);
+        self.vegas_on_timeout(cx.now_s);
         // ns-2 tcp.cc timeout() keeps dupacks_ (Agent/TCP); RenoTcpAgent::timeout clears it.
         if !(self.rules.tahoe_timeout_keeps_dupacks
             && self.ns2_aimd()
@@ -1300,7 +1370,7 @@ impl TcpSender {
         self.snd_nxt = self.snd_una; // go back N (ns-2 t_seqno_ = highest_ack_ + 1)
         self.send_data(cx);
         if self.rto_at.is_none() {
-            self.rto_at = Some(now + self.rtt.rto());
+            self.arm_rto(now);
         }
     }
 
@@ -1413,6 +1483,7 @@ impl Endpoint for TcpSender {
     }
 
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
+        self.now_s = cx.now_s;
         self.record_series(cx.now);
         let una = self.snd_una;
         self.on_ack(&pkt, cx);
@@ -1425,6 +1496,7 @@ impl Endpoint for TcpSender {
 
     fn on_timeout(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
+        self.now_s = cx.now_s;
         self.record_series(now);
         if !self.stopped && now >= self.stop {
             // The application stops writing (ns-2 `$ftp stop`); what was sent is still delivered.
@@ -1526,6 +1598,7 @@ impl Endpoint for TcpSender {
             if self.ns2_idle_rule() {
                 if self.idle_timed_out(now) {
                     self.w.cwnd = self.w.mss;
+                    self.note_ns2_cong_action();
                     self.recover = self.snd_max;
                     self.last_action_timeout = true;
                     self.timed = None;
@@ -1545,6 +1618,11 @@ impl Endpoint for TcpSender {
             return Some(1.0);
         }
         self.probe(var)
+    }
+
+    fn next_timeout_s(&self) -> Option<f64> {
+        let (at, s) = self.rto_at_s?;
+        (self.rto_at == Some(at) && self.next_timeout() == Some(at)).then_some(s)
     }
 
     fn next_timeout(&self) -> Option<SimTime> {

@@ -90,6 +90,7 @@ impl Pipe {
         {
             let mut cx = EndpointCtx {
                 now: self.now,
+                now_s: self.now.as_secs_f64(),
                 stats: &mut self.stats,
                 out: &mut out,
                 warmup: SimTime::ZERO,
@@ -583,6 +584,7 @@ fn feed_receiver(p: TcpParams, segs: &[(u64, Ecn)]) -> Vec<(usize, Packet)> {
         let mut out = Vec::new();
         let mut cx = EndpointCtx {
             now: ms(i as u64),
+            now_s: ms(i as u64).as_secs_f64(),
             stats: &mut stats,
             out: &mut out,
             warmup: SimTime::ZERO,

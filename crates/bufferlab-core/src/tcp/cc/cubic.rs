@@ -369,6 +369,8 @@ mod tests {
             flight_before: 0,
             snd_una,
             snd_nxt: snd_una + 100_000,
+            next_to_send: snd_una + 100_000,
+            clock_s: t,
             rtt: Some(SimTime::from_millis(20)),
         }
     }
@@ -525,6 +527,8 @@ mod tests {
                         flight_before: 0,
                         snd_una: 0,
                         snd_nxt: 0,
+                        next_to_send: 0,
+                        clock_s: now,
                         rtt: Some(SimTime::from_secs_f64(rtt)),
                     },
                 );

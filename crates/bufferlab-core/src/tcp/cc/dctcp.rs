@@ -142,6 +142,8 @@ mod tests {
         Ack {
             snd_una: una,
             snd_nxt: nxt,
+            next_to_send: nxt,
+            clock_s: 0.0,
             ..ack(bytes)
         }
     }

@@ -73,6 +73,13 @@ pub struct Ack {
     /// snd_una after the ACK and snd_nxt (next new byte to send).
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The next byte the sender will send: below `snd_nxt` after a go-back-N timeout until
+    /// the resent data catches up (ns-2 `t_seqno_`).
+    pub next_to_send: u64,
+    /// The ACK's time in seconds on the clock the sender's rules count in: ns-2 Vegas's
+    /// `vegastime()` (since its first send, in ns-2's doubles) under its rules, else the
+    /// engine's (`EndpointCtx::now_s`).
+    pub clock_s: f64,
     /// Fine-grained RTT of the acknowledged data (timestamp echo), if valid.
     pub rtt: Option<SimTime>,
 }
@@ -117,9 +124,10 @@ pub trait CongestionControl {
     fn ssthresh_on_ecn(&mut self, w: &Window, flight: u64, now: SimTime) -> f64 {
         self.ssthresh_on_loss(w, flight, now)
     }
-    /// ns-2's Vegas agent: the RTT sample of a new ACK from the agent's own send-time table
-    /// (None: the packet was sent more than once), after the ACK's rules (tcp-vegas.cc recv).
-    fn ns2_vegas_rtt_sample(&mut self, _rtt: Option<SimTime>) {}
+    /// ns-2's Vegas agent: the RTT sample of a new ACK from the agent's own send-time table,
+    /// in seconds of its clock (None: the packet was sent more than once), after the ACK's
+    /// rules (tcp-vegas.cc recv).
+    fn ns2_vegas_rtt_sample(&mut self, _rtt: Option<f64>) {}
     /// Algorithm-specific state for the report.
     fn report(&self) -> Option<serde_json::Value> {
         None
@@ -228,6 +236,8 @@ pub(crate) mod testing {
             flight_before: 0,
             snd_una: 0,
             snd_nxt: 0,
+            next_to_send: 0,
+            clock_s: 0.0,
             rtt: None,
         }
     }

@@ -47,8 +47,11 @@ pub struct Vegas {
     cnt_rtt: u32,
     beg_seq: u64,
     beg_time: SimTime,
+    /// `v_begtime_` on ns-2's Vegas clock (`Ack::clock_s`), under its rules.
+    beg_clock: f64,
     inc_flag: bool,
-    /// Bytes added per ACK until the next round decision.
+    /// Window added per ACK until the next round decision (in packets under ns-2's rules,
+    /// else bytes).
     incr: f64,
     started: bool,
     /// Last Diff computed (segments), for tests and reports.
@@ -56,6 +59,8 @@ pub struct Vegas {
     /// ns-2.35 rules (module notes) with windowInit_ in segments.
     ns2: Option<f64>,
     new_acks: u64,
+    /// (window in bytes, the same in units) as this agent last set it.
+    cwnd_written: Option<(f64, f64)>,
 }
 
 impl Vegas {
@@ -69,12 +74,14 @@ impl Vegas {
             cnt_rtt: 0,
             beg_seq: 0,
             beg_time: SimTime::ZERO,
+            beg_clock: 0.0,
             inc_flag: true,
             incr: 0.0,
             started: false,
             last_diff: None,
             ns2: None,
             new_acks: 0,
+            cwnd_written: None,
         }
     }
 
@@ -95,6 +102,18 @@ impl Vegas {
             }
         }
     }
+    /// `cwnd` in `unit`s: the value this agent last wrote, if nobody changed the window since
+    /// (`x * mss / mss` need not give `x` back), else converted.
+    fn cwnd_in_units(&self, w: &Window, unit: f64) -> f64 {
+        match self.cwnd_written {
+            Some((bytes, units)) if bytes == w.cwnd => units,
+            _ => w.cwnd / unit,
+        }
+    }
+    fn set_cwnd_in_units(&mut self, w: &mut Window, cwnd: f64, unit: f64) {
+        w.cwnd = cwnd * unit;
+        self.cwnd_written = Some((w.cwnd, cwnd));
+    }
     pub fn base_rtt(&self) -> Option<f64> {
         self.base_rtt.is_finite().then_some(self.base_rtt)
     }
@@ -110,10 +129,18 @@ impl CongestionControl for Vegas {
     fn on_ack(&mut self, w: &mut Window, a: &Ack) {
         let mss = w.mss;
         let ns2 = self.ns2.is_some();
+        // The window arithmetic runs in ns-2's unit under its rules: `cwnd_` is a double in
+        // packets and `v_incr_ = 1/cwnd_`, so nine increments of 1/9 reach 10 exactly as in
+        // ns-2 (or fall an ulp short, as there). In bytes the same sums round elsewhere and
+        // `int(cwnd_)` can differ by a packet.
+        let unit = if ns2 { mss } else { 1.0 };
+        let seg = mss / unit;
+        let mut cwnd = self.cwnd_in_units(w, unit);
+        let ssthresh = w.ssthresh / unit;
         self.new_acks += 1;
         if let Some(iw) = self.ns2 {
             if self.new_acks == 2 {
-                w.cwnd = iw * mss; // last_ack_ == 0 && delay_growth_
+                cwnd = iw; // last_ack_ == 0 && delay_growth_
             }
         }
         if !self.started {
@@ -122,18 +149,20 @@ impl CongestionControl for Vegas {
                 // v_begseq_ 0 (the first data byte) and v_begtime_ 0 on the clock started by
                 // the first send.
                 self.beg_seq = a.snd_una - a.acked;
-                self.beg_time = a.now.saturating_sub(a.rtt.unwrap_or(SimTime::ZERO));
+                self.beg_clock = 0.0;
             } else {
                 self.beg_seq = a.snd_nxt;
                 self.beg_time = a.now;
-                self.incr = mss; // slow start until the first decision
+                self.incr = seg; // slow start until the first decision
             }
         }
         if !ns2 {
             self.add_sample(a.rtt);
         }
-        // One packet more than outstanding in ns-2 (t_seqno_ - last_ack_).
+        // One packet more than outstanding in ns-2 (t_seqno_ - last_ack_), and ns-2 counts
+        // from t_seqno_, which a timeout sets back to the first unacknowledged packet.
         let extra = if ns2 { mss } else { 0.0 };
+        let next = if ns2 { a.next_to_send } else { a.snd_nxt };
         let round_over = if ns2 {
             a.snd_una > self.beg_seq
         } else {
@@ -143,56 +172,67 @@ impl CongestionControl for Vegas {
             // ---- once per RTT ----
             let rtt = if self.cnt_rtt > 0 {
                 self.sum_rtt / self.cnt_rtt as f64
+            } else if ns2 {
+                a.clock_s - self.beg_clock
             } else {
                 (a.now.saturating_sub(self.beg_time)).as_secs_f64()
             };
             self.sum_rtt = 0.0;
             self.cnt_rtt = 0;
-            let rtt_len = a.snd_nxt.saturating_sub(self.beg_seq) as f64 / mss;
+            // Negative after a go-back-N timeout (ns-2's int rttLen), which makes the RTT
+            // the new base.
+            let rtt_len = (next as f64 - self.beg_seq as f64) / mss;
             if rtt > 0.0 {
                 if rtt < self.base_rtt || rtt_len <= 1.0 {
                     self.base_rtt = rtt;
                 }
                 let actual = rtt_len / rtt;
                 let expect =
-                    ((a.snd_nxt.saturating_sub(a.snd_una)) as f64 + extra) / mss / self.base_rtt;
+                    ((next.saturating_sub(a.snd_una)) as f64 + extra) / mss / self.base_rtt;
                 let diff = ((expect - actual) * self.base_rtt + 0.5).floor();
                 self.last_diff = Some(diff);
-                if w.in_slow_start() {
+                if cwnd < ssthresh {
                     self.inc_flag = !self.inc_flag;
                     if !self.inc_flag {
                         self.incr = 0.0;
                     } else if diff > self.gamma {
                         w.ssthresh = 2.0 * mss;
-                        w.cwnd = (w.cwnd - w.cwnd / 8.0).max(2.0 * mss);
+                        cwnd = (cwnd - cwnd / 8.0).max(2.0 * seg);
                         self.incr = 0.0;
                     } else {
-                        self.incr = mss;
+                        self.incr = seg;
                     }
                 } else if diff > self.beta {
-                    w.cwnd = (w.cwnd - mss).max(2.0 * mss);
+                    cwnd = (cwnd - seg).max(2.0 * seg);
                     self.incr = 0.0;
                 } else if diff < self.alpha {
-                    self.incr = mss * mss / w.cwnd;
+                    self.incr = seg * seg / cwnd;
                 } else {
                     self.incr = 0.0;
                 }
             }
-            self.beg_seq = a.snd_nxt;
+            self.beg_seq = next;
             self.beg_time = a.now;
+            self.beg_clock = a.clock_s;
         }
-        if self.incr >= mss && w.cwnd >= w.ssthresh {
+        if self.incr >= seg && cwnd >= w.ssthresh / unit {
             self.incr = 0.0;
         }
-        let outstanding = a.snd_nxt.saturating_sub(a.snd_una) as f64 + extra;
-        if self.incr > 0.0 && w.cwnd - outstanding <= 2.0 * mss {
-            w.cwnd += self.incr;
+        let outstanding = (next.saturating_sub(a.snd_una) as f64 + extra) / unit;
+        if self.incr > 0.0 && cwnd - outstanding <= 2.0 * seg {
+            cwnd += self.incr;
         }
+        self.set_cwnd_in_units(w, cwnd, unit);
     }
-    fn ns2_vegas_rtt_sample(&mut self, rtt: Option<SimTime>) {
-        // tcp-vegas.cc recv: v_sumRTT_ and v_cntRTT_ for the round's average, after its rules
-        if self.ns2.is_some() {
-            self.add_sample(rtt);
+    fn ns2_vegas_rtt_sample(&mut self, rtt: Option<f64>) {
+        // tcp-vegas.cc recv: v_sumRTT_ and v_cntRTT_ for the round's average, after its rules;
+        // v_baseRTT_ from a positive sample only.
+        if let (Some(_), Some(r)) = (self.ns2, rtt) {
+            self.sum_rtt += r;
+            self.cnt_rtt += 1;
+            if r > 0.0 {
+                self.base_rtt = self.base_rtt.min(r);
+            }
         }
     }
     fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {

@@ -99,6 +99,17 @@ pub struct Rules {
     /// fast retransmit and the timeout end it (else Karn's rule: any retransmission below
     /// the timed segment's end ends it).
     pub retransmission_keeps_timed_segment: bool,
+    /// Every window reduction (fast retransmit, timeout, ECN echo, restart after idle) marks
+    /// the next segment sent, a retransmission too, with CWR (ns-2's `cong_action`, `A` in
+    /// its traces), where RFC 3168 marks only the first new segment after an ECN reduction.
+    pub cwr_after_every_reduction: bool,
+    /// An ACK that repeats the last one is a duplicate even with nothing outstanding (ns-2
+    /// compares the sequence number only), not only while data is in flight (RFC 5681
+    /// section 2).
+    pub dupack_without_data_outstanding: bool,
+    /// The receiver's answer to an opening packet that carries ECE echoes it (ns-2's sink on
+    /// its ECN opening packet, `C` in the traces of both); else the SYN-ACK carries no ECE.
+    pub opening_ack_echoes_ece: bool,
     /// A delayed-ACK receiver delays the ACK of a repeat of its last in-order segment (nothing
     /// held above it, no ACK waiting) as it would a new one, instead of answering at once.
     pub repeat_of_last_segment_ack_delayed: bool,

@@ -40,6 +40,15 @@ pub const RULES: Rules = Rules {
     // partial-ACK retransmission); reset_rtx_timer() clears it, from dupack_action (the fast
     // retransmit, tcp-reno.cc, tcp-sack1.cc) and timeout().
     retransmission_keeps_timed_segment: true,
+    // tcp.cc slowdown(): cong_action_ = TRUE whenever it closes cwnd_ (CLOSE_CWND_HALF,
+    // _RESTART, _INIT, _ONE), and output() puts it on the next packet, retransmissions
+    // included (SetCWRonRetransmit_ true, ns-default.tcl). Vegas has its own output().
+    cwr_after_every_reduction: true,
+    // tcp.cc / tcp-reno.cc / tcp-vegas.cc recv: `tcph->seqno() == last_ack_` counts a
+    // duplicate, whatever is outstanding.
+    dupack_without_data_outstanding: true,
+    // Seen in ns-2.35's traces: the ACK of an ECN agent's opening packet is flagged `C`.
+    opening_ack_echoes_ece: true,
     syn_ack_retransmission_timer: false,
     // tcp.cc: the opening packet is timed by the agent's RTO (rtxcur_init_), like data.
     syn_timer_is_conn_timeout: false,

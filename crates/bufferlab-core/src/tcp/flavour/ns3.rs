@@ -27,6 +27,11 @@ pub const RULES: Rules = Rules {
     // tcp-socket-base.cc: a retransmitted segment is never an RTT sample (m_history marks
     // it retransmitted; Karn).
     retransmission_keeps_timed_segment: false,
+    // tcp-socket-base.cc: CWR after an ECN reduction only (m_ecnState ECN_CWR_SENT).
+    cwr_after_every_reduction: false,
+    // tcp-socket-base.cc ReceivedAck: a duplicate only while bytes are in flight.
+    dupack_without_data_outstanding: false,
+    opening_ack_echoes_ece: false,
     // SendEmptyPacket in SYN_RCVD: ConnTimeout 3 s, doubled, SynRetries transmissions.
     syn_ack_retransmission_timer: true,
     // SendEmptyPacket with SYN: m_rto = m_cnTimeout (ConnTimeout 3 s) * 2^(SynRetries - m_synCount).

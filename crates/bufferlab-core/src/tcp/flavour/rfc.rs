@@ -26,6 +26,11 @@ pub const RULES: Rules = Rules {
     repeat_of_last_segment_ack_delayed: false,
     // RFC 6298 section 3 (Karn): no sample across a retransmission.
     retransmission_keeps_timed_segment: false,
+    // RFC 3168 section 6.1.2: CWR on the first new data segment after an ECN reduction.
+    cwr_after_every_reduction: false,
+    // RFC 5681 section 2: a duplicate needs outstanding data.
+    dupack_without_data_outstanding: false,
+    opening_ack_echoes_ece: false,
     // The sender's SYN timer recovers a lost SYN-ACK (RFC 9293 section 3.8.1).
     syn_ack_retransmission_timer: false,
     // RFC 6298 section 2.1 and 5.7: the SYN is timed by the initial RTO (1 s), backed off.

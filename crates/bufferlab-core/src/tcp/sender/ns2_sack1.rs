@@ -62,7 +62,7 @@ impl TcpSender {
                 self.sb.advance(ack);
                 self.record_sack_blocks(pkt);
                 self.sack1_pipe -= 1;
-                self.rto_at = Some(now + self.rtt.rto());
+                self.arm_rto(now);
                 self.rtt.reset_backoff();
                 self.check_app_progress(now);
             } else if ack == self.snd_una && pkt.payload == 0 {
@@ -83,6 +83,8 @@ impl TcpSender {
                 flight_before: self.flight(),
                 snd_una: ack,
                 snd_nxt: self.snd_nxt.max(self.snd_max),
+                next_to_send: self.snd_nxt,
+                clock_s: cx.now_s,
                 rtt: Some(now.saturating_sub(h.ts_echo)),
             };
             self.sack1_new_ack(h, ack, now);
@@ -133,7 +135,11 @@ impl TcpSender {
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
         self.sack1_timeout = false;
-        self.rto_at = (self.snd_max > self.snd_una).then(|| now + self.rtt.rto());
+        if self.snd_max > self.snd_una {
+            self.arm_rto(now);
+        } else {
+            self.rto_at = None;
+        }
     }
 
     /// `scb_->UpdateScoreBoard(highest_ack_, tcph)`; returns the bytes newly SACKed.
@@ -169,11 +175,12 @@ impl TcpSender {
         self.in_recovery = true;
         self.last_action_timeout = false;
         self.stats.fast_retransmits += 1;
+        self.note_ns2_cong_action();
         // reset_rtx_timer(1, 0): the timer restarts and rtt_active_ = 0 (no timed segment).
         self.timed = None;
         self.high_rxt = self.snd_una; // MarkRetran(highest_ack_ + 1) below
         self.resend_head(cx); // output(last_ack_ + 1): not counted in pipe_
-        self.rto_at = Some(cx.now + self.rtt.rto());
+        self.arm_rto(cx.now);
     }
 
     /// `Sack1TcpAgent::send_much` in fast recovery: while `pipe_ < int(cwnd_)`, the next

@@ -4,8 +4,8 @@
 //! Global Internet", IEEE JSAC 13(8), 1995, section 3.1 (the fine-grained retransmission).
 //! The window rules of each round are in `cc/vegas.rs`.
 //!
-//! * **Send times** (`output`): each packet's time on the Vegas clock (`vegastime()`, from the
-//!   first send) and its number of transmissions, in rings of `window_` slots indexed by the
+//! * **Send times** (`output`): each packet's time on the Vegas clock (`vegastime()`, in
+//!   ns-2's doubles from `firstsent_`: the first send, or a timeout's resend of packet 0) and its number of transmissions, in rings of `window_` slots indexed by the
 //!   packet number modulo `window_` (`v_sendtime_`, `v_transmits_`). A new ACK clears the
 //!   slots from `oldack + 1` up to its packet only while the index does not wrap (ns-2's loop
 //!   stops at the wrap), so a slot reused after a wrap keeps counting transmissions.
@@ -29,12 +29,12 @@
 
 use super::{TcpSender, F};
 use crate::endpoint::EndpointCtx;
-use crate::units::SimTime;
 
 /// The state `tcp-vegas.cc` keeps for its loss handling.
 pub(super) struct VegasLoss {
-    /// `firstsent_`: the origin of the Vegas clock.
-    first_send: Option<SimTime>,
+    /// `firstsent_`: the origin of the Vegas clock, in the event clock's seconds (ns-2's
+    /// doubles under its clock, so that `vegastime()` differences round as in ns-2).
+    first_send: Option<f64>,
     /// `v_sendtime_` (seconds on the Vegas clock, -1 when cleared) and `v_transmits_`.
     send_time: Vec<f64>,
     transmits: Vec<u32>,
@@ -70,9 +70,9 @@ impl VegasLoss {
         }
     }
 
-    fn clock(&self, now: SimTime) -> f64 {
-        self.first_send
-            .map_or(0.0, |t0| now.saturating_sub(t0).as_secs_f64())
+    /// `vegastime()` at `now_s` (`EndpointCtx::now_s`).
+    pub(super) fn clock(&self, now_s: f64) -> f64 {
+        self.first_send.map_or(0.0, |t0| now_s - t0)
     }
 
     fn slot(&self, pkt: u64) -> usize {
@@ -80,8 +80,8 @@ impl VegasLoss {
     }
 
     /// `vegas_expire` for packet `pkt`: out `v_timeout_` or more.
-    fn expired(&self, pkt: u64, now: SimTime) -> bool {
-        self.clock(now) - self.send_time[self.slot(pkt)] >= self.timeout
+    fn expired(&self, pkt: u64, now_s: f64) -> bool {
+        self.clock(now_s) - self.send_time[self.slot(pkt)] >= self.timeout
     }
 }
 
@@ -92,22 +92,28 @@ impl TcpSender {
     }
 
     /// `VegasTcpAgent::output`: the send time and transmission count of a data packet.
-    pub(super) fn vegas_on_send(&mut self, seq: u64, now: SimTime) {
+    pub(super) fn vegas_on_send(&mut self, seq: u64, now_s: f64) {
         let pkt = self.vegas_pkt(seq);
+        // send_much sets firstsent_ whenever t_seqno_ is 0 (tcp.cc): at the first send, and
+        // again when a timeout before packet 0's ACK goes back to it. A duplicate-ACK
+        // retransmission of packet 0 (output() directly) does not.
+        let restart = pkt == 0 && seq == self.snd_nxt;
         let Some(v) = self.vegas_loss.as_mut() else {
             return;
         };
-        v.first_send.get_or_insert(now);
-        let t = v.clock(now);
+        if restart || v.first_send.is_none() {
+            v.first_send = Some(now_s);
+        }
+        let t = v.clock(now_s);
         let i = v.slot(pkt);
         v.send_time[i] = t;
         v.transmits[i] += 1;
     }
 
     /// `recv`: the first ACK starts the timeout estimate.
-    pub(super) fn vegas_on_any_ack(&mut self, now: SimTime) {
+    pub(super) fn vegas_on_any_ack(&mut self, now_s: f64) {
         if let Some(v) = self.vegas_loss.as_mut().filter(|v| !v.started) {
-            let r = v.clock(now);
+            let r = v.clock(now_s);
             v.started = true;
             v.sa = r * 8.0;
             v.sd = r;
@@ -133,15 +139,13 @@ impl TcpSender {
     /// tcp-vegas.cc recv: the RTT sample of a new ACK for the once-per-RTT average
     /// (v_sumRTT_), from the send time of the packet it acknowledges if that packet was sent
     /// once (`sendTime != 0. && transmits == 1`); none otherwise.
-    pub(super) fn vegas_rtt_sample(&self, now: SimTime) -> Option<SimTime> {
+    pub(super) fn vegas_rtt_sample(&self, now_s: f64) -> Option<f64> {
         let v = self.vegas_loss.as_ref()?;
         let i = v.slot(self.vegas_pkt(self.snd_una).wrapping_sub(1));
-        (v.send_time[i] != 0.0 && v.transmits[i] == 1)
-            .then(|| SimTime::from_secs_f64((v.clock(now) - v.send_time[i]).max(0.0)))
+        (v.send_time[i] != 0.0 && v.transmits[i] == 1).then(|| v.clock(now_s) - v.send_time[i])
     }
 
     pub(super) fn vegas_on_new_ack(&mut self, old_una: u64, cx: &mut EndpointCtx) {
-        let now = cx.now;
         let seqno = self.vegas_pkt(self.snd_una).wrapping_sub(1); // tcph->seqno()
         let oldack = self.vegas_pkt(old_una).wrapping_sub(1); // last_ack_ before it
         let thresh = self.p.dupack_threshold;
@@ -160,7 +164,7 @@ impl TcpSender {
             range -= 1;
         }
         if send_time != 0.0 && transmits == 1 {
-            let rtt = v.clock(now) - send_time;
+            let rtt = v.clock(cx.now_s) - send_time;
             if rtt > 0.0 {
                 let mut n = rtt - v.sa / 8.0;
                 v.sa += n;
@@ -173,14 +177,14 @@ impl TcpSender {
         }
         if v.worried > 0 {
             v.worried -= 1;
-            if v.expired(seqno.wrapping_add(1), now) {
+            if v.expired(seqno.wrapping_add(1), cx.now_s) {
                 self.dupacks = thresh;
-                // output(expired): a plain send, the timed packet stays timed (rtt_active_).
-                let timed = self.timed;
+                // output(expired): a plain send (tcp.cc output), so a packet past maxseq_
+                // starts the RTT timing if none runs (rtt_active_), as `emit` does; a resent
+                // one leaves it (`retransmission_keeps_timed_segment`).
                 let seq = self.snd_una;
                 let len = self.mss().min(self.data_end.saturating_sub(seq));
                 self.emit(cx, seq, len, F::ACK);
-                self.timed = timed;
             } else {
                 v.worried = 0;
             }
@@ -200,7 +204,7 @@ impl TcpSender {
             return;
         };
         let head = last_ack.wrapping_add(1);
-        let expired = v.expired(head, now);
+        let expired = v.expired(head, cx.now_s);
         if !(expired || dupacks == thresh) {
             if dupacks > thresh {
                 self.w.cwnd += self.w.mss;
@@ -229,14 +233,14 @@ impl TcpSender {
             }
             v.newcwnd = win;
             self.w.cwnd = (win + f64::from(dupacks)) * self.w.mss;
-            v.cwnd_changed = v.clock(now);
+            v.cwnd_changed = v.clock(cx.now_s);
         }
         self.last_action_timeout = false;
         self.recover = self.snd_max;
         self.stats.fast_retransmits += 1;
         // reset_rtx_timer(1): rtt_backoff(), set_rtx_timer(), rtt_active_ = 0.
         self.rtt.back_off();
-        self.rto_at = Some(now + self.rtt.rto());
+        self.arm_rto(now);
         self.timed = None;
         let seq = self.snd_una;
         let len = self.mss().min(self.data_end.saturating_sub(seq));
@@ -247,10 +251,10 @@ impl TcpSender {
     }
 
     /// `VegasTcpAgent::timeout`: `v_newcwnd_ = 0`, `t_cwnd_changed_` = now.
-    pub(super) fn vegas_on_timeout(&mut self, now: SimTime) {
+    pub(super) fn vegas_on_timeout(&mut self, now_s: f64) {
         if let Some(v) = self.vegas_loss.as_mut() {
             v.newcwnd = 0.0;
-            v.cwnd_changed = v.clock(now);
+            v.cwnd_changed = v.clock(now_s);
         }
     }
 }

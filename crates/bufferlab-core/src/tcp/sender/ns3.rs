@@ -89,6 +89,8 @@ impl TcpSender {
                 flight_before,
                 snd_una: ack,
                 snd_nxt: s.snd_nxt.max(s.snd_max),
+                next_to_send: s.snd_nxt,
+                clock_s: now.as_secs_f64(),
                 rtt: Some(now.saturating_sub(h.ts_echo)),
             };
             if self.ecn_extent() {
