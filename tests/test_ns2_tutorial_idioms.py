@@ -428,3 +428,111 @@ def test_vegas_and_reno_over_red_are_ns2s(tmp_path: Path) -> None:
     assert out.splitlines()[0] == "after: 2"
     mine, theirs = trace_events(bl_dir / "q23.tr"), trace_events(ns_dir / "q23.tr")
     assert mine == theirs and len(mine) > 20_000
+
+
+# A sampler that reads the sender's loss state every 10 ms through a run with drops: Reno
+# over a 6-packet DropTail queue (the tutorials' `record` proc, with dupacks_, which exited
+# with code 2 before 2026-11-27).
+DUPACK_SAMPLER = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+set n2 [$ns node]
+$ns duplex-link $n0 $n1 10Mb 2ms DropTail
+$ns duplex-link $n1 $n2 1Mb 20ms DropTail
+$ns queue-limit $n1 $n2 6
+set tcp [new Agent/TCP/Reno]
+$tcp set window_ 40
+$ns attach-agent $n0 $tcp
+set sink [new Agent/TCPSink]
+$ns attach-agent $n2 $sink
+$ns connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+proc record {} {
+    global ns tcp
+    puts "[$ns now] [$tcp set cwnd_] [$tcp set ssthresh_] [$tcp set dupacks_] [$tcp set ack_]"
+    $ns after 0.01 record
+}
+$ns at 0.0 "$ftp start"
+$ns at 0.0 record
+$ns at 4.0 "exit 0"
+$ns run
+"""
+
+
+@needs_ns
+def test_a_sampler_reading_dupacks_prints_as_ns2(tmp_path: Path) -> None:
+    _, _, out = _run_both(DUPACK_SAMPLER, "dup.tcl", tmp_path)
+    rows = [line.split() for line in out.splitlines()]
+    assert len(rows) == 401  # 0 s to 4 s in steps of 10 ms, as ns-2 prints them
+    assert max(int(r[3]) for r in rows) >= 3  # a fast retransmit was sampled
+
+
+# Values ns-2 computes before the run: RED's automatic thresholds and weight when the queue
+# gets its link (red.cc initialize_params), kept when the script sets thresh_ afterwards; a
+# TCP agent's ssthresh_ = int(window_) at its creation and again at `$ns run` (tcp.cc
+# reset()), so a value set before the run is not the run's. Before 2026-11-27 bufferlab read
+# 0 0 -1 and 0, ran the flow with ssthresh_ 4 (cwnd_ 8.4 at 0.3 s against ns-2's 20.5), and a
+# script whose agents had no application stopped with "no flows".
+BEFORE_THE_RUN = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+set n2 [$ns node]
+$ns duplex-link $n0 $n1 1Mb 10ms RED
+$ns duplex-link $n0 $n2 10Mb 10ms RED
+set tcp [new Agent/TCP/Reno]
+puts "new: [$tcp set ssthresh_]"
+$ns attach-agent $n0 $tcp
+set sink [new Agent/TCPSink]
+$ns attach-agent $n1 $sink
+$ns connect $tcp $sink
+$tcp set window_ 50
+$tcp set ssthresh_ 4
+puts "set: [$tcp set ssthresh_]"
+set q [[$ns link $n0 $n1] queue]
+puts "red: [$q set thresh_] [$q set maxthresh_] [$q set q_weight_]"
+set q2 [[$ns link $n0 $n2] queue]
+$q2 set thresh_ 7
+puts "red2: [$q2 set thresh_] [$q2 set maxthresh_] [$q2 set q_weight_]"
+set idle [new Agent/TCP/Vegas]
+$ns attach-agent $n2 $idle
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+$ns at 0 "$ftp start"
+$ns at 0.3 {puts "run: [$tcp set ssthresh_] [$tcp set cwnd_] [$idle set ssthresh_]"}
+$ns at 1 "exit 0"
+$ns run
+"""
+
+
+@needs_ns
+def test_values_computed_before_the_run_are_ns2s(tmp_path: Path) -> None:
+    _, _, out = _run_both(BEFORE_THE_RUN, "before.tcl", tmp_path)
+    assert out.splitlines()[:4] == [
+        "new: 20",
+        "set: 4",
+        "red: 5 15 0.0039920106560085156",
+        "red2: 7 18.75 0.00039992001066557759",
+    ]
+    assert out.splitlines()[4].startswith("run: 50 ")
+
+
+NO_TRAFFIC = """\
+set ns [new Simulator]
+set n0 [$ns node]
+set n1 [$ns node]
+$ns duplex-link $n0 $n1 1Mb 10ms DropTail
+set tcp [new Agent/TCP]
+$ns attach-agent $n0 $tcp
+$ns at 0.5 {puts "at [$ns now]: [$tcp set cwnd_] [$tcp set ssthresh_]"}
+$ns at 1 "exit 0"
+$ns run
+"""
+
+
+@needs_ns
+def test_a_script_without_traffic_runs(tmp_path: Path) -> None:
+    _, _, out = _run_both(NO_TRAFFIC, "quiet.tcl", tmp_path)
+    assert out == "at 0.5: 1 20\n"

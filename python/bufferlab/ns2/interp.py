@@ -52,6 +52,7 @@ from bufferlab.ns2.model import (
     TraceObj,
     class_chain,
     is_a,
+    red_automatic,
 )
 from bufferlab.ns2.otcl import ROOTS, Classes
 from bufferlab.ns2.rng import MAXINT, RANVAR_DEFAULTS, Package, Stream, ranvar_value
@@ -596,6 +597,10 @@ class Interp:
             obj = Obj(h, cls)
         obj.ucls = ucls
         self.init_vars(obj)
+        if cls in TCP_CC:
+            # tcp.cc reset(), which the constructor runs (and `$ns run` again):
+            # ssthresh_ = int(window_), so a value set before the run is not the run's
+            obj.vars["ssthresh_"] = str(int(number(obj.vars.get("window_", "20"))))
         if cls.startswith("RandomVariable"):
             obj.vars.setdefault("rng", self.default_rng.handle)
         self._register(obj)
@@ -1172,6 +1177,8 @@ class Interp:
                     raise Ns2Error(f"a second link from node {s.id} to node {d.id}")
                 q = Queue(self._handle(), f"Queue/{qtype}", kind=qtype)
                 self.init_vars(q)
+                if qtype == "RED":
+                    red_automatic(q, rate, delay)
                 if qtype == "FQ":
                     q.vars["flow_limit_"] = self.default("Queue/DropTail", "limit_") or "50"
                 self._register(q)
@@ -1506,6 +1513,8 @@ class Interp:
                 if ag.cls in TCP_CC:
                     tick = time_s(ag.vars.get("tcpTick_", "0.01"))
                     ag.boot_time = tick * self.default_rng.stream.u01()
+                    # the same reset: ssthresh_ = int(window_), whatever was set before
+                    ag.vars["ssthresh_"] = str(int(number(ag.vars.get("window_", "20"))))
 
     def run(self) -> str:
         if self.runner is not None:

@@ -9,6 +9,7 @@ ns-2.35's defaults (``tcl/lib/ns-default.tcl``, checked with ``ns`` itself) are 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from bufferlab.ns2.errors import Ns2Error
@@ -60,6 +61,7 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "rttvar_": "4800",
         "backoff_": "1",
         "maxseq_": "-1",
+        "dupacks_": "0",
     },
     "Agent/TCP/Vegas": {"v_alpha_": "1", "v_beta_": "3", "v_gamma_": "1"},
     # ns-default.tcl's Agent/TCP/Linux lines (printed by ns-2.35: `Agent/TCP/Linux info vars`)
@@ -189,7 +191,6 @@ _TCP_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "slow_start_restart_": ("slow_start_restart", boolean),
     "singledup_": ("limited_transmit", boolean),
     "syn_": ("handshake", boolean),
-    "ssthresh_": ("initial_ssthresh", lambda v: f"{int(number(v))}p"),
     "v_alpha_": ("vegas_alpha", number),
     "v_beta_": ("vegas_beta", number),
     "v_gamma_": ("vegas_gamma", number),
@@ -218,6 +219,7 @@ TCP_STATE = {
     "rttvar_",
     "backoff_",
     "maxseq_",
+    "dupacks_",
 }
 
 TCP_CC = {
@@ -346,6 +348,37 @@ class Queue(Obj):
     def __init__(self, handle: str, cls: str, *, kind: str) -> None:
         super().__init__(handle, cls)
         self.kind = kind
+        # RED: the automatic parameters ns-2 computed when the queue got its link
+        # (`red_automatic`), which its variables read from then on
+        self.red_auto: dict[str, str] = {}
+
+
+def red_automatic(q: Queue, rate: float, delay: float) -> None:
+    """red.cc `initialize_params`, which ns-2 runs when a RED queue gets its link (`$q link`,
+    from `duplex-link`): a threshold of 0 becomes max(5, targetdelay_ x ptc / 2) packets,
+    a maxthresh_ of 0 three times that, and a q_weight_ of -1, 0 or -2 its automatic weight,
+    for ptc = the link's packets of mean_pktsize_ per second. A script reads these values from
+    then on (`$q set maxthresh_` before `$ns run` gives 15, not 0), and a later
+    `$q set thresh_` leaves maxthresh_ as it was. The engine computes the same rules at the
+    run (qdisc/red/mod.rs); the translation gives it only what differs from them."""
+    v = q.vars
+    ptc = rate / (8.0 * number(v["mean_pktsize_"]))
+    th, mth, qw = number(v["thresh_"]), number(v["maxthresh_"]), number(v["q_weight_"])
+    auto: dict[str, float] = {}
+    if th == 0:
+        th = auto["thresh_"] = max(5.0, time_s(v["targetdelay_"]) * ptc / 2.0)
+    if mth == 0:
+        auto["maxthresh_"] = 3.0 * th
+    if qw == 0:
+        auto["q_weight_"] = 1.0 - math.exp(-1.0 / ptc)
+    elif qw == -1:
+        rtt = max(3.0 * (delay + 1.0 / ptc), 0.1)
+        auto["q_weight_"] = 1.0 - math.exp(-1.0 / (10.0 * rtt * ptc))
+    elif qw == -2:
+        auto["q_weight_"] = 1.0 - math.exp(-10.0 / ptc)
+    # only the computed ones, as bound doubles print (tcl_precision 17)
+    q.red_auto = {var: f"{x:.17g}" for var, x in auto.items()}
+    v.update(q.red_auto)
 
 
 class Link(Obj):
@@ -756,8 +789,6 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
         v = _changed(ag, var)
         if v is None:
             continue
-        if var == "ssthresh_" and number(v) <= 0:
-            continue
         opts[key] = conv(v)
     if ag.boot_time:
         # tcp.cc rtt_update: the tick clock's phase, boot_time_ (Interp.draw_boot_times)
@@ -894,14 +925,18 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
         out["byte_mode"] = False
     if _changed(q, "mean_pktsize_") is not None:
         out["mean_pktsize"] = f"{mean}B"
+    # What the script changed after the link was made: ns-2 keeps the rest as computed then
+    # (`red_automatic`), which the engine's own automatic rules give again.
+    auto = q.red_auto
     th, mth = number(v["thresh_"]), number(v["maxthresh_"])
-    if th > 0:
+    th_changed = v["thresh_"] != auto.get("thresh_") and th > 0
+    if th_changed:
         out["min_th"] = th
-    if mth > 0:
+    if mth > 0 and (v["maxthresh_"] != auto.get("maxthresh_") or th_changed):
         out["max_th"] = mth
     if _changed(q, "linterm_") is not None:
         out["max_p"] = 1.0 / number(v["linterm_"])
-    if _changed(q, "q_weight_") is not None:
+    if _changed(q, "q_weight_") is not None and v["q_weight_"] != auto.get("q_weight_"):
         out["q_weight"] = number(v["q_weight_"])
     for var, key in (
         ("wait_", "wait"),

@@ -41,6 +41,7 @@ SENDER_PROBES = (
     "srtt_",
     "rttvar_",
     "backoff_",
+    "dupacks_",
 )
 RECEIVER_PROBES = ("bytes_", "npkts_", "nlost_")
 # Counters taken from the report at the end: ns-2 variable -> report field of flows[].tcp.
@@ -73,6 +74,7 @@ _INTEGER = {
     "npkts_",
     "nlost_",
     "maxseq_",
+    "dupacks_",
     *SENDER_REPORT,
     *MONITOR_PROBES,
 }

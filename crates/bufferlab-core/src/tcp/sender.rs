@@ -1478,6 +1478,8 @@ impl Endpoint for TcpSender {
             "srtt_" => self.rtt.srtt(),
             "rtt_" => (self.rtt.samples > 0).then_some(self.rtt.last_sample),
             "rto_" => Some(self.rtt.rto().as_secs_f64()),
+            // tcp.cc binds dupacks_: the duplicates counted since the last new ACK
+            "dupacks_" => Some(f64::from(self.dupacks)),
             _ => None,
         }
     }
