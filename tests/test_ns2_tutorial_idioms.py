@@ -594,3 +594,123 @@ def test_an_idle_senders_window_closes_when_ns2s_timer_expires(tmp_path: Path) -
     for name in ("out.tr", "cwnd.tr"):
         assert (bl_dir / name).read_bytes() == (ns_dir / name).read_bytes(), name
     assert b"6.32077  0  0  3  0  cwnd_ 1.000" in (ns_dir / "cwnd.tr").read_bytes()
+
+
+# Vegas (class-level v_alpha_/v_beta_), Sack1 and Reno over DRR from three RTTs, 1 % uniform
+# loss after the bottleneck (`$ns lossmodel`), Pareto on/off cross traffic to a LossMonitor,
+# `$ns color` (ignored): the printed counts and the 64 318-line trace are ns-2's.
+MIXED_DRR_LOSS = """\
+set ns [new Simulator]
+$ns color 1 Blue
+set tf [open out.tr w]
+$ns trace-all $tf
+Agent/TCP/Vegas set v_alpha_ 2
+Agent/TCP/Vegas set v_beta_ 4
+for {set i 0} {$i < 6} {incr i} { set n($i) [$ns node] }
+$ns duplex-link $n(0) $n(3) 10Mb 1ms DropTail
+$ns duplex-link $n(1) $n(3) 10Mb 5ms DropTail
+$ns duplex-link $n(2) $n(3) 10Mb 9ms DropTail
+$ns duplex-link $n(3) $n(4) 2Mb 15ms DRR
+$ns duplex-link $n(4) $n(5) 10Mb 1ms DropTail
+$ns queue-limit $n(3) $n(4) 30
+set em [new ErrorModel]
+$em set rate_ 0.01
+$em unit pkt
+$em ranvar [new RandomVariable/Uniform]
+$em drop-target [new Agent/Null]
+$ns lossmodel $em $n(4) $n(5)
+set k 1
+foreach {src cls} {0 Vegas 1 Sack1 2 Reno} {
+    set t [new Agent/TCP/$cls]
+    $t set fid_ $k
+    $ns attach-agent $n($src) $t
+    if {$cls eq "Sack1"} { set s [new Agent/TCPSink/Sack1] } else { set s [new Agent/TCPSink] }
+    $ns attach-agent $n(5) $s
+    $ns connect $t $s
+    set f [new Application/FTP]
+    $f attach-agent $t
+    $ns at [expr {0.2 * $k}] "$f start"
+    set tcp($k) $t
+    incr k
+}
+set u [new Agent/UDP]
+$u set fid_ 9
+$ns attach-agent $n(0) $u
+set lm [new Agent/LossMonitor]
+$ns attach-agent $n(5) $lm
+$ns connect $u $lm
+set p [new Application/Traffic/Pareto]
+$p set burst_time_ 200ms
+$p set idle_time_ 300ms
+$p set rate_ 800k
+$p set packetSize_ 500
+$p set shape_ 1.4
+$p attach-agent $u
+$ns at 1.0 "$p start"
+proc finish {} {
+    global ns tf tcp lm
+    $ns flush-trace; close $tf
+    set r {}
+    foreach i {1 2 3} { lappend r [$tcp($i) set ack_] }
+    puts "[join $r] [$lm set npkts_] [$lm set nlost_]"
+    exit 0
+}
+$ns at 15 finish
+$ns run
+"""
+
+
+@needs_ns
+def test_vegas_sack1_reno_over_drr_with_loss_are_ns2s(tmp_path: Path) -> None:
+    ns_dir, bl_dir, out = _run_both(MIXED_DRR_LOSS, "m.tcl", tmp_path)
+    assert out == "845 1222 986 904 70\n"
+    assert (bl_dir / "out.tr").read_bytes() == (ns_dir / "out.tr").read_bytes()
+
+
+# NewReno to DelAck sinks over SFQ with 552-byte packets, finite FTPs (`produce`,
+# `producemore`) and a started one stopped, a sampler rescheduling itself with
+# `$ns at [expr {[$ns now] + 0.5}]`, and trace-queue: what it prints and the trace are ns-2's.
+PRODUCE_SFQ = """\
+set ns [new Simulator]
+set n0 [$ns node]; set n1 [$ns node]; set n2 [$ns node]
+$ns duplex-link $n0 $n1 5Mb 2ms DropTail
+$ns duplex-link $n1 $n2 800Kb 30ms SFQ
+$ns queue-limit $n1 $n2 12
+set qf [open q.tr w]
+$ns trace-queue $n1 $n2 $qf
+for {set i 1} {$i <= 3} {incr i} {
+    set tcp($i) [new Agent/TCP/Newreno]
+    $tcp($i) set fid_ $i
+    $tcp($i) set packetSize_ 552
+    $ns attach-agent $n0 $tcp($i)
+    set s($i) [new Agent/TCPSink/DelAck]
+    $ns attach-agent $n2 $s($i)
+    $ns connect $tcp($i) $s($i)
+    set ftp($i) [$tcp($i) attach-app FTP]
+}
+$ns at 0.1 "$ftp(1) produce 400"
+$ns at 0.5 "$ftp(2) start"
+$ns at 1.5 "$ftp(3) produce 150"
+$ns at 4.0 "$ftp(3) producemore 100"
+$ns at 6.0 "$ftp(2) stop"
+proc done_ {} {}
+proc rep {} {
+    global ns tcp s
+    set o "[$ns now]"
+    for {set i 1} {$i <= 3} {incr i} {
+        append o " [$tcp($i) set ack_] [$tcp($i) set cwnd_] [$s($i) set bytes_]"
+    }
+    puts $o
+    $ns at [expr {[$ns now] + 0.5}] rep
+}
+$ns at 0 rep
+$ns at 10 "close $qf; exit 0"
+$ns run
+"""
+
+
+@needs_ns
+def test_produce_and_producemore_over_sfq_are_ns2s(tmp_path: Path) -> None:
+    ns_dir, bl_dir, out = _run_both(PRODUCE_SFQ, "p.tcl", tmp_path)
+    assert len(out.splitlines()) == 20
+    assert (bl_dir / "q.tr").read_bytes() == (ns_dir / "q.tr").read_bytes()
