@@ -538,64 +538,6 @@ def test_a_script_without_traffic_runs(tmp_path: Path) -> None:
     assert out == "at 0.5: 1 20\n"
 
 
-# Sack1 and NewReno senders to DelAck sinks over an ECN RED bottleneck (class-level RED and
-# TCP defaults, `attach-app FTP`, both cwnd_ traces into one file), the first FTP stopped at
-# 6 s: its idle timer closes cwnd_ to 1 at 6.32077 s (tcp.cc timeout() with nothing
-# outstanding), which bufferlab traced at the next event (6.32200 s) before 2026-11-27.
-SACK_ECN_IDLE = """\
-set ns [new Simulator]
-set tf [open out.tr w]
-$ns trace-all $tf
-set cf [open cwnd.tr w]
-Queue/RED set setbit_ true
-Queue/RED set thresh_ 3
-Queue/RED set maxthresh_ 9
-Agent/TCP set ecn_ 1
-set n0 [$ns node]; set n1 [$ns node]; set n2 [$ns node]; set n3 [$ns node]
-$ns duplex-link $n0 $n2 10Mb 2ms DropTail
-$ns duplex-link $n1 $n2 10Mb 3ms DropTail
-$ns duplex-link $n2 $n3 1.5Mb 20ms RED
-$ns queue-limit $n2 $n3 25
-foreach {i src cls} {1 n0 Sack1 2 n1 Newreno} {
-    set tcp($i) [new Agent/TCP/$cls]
-    $tcp($i) set fid_ $i
-    $tcp($i) set window_ 30
-    $ns attach-agent [set $src] $tcp($i)
-    set s [new Agent/TCPSink/DelAck]
-    if {$cls eq "Sack1"} { set s [new Agent/TCPSink/Sack1/DelAck] }
-    $ns attach-agent $n3 $s
-    $ns connect $tcp($i) $s
-    set ftp($i) [$tcp($i) attach-app FTP]
-    $tcp($i) attach $cf
-    $tcp($i) trace cwnd_
-}
-$ns at 0.1 "$ftp(1) start"
-$ns at 0.7 "$ftp(2) start"
-$ns at 6.0 "$ftp(1) stop"
-$ns at 10.0 "finish"
-proc finish {} {
-    global ns tf cf tcp
-    $ns flush-trace
-    close $tf; close $cf
-    set r {}
-    foreach i {1 2} { lappend r [$tcp($i) set ack_] }
-    foreach i {1 2} { lappend r [$tcp($i) set nrexmitpack_] }
-    puts [join $r]
-    exit 0
-}
-$ns run
-"""
-
-
-@needs_ns
-def test_an_idle_senders_window_closes_when_ns2s_timer_expires(tmp_path: Path) -> None:
-    ns_dir, bl_dir, out = _run_both(SACK_ECN_IDLE, "s1.tcl", tmp_path)
-    assert out == "521 1120 8 0\n"
-    for name in ("out.tr", "cwnd.tr"):
-        assert (bl_dir / name).read_bytes() == (ns_dir / name).read_bytes(), name
-    assert b"6.32077  0  0  3  0  cwnd_ 1.000" in (ns_dir / "cwnd.tr").read_bytes()
-
-
 # Vegas (class-level v_alpha_/v_beta_), Sack1 and Reno over DRR from three RTTs, 1 % uniform
 # loss after the bottleneck (`$ns lossmodel`), Pareto on/off cross traffic to a LossMonitor,
 # `$ns color` (ignored): the printed counts and the 64 318-line trace are ns-2's.

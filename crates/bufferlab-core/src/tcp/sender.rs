@@ -152,8 +152,6 @@ pub struct TcpSender {
     /// When the retransmission timer, rearmed by the new ACK that acknowledged everything
     /// sent, expires (rule `idle_timeout_closes_cwnd_to_one`); None while data is in flight.
     idle_timeout_at: Option<SimTime>,
-    /// The same deadline as ns-2's double, under ns-2's estimator (`rto_at_s`).
-    idle_at_s: Option<f64>,
     // web
     object: Option<(u64, SimTime)>,
     objects_started: u32,
@@ -280,7 +278,6 @@ impl TcpSender {
             timed: None,
             last_send: SimTime::ZERO,
             idle_timeout_at: None,
-            idle_at_s: None,
             object: None,
             objects_started: 0,
             response_times: Vec::new(),
@@ -441,24 +438,6 @@ impl TcpSender {
     /// the timer backed off): not modelled, the ns-2 script layer refuses that case.
     fn ns2_idle_rule(&self) -> bool {
         self.rules.idle_timeout_closes_cwnd_to_one && self.p.slow_start_restart && !self.ns2_vegas()
-    }
-
-    /// tcp.cc timeout() with nothing outstanding (`restart_bugfix_`):
-    /// slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA), reset_rtx_timer(0, 0).
-    fn ns2_idle_restart(&mut self) {
-        self.w.cwnd = self.w.mss;
-        self.note_ns2_cong_action();
-        self.recover = self.snd_max;
-        self.last_action_timeout = true;
-        self.timed = None;
-    }
-
-    /// The idle timer's expiry changes the window now (cwnd_ above 1): ns-2 runs timeout()
-    /// at that instant, where a trace of cwnd_ shows it (later expiries change nothing).
-    fn idle_timer_due(&self) -> Option<SimTime> {
-        self.idle_timeout_at
-            .filter(|_| self.ns2_idle_rule() && self.state == State::Established)
-            .filter(|_| self.snd_una >= self.snd_max && self.w.cwnd > self.w.mss)
     }
 
     /// Everything sent is acknowledged and ns-2's timer, rearmed by the last new ACK, has
@@ -1512,11 +1491,8 @@ impl Endpoint for TcpSender {
         self.on_ack(&pkt, cx);
         if self.snd_una > una {
             // tcp.cc newack() -> newtimer(): the timer is rearmed on each new ACK, also the
-            // one that acknowledges everything sent; its expiry closes cwnd_ to 1
-            // (`idle_timer_due`), which set_data and a read of cwnd_ also see
-            let idle = self.snd_una >= self.snd_max;
-            self.idle_timeout_at = idle.then(|| cx.now + self.rtt.rto());
-            self.idle_at_s = self.rtt.rto_s().filter(|_| idle).map(|d| cx.now_s + d);
+            // one that acknowledges everything sent (set_data reads when it expires)
+            self.idle_timeout_at = (self.snd_una >= self.snd_max).then(|| cx.now + self.rtt.rto());
         }
     }
 
@@ -1549,9 +1525,6 @@ impl Endpoint for TcpSender {
         if self.pacer.as_mut().is_some_and(|p| p.fire(now)) {
             // ns-3 m_pacingTimer expires: SendPendingData
             self.send_data(cx);
-        }
-        if self.idle_timer_due().is_some_and(|t| t <= now) {
-            self.ns2_idle_restart();
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(cx);
@@ -1626,7 +1599,11 @@ impl Endpoint for TcpSender {
         if idle && self.snd_nxt < self.avail_end() {
             if self.ns2_idle_rule() {
                 if self.idle_timed_out(now) {
-                    self.ns2_idle_restart();
+                    self.w.cwnd = self.w.mss;
+                    self.note_ns2_cong_action();
+                    self.recover = self.snd_max;
+                    self.last_action_timeout = true;
+                    self.timed = None;
                 }
                 // the restart is decided here, not by RFC 5681's rule in next_new_segment
                 self.last_send = now;
@@ -1646,14 +1623,8 @@ impl Endpoint for TcpSender {
     }
 
     fn next_timeout_s(&self) -> Option<f64> {
-        let next = self.next_timeout()?;
-        if let Some((at, s)) = self.rto_at_s {
-            if self.rto_at == Some(at) && next == at {
-                return Some(s);
-            }
-        }
-        self.idle_at_s
-            .filter(|_| self.idle_timer_due() == Some(next))
+        let (at, s) = self.rto_at_s?;
+        (self.rto_at == Some(at) && self.next_timeout() == Some(at)).then_some(s)
     }
 
     fn next_timeout(&self) -> Option<SimTime> {
@@ -1662,9 +1633,6 @@ impl Endpoint for TcpSender {
             return (!self.stopped && self.start < SimTime::MAX).then_some(self.start);
         }
         let mut t = self.rto_at;
-        if let Some(idle) = self.idle_timer_due() {
-            t = Some(t.map_or(idle, |r| r.min(idle)));
-        }
         let stop = (!self.stopped && self.stop < SimTime::MAX).then_some(self.stop);
         let pace = self.pacer.as_ref().and_then(Pacer::timer);
         for x in [self.app_at, stop, pace] {
