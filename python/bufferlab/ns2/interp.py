@@ -53,6 +53,7 @@ from bufferlab.ns2.model import (
     class_chain,
     is_a,
     red_automatic,
+    reset_ssthresh,
 )
 from bufferlab.ns2.otcl import ROOTS, Classes
 from bufferlab.ns2.rng import MAXINT, RANVAR_DEFAULTS, Package, Stream, ranvar_value
@@ -598,9 +599,7 @@ class Interp:
         obj.ucls = ucls
         self.init_vars(obj)
         if cls in TCP_CC:
-            # tcp.cc reset(), which the constructor runs (and `$ns run` again):
-            # ssthresh_ = int(window_), so a value set before the run is not the run's
-            obj.vars["ssthresh_"] = str(int(number(obj.vars.get("window_", "20"))))
+            reset_ssthresh(obj)  # the constructor's reset()
         if cls.startswith("RandomVariable"):
             obj.vars.setdefault("rng", self.default_rng.handle)
         self._register(obj)
@@ -1513,8 +1512,7 @@ class Interp:
                 if ag.cls in TCP_CC:
                     tick = time_s(ag.vars.get("tcpTick_", "0.01"))
                     ag.boot_time = tick * self.default_rng.stream.u01()
-                    # the same reset: ssthresh_ = int(window_), whatever was set before
-                    ag.vars["ssthresh_"] = str(int(number(ag.vars.get("window_", "20"))))
+                    reset_ssthresh(ag)  # the same reset()
 
     def run(self) -> str:
         if self.runner is not None:

@@ -353,6 +353,12 @@ class Queue(Obj):
         self.red_auto: dict[str, str] = {}
 
 
+def reset_ssthresh(ag: Obj) -> None:
+    """tcp.cc reset(), run when the agent is made and again at `$ns run`: ssthresh_ =
+    int(window_), so a value the script set before the run is not the run's."""
+    ag.vars["ssthresh_"] = str(int(number(ag.vars.get("window_", "20"))))
+
+
 def red_automatic(q: Queue, rate: float, delay: float) -> None:
     """red.cc `initialize_params`, which ns-2 runs when a RED queue gets its link (`$q link`,
     from `duplex-link`): a threshold of 0 becomes max(5, targetdelay_ x ptc / 2) packets,

@@ -149,12 +149,12 @@ impl TcpSender {
         let seqno = self.vegas_pkt(self.snd_una).wrapping_sub(1); // tcph->seqno()
         let oldack = self.vegas_pkt(old_una).wrapping_sub(1); // last_ack_ before it
         let thresh = self.p.dupack_threshold;
+        // read before the acknowledged slots are cleared below
+        let sample = self.vegas_rtt_sample(cx.now_s);
         let Some(v) = self.vegas_loss.as_mut() else {
             return;
         };
         let m = v.send_time.len() as u64;
-        let i = v.slot(seqno);
-        let (send_time, transmits) = (v.send_time[i], v.transmits[i]);
         let mut range = seqno.wrapping_sub(oldack);
         let mut k = oldack.wrapping_add(1) % m;
         while k <= seqno % m && range > 0 {
@@ -163,8 +163,7 @@ impl TcpSender {
             k = (k + 1) % m;
             range -= 1;
         }
-        if send_time != 0.0 && transmits == 1 {
-            let rtt = v.clock(cx.now_s) - send_time;
+        if let Some(rtt) = sample {
             if rtt > 0.0 {
                 let mut n = rtt - v.sa / 8.0;
                 v.sa += n;
