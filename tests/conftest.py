@@ -121,6 +121,14 @@ def run_cli(*args: str, cwd: Path = ROOT, columns: int = 200) -> CliResult:
 NS = shutil.which("ns")
 needs_ns = pytest.mark.skipif(NS is None, reason="ns-2 (`ns`, Debian package ns2) is not installed")
 
+# ns-2's peer scripts live in ../shared beside the repository (CI has it; a user's clone does
+# not): the tests that run them skip with this reason when it is absent.
+NS2_PEERS = ROOT.parent / "shared" / "peers" / "ns2"
+needs_ns2_peers = pytest.mark.skipif(
+    not (NS2_PEERS / "common.tcl").exists(),
+    reason=f"the ns-2 peer scripts are not beside the repository ({NS2_PEERS})",
+)
+
 
 def run_ns(
     script: Path, *args: str, cwd: Path, timeout: int = 300

@@ -4,7 +4,7 @@ times are the machine's)."""
 
 from __future__ import annotations
 
-from conftest import ROOT, needs_ns, run_module
+from conftest import ROOT, needs_ns, needs_ns2_peers, run_module
 
 
 def _rows(text: str) -> list[list[str]]:
@@ -20,6 +20,7 @@ def _rows(text: str) -> list[list[str]]:
 
 
 @needs_ns
+@needs_ns2_peers
 def test_the_ns2_scripts_table_is_current() -> None:
     out = run_module("bench.validation.ns2_scripts")
     doc = (ROOT / "docs" / "validation.md").read_text()
