@@ -49,6 +49,7 @@ def test_python_taildrop_equals_builtin_droptail() -> None:
     py = bufferlab.run(
         scenario(f'{{ kind = "python", class = "{QUEUES}:TailDrop", params = {{ limit = 20 }} }}'),
         seed=5,
+        allow_python=True,
     )
     builtin = bufferlab.run(scenario('{ kind = "droptail", limit = "20p" }'), seed=5)
     assert py.queues.discipline.iloc[0] == "python"
@@ -68,7 +69,7 @@ def test_user_exception_propagates(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text(scenario('{ kind = "python", class = "broken:Broken" }'))
     with pytest.raises(ZeroDivisionError, match="my bug"):
-        bufferlab.run(path)
+        bufferlab.run(path, allow_python=True)
 
 
 def test_bad_verdict_is_a_value_error(tmp_path: Path) -> None:
@@ -82,14 +83,16 @@ def test_bad_verdict_is_a_value_error(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text(scenario('{ kind = "python", class = "odd.py:Odd" }'))
     with pytest.raises(ValueError, match="enqueue must return"):
-        bufferlab.run(path)
+        bufferlab.run(path, allow_python=True)
 
 
 def test_missing_class_is_a_one_line_answer(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text(scenario('{ kind = "python", class = "nosuchmodule:Q" }'))
     out = subprocess.run(
-        [sys.executable, "-m", "bufferlab", "run", str(path)], capture_output=True, text=True
+        [sys.executable, "-m", "bufferlab", "run", str(path), "--allow-python"],
+        capture_output=True,
+        text=True,
     )
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1
@@ -100,7 +103,9 @@ def test_missing_class_is_a_one_line_answer(tmp_path: Path) -> None:
 def test_python_red_equals_builtin_red() -> None:
     """The worked example: RED rewritten in Python gives exactly the built-in RED's results
     for the same seed (same random stream, same arithmetic)."""
-    py = bufferlab.run(scenario(f'{{ kind = "python", class = "{QUEUES}:Red" }}'), seed=7)
+    py = bufferlab.run(
+        scenario(f'{{ kind = "python", class = "{QUEUES}:Red" }}'), seed=7, allow_python=True
+    )
     builtin = bufferlab.run(scenario('{ kind = "red", preset = "ns3" }'), seed=7)
     q = builtin.queues.query("link == 'bottleneck' and arrivals > 0").iloc[0]
     assert q.early_drops > 0, "the scenario exercises early drops"
@@ -121,7 +126,7 @@ def test_python_reno_equals_builtin_reno() -> None:
             "preset": "ns2", "cc": "python", "cc_class": cc, "ns2_rules": False
         }  # fmt: skip
         builtin_over[f"flows.{i}.tcp"] = {"preset": "ns2", "cc": "reno", "ns2_rules": False}
-    py = sc.with_overrides(over).run()
+    py = sc.with_overrides(over).run(allow_python=True)
     builtin = sc.with_overrides(builtin_over).run()
     a, b = comparable(py), comparable(builtin)
     for f in a["flows"] + b["flows"]:

@@ -566,7 +566,13 @@ def test_a_worker_process_that_dies_fails_its_run_and_no_other(tmp_path):
         "  { kind = 'droptail', limit = '50p' },\n]\n"
     )
     p = write_sweep(tmp_path, body)
-    out = run_sweep(p, db=tmp_path / "r.duckdb", jobs=2, executor="process")
+    out = run_sweep(
+        p,
+        db=tmp_path / "r.duckdb",
+        jobs=2,
+        executor="process",
+        run_limits={"allow_python": True},
+    )
     assert (out.done, out.failed) == (4, 2), out
     assert out.first_error and "worker process died" in out.first_error
     assert "point 1" in out.first_error
@@ -633,7 +639,9 @@ def test_a_dask_worker_lost_mid_sweep(tmp_path):
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        out = run_sweep(sweep, db=tmp_path / "r.duckdb", cluster=client)
+        out = run_sweep(
+            sweep, db=tmp_path / "r.duckdb", cluster=client, run_limits={"allow_python": True}
+        )
     assert (out.done, out.failed) == (2, 2), out
     assert out.first_error and "point 1" in out.first_error and "Killed" in out.first_error
 

@@ -46,6 +46,7 @@ def run(
     progress: Callable[[float, float, int, float], bool | None] | None = None,
     max_wall: float | None = None,
     max_memory: int | None = None,
+    allow_python: bool = False,
 ) -> str:
     """Run a scenario (TOML text) and return the report as a JSON string.
 
@@ -55,13 +56,15 @@ def run(
     thousandth of the simulated time; returning False stops the run (so does Ctrl-C), and the
     partial report is returned with ``"partial": true``. The simulation runs with the GIL
     released. Raises ScenarioError for an invalid scenario and SimulationPanic for a bug in
-    the core.
+    the core. A Python class the scenario names is imported only with ``allow_python``.
     """
 
 def validate(
     text: str,
     source: str = "<string>",
     overrides: list[str] | None = None,
+    *,
+    allow_python: bool = False,
 ) -> str:
     """Validate a scenario (TOML text, with overrides) and return it normalised, as JSON."""
 
@@ -70,6 +73,8 @@ def resolve(
     source: str = "<string>",
     seed: int | None = None,
     overrides: list[str] | None = None,
+    *,
+    allow_python: bool = False,
 ) -> str:
     """Validate a scenario and return ``{"scenario": normalised, "resolved": as built}`` as
     JSON: routed paths, propagation RTTs, resolved TCP and queue settings, warnings."""

@@ -33,6 +33,7 @@ class RunOptions(TypedDict, total=False):
     progress: Callable[[float, float, int, float], bool | None] | None
     max_wall: float | None
     max_memory: int | None
+    allow_python: bool
 
 
 def _path(p: str | os.PathLike[str] | None) -> str | None:
@@ -147,23 +148,35 @@ class Scenario:
         extra = normalise_overrides(overrides) + normalise_overrides(more)
         return replace(self, overrides=self.overrides + tuple(extra))
 
-    def validate(self) -> dict[str, Any]:
+    def validate(self, *, allow_python: bool = False) -> dict[str, Any]:
         """Checks the scenario (with its overrides) and returns it normalised, as a dict.
 
-        Raises ScenarioError naming the field and the fix.
+        Raises ScenarioError naming the field and the fix. A Python class the scenario names
+        is imported (its code run) only with ``allow_python``; without it, it is refused.
         """
         return json.loads(
-            _core.validate(self.text, source=self.source, overrides=list(self.overrides))
+            _core.validate(
+                self.text,
+                source=self.source,
+                overrides=list(self.overrides),
+                allow_python=allow_python,
+            )
         )
 
-    def resolve(self, seed: int | None = None) -> dict[str, Any]:
+    def resolve(self, seed: int | None = None, *, allow_python: bool = False) -> dict[str, Any]:
         """The network as the core builds it, every default filled in: each link direction's
         rate, delay and queue settings (the thresholds a RED preset resolves to), each flow's
         routed ``path``, ``rtt_propagation_s``, ``packet_size``, start and stop, and its
         resolved ``tcp`` settings; plus ``warnings``. Raises ScenarioError like validate().
         """
         both = json.loads(
-            _core.resolve(self.text, source=self.source, seed=seed, overrides=list(self.overrides))
+            _core.resolve(
+                self.text,
+                source=self.source,
+                seed=seed,
+                overrides=list(self.overrides),
+                allow_python=allow_python,
+            )
         )
         resolved: dict[str, Any] = both["resolved"]
         return resolved
@@ -194,6 +207,7 @@ class Scenario:
             progress=options.get("progress"),
             max_wall=options.get("max_wall"),
             max_memory=options.get("max_memory"),
+            allow_python=bool(options.get("allow_python", False)),
         )
         return Results.from_json(text)
 

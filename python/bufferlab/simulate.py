@@ -48,6 +48,9 @@ def run(
     stops it when the process holds more memory (default: 80 % of the machine's; 0: no limit);
     a run whose simulated time stops advancing is always stopped. A stopped run returns
     partial results: ``results.partial`` is True and ``results.stopped`` says why.
+    ``allow_python=True`` lets the scenario name Python classes (a queue discipline or a
+    congestion controller, docs/extending.md): importing them runs their code, so a scenario
+    that names one is refused without it (a scenario file is data).
 
     The simulation runs with the GIL released, so threads run scenarios in parallel.
     Raises ScenarioError for an invalid scenario, SimulationPanic for a bug in the core.

@@ -1,5 +1,9 @@
 //! The core's `Extensions` for Python: finds and instantiates the classes a scenario names
 //! (`class = "module:Class"` or `"path/to/file.py:Class"`, relative to the scenario's folder).
+//!
+//! Importing a class runs its module's code, so a scenario file (data) names Python only when
+//! its caller said to trust it (`allow_python`: `bufferlab run --allow-python`); otherwise the
+//! class is refused before anything is imported (docs/cli.md "What runs code").
 
 use std::path::PathBuf;
 
@@ -15,6 +19,22 @@ use bufferlab_core::tcp::cc::CongestionControl;
 pub struct PyExtensions {
     /// Folder of the scenario file: module search path and base of relative file paths.
     pub base_dir: Option<PathBuf>,
+    /// The caller trusts the scenario's Python classes: without it none is imported.
+    pub allow_python: bool,
+}
+
+impl PyExtensions {
+    /// Refuses a class when the caller did not say to trust the scenario's Python.
+    fn check_trusted(&self, class: &str) -> Result<(), String> {
+        if self.allow_python {
+            return Ok(());
+        }
+        Err(format!(
+            "\"{class}\" names Python code, and a scenario file is data: bufferlab imports the \
+             classes it names only when told to trust them; add --allow-python (Python: \
+             allow_python=True) if you trust this scenario and its Python files"
+        ))
+    }
 }
 
 impl PyExtensions {
@@ -100,6 +120,7 @@ impl Extensions for PyExtensions {
         class: &str,
         params: &serde_json::Value,
     ) -> Result<Box<dyn QueueDisc>, String> {
+        self.check_trusted(class)?;
         Python::attach(|py| {
             let obj = self
                 .instantiate(py, class, params)
@@ -118,6 +139,7 @@ impl Extensions for PyExtensions {
         class: &str,
         params: &serde_json::Value,
     ) -> Result<Box<dyn CongestionControl>, String> {
+        self.check_trusted(class)?;
         Python::attach(|py| {
             let obj = self
                 .instantiate(py, class, params)

@@ -94,7 +94,7 @@ fn base_dir(source: &str) -> Option<std::path::PathBuf> {
 #[pyfunction]
 #[pyo3(signature = (text, source = "<string>", seed = None, overrides = None, *, ns2_trace = None,
     trace_links = None, trace_flows = None, trace_events = None, pcap_dir = None, pcap_links = None,
-    progress = None, max_wall = None, max_memory = None))]
+    progress = None, max_wall = None, max_memory = None, allow_python = false))]
 #[allow(clippy::too_many_arguments)]
 fn run(
     py: Python<'_>,
@@ -111,6 +111,7 @@ fn run(
     progress: Option<Py<PyAny>>,
     max_wall: Option<f64>,
     max_memory: Option<u64>,
+    allow_python: bool,
 ) -> PyResult<String> {
     let limits = limits(max_wall, max_memory)?;
     let text = text.to_owned();
@@ -125,6 +126,7 @@ fn run(
     let mut callback_error: Option<PyErr> = None;
     let ext = extensions::PyExtensions {
         base_dir: base_dir(&source),
+        allow_python,
     };
     let result = call_core(py, || {
         let req = RunRequest {
@@ -207,18 +209,20 @@ fn limits(
 
 /// Validates a scenario (TOML text, with overrides) and returns it normalised, as JSON.
 #[pyfunction]
-#[pyo3(signature = (text, source = "<string>", overrides = None))]
+#[pyo3(signature = (text, source = "<string>", overrides = None, *, allow_python = false))]
 fn validate(
     py: Python<'_>,
     text: &str,
     source: &str,
     overrides: Option<Vec<String>>,
+    allow_python: bool,
 ) -> PyResult<String> {
     let text = text.to_owned();
     let source = source.to_owned();
     let overrides = overrides.unwrap_or_default();
     let ext = extensions::PyExtensions {
         base_dir: base_dir(&source),
+        allow_python,
     };
     call_core(py, || {
         api::validate_json(&RunRequest {
@@ -235,19 +239,22 @@ fn validate(
 /// Validates a scenario and returns `{"scenario": normalised, "resolved": the network as
 /// built}` as JSON: routed paths, resolved TCP and queue settings, warnings.
 #[pyfunction]
-#[pyo3(signature = (text, source = "<string>", seed = None, overrides = None))]
+#[pyo3(signature = (text, source = "<string>", seed = None, overrides = None, *,
+    allow_python = false))]
 fn resolve(
     py: Python<'_>,
     text: &str,
     source: &str,
     seed: Option<u64>,
     overrides: Option<Vec<String>>,
+    allow_python: bool,
 ) -> PyResult<String> {
     let text = text.to_owned();
     let source = source.to_owned();
     let overrides = overrides.unwrap_or_default();
     let ext = extensions::PyExtensions {
         base_dir: base_dir(&source),
+        allow_python,
     };
     call_core(py, || {
         api::resolve_json(&RunRequest {

@@ -35,7 +35,21 @@ def _typer_app() -> Any:
 
     if not any(g.typer_instance is study_app for g in app.registered_groups):
         app.add_typer(study_app, name="study")
+    for typer_app in (app, study_app):
+        for command in typer_app.registered_commands:
+            if command.help is None and command.callback is not None:
+                command.help = _reflowed(command.callback.__doc__ or "")
     return app
+
+
+def _reflowed(doc: str) -> str:
+    """A command's docstring as help prose: each paragraph on one line, so the terminal wraps
+    it at its own width (typer keeps a docstring's line breaks, which wrap twice at 80 columns).
+    """
+    import inspect
+
+    paragraphs = inspect.cleandoc(doc).split("\n\n")
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -32,6 +32,17 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+# A scenario naming a Python class (a queue discipline, a congestion controller) runs that
+# class's code when it is imported: only with this flag (docs/cli.md "What runs code").
+AllowPython = Annotated[
+    bool,
+    typer.Option(
+        "--allow-python",
+        help="Import the Python classes the scenario names (their code runs with your "
+        "rights); without it such a scenario is refused.",
+    ),
+]
+
 FileArg = Annotated[
     Path,
     typer.Argument(help="Scenario file (TOML).", show_default=False, metavar="FILE"),

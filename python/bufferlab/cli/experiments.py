@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from bufferlab.cli._app import _errors, _fail, _quantity, app
+from bufferlab.cli._app import AllowPython, _errors, _fail, _quantity, app
 from bufferlab.cli.format import output_console
 
 DbOpt = Annotated[
@@ -98,6 +98,7 @@ def sweep(
             show_default=False,
         ),
     ] = None,
+    allow_python: AllowPython = False,
 ) -> None:
     """Run a parameter sweep; results go to the database. Rerunning resumes: only runs not
     yet recorded as ok are run."""
@@ -126,6 +127,8 @@ def sweep(
             run_limits["max_wall"] = _quantity(max_wall, "s", "--max-wall", "10min")
         if max_memory is not None:
             run_limits["max_memory"] = int(_quantity(max_memory, "bytes", "--max-memory", "4GB"))
+        if allow_python:
+            run_limits["allow_python"] = True
         sw = load_sweep(file)
         n_runs = len(sw.points()) * (1 if quick else sw.replications)
         progress = Progress(

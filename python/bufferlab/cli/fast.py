@@ -56,8 +56,9 @@ _RUN: dict[str, tuple[str, str, Callable[[str], Any] | None]] = {
     "--pcap-link": ("pcap_links", MANY, str),
     "--max-wall": ("max_wall", ONE, str),
     "--max-memory": ("max_memory", ONE, str),
+    "--allow-python": ("allow_python", FLAG, None),
 }
-_VALIDATE = {k: _RUN[k] for k in ("--set", "-s", "--json")}
+_VALIDATE = {k: _RUN[k] for k in ("--set", "-s", "--json", "--allow-python")}
 
 # command -> (its options, whether it takes FILE)
 _COMMANDS: dict[str, tuple[dict[str, tuple[str, str, Callable[[str], Any] | None]], bool]] = {

@@ -89,6 +89,7 @@ def run(
     pcap_links: list[str] | None = None,
     max_wall: str | None = None,
     max_memory: str | None = None,
+    allow_python: bool = False,
 ) -> None:
     """`bufferlab run`: a scenario's run and its report (or an ns-2 script's run)."""
     if file.suffix == ".tcl":
@@ -127,6 +128,7 @@ def run(
                 progress=on_progress,
                 max_wall=wall_s,
                 max_memory=None if memory is None else int(memory),
+                allow_python=allow_python,
             )
         for w in res.warnings:
             print(f"warning: {w}", file=sys.stderr)
@@ -204,12 +206,19 @@ def import_ns2(
             print(f"wrote {output}", file=sys.stderr)
 
 
-def validate(file: Path, set_: list[str] | None = None, json_out: bool = False) -> None:
+def validate(
+    file: Path, set_: list[str] | None = None, json_out: bool = False, allow_python: bool = False
+) -> None:
     """`bufferlab validate`: a scenario file (and overrides) checked without running it."""
     with _errors():
         scenario = _load(file, set_)
         both = json.loads(
-            _core.resolve(scenario.text, source=scenario.source, overrides=list(scenario.overrides))
+            _core.resolve(
+                scenario.text,
+                source=scenario.source,
+                overrides=list(scenario.overrides),
+                allow_python=allow_python,
+            )
         )
         normalised = both["scenario"]
         if json_out:

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 import bufferlab.cli.run as _run
-from bufferlab.cli._app import FileArg, SetOpt, app
+from bufferlab.cli._app import AllowPython, FileArg, SetOpt, app
 
 # The arguments after an ns-2 script, its `argv` (`run SCRIPT.tcl ...`, `import-ns2`).
 ScriptArgs = Annotated[
@@ -108,6 +108,7 @@ def run(
             show_default=False,
         ),
     ] = None,
+    allow_python: AllowPython = False,
 ) -> None:
     """Run a scenario and show (or write) its results.
 
@@ -115,7 +116,9 @@ def run(
     and prints the results measured so far, marked partial.
 
     An ns-2 script (FILE ending in .tcl) runs in a Tcl interpreter with ns-2's API on
-    bufferlab's engine; ARGS become its argv (docs/ns2-scripts.md).
+    bufferlab's engine; ARGS become its argv (docs/ns2-scripts.md). A script is a program, as
+    in ns-2: it runs with your rights (it can read and write your files and run commands), so
+    run only scripts you trust. A scenario file (TOML) is data and never runs code.
     """
     _run.run(
         file=file,
@@ -132,6 +135,7 @@ def run(
         pcap_links=pcap_links,
         max_wall=max_wall,
         max_memory=max_memory,
+        allow_python=allow_python,
     )
 
 
@@ -153,6 +157,10 @@ def import_ns2(
 
     The script runs up to `$ns run`; what it would do during the run (procs scheduled with
     `$ns at`: samplers, finish) is left out, listed in the file's header and on stderr.
+
+    Running the script is how it is read: it runs with your rights (as under ns-2, it can read
+    and write your files and run commands), so import only scripts you trust. The scenario file
+    it writes is data: running that never runs code.
     """
     _run.import_ns2(script=script, script_args=script_args, output=output)
 
@@ -169,9 +177,10 @@ def validate(
             "resolved: paths, RTTs, TCP and queue settings) as JSON.",
         ),
     ] = False,
+    allow_python: AllowPython = False,
 ) -> None:
     """Check a scenario file (and overrides) without running it."""
-    _run.validate(file=file, set_=set_, json_out=json_out)
+    _run.validate(file=file, set_=set_, json_out=json_out, allow_python=allow_python)
 
 
 @app.command()

@@ -178,7 +178,8 @@ def run_sweep(
     ``progress(event, done, failed, total_to_run, skipped)`` is called after each run.
     ``limit`` stops after that many runs were submitted (for tests and quick looks).
     ``run_limits`` (``max_wall`` seconds, ``max_memory`` bytes) bound each run; a run they stop
-    is recorded as failed with the reason.
+    is recorded as failed with the reason. ``allow_python=True`` among them lets the runs
+    import the Python classes their scenario names.
     """
     from bufferlab.experiments.store import Store
 
