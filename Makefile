@@ -18,10 +18,10 @@ EXAMPLE     ?= examples/dumbbell_udp.toml
 # apt-get needs root; use sudo when not root.
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help venv build run wheel test test-rust test-python system-deps fmt lint bench docs clean
+.PHONY: help venv build run wheel test test-rust test-python system-deps fmt lint bench ns2-suites docs clean
 
 help: ## List the targets
-	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 $(VENV_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else \
@@ -51,7 +51,7 @@ wheel: $(VENV_STAMP) ## Build an installable abi3 wheel (Python >= 3.11) into di
 	@echo "building the wheel: instrumented build, training runs, optimised build (about 3 x a plain build; without a matching llvm-profdata, one plain build)"
 	$(BIN)/python tools/pgo_wheel.py --out dist
 
-system-deps: ## Install the real components some tests drive (tshark, chromium, ns2) from Debian's packages if missing
+system-deps: ## Install the real components some tests drive (tshark, chromium, ns2, csh, Perl getopts.pl) from Debian's packages if missing
 	@command -v tshark >/dev/null || { \
 		echo "installing tshark (Debian package) for the pcap tests"; \
 		export DEBIAN_FRONTEND=noninteractive; \
@@ -64,6 +64,14 @@ system-deps: ## Install the real components some tests drive (tshark, chromium, 
 		echo "installing ns2 (Debian package) for the ns-2 script comparison"; \
 		export DEBIAN_FRONTEND=noninteractive; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq ns2 >/dev/null; }
+	@perl -e 'require "getopts.pl"' 2>/dev/null || { \
+		echo "installing libperl4-corelibs-perl (Debian package; Perl's getopts.pl) for ns-2's validation suites"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq libperl4-corelibs-perl >/dev/null; }
+	@command -v csh >/dev/null || { \
+		echo "installing csh (Debian package) for ns-2's validation suites"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq csh >/dev/null; }
 
 test: $(BUILD_STAMP) system-deps ## Install, build and run every test (Rust and Python)
 	cargo test --workspace --release
@@ -85,6 +93,9 @@ lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings,
 	$(BIN)/ruff check python tests docs/gen
 	$(BIN)/ruff format --check python tests docs/gen
 	cd python && ../$(BIN)/python -m mypy.stubtest bufferlab._core
+
+ns2-suites: $(BUILD_STAMP) system-deps ## ns-2.35's own validation suites under ns-2 and bufferlab (NS2SUITE_ARGS="--jobs 1"), table into docs/ns2-scripts.md
+	$(BIN)/python -m bench.ns2suite --write-docs $(NS2SUITE_ARGS)
 
 bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c"), then the CLI's start-up
 	$(PYTHON) bench/run.py $(BENCH_ARGS)
