@@ -13,6 +13,7 @@
 use crate::clock::EventClock;
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::ids::{AgentId, FlowId, LinkId, NodeId, PortId};
+use crate::monitor::file_name;
 use crate::monitor::flow_series::FlowSeriesSet;
 use crate::monitor::flow_stats::FlowStats;
 use crate::monitor::ns2_trace::{Ns2Trace, TraceFilter, TraceFlow};
@@ -860,21 +861,50 @@ impl Simulation {
                 return Err(format!("pcap: no link is named \"{l}\""));
             }
         }
-        let names = self
-            .ports
-            .iter()
-            .map(|p| {
-                let link = &self.links[p.link().idx()].name;
-                if !(links.is_empty() || links.contains(link)) {
-                    return Vec::new();
-                }
-                let (from, to) = (
-                    &self.nodes[p.from().idx()].name,
-                    &self.nodes[p.to().idx()].name,
-                );
-                vec![format!("{link}_{from}-{to}.pcap"), format!("{link}.pcap")]
-            })
-            .collect();
+        // File name -> what it captures, in words: two captures that would share a file (link
+        // "x" from a to b, and a link named "x_a-b") are refused rather than mixed in one file.
+        let mut owner = std::collections::BTreeMap::<String, String>::new();
+        let mut names = Vec::with_capacity(self.ports.len());
+        for p in &self.ports {
+            let link = &self.links[p.link().idx()].name;
+            if !(links.is_empty() || links.contains(link)) {
+                names.push(Vec::new());
+                continue;
+            }
+            let (from, to) = (
+                &self.nodes[p.from().idx()].name,
+                &self.nodes[p.to().idx()].name,
+            );
+            let fix = |e: String| format!("pcap: {e}");
+            file_name::check_name("link name", link).map_err(fix)?;
+            file_name::check_name("node name", from).map_err(fix)?;
+            file_name::check_name("node name", to).map_err(fix)?;
+            let (l, f, t) = (
+                file_name::shown(link),
+                file_name::shown(from),
+                file_name::shown(to),
+            );
+            let mine = [
+                (
+                    format!("{link}_{from}-{to}"),
+                    format!("link {l} from {f} to {t}"),
+                ),
+                (link.clone(), format!("link {l}")),
+            ];
+            for (n, what) in &mine {
+                match owner.get(n) {
+                    Some(other) if other != what => {
+                        return Err(format!(
+                            "pcap: the captures of {other} and of {what} would both be {}; \
+                             rename a link or a node",
+                            file_name::shown(&format!("{n}.pcap"))
+                        ))
+                    }
+                    _ => owner.insert(n.clone(), what.clone()),
+                };
+            }
+            names.push(mine.into_iter().map(|(n, _)| n).collect());
+        }
         self.taps.pcap = Some(PcapSet::create(dir, names)?);
         Ok(())
     }

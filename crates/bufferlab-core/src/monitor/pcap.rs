@@ -16,6 +16,7 @@
 //! fill exactly the simulated header (SACK blocks, a timestamp, NOPs), so `tcp.len` is the
 //! simulated payload.
 
+use super::file_name;
 use crate::packet::{tcp_flags, Ecn, Packet, PacketKind};
 use crate::units::SimTime;
 use etherparse::{
@@ -56,8 +57,9 @@ pub struct PcapSet {
 
 impl PcapSet {
     /// Opens the files of the chosen ports; `ports[i]` names the files port i writes to (none
-    /// when it is not captured). A name shared by several ports is one file: the link file
-    /// holds both directions in time order.
+    /// when it is not captured), each `<dir>/<name>.pcap`. A name shared by several ports is
+    /// one file: the link file holds both directions in time order. Names become paths only
+    /// through [`file_name::child_path`]: none can leave `dir`.
     pub fn create(dir: &Path, ports: Vec<Vec<String>>) -> Result<Self, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("{}: cannot create the pcap directory: {e}", dir.display()))?;
@@ -71,7 +73,8 @@ impl PcapSet {
                     mine.push(i);
                     continue;
                 }
-                let path = dir.join(&n);
+                let path =
+                    file_name::child_path(dir, &n, ".pcap").map_err(|e| format!("pcap: {e}"))?;
                 let f = File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let header = PcapHeader {
                     datalink: DataLink::ETHERNET,
