@@ -42,11 +42,11 @@ def name_problem(name: str) -> str | None:
 
 def _shown(name: object) -> str:
     """A refused name in a message: quoted, control characters written as escapes, cut after
-    60 characters (a name refused for its length can be thousands)."""
+    120 characters (a name refused for its length can be thousands)."""
     from bufferlab.display import printable
 
     s = str(name)
-    return '"' + printable(s[:60]) + ('..."' if len(s) > 60 else '"')
+    return '"' + printable(s[:120]) + ('..."' if len(s) > 120 else '"')
 
 
 def child_path(folder: Path, name: str, suffix: str = "") -> Path:

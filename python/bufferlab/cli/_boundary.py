@@ -35,8 +35,12 @@ class Exit(SystemExit):
 
 
 def _one_line(message: str) -> str:
-    """Error messages on one line, whatever the core or the OS wrote."""
-    return " ".join(part.strip() for part in str(message).splitlines() if part.strip())
+    """Error messages on one line, whatever the core or the OS wrote; a control character
+    left in it (a name from the user's file echoed back) is shown as an escape, never sent to
+    the terminal."""
+    from bufferlab.display import printable
+
+    return printable(" ".join(part.strip() for part in str(message).splitlines() if part.strip()))
 
 
 def _print_error(message: str) -> None:

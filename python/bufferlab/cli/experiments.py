@@ -19,6 +19,7 @@ from rich.console import Console
 
 from bufferlab.cli._app import AllowPython, _errors, _fail, _quantity, app
 from bufferlab.cli.format import output_console
+from bufferlab.display import markup, printable, text
 
 DbOpt = Annotated[
     Path,
@@ -132,7 +133,7 @@ def sweep(
         sw = load_sweep(file)
         n_runs = len(sw.points()) * (1 if quick else sw.replications)
         progress = Progress(
-            TextColumn("[bold]{task.description}"),
+            TextColumn("{task.description}", style="bold", markup=False),  # the sweep's name
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("[red]{task.fields[failed]} failed"),
@@ -149,9 +150,11 @@ def sweep(
         def on_progress(event: str, done: int, failed: int, total: int, skipped: int) -> None:
             if event == "start":
                 if skipped:
-                    print(f"resuming: {skipped} of {total + skipped} runs already in {db}",
-                          file=sys.stderr)  # fmt: skip
-                state["task"] = progress.add_task(sw.name, total=total, failed=0, rate="")
+                    print(f"resuming: {skipped} of {total + skipped} runs already in "
+                          f"{printable(db)}", file=sys.stderr)  # fmt: skip
+                state["task"] = progress.add_task(
+                    printable(sw.name), total=total, failed=0, rate=""
+                )
                 state["t0"] = time.perf_counter()
                 return
             el = max(time.perf_counter() - state["t0"], 1e-9)
@@ -161,7 +164,9 @@ def sweep(
         kind = local_executor(executor, jobs or default_jobs(), n_runs)
         where = f"on {cluster}" if cluster else f"{jobs or 'all'} {kind} workers"
         print(
-            f"sweep {sw.name}: {len(sw.points())} points, {n_runs} runs, {where}", file=sys.stderr
+            f"sweep {printable(sw.name)}: {len(sw.points())} points, {n_runs} runs, "
+            f"{printable(where)}",
+            file=sys.stderr,
         )
         with progress:
             out = run_sweep(
@@ -182,8 +187,8 @@ def sweep(
         if out.left:
             parts.append(f"{out.left} left for a later call (--limit)")
         print(
-            f"{out.sweep}: {', '.join(parts)}, {out.total} in all ({rate:.2f} runs/s); "
-            f"results in {db}",
+            f"{printable(out.sweep)}: {', '.join(parts)}, {out.total} in all ({rate:.2f} runs/s); "
+            f"results in {printable(db)}",
             file=sys.stderr,
         )
         if out.done and (sw.replications > 1 and not quick):
@@ -196,8 +201,10 @@ def sweep(
                       file=sys.stderr)  # fmt: skip
         if out.first_error:
             print(
-                f"first failure: {out.first_error} (all failures: bufferlab results "
-                f"{out.sweep} --db {db})",
+                printable(
+                    f"first failure: {out.first_error} (all failures: bufferlab results "
+                    f"{out.sweep} --db {db})"
+                ),
                 file=sys.stderr,
             )
 
@@ -212,7 +219,8 @@ def _short_axis(path: str) -> str:
 
 def _print_df(console: Console, df: Any, title: str = "", max_rows: int = 200) -> None:
     """A data frame as terminal tables whose every value is whole at the console's width
-    (wide frames are split into parts that repeat the first column)."""
+    (wide frames are split into parts that repeat the first column). Names and values are
+    shown as they are (never read as markup), control characters as escapes."""
     import math
 
     from bufferlab.cli.format import print_fitted
@@ -224,10 +232,10 @@ def _print_df(console: Console, df: Any, title: str = "", max_rows: int = 200) -
             if isinstance(v, float):
                 cells.append("-" if math.isnan(v) else f"{v:.4g}")
             else:
-                cells.append("-" if v is None else str(v))
+                cells.append("-" if v is None else text(v))
         rows.append(cells)
     left = sum(1 for c in df.columns if df[c].dtype == object) and 1
-    print_fitted(console, title, [str(c) for c in df.columns], rows, left=left)
+    print_fitted(console, markup(title), [text(c) for c in df.columns], rows, left=left)
 
 
 @app.command()
@@ -278,10 +286,10 @@ def results(
                 df = store.runs(sweep_name, table)
             if csv is not None:
                 df.to_csv(csv, index=False)
-                print(f"wrote {len(df)} rows to {csv}", file=sys.stderr)
+                print(f"wrote {len(df)} rows to {printable(csv)}", file=sys.stderr)
             if parquet is not None:
                 df.to_parquet(parquet, index=False)
-                print(f"wrote {len(df)} rows to {parquet}", file=sys.stderr)
+                print(f"wrote {len(df)} rows to {printable(parquet)}", file=sys.stderr)
             if csv is None and parquet is None:
                 if not aggregate and table == "runs":
                     drop = ["sweep_id", "scenario_hash", "bufferlab_version"]
@@ -389,7 +397,7 @@ def plot(
             else:
                 _fail(f"--kind: expected metric, queue, flows, flow-series or cwnd, got {kind!r}")
             pl.save(fig, out)
-            print(f"wrote {out}", file=sys.stderr)
+            print(f"wrote {printable(out)}", file=sys.stderr)
         finally:
             store.close()
 
@@ -410,7 +418,7 @@ def report(
 
     with _exp_errors():
         p = write_report(db, sweep_name, out)
-        print(f"wrote {p} ({p.stat().st_size / 1024:.0f} KiB)", file=sys.stderr)
+        print(f"wrote {printable(p)} ({p.stat().st_size / 1024:.0f} KiB)", file=sys.stderr)
 
 
 # -- advise -----------------------------------------------------------------------------------
@@ -470,7 +478,7 @@ def advise(
             return
         res = adv.simulate(rules, sizes=size_list, replications=replications, jobs=jobs)
         for size, err in res.failed.items():
-            print(f"warning: size {size} left out: {err}", file=sys.stderr)
+            print(printable(f"warning: size {size} left out: {err}"), file=sys.stderr)
         best = adv.recommend(res, objective, share=share, delay_bound_s=bound)
         console.print(adv.results_table(res, best, objective))
         console.print(adv.explain(best, objective, share, bound, rules, res))
@@ -478,4 +486,4 @@ def advise(
             from bufferlab.experiments import figures as pl
 
             pl.save(adv.figure(res, best, rules), out)
-            print(f"wrote {out}", file=sys.stderr)
+            print(f"wrote {printable(out)}", file=sys.stderr)

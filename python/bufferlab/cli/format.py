@@ -5,13 +5,16 @@ from __future__ import annotations
 import math
 import os
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from bufferlab.display import markup, text
 from bufferlab.results import Results
 
 # -- formatting -----------------------------------------------------------------------------
@@ -70,22 +73,24 @@ def fmt_float(x: Any, digits: int = 3) -> str:
 def output_console(width: int = 160) -> Console:
     """The console for a command's tables: the terminal's width on a terminal; elsewhere
     ``$COLUMNS`` when set (tables are fitted to it), else ``width``, wide enough that a file or
-    a pipe gets each table whole in one piece."""
+    a pipe gets each table whole in one piece. No emoji codes: a name ``:smile:`` is text."""
     if sys.stdout.isatty():
-        return Console()
+        return Console(emoji=False)
     columns = os.environ.get("COLUMNS", "")
-    return Console(width=int(columns) if columns.isdigit() and int(columns) > 0 else width)
+    return Console(
+        width=int(columns) if columns.isdigit() and int(columns) > 0 else width, emoji=False
+    )
 
 
-def _link_name(rec: dict[str, Any]) -> str:
-    return f"{rec.get('link')} {rec.get('from')}→{rec.get('to')}"
+def _link_name(rec: dict[str, Any]) -> Text:
+    return text(f"{rec.get('link')} {rec.get('from')}→{rec.get('to')}")
 
 
 def print_fitted(
     console: Console,
     title: str,
-    columns: list[str],
-    rows: list[list[str]],
+    columns: Sequence[str | Text],
+    rows: Sequence[Sequence[str | Text]],
     *,
     key: int = 1,
     left: int = 1,
@@ -95,11 +100,16 @@ def print_fitted(
     Columns are never squeezed: no value is cut or folded. When the table is wider than the
     console, its columns are split over several tables, each repeating the first ``key``
     columns (the row's name). Headers may wrap at spaces. ``left`` columns are left-aligned.
+    A ``str`` title, header or cell is rich markup; a user's text goes in as a ``Text``
+    (:func:`bufferlab.display.text`), shown as it is.
     """
 
+    def width_of(v: str | Text) -> int:
+        return v.cell_len if isinstance(v, Text) else cell_len(v)
+
     def need(i: int) -> int:
-        cells = [cell_len(r[i]) for r in rows]
-        return max([*cells, *(cell_len(w) for w in columns[i].split())] or [1])
+        cells = [width_of(r[i]) for r in rows]
+        return max([*cells, *(cell_len(w) for w in str(columns[i]).split())] or [1])
 
     widths = [need(i) for i in range(len(columns))]
 
@@ -139,7 +149,7 @@ def print_fitted(
 def print_report(res: Results, console: Console, busiest: int = 5) -> None:
     raw = res.raw
     console.print(
-        f"[bold]{raw.get('scenario', '')}[/bold]  seed {raw.get('seed')}  "
+        f"[bold]{markup(raw.get('scenario', ''))}[/bold]  seed {raw.get('seed')}  "
         f"simulated {fmt_time(raw.get('sim_time_s'))} in {fmt_time(raw.get('wall_s'))} "
         f"({fmt_int(raw.get('events'))} events)"
         + ("  [yellow](partial run)[/yellow]" if raw.get("partial") else "")
@@ -147,9 +157,9 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
 
     flow_rows = [
         [
-            str(f.get("name")),
-            f"{f.get('src')} → {f.get('dst')}",
-            f"{f.get('protocol')}/{f.get('app')}",
+            text(f.get("name")),
+            text(f"{f.get('src')} → {f.get('dst')}"),
+            text(f"{f.get('protocol')}/{f.get('app')}"),
             fmt_int(f.get("tx_packets")),
             fmt_int(f.get("rx_packets")),
             fmt_pct(f.get("lost_packets"), f.get("tx_packets")),
@@ -174,7 +184,7 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
     queue_rows = [
         [
             _link_name(q),
-            str(q.get("discipline")),
+            text(q.get("discipline")),
             fmt_int(q.get("arrivals")),
             fmt_int(q.get("drops")),
             fmt_pct(q.get("drops"), q.get("arrivals")),
@@ -222,6 +232,6 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
     mean, std = fmt_rate(fair.get("throughput_mean_bps")), fmt_rate(fair.get("throughput_std_bps"))
     console.print(
         f"Fairness: Jain index [bold]{fmt_float(fair.get('jain'))}[/bold] over {len(names)} "
-        f"flows ({', '.join(map(str, names))}); throughput mean "
+        f"flows ({markup(', '.join(map(str, names)))}); throughput mean "
         f"{mean}, std {std}"
     )

@@ -17,6 +17,7 @@ from pathlib import Path
 import bufferlab
 from bufferlab import _core
 from bufferlab.cli._boundary import Exit, _errors, _fail, _quantity
+from bufferlab.display import printable
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
 # it is 2-4 ms of the command's start-up (docs/performance.md).
@@ -131,17 +132,20 @@ def run(
                 allow_python=allow_python,
             )
         for w in res.warnings:
-            print(f"warning: {w}", file=sys.stderr)
+            print(f"warning: {printable(w)}", file=sys.stderr)
         stopped = res.stopped
         if stopped and stopped.get("kind") != "max_wall":
             # A run that took too much memory or stalled is an error; what it measured is
             # still written where asked, then the command fails.
             if out is not None:
                 written = res.save(out)
-                print(f"wrote {len(written)} files (partial) to {out}", file=sys.stderr)
+                print(f"wrote {len(written)} files (partial) to {printable(out)}", file=sys.stderr)
             _fail(str(stopped.get("message")))
         if stopped:
-            print(f"warning: {stopped.get('message')}; these are PARTIAL results", file=sys.stderr)
+            print(
+                f"warning: {printable(stopped.get('message'))}; these are PARTIAL results",
+                file=sys.stderr,
+            )
         elif res.partial:
             print(
                 f"warning: stopped at {res.sim_time_s or 0:.3f} s of simulated time; "
@@ -150,7 +154,7 @@ def run(
             )
         if out is not None:
             written = res.save(out)
-            print(f"wrote {len(written)} files to {out}", file=sys.stderr)
+            print(f"wrote {len(written)} files to {printable(out)}", file=sys.stderr)
         if json_out:
             sys.stdout.write(res.to_json() + "\n")
             sys.stdout.flush()
@@ -187,23 +191,23 @@ def import_ns2(
             scenario, left_out = import_script(script, args)
         except Ns2Error as e:
             _fail(str(e))
-        cmd = " ".join([script.name, *args])
+        cmd = printable(" ".join([script.name, *args]))
         header = [
             f"Translated by `bufferlab import-ns2` from the ns-2 script {cmd}",
             "(the static part: network, queues, flows and their start/stop times).",
         ]
         if left_out:
             header.append("Left out (run the script itself: bufferlab run " + cmd + "):")
-            header += [f"  {e}" for e in left_out]
+            header += [f"  {printable(e)}" for e in left_out]
             for e in left_out:
-                print(f"warning: left out (dynamic): {e}", file=sys.stderr)
+                print(f"warning: left out (dynamic): {printable(e)}", file=sys.stderr)
         text = scenario_text(scenario, header)
         _core.validate(text, f"{script.name} (translated)")
         if output is None:
             sys.stdout.write(text)
         else:
             output.write_text(text)
-            print(f"wrote {output}", file=sys.stderr)
+            print(f"wrote {printable(output)}", file=sys.stderr)
 
 
 def validate(
@@ -225,11 +229,11 @@ def validate(
             sys.stdout.write(json.dumps(both, indent=2) + "\n")
             return
         for w in both["resolved"]["warnings"]:
-            print(f"warning: {w}", file=sys.stderr)
+            print(f"warning: {printable(w)}", file=sys.stderr)
         name = normalised.get("name") or scenario.name or ""
         flows = normalised.get("flows")
         what = f" ({len(flows)} flows)" if isinstance(flows, list) else ""
-        print(f"ok: {file}: scenario {name!r} is valid{what}")
+        print(f"ok: {printable(file)}: scenario {name!r} is valid{what}")
 
 
 def schema() -> None:

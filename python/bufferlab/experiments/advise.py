@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from rich import box
 from rich.table import Table
 
+from bufferlab.display import markup, text
 from bufferlab.scenario import Scenario, load
 
 if TYPE_CHECKING:
@@ -144,7 +145,8 @@ def bottleneck_rules(file: str | os.PathLike[str] | Scenario, link: str = "bottl
 
 def rules_table(r: Rules) -> Table:
     t = Table(
-        title=f"Sizing rules for {r.link} {r.direction}: {r.rate_bps / 1e6:.4g} Mbit/s, "
+        title=f"Sizing rules for {markup(r.link)} {markup(r.direction)}: "
+        f"{r.rate_bps / 1e6:.4g} Mbit/s, "
         f"mean RTT {r.rtt_s * 1e3:.4g} ms over {len(r.rtts_s)} flows, N = {r.n_flows} "
         f"long-lived, packets of {r.packet_bytes:.0f} B",
         title_justify="left",
@@ -286,7 +288,7 @@ def results_table(sim: Simulated, best: int, objective: str) -> Table:
     for i, row in sim.table.iterrows():
         t.add_row(
             "→" if i == best else "",
-            str(row["size"]),
+            text(row["size"]),
             f"{row['packets']:.1f}",
             f"{row['bytes']:,.0f}",
             pm(row["goodput_bps_mean"], row["goodput_bps_ci"], 1e6),
@@ -301,13 +303,14 @@ def results_table(sim: Simulated, best: int, objective: str) -> Table:
 def explain(
     best: int, objective: str, share: float, bound_s: float, r: Rules, sim: Simulated | None = None
 ) -> str:
+    """The recommendation in words, as rich markup (the link's name escaped)."""
     if (
         objective == "delay"
         and sim is not None
         and not (sim.table["delay_s_mean"] <= bound_s).any()
     ):
         return (
-            f"Recommendation for {r.link}: no size kept the mean delay within "
+            f"Recommendation for {markup(r.link)}: no size kept the mean delay within "
             f"{bound_s * 1e3:g} ms; the smallest size (marked →) comes closest."
         )
     why = {
@@ -315,7 +318,7 @@ def explain(
         "delay": f"the best mean goodput with mean one-way delay ≤ {bound_s * 1e3:g} ms",
         "power": "the largest mean power (goodput / delay)",
     }[objective]
-    return f"Recommendation for {r.link}: row marked → ({why})."
+    return f"Recommendation for {markup(r.link)}: row marked → ({why})."
 
 
 def figure(sim: Simulated, best: int, r: Rules) -> Figure:
