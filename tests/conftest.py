@@ -128,6 +128,12 @@ needs_ns2_peers = pytest.mark.skipif(
     not (NS2_PEERS / "common.tcl").exists(),
     reason=f"the ns-2 peer scripts are not beside the repository ({NS2_PEERS})",
 )
+# ns-2.35's own validation suites (bench/ns2suite), beside the repository as the peers are.
+NS2_TESTSUITE = ROOT.parent / "shared" / "ns2-testsuite"
+needs_ns2_testsuite = pytest.mark.skipif(
+    not (NS2_TESTSUITE / "tcl" / "test").is_dir(),
+    reason=f"ns-2's validation suites are not beside the repository ({NS2_TESTSUITE})",
+)
 
 
 def run_ns(
