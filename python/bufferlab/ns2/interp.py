@@ -182,6 +182,11 @@ proc ::ns2::queue_sample_timeout {ns link qmon qtrace interval from to} {
 proc bw_parse {bspec} { ::ns2::dispatch units bw $bspec }
 proc delay_parse {dspec} { ::ns2::dispatch units delay $dspec }
 proc time_parse {spec} { ::ns2::dispatch units time $spec }
+# ns-packet.tcl's choice of packet headers (ns-2's validation suites call it first): bufferlab's
+# packets have no header table to trim, so these change nothing
+proc remove-all-packet-headers {} {}
+proc add-packet-header {args} {}
+proc remove-packet-header {args} {}
 catch {rename exit ::ns2::tcl_exit}
 proc exit {{code 0}} { ::ns2::dispatch __exit__ $code }
 rename open ::ns2::tcl_open
