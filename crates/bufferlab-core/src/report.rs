@@ -161,6 +161,16 @@ impl Report {
     /// Reads the results out of a simulation (finished, or stopped early: then `partial`). A
     /// simulation is reported once: its statistics' histograms are freed as they are read.
     pub fn from_sim(sim: &mut Simulation, fairness_flows: Option<&[String]>) -> Report {
+        Self::read(sim, fairness_flows, true)
+    }
+
+    /// The report of a simulation that goes on (`Session::report_now`): what it has measured
+    /// up to now, without freeing anything.
+    pub fn snapshot(sim: &mut Simulation, fairness_flows: Option<&[String]>) -> Report {
+        Self::read(sim, fairness_flows, false)
+    }
+
+    fn read(sim: &mut Simulation, fairness_flows: Option<&[String]>, last: bool) -> Report {
         let now = sim.now;
         let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
         let flows: Vec<FlowReport> = sim
@@ -222,9 +232,11 @@ impl Report {
         // Read once: the histograms go as soon as their percentiles are in the report, so that
         // they and the report are not both held at the memory peak.
         assert!(!sim.reported, "a simulation is reported once");
-        sim.reported = true;
-        for f in &mut sim.flows {
-            f.stats.release_delays();
+        if last {
+            sim.reported = true;
+            for f in &mut sim.flows {
+                f.stats.release_delays();
+            }
         }
         let measured = now.saturating_sub(sim.warmup).as_secs_f64();
         let mut queues = Vec::with_capacity(sim.ports.len());
@@ -244,7 +256,7 @@ impl Report {
             let (tx_packets, tx_bytes, lost_packets) =
                 (p.tx_packets(), p.tx_bytes(), p.lost_packets());
             let discipline = p.queue().disc().kind();
-            let classes = p.queue().disc().class_stats();
+            let classes = p.queue().disc().class_stats(now.max(sim.warmup));
             let stats = p.stats_mut();
             let (avg_p, avg_b) = stats.averages(now.max(sim.warmup));
             let by_reason: BTreeMap<&'static str, u64> = crate::qdisc::DropReason::ALL
@@ -277,7 +289,9 @@ impl Report {
                 sojourn_max_s: stats.sojourn_max_s(),
                 classes,
             });
-            stats.release_sojourns();
+            if last {
+                stats.release_sojourns();
+            }
             let util = if measured > 0.0 {
                 // The share of time the link was serialising (exact, in picoseconds).
                 busy.as_secs_f64() / measured

@@ -451,6 +451,12 @@ delay = "1ms"
 [links.bottleneck]
 rate = "2Mbps"
 delay = "20ms"
+    /// The report of what the run has measured so far (its counters at the time now), while
+    /// it goes on (`tests/warmup_counters.rs`).
+    pub fn report_now(&mut self) -> Report {
+        Report::snapshot(&mut self.sim, self.scenario.fairness.flows.as_deref())
+    }
+
 queue = { kind = "droptail", limit = "20p", flavour = "ns2" }
 [[flows]]
 name = "tcp0"

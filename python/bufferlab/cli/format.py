@@ -146,6 +146,20 @@ def print_fitted(
         console.print(table(cols, part))
 
 
+def _queue_cells(q: dict[str, Any]) -> list[str]:
+    """A queue's (or a queue class's) numbers in the queue table, after its name and kind."""
+    return [
+        fmt_int(q.get("arrivals")),
+        fmt_int(q.get("drops")),
+        fmt_pct(q.get("drops"), q.get("arrivals")),
+        fmt_int(q.get("marks")),
+        fmt_float(q.get("avg_packets")),
+        fmt_int(q.get("max_packets")),
+        fmt_time(q.get("sojourn_mean_s")),
+        fmt_time(q.get("sojourn_p99_s")),
+    ]
+
+
 def print_report(res: Results, console: Console, busiest: int = 5) -> None:
     raw = res.raw
     console.print(
@@ -181,21 +195,14 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
     )  # fmt: skip
 
     active = [q for q in raw.get("queues", []) if (q.get("arrivals") or 0) > 0]
-    queue_rows = [
-        [
-            _link_name(q),
-            text(q.get("discipline")),
-            fmt_int(q.get("arrivals")),
-            fmt_int(q.get("drops")),
-            fmt_pct(q.get("drops"), q.get("arrivals")),
-            fmt_int(q.get("marks")),
-            fmt_float(q.get("avg_packets")),
-            fmt_int(q.get("max_packets")),
-            fmt_time(q.get("sojourn_mean_s")),
-            fmt_time(q.get("sojourn_p99_s")),
-        ]
-        for q in active
-    ]
+    queue_rows = []
+    for q in active:
+        queue_rows.append([_link_name(q), text(q.get("discipline")), *_queue_cells(q)])
+        # a class-based queue's classes (DualPI2's L and C) below it, each with its own delay
+        for c in q.get("classes") or []:
+            queue_rows.append(
+                [text(f"  └ {c.get('name')}"), text(c.get("discipline") or ""), *_queue_cells(c)]
+            )
     print_fitted(
         console,
         "Queues (with arrivals)",

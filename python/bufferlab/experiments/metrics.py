@@ -7,6 +7,10 @@ A metric names one number per run, read from the store:
   reducer (``mean``, ``sum``, ``min``, ``max``).
 * ``queues[bottleneck].avg_packets``, ``links[bottleneck].utilisation`` - queues and links by link
   name (both directions; the default reducer there is ``max``, i.e. the busy direction).
+* ``queues[bottleneck].class_l_sojourn_mean_s`` - one class of a class-based queue (DualPI2's
+  ``l`` and ``c``, a classful queue's classes by name): ``class_<name>_<field>`` for every number
+  of ``queues[].classes[]`` (arrivals, drops, marks, avg_packets, sojourn_mean_s, sojourn_p50_s,
+  sojourn_p99_s, ...), from the warm-up on like the queue's own.
 * ``fairness.jain`` and ``runs.<column>`` (``runs.wall_s``, ``runs.events``) - one value per run.
 """
 

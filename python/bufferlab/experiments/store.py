@@ -21,6 +21,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -660,11 +661,27 @@ def report_rows(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     for f in flows:
         tx, lost = f.get("tx_packets"), f.get("lost_packets")
         f["loss_ratio"] = lost / tx if tx and lost is not None else None
+    queues = flat_rows(report.get("queues") or [], QUEUE_COLUMNS)
+    for row, q in zip(queues, report.get("queues") or [], strict=True):
+        row.update(class_columns(q))
     return {
         "flows": flows,
-        "queues": flat_rows(report.get("queues") or [], QUEUE_COLUMNS),
+        "queues": queues,
         "links": flat_rows(report.get("links") or [], LINK_COLUMNS),
     }
+
+
+def class_columns(queue: Mapping[str, Any]) -> dict[str, Any]:
+    """A class-based queue's per-class numbers as columns of its row, ``class_<name>_<field>``
+    (DualPI2's ``class_l_sojourn_mean_s``, ``class_c_drops``): the metric
+    ``queues[bottleneck].class_l_sojourn_p99_s`` reads one class."""
+    out: dict[str, Any] = {}
+    for c in queue.get("classes") or []:
+        name = re.sub(r"[^A-Za-z0-9_]", "_", str(c.get("name")))
+        for k, v in c.items():
+            if k != "name" and not isinstance(v, Mapping | list | str | bool):
+                out[f"class_{name}_{k}"] = v
+    return out
 
 
 def stage_series(prefix: str, series: Mapping[str, Any]) -> list[tuple[str, str, int]]:

@@ -184,6 +184,45 @@ impl QueueStats {
         self.settle_sojourns();
         (self.departures > 0).then(|| self.sojourn_ns.max() as f64 / 1e9)
     }
+
+    /// The counters of one class of a class-based queue, over [start, `end`] (the class's
+    /// own `QueueStats`, fed by its discipline): what `queues[].classes[]` reports beside the
+    /// class's name and settings. Reads without changing anything (a report at a time `t` of a
+    /// run that goes on, `Session::report_now`).
+    pub fn class_json(&self, end: SimTime) -> serde_json::Map<String, serde_json::Value> {
+        let mut me = Self {
+            sojourn_ns: self.sojourn_ns.clone(),
+            ns2_integrators: Vec::new(),
+            ..*self
+        };
+        let (avg_p, avg_b) = me.averages(end.max(self.start));
+        let by_reason: serde_json::Map<String, serde_json::Value> = DropReason::ALL
+            .iter()
+            .filter(|r| me.drops[r.index()] > 0)
+            .map(|r| (r.as_str().to_string(), me.drops[r.index()].into()))
+            .collect();
+        let v = serde_json::json!({
+            "arrivals": me.arrivals,
+            "arrival_bytes": me.arrival_bytes,
+            "departures": me.departures,
+            "departure_bytes": me.departure_bytes,
+            "drops": me.total_drops(),
+            "drops_by_reason": by_reason,
+            "marks": me.marks,
+            "avg_packets": avg_p,
+            "avg_bytes": avg_b,
+            "max_packets": me.max_packets,
+            "max_bytes": me.max_bytes,
+            "sojourn_mean_s": me.sojourn_mean_s(),
+            "sojourn_p50_s": me.sojourn_quantile_s(0.5),
+            "sojourn_p99_s": me.sojourn_quantile_s(0.99),
+            "sojourn_max_s": me.sojourn_max_s(),
+        });
+        match v {
+            serde_json::Value::Object(m) => m,
+            _ => unreachable!("a JSON object"),
+        }
+    }
 }
 
 #[cfg(test)]

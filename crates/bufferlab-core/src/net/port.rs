@@ -156,7 +156,8 @@ impl Drops {
 }
 
 impl Port {
-    pub fn new(c: PortConfig) -> Self {
+    pub fn new(mut c: PortConfig) -> Self {
+        c.qdisc.measure_from(c.warmup);
         Self {
             id: c.id,
             link: c.link,

@@ -126,6 +126,13 @@ impl PortQueue {
         }
     }
 
+    /// Per-class statistics count from `start` (`QueueDisc::measure_from`).
+    pub fn measure_from(&mut self, start: SimTime) {
+        if let PortQueue::Dyn(q) = self {
+            q.measure_from(start);
+        }
+    }
+
     /// The flows' ns-2 flow ids, by flow index (`QueueDisc::set_flow_ids`).
     pub fn set_flow_ids(&mut self, fids: &[u32]) {
         if let PortQueue::Dyn(q) = self {

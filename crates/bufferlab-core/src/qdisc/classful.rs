@@ -11,14 +11,16 @@
 //!
 //! Classification: a class takes the packets its `match` names (a number: class or flow index; a
 //! protocol name "udp" / "tcp"; a list); packets no class names go to the class matching
-//! "default" or "*", else to the last class. Per-class counters (arrivals, departures, drops,
-//! marks, bytes) are reported as `queues[i].classes`; they cover the whole run (warm-up
-//! included), unlike the port's own statistics.
+//! "default" or "*", else to the last class. Per-class statistics (arrivals, departures, drops
+//! by reason, marks, bytes, time-average length, sojourn times) are reported as
+//! `queues[i].classes`; like the port's own they count from the warm-up on
+//! (`QueueStats` per class).
 
 use super::registry::QueueConfig;
 use super::{build, QueueCtx, QueueDisc};
+use crate::monitor::queue_stats::QueueStats;
 use crate::packet::{Packet, PacketKind};
-use crate::units::{Bytes, QueueLimit};
+use crate::units::{Bytes, QueueLimit, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -155,12 +157,7 @@ struct Class {
     q: Box<dyn QueueDisc>,
     deficit: i64,
     active: bool,
-    arrivals: u64,
-    arrival_bytes: u64,
-    departures: u64,
-    departure_bytes: u64,
-    drops: u64,
-    marks: u64,
+    stats: QueueStats,
 }
 
 pub struct Classful {
@@ -214,12 +211,7 @@ impl Classful {
                 q: build(&c.queue),
                 deficit: 0,
                 active: false,
-                arrivals: 0,
-                arrival_bytes: 0,
-                departures: 0,
-                departure_bytes: 0,
-                drops: 0,
-                marks: 0,
+                stats: QueueStats::new(SimTime::ZERO),
             })
             .collect();
         let default = classes
@@ -263,12 +255,10 @@ impl Classful {
         if c.q.len_packets() == 0 {
             let _ = c.q.dequeue(cx);
         }
-        c.drops += (cx.drops_len() - d0) as u64;
-        c.marks += cx.marks() - m0;
         if let Some(p) = &p {
-            c.departures += 1;
-            c.departure_bytes += p.size as u64;
+            c.stats.on_departure(cx.now, p.size, p.enqueued);
         }
+        c.count(cx, d0, m0);
         p
     }
 }
@@ -277,13 +267,11 @@ impl QueueDisc for Classful {
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx) {
         let i = self.classify(&pkt);
         let c = &mut self.classes[i];
-        c.arrivals += 1;
-        c.arrival_bytes += pkt.size as u64;
+        c.stats.on_arrival(cx.now, pkt.size);
         let d0 = cx.drops_len();
         let m0 = cx.marks();
         c.q.enqueue(pkt, cx);
-        c.drops += (cx.drops_len() - d0) as u64;
-        c.marks += cx.marks() - m0;
+        c.count(cx, d0, m0);
         if !c.active && c.q.len_packets() > 0 {
             c.active = true;
             c.deficit = 0;
@@ -361,28 +349,45 @@ impl QueueDisc for Classful {
         "classful"
     }
 
-    fn class_stats(&self) -> Option<serde_json::Value> {
+    fn class_stats(&self, now: SimTime) -> Option<serde_json::Value> {
         Some(serde_json::Value::Array(
             self.classes
                 .iter()
                 .map(|c| {
-                    json!({
+                    let mut r = json!({
                         "name": c.name,
                         "discipline": c.q.kind(),
                         "weight": c.weight,
-                        "arrivals": c.arrivals,
-                        "arrival_bytes": c.arrival_bytes,
-                        "departures": c.departures,
-                        "departure_bytes": c.departure_bytes,
-                        "drops": c.drops,
-                        "marks": c.marks,
-                        "queued_packets": c.q.len_packets(),
-                        "average": c.q.average(),
-                        "classes": c.q.class_stats(),
-                    })
+                    });
+                    let o = r.as_object_mut().expect("an object");
+                    o.extend(c.stats.class_json(now));
+                    o.insert("queued_packets".into(), c.q.len_packets().into());
+                    o.insert("average".into(), c.q.average().into());
+                    o.insert("classes".into(), c.q.class_stats(now).into());
+                    r
                 })
                 .collect(),
         ))
+    }
+
+    fn measure_from(&mut self, start: SimTime) {
+        for c in &mut self.classes {
+            c.stats = QueueStats::new(start);
+            c.q.measure_from(start);
+        }
+    }
+}
+
+impl Class {
+    /// Counts what the child did in this call (drops from index `d0` of the context's, marks
+    /// past `m0`) and its length after it.
+    fn count(&mut self, cx: &QueueCtx, d0: usize, m0: u64) {
+        for (size, reason) in cx.drops_since(d0) {
+            self.stats.on_drop(cx.now, size, reason);
+        }
+        self.stats.on_marks(cx.now, cx.marks() - m0);
+        let (p, b) = (self.q.len_packets() as u64, self.q.len_bytes());
+        self.stats.set_length(cx.now, p, b);
     }
 }
 
@@ -474,7 +479,7 @@ mod tests {
         );
         assert_eq!(got[1], 0);
         let c = Classful::new(&two_classes(ClassScheduler::Drr, 1, 1));
-        let s = c.class_stats().unwrap();
+        let s = c.class_stats(SimTime::ZERO).unwrap();
         assert_eq!(s[0]["name"], "a");
         assert_eq!(s[1]["discipline"], "droptail");
     }

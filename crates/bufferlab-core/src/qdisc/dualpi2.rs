@@ -29,6 +29,7 @@
 //! Not modelled: GSO splitting, `min_qlen_step`, `drop_early` (enqueue-time drops).
 
 use super::{DropReason, QueueCtx, QueueDisc};
+use crate::monitor::queue_stats::QueueStats;
 use crate::packet::{Ecn, Packet};
 use crate::units::{QueueLimit, SimTime};
 use rand::RngExt;
@@ -119,15 +120,6 @@ pub fn configured_limit(cfg: &DualPi2Config) -> QueueLimit {
     cfg.limit.unwrap_or(QueueLimit::Packets(10_000))
 }
 
-#[derive(Default, Clone, Copy)]
-struct ClassCounters {
-    arrivals: u64,
-    departures: u64,
-    departure_bytes: u64,
-    drops: u64,
-    marks: u64,
-    sojourn_sum: f64,
-}
 
 pub struct DualPi2 {
     limit: QueueLimit,
@@ -149,7 +141,9 @@ pub struct DualPi2 {
     qdelay_old: f64,
     next_update: SimTime,
     credit: i64,
-    stats: [ClassCounters; 2],
+    /// Per queue (L, C): its statistics from the warm-up on, and the bytes it holds.
+    stats: [QueueStats; 2],
+    class_bytes: [u64; 2],
 }
 
 const L: usize = 0;
@@ -178,11 +172,18 @@ impl DualPi2 {
             qdelay_old: 0.0,
             next_update: tupdate,
             credit: MTU as i64 * (w_c - (100 - w_c)),
-            stats: [ClassCounters::default(); 2],
+            stats: [QueueStats::new(SimTime::ZERO), QueueStats::new(SimTime::ZERO)],
+            class_bytes: [0; 2],
         }
     }
 
     fn head_sojourn(q: &VecDeque<Packet>, t: SimTime) -> f64 {
+    /// Tells queue `class`'s statistics its length after a change.
+    fn note_length(&mut self, class: usize, now: SimTime) {
+        let n = if class == L { self.l.len() } else { self.c.len() };
+        self.stats[class].set_length(now, n as u64, self.class_bytes[class]);
+    }
+
         q.front()
             .map_or(0.0, |p| t.saturating_sub(p.enqueued).as_secs_f64())
     }
@@ -235,7 +236,7 @@ impl DualPi2 {
             return true;
         }
         if cx.mark(pkt) {
-            self.stats[class].marks += 1;
+            self.stats[class].on_marks(cx.now, 1);
             false
         } else {
             true
@@ -251,19 +252,21 @@ impl QueueDisc for DualPi2 {
         } else {
             C
         };
-        self.stats[class].arrivals += 1;
+        self.stats[class].on_arrival(cx.now, pkt.size);
         if self.full(pkt.size) {
-            self.stats[class].drops += 1;
+            self.stats[class].on_drop(cx.now, pkt.size, DropReason::QueueFull);
             cx.drop(pkt, DropReason::QueueFull);
             return;
         }
         self.bytes += pkt.size as u64;
         if class == L {
+        self.class_bytes[class] += pkt.size as u64;
             self.l.push_back(pkt);
         } else {
             self.c.push_back(pkt);
         }
     }
+        self.note_length(class, cx.now);
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
         let now = cx.now;
@@ -286,25 +289,24 @@ impl QueueDisc for DualPi2 {
             };
             self.bytes -= pkt.size as u64;
             if self.coupled(class, &mut pkt, cx) {
-                self.stats[class].drops += 1;
+            self.class_bytes[class] -= pkt.size as u64;
+            self.note_length(class, now);
+                self.stats[class].on_drop(now, pkt.size, DropReason::DualPi2);
                 cx.drop(pkt, DropReason::DualPi2);
                 continue;
             }
             let sojourn = now.saturating_sub(pkt.enqueued);
             if class == L && sojourn > self.step {
                 if cx.mark(&mut pkt) {
-                    self.stats[L].marks += 1;
+                    self.stats[L].on_marks(now, 1);
                 } else {
-                    self.stats[L].drops += 1;
+                    self.stats[L].on_drop(now, pkt.size, DropReason::DualPi2);
                     cx.drop(pkt, DropReason::DualPi2);
                     continue;
                 }
             }
             self.credit += change;
-            let s = &mut self.stats[class];
-            s.departures += 1;
-            s.departure_bytes += pkt.size as u64;
-            s.sojourn_sum += sojourn.as_secs_f64();
+            self.stats[class].on_departure(now, pkt.size, pkt.enqueued);
             return Some(pkt);
         }
     }
@@ -318,19 +320,18 @@ impl QueueDisc for DualPi2 {
     fn kind(&self) -> &'static str {
         "dualpi2"
     }
-    fn class_stats(&self) -> Option<serde_json::Value> {
+    fn measure_from(&mut self, start: SimTime) {
+        self.stats = [QueueStats::new(start), QueueStats::new(start)];
+    }
+    fn class_stats(&self, now: SimTime) -> Option<serde_json::Value> {
         let one = |name: &str, i: usize, q: &VecDeque<Packet>| {
-            let s = &self.stats[i];
-            serde_json::json!({
-                "name": name,
-                "arrivals": s.arrivals,
-                "departures": s.departures,
-                "departure_bytes": s.departure_bytes,
-                "drops": s.drops,
-                "marks": s.marks,
-                "queued_packets": q.len(),
-                "mean_sojourn_s": if s.departures > 0 { s.sojourn_sum / s.departures as f64 } else { 0.0 },
-            })
+            let mut r = self.stats[i].class_json(now);
+            // the name it had before the common per-class fields (kept: fields are not removed)
+            let mean = r["sojourn_mean_s"].as_f64().unwrap_or(0.0);
+            r.insert("mean_sojourn_s".into(), mean.into());
+            r.insert("name".into(), name.into());
+            r.insert("queued_packets".into(), q.len().into());
+            serde_json::Value::Object(r)
         };
         Some(serde_json::json!([
             one("l", L, &self.l),

@@ -174,6 +174,12 @@ impl<'a> QueueCtx<'a> {
 /// A queue discipline on one output port.
 pub trait QueueDisc {
     /// Takes `pkt`: stores it, or drops it (or another packet) through `cx.drop`.
+
+    /// The (size, reason) of the drops recorded in this call from index `from` of
+    /// [`drops_len`](Self::drops_len) on.
+    pub fn drops_since(&self, from: usize) -> impl Iterator<Item = (u32, DropReason)> + '_ {
+        self.drops[from..].iter().map(|(p, r)| (p.size, *r))
+    }
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx);
     /// The next packet to transmit, if any; may drop packets through `cx.drop` on the way.
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet>;
@@ -211,8 +217,9 @@ pub trait QueueDisc {
     fn average_unit(&self) -> &'static str {
         "packets"
     }
-    /// Per-class counters of a class-based queue (reported as `queues[i].classes`).
-    fn class_stats(&self) -> Option<serde_json::Value> {
+    /// Per-class counters of a class-based queue (reported as `queues[i].classes`), over
+    /// [the start given to `measure_from`, `now`].
+    fn class_stats(&self, _now: SimTime) -> Option<serde_json::Value> {
         None
     }
     /// The settings it runs with on a link of `rate_bps`, every preset default resolved
@@ -220,6 +227,9 @@ pub trait QueueDisc {
     /// when the scenario's own configuration already says everything.
     fn resolved_settings(&self, _rate_bps: f64) -> Option<serde_json::Value> {
         None
+    /// Per-class statistics count events at or after `start` (the scenario's warm-up), as the
+    /// port's own do; the port tells its discipline once, when it is built.
+    fn measure_from(&mut self, _start: SimTime) {}
     }
     /// Settings under which the discipline would not act as its name says (RED whose limit is
     /// below max_th works as DropTail), in words naming the fix.

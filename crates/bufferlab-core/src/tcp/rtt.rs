@@ -63,6 +63,40 @@ pub struct RttEstimator {
     pub min_sample: f64,
     pub max_sample: f64,
     pub last_sample: f64,
+    /// The samples taken since the warm-up, for the report (the ones above drive the sender).
+    pub measured: SampleStats,
+}
+
+/// Count, sum, smallest and largest of RTT samples.
+#[derive(Debug, Clone, Copy)]
+pub struct SampleStats {
+    pub n: u64,
+    pub sum: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Default for SampleStats {
+    fn default() -> Self {
+        Self {
+            n: 0,
+            sum: 0.0,
+            min: f64::INFINITY,
+            max: 0.0,
+        }
+    }
+}
+
+impl SampleStats {
+    pub fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum / self.n as f64)
+    }
+    pub fn min(&self) -> Option<f64> {
+        (self.n > 0).then_some(self.min)
+    }
+    pub fn max(&self) -> Option<f64> {
+        (self.n > 0).then_some(self.max)
+    }
 }
 
 impl RttEstimator {
@@ -83,6 +117,7 @@ impl RttEstimator {
             min_sample: f64::INFINITY,
             max_sample: 0.0,
             last_sample: 0.0,
+            measured: SampleStats::default(),
         }
     }
 
@@ -126,6 +161,11 @@ impl RttEstimator {
         self.min_sample = self.min_sample.min(raw);
         self.max_sample = self.max_sample.max(raw);
         self.last_sample = raw;
+        let m = &mut self.measured;
+        m.n += 1;
+        m.sum += raw;
+        m.min = m.min.min(raw);
+        m.max = m.max.max(raw);
         self.backoff = 0;
     }
 

@@ -158,6 +158,12 @@ pub struct TcpSender {
     pub response_times: Vec<f64>,
     pub completion: Option<SimTime>,
     pub stats: SenderStats,
+    /// The warm-up: whether a call came before it (`note_warmup`), and the report's counters
+    /// as they stood when it ended, subtracted at the end (`monitor/fields.rs`), with the
+    /// objects completed by then.
+    before_warmup: bool,
+    at_warmup: Vec<(&'static str, u64)>,
+    objects_at_warmup: usize,
     series: Option<TcpSeries>,
     /// Pacing (`tcp/pacing.rs`), when `paced()`.
     pacer: Option<Pacer>,
@@ -283,8 +289,27 @@ impl TcpSender {
             response_times: Vec::new(),
             completion: None,
             stats: SenderStats::default(),
+            before_warmup: false,
+            at_warmup: Vec::new(),
+            objects_at_warmup: 0,
             series: None,
             p,
+        }
+    }
+
+    /// At the first call at or after the warm-up, keeps the report's counters (and restarts
+    /// the RTT samples' statistics) when calls came before it: the report then counts what
+    /// happened from the warm-up on. The state that drives the sender is left alone.
+    #[inline]
+    fn note_warmup(&mut self, cx: &EndpointCtx) {
+        if !cx.measuring() {
+            self.before_warmup = true;
+        } else if self.before_warmup {
+            self.before_warmup = false;
+            self.at_warmup =
+                crate::monitor::fields::counters_of("flows[].tcp", &self.json_report());
+            self.objects_at_warmup = self.response_times.len();
+            self.rtt.measured = Default::default();
         }
     }
 
@@ -1375,8 +1400,8 @@ impl TcpSender {
     }
 
     fn json_report(&self) -> serde_json::Value {
-        let rts = &self.response_times;
-        let mut sorted = rts.clone();
+        let rts = &self.response_times[self.objects_at_warmup..];
+        let mut sorted = rts.to_vec();
         sorted.sort_by(|a, b| a.total_cmp(b));
         let q = |f: f64| -> Option<f64> {
             (!sorted.is_empty()).then(|| {
@@ -1403,9 +1428,9 @@ impl TcpSender {
             "acks_received": st.acks_received,
             "dupacks_received": st.dupacks_received,
             "rtt_samples": self.rtt.samples,
-            "rtt_mean_s": self.rtt.mean_sample(),
-            "rtt_min_s": (self.rtt.samples > 0).then_some(self.rtt.min_sample),
-            "rtt_max_s": (self.rtt.samples > 0).then_some(self.rtt.max_sample),
+            "rtt_mean_s": self.rtt.measured.mean(),
+            "rtt_min_s": self.rtt.measured.min(),
+            "rtt_max_s": self.rtt.measured.max(),
             "srtt_s": self.rtt.srtt(),
             "rttvar_s": self.rtt.rttvar(),
             "rto_s": self.rtt.rto().as_secs_f64(),
@@ -1413,7 +1438,7 @@ impl TcpSender {
             "cwnd_segments": self.w.cwnd / self.w.mss,
             "ssthresh_bytes": self.w.ssthresh.is_finite().then_some(self.w.ssthresh),
             "completion_time_s": self.completion.map(|t| (t.saturating_sub(self.start)).as_secs_f64()),
-            "objects_completed": rts.len(),
+            "objects_completed": self.response_times.len(),
             "response_time_mean_s": (!rts.is_empty()).then(|| rts.iter().sum::<f64>() / rts.len() as f64),
             "response_time_p50_s": q(0.5),
             "response_time_p95_s": q(0.95),
@@ -1434,6 +1459,7 @@ impl TcpSender {
             r["app_written_bytes"] = json!(written_bytes);
             r["app_refused_bytes"] = json!(refused_bytes);
         }
+        crate::monitor::fields::subtract_counters(&mut r, &self.at_warmup);
         r
     }
 }
@@ -1485,6 +1511,7 @@ impl Endpoint for TcpSender {
     }
 
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
+        self.note_warmup(cx);
         self.now_s = cx.now_s;
         self.record_series(cx.now);
         let una = self.snd_una;
@@ -1497,6 +1524,7 @@ impl Endpoint for TcpSender {
     }
 
     fn on_timeout(&mut self, cx: &mut EndpointCtx) {
+        self.note_warmup(cx);
         let now = cx.now;
         self.now_s = cx.now_s;
         self.record_series(now);
