@@ -120,7 +120,6 @@ pub fn configured_limit(cfg: &DualPi2Config) -> QueueLimit {
     cfg.limit.unwrap_or(QueueLimit::Packets(10_000))
 }
 
-
 pub struct DualPi2 {
     limit: QueueLimit,
     target: f64,
@@ -172,18 +171,25 @@ impl DualPi2 {
             qdelay_old: 0.0,
             next_update: tupdate,
             credit: MTU as i64 * (w_c - (100 - w_c)),
-            stats: [QueueStats::new(SimTime::ZERO), QueueStats::new(SimTime::ZERO)],
+            stats: [
+                QueueStats::new(SimTime::ZERO),
+                QueueStats::new(SimTime::ZERO),
+            ],
             class_bytes: [0; 2],
         }
     }
 
-    fn head_sojourn(q: &VecDeque<Packet>, t: SimTime) -> f64 {
     /// Tells queue `class`'s statistics its length after a change.
     fn note_length(&mut self, class: usize, now: SimTime) {
-        let n = if class == L { self.l.len() } else { self.c.len() };
+        let n = if class == L {
+            self.l.len()
+        } else {
+            self.c.len()
+        };
         self.stats[class].set_length(now, n as u64, self.class_bytes[class]);
     }
 
+    fn head_sojourn(q: &VecDeque<Packet>, t: SimTime) -> f64 {
         q.front()
             .map_or(0.0, |p| t.saturating_sub(p.enqueued).as_secs_f64())
     }
@@ -259,14 +265,14 @@ impl QueueDisc for DualPi2 {
             return;
         }
         self.bytes += pkt.size as u64;
-        if class == L {
         self.class_bytes[class] += pkt.size as u64;
+        if class == L {
             self.l.push_back(pkt);
         } else {
             self.c.push_back(pkt);
         }
-    }
         self.note_length(class, cx.now);
+    }
 
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
         let now = cx.now;
@@ -288,9 +294,9 @@ impl QueueDisc for DualPi2 {
                 _ => 0,
             };
             self.bytes -= pkt.size as u64;
-            if self.coupled(class, &mut pkt, cx) {
             self.class_bytes[class] -= pkt.size as u64;
             self.note_length(class, now);
+            if self.coupled(class, &mut pkt, cx) {
                 self.stats[class].on_drop(now, pkt.size, DropReason::DualPi2);
                 cx.drop(pkt, DropReason::DualPi2);
                 continue;
