@@ -33,7 +33,14 @@ def scenario(link: str = "bottleneck", nodes: tuple[str, str] = ("a", "b"), **kw
         "duration": "1s",
         "seed": 1,
         "topology": {"kind": "custom", "nodes": list(nodes)},
-        "links": {link: {"between": list(nodes), "rate": "10Mbps", "delay": "1ms"}},
+        "links": {
+            link: {
+                "between": list(nodes),
+                "rate": "10Mbps",
+                "delay": "1ms",
+                "queue": {"kind": "droptail", "limit": "50p"},
+            }
+        },
         "flows": [
             {
                 "name": f,
@@ -212,7 +219,8 @@ def test_escape_sequences_in_names_never_reach_the_terminal(work: Path) -> None:
         assert "s\\x1b]0;pwned\\x07" in r.stdout
         assert "\\x1b[2Jf" in r.stdout and "g\\u202eh" in r.stdout
     # Error lines: a name the user typed, echoed back by the core.
-    r = run_cli("run", "s.toml", "--pcap", "c", "--pcap-link", f"no{ESC_TITLE}", cwd=work)
+    (work / "plain.toml").write_text(scenario("l"))
+    r = run_cli("run", "plain.toml", "--pcap", "c", "--pcap-link", f"no{ESC_TITLE}", cwd=work)
     assert r.code == 2 and r.stderr.startswith("error: ")
     no_raw_control(r.stdout, r.stderr)
     assert "no\\x1b]0;pwned\\x07" in r.stderr
@@ -245,6 +253,33 @@ def test_advise_shows_the_link_name_literally(work: Path) -> None:
     r = run_cli("advise", "s.toml", "--link", "[bold red]l", "--rules-only", cwd=work)
     assert r.code == 0, r.stderr
     assert "Sizing rules for [bold red]l a->b" in " ".join(r.stdout.split())
+
+
+def test_names_with_dollar_signs_are_text_in_figures(work: Path) -> None:
+    """matplotlib read "$...$" in a name as a formula: a link named $\\frac{x$ stopped
+    `bufferlab report` with exit 3 and `plot` with a misleading --x error."""
+    link = "$\\frac{x$"
+    sc = scenario(link, name="$\\foo$", flows=("$\\bar{$", "$x^$"))
+    (work / "s.toml").write_text(sc.replace('"1Mbps"', '"6Mbps"'))
+    sweep = tomli_w.dumps(
+        {
+            "sweep": {"name": "$\\frac{s$", "base": "s.toml", "replications": 1,
+                      "metrics": ["flows.goodput_bps"]},
+            "grid": {f"links.{link}.queue.limit": ["5p", "20p"]},
+        }
+    )  # fmt: skip
+    (work / "sweep.toml").write_text(sweep)
+    r = run_cli("sweep", "sweep.toml", "--db", "r.duckdb", "-q", cwd=work)
+    assert r.code == 0 and "2 ok" in r.stderr, r.stderr
+    for args in (
+        ["report", "$\\frac{s$", "--db", "r.duckdb", "-o", "r.html"],
+        ["plot", "$\\frac{s$", "--db", "r.duckdb", "-o", "m.png"],
+        ["plot", "$\\frac{s$", "--db", "r.duckdb", "-o", "f.png", "--kind", "flows"],
+        ["advise", "s.toml", "--link", link, "--sizes", "5p,20p", "-r", "1", "-o", "a.png"],
+    ):
+        r = run_cli(*args, cwd=work)
+        assert r.code == 0, (args, r.stderr)
+        assert (work / args[args.index("-o") + 1]).stat().st_size > 0
 
 
 def test_error_lines_show_control_characters_as_escapes() -> None:

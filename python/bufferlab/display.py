@@ -6,7 +6,8 @@ sets the window title, ``\\x1b[2J`` clears the screen) would act on the terminal
 would read ``[bold red]`` or ``[/bold]`` in a name as markup (and stop on an unmatched closing
 tag). :func:`printable` writes every control character as a visible escape; :func:`markup`
 also escapes rich markup, for text that goes into a markup string; :func:`text` gives a rich
-``Text`` (never read as markup), for table cells and titles.
+``Text`` (never read as markup), for table cells and titles. :func:`literal_figure_text` does
+the same for the names in figures (no mathtext).
 
 No rich import at module level: the error boundary uses :func:`printable` on every command's
 start-up path.
@@ -18,6 +19,8 @@ import unicodedata
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from rich.text import Text
 
 # Characters that reorder how the text around them is displayed ("Trojan source"): shown as
@@ -50,6 +53,14 @@ def markup(value: object) -> str:
     from rich.markup import escape
 
     return escape(printable(value))
+
+
+def literal_figure_text() -> AbstractContextManager[object]:
+    """A context in which the matplotlib text created is drawn as written, never as mathtext:
+    a link named ``$\\frac{x$`` is a label, not a formula that stops the figure."""
+    import matplotlib
+
+    return matplotlib.rc_context({"text.parse_math": False})
 
 
 def text(value: object, style: str = "") -> Text:

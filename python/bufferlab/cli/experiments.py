@@ -19,7 +19,7 @@ from rich.console import Console
 
 from bufferlab.cli._app import AllowPython, _errors, _fail, _quantity, app
 from bufferlab.cli.format import output_console
-from bufferlab.display import markup, printable, text
+from bufferlab.display import literal_figure_text, markup, printable, text
 
 DbOpt = Annotated[
     Path,
@@ -354,7 +354,7 @@ def plot(
     from bufferlab.experiments.stats import aggregate as agg_fn
     from bufferlab.experiments.store import Store
 
-    with _exp_errors():
+    with _exp_errors(), literal_figure_text():  # a "$" in a name is text, not mathtext
         if out.suffix.lower() not in pl.FORMATS:
             _fail(f"--out {out}: unknown figure format; use .png, .svg or .pdf")
         store = Store(db, read_only=True)
@@ -485,5 +485,6 @@ def advise(
         if out is not None:
             from bufferlab.experiments import figures as pl
 
-            pl.save(adv.figure(res, best, rules), out)
+            with literal_figure_text():  # a "$" in a name is text, not mathtext
+                pl.save(adv.figure(res, best, rules), out)
             print(f"wrote {printable(out)}", file=sys.stderr)

@@ -109,6 +109,13 @@ def _template() -> Any:
 
 def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
     """The HTML text of the report of ``sweep`` in the store ``db``."""
+    from bufferlab.display import literal_figure_text
+
+    with literal_figure_text():  # a "$" in a sweep's names is text in its figures
+        return _build_report(db, sweep)
+
+
+def _build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
     from bufferlab.experiments.stats import IDENTICAL_NOTE, aggregate, identical_points
 
     store = db if isinstance(db, Store) else Store(db, read_only=True)
