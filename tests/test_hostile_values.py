@@ -119,9 +119,7 @@ def _one_error_line(r) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize(
-    "scenario,sets,field", [c[1:] for c in CASES], ids=[c[0] for c in CASES]
-)
+@pytest.mark.parametrize("scenario,sets,field", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_a_hostile_value_is_one_error_line_naming_the_field(tmp_path, scenario, sets, field):
     if scenario == "custom":
         scenario = str(tmp_path / "custom.toml")
@@ -138,7 +136,7 @@ def test_an_empty_or_control_character_link_name_is_refused(tmp_path):
         p = tmp_path / "links.toml"
         p.write_text(CUSTOM.replace("[links.ab]", f"[links.{key}]"))
         line = _one_error_line(run_cli("validate", str(p)))
-        assert "links." in line and "name" in line, line
+        assert "links: link name" in line, line
 
 
 def test_a_sweep_whose_base_is_itself_is_refused(tmp_path):
@@ -206,12 +204,15 @@ DISCIPLINES = {
 
 @pytest.mark.parametrize("queue", DISCIPLINES.values(), ids=DISCIPLINES.keys())
 def test_ctrl_c_stops_a_run_of_every_discipline(queue):
-    """SIGINT after 1 s of a run that would take hours: exit 130 within a second or two. At
-    10^7 s a thousandth of the run (the CLI's progress slice) is hours of wall time: Ctrl-C
-    must be seen between events, not between slices."""
+    """SIGINT after 1 s of a run that would take hours: it stops within a second or two with
+    its partial results (Ctrl-C on `run` is exit 0 and a PARTIAL warning, as
+    test_traces_and_progress.py's). A thousandth of this run (the CLI's progress slice, where
+    Ctrl-C was looked for) is 10^4 s of simulated time, about 10 s of wall time: Ctrl-C must
+    be seen between events, not between slices."""
     env = dict(os.environ, COLUMNS="200")
     p = subprocess.Popen(
         [sys.executable, "-m", "bufferlab", "run", UDP, "--set", 'duration="10000000s"',
+         "--set", 'monitor.queue_interval="10000s"',
          "--set", f"{Q}={queue}"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -225,6 +226,6 @@ def test_ctrl_c_stops_a_run_of_every_discipline(queue):
         p.kill()
         p.communicate()
         pytest.fail("the run went on more than 5 s after Ctrl-C")
-    assert p.returncode == 130, (p.returncode, err[-2000:])
     assert time.monotonic() - t0 < 3
-    assert "Traceback" not in err
+    assert p.returncode == 0, (p.returncode, err[-2000:])
+    assert "PARTIAL" in err and "Traceback" not in err, err[-2000:]

@@ -57,6 +57,15 @@ pub fn load(req: &RunRequest) -> Result<(Scenario, u64), Error> {
     let source = source_name(req);
     let s =
         scenario::parse(req.text, req.overrides).map_err(|e| Error::Scenario(e.render(source)))?;
+    // The network's memory, estimated before anything is built or expanded (issue #37).
+    let budget = req
+        .limits
+        .max_memory_bytes
+        .or_else(crate::guard::default_max_memory);
+    if let Some(budget) = budget {
+        scenario::bounds::check_memory(&s, budget)
+            .map_err(|e| Error::Scenario(e.render(source)))?;
+    }
     let seed = req.seed.unwrap_or(s.seed);
     Ok((s, seed))
 }
@@ -127,6 +136,12 @@ pub fn run_with_progress(
 ) -> Result<Report, Error> {
     let t0 = Instant::now();
     let (s, mut sim) = prepare(req)?;
+    // back to this loop (and the caller's Ctrl-C check) every 100 ms, however long a slice
+    // of simulated time takes; the events run are the same, only where slices end moves
+    sim.guard = sim
+        .guard
+        .take()
+        .map(|g| g.yielding_every(std::time::Duration::from_millis(100)));
     let step = crate::units::SimTime((sim.end.0 / PROGRESS_SLICES).max(1));
     while !sim.finished() {
         let next = sim.now + step;

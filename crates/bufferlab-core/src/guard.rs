@@ -48,6 +48,10 @@ pub struct Guard {
     /// Simulated time at the previous check, and events seen since it last moved.
     last_now: SimTime,
     events_at_now: u64,
+    /// Hand control back to the front end this often (wall time), between two events, so
+    /// that it can look for Ctrl-C however long a slice of simulated time takes.
+    yield_every: Option<Duration>,
+    last_yield: Instant,
 }
 
 impl Guard {
@@ -57,6 +61,27 @@ impl Guard {
             started: Instant::now(),
             last_now: SimTime::ZERO,
             events_at_now: 0,
+            yield_every: None,
+            last_yield: Instant::now(),
+        }
+    }
+
+    /// Asks the event loop to return to its caller at least every `every` of wall time (at
+    /// its next check), the simulation unfinished, so that the caller can look for Ctrl-C.
+    pub fn yielding_every(mut self, every: Duration) -> Self {
+        self.yield_every = Some(every);
+        self
+    }
+
+    /// Whether the event loop should return to its caller now (see [`Self::yielding_every`]);
+    /// asked at each check.
+    pub fn yield_due(&mut self) -> bool {
+        match self.yield_every {
+            Some(every) if self.last_yield.elapsed() >= every => {
+                self.last_yield = Instant::now();
+                true
+            }
+            _ => false,
         }
     }
 
@@ -134,9 +159,29 @@ pub fn total_memory_bytes() -> Option<u64> {
 }
 
 /// The default memory budget: 80 % of the machine's memory, so that a runaway run stops
-/// before the kernel's out-of-memory killer picks a process (maybe someone else's).
+/// before the kernel's out-of-memory killer picks a process (maybe someone else's); less
+/// when the process may map less (`ulimit -v`): what it may still map, so that a network
+/// too large for it is refused from its estimate instead of aborting on an allocation.
 pub fn default_max_memory() -> Option<u64> {
-    total_memory_bytes().map(|t| t / 5 * 4)
+    let ram = total_memory_bytes().map(|t| t / 5 * 4);
+    match (ram, address_space_left()) {
+        (Some(r), Some(a)) => Some(r.min(a)),
+        (r, a) => r.or(a),
+    }
+}
+
+/// What the process may still map under its address-space limit (`ulimit -v`, Linux
+/// `/proc/self/limits` and VmSize); None without a limit or elsewhere.
+pub fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max address space"))?;
+    let soft: u64 = line.split_whitespace().nth(3)?.parse().ok()?; // "unlimited" is None
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let size = status.lines().find(|l| l.starts_with("VmSize:"))?;
+    let kb: u64 = size.split_whitespace().nth(1)?.parse().ok()?;
+    Some(soft.saturating_sub(kb * 1024))
 }
 
 pub fn human_bytes(b: u64) -> String {

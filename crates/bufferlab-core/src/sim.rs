@@ -358,9 +358,12 @@ impl Simulation {
                 self.ns2_now_key = key;
             }
             self.events += 1;
+            // the front end's turn (Ctrl-C), after this event: `guard.rs` `yield_due`
+            let mut yield_after = false;
             if self.events & (crate::guard::CHECK_EVERY - 1) == 0 {
                 if let Some(mut g) = self.guard.take() {
                     let stop = g.check(time, &|| self.describe(ev));
+                    yield_after = g.yield_due();
                     self.guard = Some(g);
                     if let Some(stop) = stop {
                         // The event is not run: the report is of what happened before it.
@@ -386,7 +389,7 @@ impl Simulation {
                 Event::Sample => self.sample(),
                 Event::DeviceWake(p) => self.device_wake::<NS2>(p),
             }
-            if after(self) {
+            if after(self) || yield_after {
                 return false;
             }
         }

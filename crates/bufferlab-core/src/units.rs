@@ -186,7 +186,14 @@ pub fn parse_time(s: &str) -> Result<SimTime, String> {
             max_s.floor()
         ));
     }
-    Ok(SimTime::from_secs_f64(v * mult))
+    let t = SimTime::from_secs_f64(v * mult);
+    // a nonzero time the picosecond clock rounds to 0 would silently become "no time at all"
+    if t == SimTime::ZERO && v > 0.0 {
+        return Err(format!(
+            "\"{s}\": nonzero but below the clock's resolution of 1ps; give 0 or at least \"1ps\""
+        ));
+    }
+    Ok(t)
 }
 
 pub fn parse_rate(s: &str) -> Result<Rate, String> {

@@ -335,6 +335,12 @@ def parse_sweep(text: str, source: str = "<string>", base_dir: Path | None = Non
         raise _err(source, "zip", 'expected [[zip]] tables of "dotted.path" = [values]')
     zips: list[dict[str, list[Any]]] = []
     seen = set(grid)
+        if p.resolve() == Path(source).resolve():
+            raise _err(
+                source,
+                "sweep.base",
+                "names the sweep file itself; give the scenario file it varies",
+            )
     for i, z in enumerate(zips_t):
         group = {p: _check_values(source, f"zip[{i}].{p}", v) for p, v in _flatten_axes(z).items()}
         if not group:

@@ -133,7 +133,39 @@ impl ClassfulConfig {
                 "give at least one class, e.g. classes = [{ match = \"default\", queue = { kind = \"droptail\" } }]".into(),
             ));
         }
+        if self.quantum.0 == 0 {
+            return Err((
+                "quantum".into(),
+                "must be at least 1B: a round gives each class weight x quantum bytes (default \
+                 1500B)"
+                    .into(),
+            ));
+        }
+        let mut names = std::collections::BTreeSet::new();
         for (i, cl) in self.classes.iter().enumerate() {
+            if cl.weight == 0 {
+                return Err((
+                    format!("classes[{i}].weight"),
+                    "must be at least 1 (default 1): a class of weight 0 would never be served"
+                        .into(),
+                ));
+            }
+            if let Some(n) = &cl.name {
+                if n.is_empty() || n.chars().any(char::is_control) {
+                    return Err((
+                        format!("classes[{i}].name"),
+                        format!(
+                            "{n:?} is empty or holds a control character; give a printable name"
+                        ),
+                    ));
+                }
+                if !names.insert(n.as_str()) {
+                    return Err((
+                        format!("classes[{i}].name"),
+                        format!("\"{n}\" names two classes; give each class its own name"),
+                    ));
+                }
+            }
             if matches!(*cl.queue, QueueConfig::Python(_)) {
                 return Err((
                     format!("classes[{i}].queue.kind"),
@@ -282,7 +314,12 @@ impl QueueDisc for Classful {
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet> {
         if self.scheduler == ClassScheduler::Priority {
             for i in 0..self.classes.len() {
-                while self.classes[i].q.len_packets() > 0 {
+                // A child answering None with packets left must have dropped one (CoDel, PIE):
+                // at most as many tries as it holds packets, so a child that answered None
+                // without dropping could not spin this loop forever.
+                let mut tries = self.classes[i].q.len_packets();
+                while self.classes[i].q.len_packets() > 0 && tries > 0 {
+                    tries -= 1;
                     if let Some(p) = self.take(i, cx) {
                         self.sync_round();
                         return Some(p);
@@ -434,6 +471,25 @@ mod tests {
                 },
             ],
         }
+    }
+
+    // ---- bad values named ----
+    #[test]
+    fn bad_values_are_refused_with_their_field() {
+        let field = |c: ClassfulConfig| c.validate().unwrap_err().0;
+        assert_eq!(
+            field(two_classes(ClassScheduler::Drr, 0, 1)),
+            "classes[0].weight"
+        );
+        let mut c = two_classes(ClassScheduler::Drr, 1, 1);
+        c.quantum = Bytes(0);
+        assert_eq!(field(c), "quantum");
+        for bad in ["a", "", "x\u{7}"] {
+            let mut c = two_classes(ClassScheduler::Drr, 1, 1);
+            c.classes[1].name = Some(bad.into());
+            assert_eq!(field(c), "classes[1].name", "{bad:?}");
+        }
+        assert!(two_classes(ClassScheduler::Drr, 1, 1).validate().is_ok());
     }
 
     fn shares(cfg: ClassfulConfig, sizes: [u32; 2], n: usize) -> [u64; 2] {

@@ -54,6 +54,32 @@ pub struct CodelConfig {
     pub ce_threshold: Option<SimTime>,
 }
 
+impl CodelConfig {
+    /// Checks values serde cannot: (field relative to the queue, message with the fix).
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        check_times(self.target, self.interval)
+    }
+}
+
+/// CoDel's target and interval (CoDel and FQ-CoDel): a zero target drops every packet that
+/// waits at all, a zero interval drops the whole queue at once (the control law never moves
+/// `drop_next`).
+pub fn check_times(
+    target: Option<SimTime>,
+    interval: Option<SimTime>,
+) -> Result<(), (String, String)> {
+    if target == Some(SimTime::ZERO) {
+        return Err(("target".into(), "must be positive (RFC 8289: 5ms)".into()));
+    }
+    if interval == Some(SimTime::ZERO) {
+        return Err((
+            "interval".into(),
+            "must be positive (RFC 8289: 100ms)".into(),
+        ));
+    }
+    Ok(())
+}
+
 // ---------------------------------------------------------------- the discipline
 
 /// CoDel's parameters.
@@ -310,6 +336,24 @@ mod tests {
 
     fn ms(x: f64) -> SimTime {
         SimTime::from_secs_f64(x / 1000.0)
+    }
+
+    // ---- bad values named ----
+    #[test]
+    fn zero_target_or_interval_is_refused() {
+        let bad = |target, interval| {
+            CodelConfig {
+                target,
+                interval,
+                ..CodelConfig::default()
+            }
+            .validate()
+            .unwrap_err()
+            .0
+        };
+        assert_eq!(bad(Some(SimTime::ZERO), None), "target");
+        assert_eq!(bad(None, Some(SimTime::ZERO)), "interval");
+        assert!(CodelConfig::default().validate().is_ok());
     }
 
     // ---- no drops while the sojourn time stays below target ----

@@ -73,10 +73,12 @@ impl DrrConfig {
                 "must be at least 1B (ns-2 default 250B)".into(),
             ));
         }
-        if self.buckets == 0 {
+        // buckets are allocated up to the highest one a packet hashes to: one packet could
+        // have allocated billions
+        if self.buckets == 0 || self.buckets > 65536 {
             return Err((
                 "buckets".into(),
-                "must be at least 1 (ns-2 default 10)".into(),
+                "give 1 to 65536 buckets (ns-2 default 10)".into(),
             ));
         }
         Ok(())
@@ -244,6 +246,33 @@ mod tests {
     use super::super::tests_common::backlogged_shares;
     use super::*;
     use crate::units::{Bytes, Rate, SimTime};
+
+    #[test]
+    fn bad_values_are_refused_with_their_field() {
+        let field = |c: DrrConfig| c.validate().unwrap_err().0;
+        assert_eq!(
+            field(DrrConfig {
+                quantum: Bytes(0),
+                ..DrrConfig::default()
+            }),
+            "quantum"
+        );
+        assert_eq!(
+            field(DrrConfig {
+                buckets: 0,
+                ..DrrConfig::default()
+            }),
+            "buckets"
+        );
+        assert_eq!(
+            field(DrrConfig {
+                buckets: 65537,
+                ..DrrConfig::default()
+            }),
+            "buckets"
+        );
+        assert!(DrrConfig::default().validate().is_ok());
+    }
 
     fn per_flow(limit: QueueLimit, quantum: u64) -> DrrConfig {
         DrrConfig {

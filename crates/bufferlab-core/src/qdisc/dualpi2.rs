@@ -91,8 +91,9 @@ impl DualPi2Config {
     /// Checks values serde cannot: (field, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
         let err = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
-        if self.tupdate == Some(SimTime::ZERO) {
-            return err("tupdate", "must be positive (RFC 9332: 16ms)");
+        // each update is a step of `catch_up` inside one dequeue (see PIE)
+        if self.tupdate.is_some_and(|t| t < super::MIN_UPDATE_INTERVAL) {
+            return err("tupdate", "give at least 1us (RFC 9332: 16ms)");
         }
         if self.target == Some(SimTime::ZERO) {
             return err("target", "must be positive (RFC 9332: 15ms)");
@@ -365,6 +366,16 @@ mod tests {
     use super::super::harness::Harness;
     use super::*;
     use crate::units::Rate;
+
+    #[test]
+    fn an_update_period_below_a_microsecond_is_refused() {
+        let c = |t| DualPi2Config {
+            tupdate: Some(t),
+            ..DualPi2Config::default()
+        };
+        assert_eq!(c(SimTime(999_999)).validate().unwrap_err().0, "tupdate");
+        assert!(c(SimTime::from_micros(1)).validate().is_ok());
+    }
 
     fn h(cfg: DualPi2Config) -> Harness {
         Harness::new(Box::new(DualPi2::new(&cfg)), Rate(10_000_000))

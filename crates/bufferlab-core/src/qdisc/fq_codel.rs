@@ -68,17 +68,37 @@ pub struct FqCodelConfig {
 impl FqCodelConfig {
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        if self.flows == Some(0) {
+        if self.flows.is_some_and(|n| n == 0 || n > 65536) {
             return Err((
                 "flows".into(),
-                "give at least 1 flow queue (default 1024)".into(),
+                "give 1 to 65536 flow queues (Linux's bound; default 1024)".into(),
             ));
         }
-        Ok(())
+        // A quantum of 0 never lets a flow's deficit turn positive: dequeue would rotate the
+        // lists forever inside one event.
+        if self.quantum == Some(Bytes(0)) {
+            return Err((
+                "quantum".into(),
+                "must be at least 1B (default 1514B, Linux; 1500B, ns-3)".into(),
+            ));
+        }
+        if self.drop_batch == Some(0) {
+            return Err((
+                "drop_batch".into(),
+                "must be at least 1 packet (default 64, Linux and ns-3)".into(),
+            ));
+        }
+        super::codel::check_times(self.target, self.interval)
     }
 }
 
 // ---------------------------------------------------------------- the discipline
+
+/// Bytes one port's FQ-CoDel allocates when it is built (its flow table), for the memory
+/// estimate made before a network is built (`scenario/bounds.rs`).
+pub fn state_bytes(cfg: &FqCodelConfig) -> u64 {
+    cfg.flows.unwrap_or(1024) as u64 * std::mem::size_of::<Flow>() as u64
+}
 
 pub fn configured_limit(cfg: &FqCodelConfig) -> QueueLimit {
     cfg.limit.unwrap_or(QueueLimit::Packets(10240))
@@ -157,7 +177,8 @@ impl FqCodel {
                 ce_threshold: cfg.ce_threshold,
             },
             per_flow_backlog: !linux,
-            quantum: quantum as i64,
+            // at least 1 whatever the caller: each turn then adds to the deficit (bounded loop)
+            quantum: quantum.max(1) as i64,
             limit: configured_limit(cfg),
             drop_batch: cfg.drop_batch.unwrap_or(64).max(1),
             by: cfg.by.unwrap_or(FlowKey::Flow),
@@ -291,6 +312,69 @@ mod tests {
     use super::super::tests_common::backlogged_shares;
     use super::*;
     use crate::units::Rate;
+
+    // ---- bad values named; a quantum of 0 looped forever inside one dequeue ----
+    #[test]
+    fn bad_values_are_refused_with_their_field() {
+        let field = |c: FqCodelConfig| c.validate().unwrap_err().0;
+        let d = FqCodelConfig::default;
+        assert_eq!(
+            field(FqCodelConfig {
+                quantum: Some(Bytes(0)),
+                ..d()
+            }),
+            "quantum"
+        );
+        assert_eq!(
+            field(FqCodelConfig {
+                flows: Some(0),
+                ..d()
+            }),
+            "flows"
+        );
+        assert_eq!(
+            field(FqCodelConfig {
+                flows: Some(65537),
+                ..d()
+            }),
+            "flows"
+        );
+        assert_eq!(
+            field(FqCodelConfig {
+                drop_batch: Some(0),
+                ..d()
+            }),
+            "drop_batch"
+        );
+        assert_eq!(
+            field(FqCodelConfig {
+                target: Some(SimTime::ZERO),
+                ..d()
+            }),
+            "target"
+        );
+        assert_eq!(
+            field(FqCodelConfig {
+                interval: Some(SimTime::ZERO),
+                ..d()
+            }),
+            "interval"
+        );
+        assert!(d().validate().is_ok());
+    }
+
+    #[test]
+    fn a_zero_quantum_built_anyway_still_dequeues() {
+        // built without validate (a caller that skips it): the quantum is at least 1 byte
+        let cfg = FqCodelConfig {
+            quantum: Some(Bytes(0)),
+            ..FqCodelConfig::default()
+        };
+        let mut h = Harness::new(Box::new(FqCodel::new(&cfg)), Rate(1_000_000_000));
+        let p = h.packet(0, 1500);
+        h.enqueue(SimTime(0), p);
+        assert!(h.dequeue(SimTime(1)).is_some());
+    }
 
     /// Flow 0 keeps two 1000-B packets waiting beside a backlogged flow 1: quantum 1000 B and
     /// one dequeue per 10 ms, so the flows take turns and flow 0 gets one packet served and one

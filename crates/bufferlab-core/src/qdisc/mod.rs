@@ -31,6 +31,11 @@ use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
 use crate::units::{Rate, SimTime};
 
+/// The shortest update period of a discipline that updates on a clock (PIE's and DualPI2's
+/// `tupdate`): the updates due are run inside one dequeue, so over an idle second a 1 ps
+/// period would be 10^12 steps of one event.
+pub const MIN_UPDATE_INTERVAL: SimTime = SimTime::from_micros(1);
+
 pub use registry::QueueConfig;
 
 /// Why a packet was dropped. Reported by name in results (`drops_by_reason`).

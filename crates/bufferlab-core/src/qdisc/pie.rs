@@ -91,8 +91,32 @@ pub struct PieConfig {
 impl PieConfig {
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        if self.tupdate == Some(SimTime(0)) {
-            return Err(("tupdate".into(), "must be positive (RFC 8033: 15ms)".into()));
+        // Each update is a step of `catch_up` inside one dequeue: below 1us an idle second
+        // would take millions of them (the run's total is bounded in scenario/bounds.rs).
+        if self.tupdate.is_some_and(|t| t < super::MIN_UPDATE_INTERVAL) {
+            return Err((
+                "tupdate".into(),
+                "give at least 1us (RFC 8033: 15ms)".into(),
+            ));
+        }
+        if self.target == Some(SimTime::ZERO) {
+            return Err(("target".into(), "must be positive (RFC 8033: 15ms)".into()));
+        }
+        for (f, v, d) in [("alpha", self.alpha, "0.125"), ("beta", self.beta, "1.25")] {
+            if let Some(v) = v {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err((
+                        f.into(),
+                        format!("{v}: give a finite gain >= 0 in 1/s (RFC 8033: {d})"),
+                    ));
+                }
+            }
+        }
+        if self.mean_pktsize == Some(Bytes(0)) {
+            return Err((
+                "mean_pktsize".into(),
+                "must be at least 1B (RFC 8033: 1500B)".into(),
+            ));
         }
         if self.dq_threshold.is_some_and(|b| b.0 == 0) {
             return Err((
@@ -423,6 +447,54 @@ impl QueueDisc for Pie {
 mod tests {
     use super::*;
     use crate::units::Bytes;
+
+    // ---- bad values named (a 1 ps tupdate made an idle second 10^12 steps of one event) ----
+    #[test]
+    fn bad_values_are_refused_with_their_field() {
+        let field = |c: PieConfig| c.validate().unwrap_err().0;
+        let d = PieConfig::default;
+        assert_eq!(
+            field(PieConfig {
+                tupdate: Some(SimTime(1)),
+                ..d()
+            }),
+            "tupdate"
+        );
+        assert_eq!(
+            field(PieConfig {
+                target: Some(SimTime::ZERO),
+                ..d()
+            }),
+            "target"
+        );
+        assert_eq!(
+            field(PieConfig {
+                alpha: Some(-0.1),
+                ..d()
+            }),
+            "alpha"
+        );
+        assert_eq!(
+            field(PieConfig {
+                beta: Some(f64::NAN),
+                ..d()
+            }),
+            "beta"
+        );
+        assert_eq!(
+            field(PieConfig {
+                mean_pktsize: Some(Bytes(0)),
+                ..d()
+            }),
+            "mean_pktsize"
+        );
+        assert!(PieConfig {
+            tupdate: Some(SimTime::from_micros(1)),
+            ..d()
+        }
+        .validate()
+        .is_ok());
+    }
 
     fn pie(preset: AqmPreset) -> Pie {
         Pie::new(&PieConfig {

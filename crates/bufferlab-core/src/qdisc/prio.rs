@@ -36,10 +36,12 @@ fn default_band_limit() -> QueueLimit {
 impl PrioConfig {
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        if self.bands == 0 {
+        // a flow's class (0 to 255) picks the band: more bands than 256 are never used, and
+        // every band is allocated when the port is built
+        if self.bands == 0 || self.bands > 256 {
             return Err((
                 "bands".into(),
-                "give at least 1 band (Linux default 3)".into(),
+                "give 1 to 256 bands, one per flow class used (Linux default 3)".into(),
             ));
         }
         Ok(())
@@ -47,6 +49,11 @@ impl PrioConfig {
 }
 
 // ---------------------------------------------------------------- the discipline
+
+/// Bytes one port's bands take when it is built (for the estimate of `scenario/bounds.rs`).
+pub fn state_bytes(cfg: &PrioConfig) -> u64 {
+    cfg.bands as u64 * std::mem::size_of::<(VecDeque<Packet>, u64)>() as u64
+}
 
 pub struct Prio {
     bands: Vec<(VecDeque<Packet>, u64)>,
@@ -116,6 +123,17 @@ mod tests {
     use crate::units::{Rate, SimTime};
 
     // ---- the highest band always goes first ----
+    #[test]
+    fn bands_beyond_the_classes_are_refused() {
+        let c = |bands| PrioConfig {
+            bands,
+            limit: default_band_limit(),
+        };
+        assert_eq!(c(0).validate().unwrap_err().0, "bands");
+        assert_eq!(c(257).validate().unwrap_err().0, "bands");
+        assert!(c(256).validate().is_ok());
+    }
+
     #[test]
     fn lower_band_served_first() {
         let cfg = PrioConfig {

@@ -132,6 +132,19 @@ impl QueueConfig {
         }
     }
 
+    /// Bytes one port's discipline allocates when it is built (flow tables, bands, reserved
+    /// queues; not the packets it will hold), for the memory estimate made before a network
+    /// is built (`scenario/bounds.rs`). The disciplines not listed hold a few hundred bytes.
+    pub fn state_bytes(&self) -> u64 {
+        match self {
+            QueueConfig::FqCodel(c) => super::fq_codel::state_bytes(c),
+            QueueConfig::Sfq(c) => super::sfq::state_bytes(c),
+            QueueConfig::Prio(c) => super::prio::state_bytes(c),
+            QueueConfig::Classful(c) => c.classes.iter().map(|k| k.queue.state_bytes()).sum(),
+            _ => 0,
+        }
+    }
+
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
         match self {
@@ -144,10 +157,8 @@ impl QueueConfig {
             QueueConfig::DualPi2(c) => c.validate(),
             QueueConfig::Pi(c) => c.validate(),
             QueueConfig::Classful(c) => c.validate(),
-            QueueConfig::Droptail(_)
-            | QueueConfig::Fq(_)
-            | QueueConfig::Codel(_)
-            | QueueConfig::Python(_) => Ok(()),
+            QueueConfig::Codel(c) => c.validate(),
+            QueueConfig::Droptail(_) | QueueConfig::Fq(_) | QueueConfig::Python(_) => Ok(()),
         }
     }
 }

@@ -136,6 +136,13 @@ impl SfqConfig {
 
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
+        // every bucket is allocated when the port is built: 10^9 of them were 16 GB
+        if self.divisor() > 65536 {
+            return Err((
+                "divisor".into(),
+                "give at most 65536 buckets (Linux's bound; defaults 1024, ns-2 16)".into(),
+            ));
+        }
         if self.preset == SfqPreset::Ns2 {
             if self.divisor() == 0 {
                 return Err((
@@ -212,6 +219,20 @@ pub struct Sfq {
     stamp: u64,
     len: usize,
     bytes: u64,
+}
+
+/// Bytes one port's SFQ allocates when it is built, at most (slots with their reserved
+/// queues, the bucket table), for the estimate of `scenario/bounds.rs`.
+pub fn state_bytes(cfg: &SfqConfig) -> u64 {
+    let divisor = cfg.divisor() as u64;
+    if cfg.preset == SfqPreset::Ns2 {
+        return divisor * std::mem::size_of::<VecDeque<Packet>>() as u64;
+    }
+    let flows = (cfg.flows as u64).min(divisor);
+    let reserved = (cfg.depth as u64 * flows).min(16_384);
+    divisor * std::mem::size_of::<Option<u32>>() as u64
+        + flows * std::mem::size_of::<Slot>() as u64
+        + reserved * std::mem::size_of::<Packet>() as u64
 }
 
 impl Sfq {
@@ -435,6 +456,19 @@ mod tests {
     use super::super::tests_common::backlogged_shares;
     use super::*;
     use crate::units::{Bytes, Rate};
+
+    #[test]
+    fn more_buckets_than_linux_allows_are_refused() {
+        for preset in [SfqPreset::Linux, SfqPreset::Ns2] {
+            let c = |divisor| SfqConfig {
+                preset,
+                divisor: Some(divisor),
+                ..SfqConfig::default()
+            };
+            assert_eq!(c(65537).validate().unwrap_err().0, "divisor");
+            assert!(c(65536).validate().is_ok());
+        }
+    }
 
     fn harness(cfg: SfqConfig) -> Harness {
         Harness::new(Box::new(Sfq::new(&cfg)), Rate(1_000_000))

@@ -1,6 +1,7 @@
 //! From a parsed scenario to a runnable simulation, checking everything types cannot:
 //! names that must exist, paths that must connect, buffers that must hold one packet.
 
+use super::checks::{check_distribution, check_loss, check_name};
 use super::config::{FlowConfig, Scenario, StartTime};
 use super::topology::{self, Topology};
 use super::ScenarioError;
@@ -21,7 +22,7 @@ use crate::sim::{Flow, Link, Node, Simulation};
 use crate::tcp::app::TcpApp;
 use crate::tcp::config::CcKind;
 use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
-use crate::traffic::{self, AppConfig, Distribution, ObjectSize, OnOffFlavour};
+use crate::traffic::{self, AppConfig, Distribution, OnOffFlavour};
 use crate::udp::{UdpSender, UdpSink};
 use crate::units::{Bytes, QueueLimit, SimTime};
 
@@ -62,6 +63,7 @@ fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, Scenar
                 Some(n) => sub(n),
                 None => format!("flow{}", out.len()),
             };
+            check_name(format!("flows[{entry}].name"), &name)?;
             if !seen.insert(name.clone()) {
                 return Err(ScenarioError::field(
                     format!("flows[{entry}].name"),
@@ -97,60 +99,6 @@ fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, Scenar
     Ok(out)
 }
 
-fn check_prob(path: String, p: f64) -> Result<(), ScenarioError> {
-    if !(0.0..=1.0).contains(&p) {
-        return Err(ScenarioError::field(
-            path,
-            format!("{p} is not a probability; use a value between 0 and 1"),
-        ));
-    }
-    Ok(())
-}
-
-fn check_loss(path: String, l: &LossConfig) -> Result<(), ScenarioError> {
-    match l {
-        LossConfig::Bernoulli { rate, .. } => check_prob(format!("{path}.rate"), *rate),
-        LossConfig::GilbertElliott {
-            p_good_bad,
-            p_bad_good,
-            loss_good,
-            loss_bad,
-            ..
-        } => {
-            check_prob(format!("{path}.p_good_bad"), *p_good_bad)?;
-            check_prob(format!("{path}.p_bad_good"), *p_bad_good)?;
-            check_prob(format!("{path}.loss_good"), *loss_good)?;
-            check_prob(format!("{path}.loss_bad"), *loss_bad)
-        }
-    }
-}
-
-fn check_distribution(path: String, d: &Distribution) -> Result<(), ScenarioError> {
-    match d {
-        Distribution::Uniform { min, max } if max < min => Err(ScenarioError::field(
-            path,
-            "uniform: max must not be below min",
-        )),
-        Distribution::Pareto { shape, .. } if shape.is_nan() || *shape <= 1.0 => {
-            Err(ScenarioError::field(
-                format!("{path}.shape"),
-                format!(
-                    "{shape}: a Pareto shape must be above 1 for the mean to exist (1.5 is common)"
-                ),
-            ))
-        }
-        Distribution::Pareto { mean, .. } | Distribution::Exponential { mean }
-            if *mean == SimTime::ZERO =>
-        {
-            Err(ScenarioError::field(
-                format!("{path}.mean"),
-                "must be positive",
-            ))
-        }
-        _ => Ok(()),
-    }
-}
-
 /// The resolved TCP settings of a flow (TCP applications only), checked.
 fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, ScenarioError> {
     if f.protocol() != Protocol::Tcp {
@@ -179,26 +127,16 @@ fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, Scenari
         ScenarioError::field(path, msg)
     })?;
     match &f.app {
-        AppConfig::Transfer { size } if size.0 == 0 => {
-            return Err(ScenarioError::field(
-                format!("flows[{entry}].app.size"),
-                "must be at least 1 byte",
-            ))
+        AppConfig::Transfer { size } => {
+            super::checks::check_transfer(&format!("flows[{entry}].app"), *size)?;
         }
         AppConfig::Web {
             object_size,
             think_time,
-            ..
+            objects,
         } => {
             check_distribution(format!("flows[{entry}].app.think_time"), think_time)?;
-            if let ObjectSize::Pareto { shape, .. } = object_size {
-                if shape.partial_cmp(&1.0) != Some(std::cmp::Ordering::Greater) {
-                    return Err(ScenarioError::field(
-                        format!("flows[{entry}].app.object_size.shape"),
-                        format!("{shape}: a Pareto shape must be above 1 for the mean to exist (1.2 is common for web objects)"),
-                    ));
-                }
-            }
+            super::checks::check_web(&format!("flows[{entry}].app"), object_size, *objects)?;
         }
         _ => {}
     }
@@ -277,6 +215,7 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
     {
         check_distribution(format!("flows[{entry}].app.on_time"), on_time)?;
         check_distribution(format!("flows[{entry}].app.off_time"), off_time)?;
+        super::checks::check_on_off(&format!("flows[{entry}].app"), on_time, off_time)?;
         if *flavour == OnOffFlavour::Ns2 {
             if traffic::ns2_onoff_params(on_time, off_time).is_none() {
                 return Err(ScenarioError::field(
@@ -319,6 +258,9 @@ fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
 fn check_queue(path: &str, q: &QueueConfig) -> Result<(), ScenarioError> {
     q.validate()
         .map_err(|(f, m)| ScenarioError::field(format!("{path}.{f}"), m))?;
+    if !matches!(q, QueueConfig::Python(_)) {
+        super::bounds::check_queue_limit(&format!("{path}.limit"), q.limit())?;
+    }
     if q.limit() == QueueLimit::Packets(0) {
         return Err(ScenarioError::field(
             format!("{path}.limit"),
@@ -438,6 +380,12 @@ pub fn build_with(
     // Every configured component is checked here, used by a flow or not, in one error shape:
     // the field's path and what to do.
     for (name, l) in &s.links {
+        if name.is_empty() || name.chars().any(char::is_control) {
+            return Err(ScenarioError::field(
+                "links",
+                format!("link name {name:?} is empty or holds a control character; give a printable name"),
+            ));
+        }
         for (field, q) in [("queue", &l.queue), ("reverse_queue", &l.reverse_queue)] {
             if let Some(q) = q {
                 check_queue(&format!("links.{name}.{field}"), q)?;

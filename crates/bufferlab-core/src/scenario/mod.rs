@@ -3,6 +3,7 @@
 
 pub mod bounds;
 pub mod build;
+pub mod checks;
 pub mod config;
 pub mod overrides;
 pub mod topology;

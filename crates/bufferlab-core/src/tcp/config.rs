@@ -702,6 +702,12 @@ impl TcpParams {
         if self.delayed_ack && self.delack_count == 0 {
             return Err(("delack_count", "must be at least 1".into()));
         }
+        if self.delayed_ack && self.delack_timeout == SimTime::ZERO {
+            return Err((
+                "delack_timeout",
+                "must be positive (ns-2 TCPSink/DelAck interval_ 100ms; Linux 40ms)".into(),
+            ));
+        }
         if self.dupack_threshold == 0 {
             return Err(("dupack_threshold", "must be at least 1".into()));
         }
@@ -731,10 +737,13 @@ impl TcpParams {
                 ));
             }
         }
-        if !(self.vegas_alpha >= 0.0 && self.vegas_beta >= self.vegas_alpha) {
+        if !(self.vegas_alpha >= 0.0
+            && self.vegas_beta >= self.vegas_alpha
+            && self.vegas_beta.is_finite())
+        {
             return Err((
                 "vegas_beta",
-                "Vegas needs 0 <= alpha <= beta (in segments)".into(),
+                "Vegas needs 0 <= alpha <= beta, finite (in segments)".into(),
             ));
         }
         if !(self.cubic_beta > 0.0 && self.cubic_beta < 1.0) {
@@ -779,8 +788,17 @@ impl TcpParams {
                 ));
             }
         }
-        if self.cubic_c.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-            return Err(("cubic_c", "must be positive (0.4 is RFC 9438's)".into()));
+        if !(self.cubic_c > 0.0 && self.cubic_c.is_finite()) {
+            return Err((
+                "cubic_c",
+                "must be positive and finite (0.4 is RFC 9438's)".into(),
+            ));
+        }
+        if !(self.vegas_gamma >= 0.0 && self.vegas_gamma.is_finite()) {
+            return Err((
+                "vegas_gamma",
+                "must be a finite number of segments >= 0 (ns-2 gamma_ 1)".into(),
+            ));
         }
         Ok(())
     }
@@ -794,5 +812,29 @@ impl TcpParams {
 impl Default for TcpParams {
     fn default() -> Self {
         TcpParams::preset(Preset::Ns2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ---- values the types accept and no connection can run ----
+    #[test]
+    fn bad_values_are_refused_with_their_field() {
+        let field = |f: &dyn Fn(&mut TcpParams)| {
+            let mut p = TcpParams::default();
+            f(&mut p);
+            p.validate().unwrap_err().0
+        };
+        let no_delack_timer = |p: &mut TcpParams| {
+            p.delayed_ack = true;
+            p.delack_timeout = SimTime::ZERO;
+        };
+        assert_eq!(field(&no_delack_timer), "delack_timeout");
+        assert_eq!(field(&|p| p.vegas_beta = f64::INFINITY), "vegas_beta");
+        assert_eq!(field(&|p| p.vegas_gamma = f64::NAN), "vegas_gamma");
+        assert_eq!(field(&|p| p.cubic_c = f64::INFINITY), "cubic_c");
+        assert!(TcpParams::default().validate().is_ok());
     }
 }

@@ -290,12 +290,95 @@ impl RedConfig {
                 ));
             }
         }
+        // Thresholds at or above the limit in its own unit: the queue overflows before RED's
+        // average gets there, and RED never drops early (a limit below max_th alone is a
+        // warning, `Red::warnings`).
+        let over_limit = match (c.min_th, c.limit) {
+            (Some(Threshold::Packets(t)), Some(QueueLimit::Packets(l))) => t >= l as f64,
+            (Some(Threshold::Bytes(t)), Some(QueueLimit::Bytes(l))) => t >= l as f64,
+            _ => false,
+        };
+        if over_limit {
+            return Err((
+                "min_th".into(),
+                "is not below the limit: RED would never drop early; give thresholds below \
+                 `limit` (Floyd: min_th 5p, max_th 15p) or raise the limit"
+                    .into(),
+            ));
+        }
         if c.mean_pktsize == Some(Bytes(0)) {
             return Err(("mean_pktsize".into(), "must be at least 1B".into()));
+        }
+        if c.interval == Some(SimTime::ZERO) {
+            return Err((
+                "interval".into(),
+                "must be positive: Adaptive RED adapts max_p once per interval (ns-2 interval_ \
+                 0.5s)"
+                    .into(),
+            ));
+        }
+        for (f, v) in [("alpha", c.alpha), ("bottom", c.bottom)] {
+            if v.is_some_and(|v| !(v.is_finite() && (0.0..=1.0).contains(&v))) {
+                return Err((
+                    f.into(),
+                    format!(
+                        "{}: give a value in [0, 1] (ns-2 alpha_ 0.01, bottom_ 0)",
+                        v.unwrap()
+                    ),
+                ));
+            }
         }
         if c.resolution == Some(0) {
             return Err(("resolution".into(), "must be at least 1".into()));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ---- bad values named ----
+    #[test]
+    fn bad_values_are_refused_with_their_field() {
+        let field = |c: RedConfig| c.validate().unwrap_err().0;
+        let d = RedConfig::default;
+        let above = RedConfig {
+            limit: Some(QueueLimit::Packets(20)),
+            min_th: Some(Threshold::Packets(30.0)),
+            max_th: Some(Threshold::Packets(90.0)),
+            ..d()
+        };
+        assert_eq!(field(above), "min_th");
+        assert_eq!(
+            field(RedConfig {
+                interval: Some(SimTime::ZERO),
+                ..d()
+            }),
+            "interval"
+        );
+        assert_eq!(
+            field(RedConfig {
+                alpha: Some(f64::INFINITY),
+                ..d()
+            }),
+            "alpha"
+        );
+        assert_eq!(
+            field(RedConfig {
+                bottom: Some(-1.0),
+                ..d()
+            }),
+            "bottom"
+        );
+        // max_th alone above the limit stays a warning (Red::warnings)
+        let warned = RedConfig {
+            limit: Some(QueueLimit::Packets(20)),
+            min_th: Some(Threshold::Packets(5.0)),
+            max_th: Some(Threshold::Packets(30.0)),
+            ..d()
+        };
+        assert!(warned.validate().is_ok());
     }
 }

@@ -65,6 +65,13 @@ impl Topology {
                 "missing: give the one-way propagation delay, e.g. delay = \"10ms\"",
             )
         })?;
+        // framing bytes per packet: more than a packet's largest size is no link layer
+        if cfg.overhead.is_some_and(|b| b.0 > 65_535) {
+            return Err(ScenarioError::field(
+                format!("links.{key}.overhead"),
+                "give at most 65535B of framing per packet (ns-3's PPP header is 2B)",
+            ));
+        }
         let queue_ab = cfg.queue.clone().unwrap_or_default();
         let queue_ba = cfg
             .reverse_queue
@@ -110,6 +117,7 @@ pub fn build(s: &Scenario) -> Result<Topology, ScenarioError> {
 fn custom(s: &Scenario, nodes: &[String]) -> Result<Topology, ScenarioError> {
     let mut t = Topology::default();
     for (i, n) in nodes.iter().enumerate() {
+        crate::scenario::checks::check_name(format!("topology.nodes[{i}]"), n)?;
         if n.is_empty() || t.node(n).is_some() {
             return Err(ScenarioError::field(
                 format!("topology.nodes[{i}]"),
