@@ -17,6 +17,10 @@ use crate::sim::Simulation;
 use crate::units::SimTime;
 use std::time::Instant;
 
+/// Events between two questions to [`Session::run_before_or`]'s `interrupted` (a power of two):
+/// a few hundred a second, and one add-and-mask per event in between.
+pub const INTERRUPT_CHECK_EVERY: u64 = 1 << 16;
+
 pub struct Session {
     scenario: Scenario,
     sim: Simulation,
@@ -134,6 +138,17 @@ impl Session {
     /// Runs every event strictly before `t` seconds (never past the end); the clock then
     /// reads `t` (or the end). A time in the past does nothing.
     pub fn run_before(&mut self, t: f64) -> Result<(), Error> {
+        self.run_before_or(t, || false).map(|_| ())
+    }
+
+    /// [`Session::run_before`], asking `interrupted` every [`INTERRUPT_CHECK_EVERY`] events
+    /// (Ctrl-C from the driver); returns false when it said yes, the clock at the last event
+    /// run.
+    pub fn run_before_or(
+        &mut self,
+        t: f64,
+        mut interrupted: impl FnMut() -> bool,
+    ) -> Result<bool, Error> {
         if !t.is_finite() || t < 0.0 {
             return Err(Error::Scenario(format!(
                 "$ns at: a time in seconds, zero or more, got {t}"
@@ -143,10 +158,19 @@ impl Session {
         let end = self.sim.clock.key_at(self.sim.end);
         let key = self.sim.clock.key_of_secs(t).min(end);
         if key <= self.sim.now_key() || self.sim.stopped.is_some() {
-            return Ok(());
+            return Ok(true);
         }
+        let (mut events, mut stopped) = (0u64, false);
+        let mut stop = || {
+            events += 1;
+            stopped = events & (INTERRUPT_CHECK_EVERY - 1) == 0 && interrupted();
+            stopped
+        };
         if self.watches.is_empty() && self.ack_watches.is_empty() {
-            self.sim.run_until_key(key - 1, |_| false);
+            self.sim.run_until_key(key - 1, |_| stop());
+            if stopped {
+                return Ok(false);
+            }
         } else {
             let (watches, changes) = (&mut self.watches, &mut self.changes);
             let (ack_watches, acked) = (&mut self.ack_watches, &mut self.acked);
@@ -176,17 +200,20 @@ impl Session {
                     !reached
                 });
                 early = acked.len() > before;
-                early
+                stop() || early
             });
+            if stopped {
+                return Ok(false);
+            }
             if early {
                 // stopped after the event that reached a watched ack_: the clock stays there
-                return Ok(());
+                return Ok(true);
             }
         }
         if self.sim.stopped.is_none() {
             self.sim.set_now_key(key);
         }
-        Ok(())
+        Ok(true)
     }
 
     /// An ns-2 variable of flow `flow` now: the sender's `cwnd_`, `ssthresh_` (packets),
@@ -424,6 +451,12 @@ impl Session {
         self.sim.stopped.as_ref().map(|s| s.message.clone())
     }
 
+    /// The report of what the run has measured so far (its counters at the time now), while
+    /// it goes on (`tests/warmup_counters.rs`).
+    pub fn report_now(&mut self) -> Report {
+        Report::snapshot(&mut self.sim, self.scenario.fairness.flows.as_deref())
+    }
+
     /// Runs to the end, closes the traces and returns the report.
     pub fn finish(mut self) -> Result<Report, Error> {
         self.sim.run();
@@ -451,12 +484,6 @@ delay = "1ms"
 [links.bottleneck]
 rate = "2Mbps"
 delay = "20ms"
-    /// The report of what the run has measured so far (its counters at the time now), while
-    /// it goes on (`tests/warmup_counters.rs`).
-    pub fn report_now(&mut self) -> Report {
-        Report::snapshot(&mut self.sim, self.scenario.fairness.flows.as_deref())
-    }
-
 queue = { kind = "droptail", limit = "20p", flavour = "ns2" }
 [[flows]]
 name = "tcp0"

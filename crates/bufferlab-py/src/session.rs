@@ -47,16 +47,21 @@ impl Session {
 impl Session {
     /// Builds the network of a scenario (the same checks as a run); raises ScenarioError.
     /// `ns2_error_drops`: link directions (from node, to node) whose random losses the ns-2
-    /// trace writes as `e` (ns-2's `create-trace EDrop`) rather than `d`.
+    /// trace writes as `e` (ns-2's `create-trace EDrop`) rather than `d`. `max_wall`: seconds
+    /// of wall time the engine may run from now (`--max-wall`; `stopped()` then says so).
     #[new]
-    #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None, ns2_error_drops = None))]
+    #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None,
+        ns2_error_drops = None, max_wall = None))]
     fn new(
         scenario_text: String,
         source: Option<String>,
         seed: Option<u64>,
         ns2_trace: Option<String>,
         ns2_error_drops: Option<Vec<(String, String)>>,
+        max_wall: Option<f64>,
     ) -> PyResult<Self> {
+        // no memory limit: as before (Some(0)), the script's process is the user's own
+        let limits = crate::limits(max_wall, Some(0))?;
         let trace = ns2_trace.map(std::path::PathBuf::from);
         let source = source.unwrap_or_else(|| "<ns2>".to_string());
         let s = guarded(|| {
@@ -69,6 +74,7 @@ impl Session {
                     error_drops: ns2_error_drops.unwrap_or_default(),
                     ..Default::default()
                 },
+                limits,
                 ..Default::default()
             })
         })?;
@@ -86,9 +92,23 @@ impl Session {
     }
 
     /// Runs every event strictly before `t_s` (never past the end); then `now()` is `t_s`.
-    fn run_until(&mut self, t_s: f64) -> PyResult<()> {
+    /// Ctrl-C (a Python signal handler's exception, KeyboardInterrupt) stops it and is raised.
+    fn run_until(&mut self, py: Python<'_>, t_s: f64) -> PyResult<()> {
         let s = self.live()?;
-        guarded(|| s.run_before(t_s))
+        let mut signal: Option<PyErr> = None;
+        let run = guarded(|| {
+            s.run_before_or(t_s, || match py.check_signals() {
+                Ok(()) => false,
+                Err(e) => {
+                    signal = Some(e);
+                    true
+                }
+            })
+        });
+        match signal {
+            Some(e) => Err(e),
+            None => run.map(|_| ()),
+        }
     }
 
     /// An ns-2 variable of a flow now (`cwnd_`, `ack_`, `t_seqno_`, `ssthresh_`, `srtt_`,

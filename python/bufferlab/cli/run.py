@@ -98,7 +98,7 @@ def run(
             "--set": set_, "--json": json_out or None, "--out": out, "--trace-ns2": trace_ns2,
             "--trace-link": trace_links, "--trace-flow": trace_flows,
             "--trace-events": trace_events, "--pcap": pcap, "--pcap-link": pcap_links,
-            "--max-wall": max_wall, "--max-memory": max_memory,
+            "--max-memory": max_memory,
         }  # fmt: skip
         given = [k for k, v in unused.items() if v]
         with _errors():
@@ -107,7 +107,8 @@ def run(
                     f"{', '.join(given)}: not for ns-2 scripts (the script writes its own "
                     "output); `bufferlab import-ns2` gives a scenario these options apply to"
                 )
-            _run_ns2(file, script_args or [], seed)
+            wall_s = None if max_wall is None else _quantity(max_wall, "s", "--max-wall", "30s")
+            _run_ns2(file, script_args or [], seed, wall_s)
         return
     if script_args:
         _fail(f"unexpected arguments {' '.join(script_args)} (only ns-2 scripts take arguments)")
@@ -166,11 +167,11 @@ def run(
             print_report(res, console)
 
 
-def _run_ns2(script: Path, args: list[str], seed: int | None) -> None:
+def _run_ns2(script: Path, args: list[str], seed: int | None, max_wall: float | None) -> None:
     from bufferlab.ns2 import Ns2Error, run_script
 
     try:
-        code = run_script(script, args, seed=seed)
+        code = run_script(script, args, seed=seed, max_wall=max_wall)
     except Ns2Error as e:
         _fail(str(e))
     sys.stdout.flush()

@@ -32,16 +32,21 @@ def run_script(
     seed: int | None = None,
     session_factory: Callable[..., Any] | None = None,
     warn: Callable[[str], None] | None = None,
+    max_wall: float | None = None,
 ) -> int:
     """Runs an ns-2 script and returns its exit code (0 when it ends without ``exit``).
 
-    Raises Ns2Error for what the script uses that bufferlab does not model.
+    Raises Ns2Error for what the script uses that bufferlab does not model, and when
+    ``max_wall`` seconds of wall time (Tcl's and the engine's) pass before it ends; Ctrl-C
+    raises KeyboardInterrupt wherever the script is (a Tcl loop too).
     ``session_factory`` replaces ``bufferlab._core.Session`` (tests).
     """
     path = Path(script)
     if not path.is_file():
         raise FileNotFoundError(2, "no such file", str(path))
-    interp = Interp(path, args or [], seed=seed, session_factory=session_factory, warn=warn)
+    interp = Interp(
+        path, args or [], seed=seed, session_factory=session_factory, warn=warn, max_wall=max_wall
+    )
     try:
         interp.source()
     except ScriptExit as e:

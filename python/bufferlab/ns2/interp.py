@@ -57,6 +57,7 @@ from bufferlab.ns2.model import (
 )
 from bufferlab.ns2.otcl import ROOTS, Classes
 from bufferlab.ns2.rng import MAXINT, RANVAR_DEFAULTS, Package, Stream, ranvar_value
+from bufferlab.ns2.stopper import Stopper
 from bufferlab.ns2.units import bound_text, number, rate_bps, time_s
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
@@ -324,8 +325,13 @@ class Interp:
         session_factory: Callable[..., Any] | None = None,
         import_only: bool = False,
         warn: Callable[[str], None] | None = None,
+        max_wall: float | None = None,
     ):
         self.script = Path(script)
+        self.max_wall = max_wall  # --max-wall: seconds for the whole script (stopper.py)
+        self.stopper: Stopper | None = None
+        self.interrupted = False  # Ctrl-C reached this layer's Python
+        self.stop_error: Ns2Error | None = None  # --max-wall or a stall: what ends the run
         self.argv = list(argv)
         self.seed = seed
         self.session_factory = session_factory
@@ -409,6 +415,9 @@ class Interp:
             return ("eval", e.script)
         except _TclError as e:
             return ("tclerror", e.message)
+        except KeyboardInterrupt:  # Ctrl-C in this layer or the engine: Tcl unwinds, then
+            self.interrupted = True  # source() raises it (stopper.py cancels Tcl's own)
+            return ("error", "interrupted")
         except Exception as e:  # a bug in this layer: keep it for the caller
             if self.bug is None:
                 self.bug = e
@@ -420,7 +429,8 @@ class Interp:
         self.tcl.call("set", "::argv", tuple(self.argv) if self.argv else "")
         self.tcl.call("set", "::argc", len(self.argv))
         try:
-            self.tcl.call("source", str(self.script))
+            with Stopper(self.tcl, self.max_wall) as self.stopper:
+                self.tcl.call("source", str(self.script))
         except _tkinter.TclError as e:
             self._raise_from_tcl(e)
         finally:
@@ -451,6 +461,7 @@ class Interp:
                     self.tcl.call("flush" if ch in ("stdin", "stdout", "stderr") else "close", ch)
 
     def _raise_from_tcl(self, e: _tkinter.TclError, context: str | None = None) -> None:
+        self._raise_stop(context)
         if self.bug is not None:
             raise self.bug
         if self.exit_code is not None:
@@ -476,6 +487,35 @@ class Interp:
             r"::ns2::ip::m\d+", lambda m: self.classes.labels.get(m.group(0), m.group(0)), str(e)
         )
         raise Ns2Error(f"Tcl error: {message}{detail}", where=where or context)
+
+    def stopping(self, e: Ns2Error) -> Ns2Error:
+        """`e` ends the run, even if the script catches it (the runner raises it again)."""
+        if self.stop_error is None:
+            self.stop_error = e
+        return self.stop_error
+
+    def _raise_stop(self, context: str | None) -> None:
+        """Ctrl-C, --max-wall or a stall ended the run: that, not what it made Tcl say."""
+        reason = None if self.stopper is None else self.stopper.reason
+        if self.interrupted or reason == "interrupt":
+            raise KeyboardInterrupt
+        if self.stop_error is None and reason == "max_wall":
+            assert self.stopper is not None
+            runner = self.runner
+            at = 0.0 if runner is None else runner.now
+            where = None
+            # getvar, not `set`: a cancelled interpreter evaluates nothing more
+            info = str(self.tcl.getvar("::errorInfo"))
+            for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
+                where = f"{Path(m.group(1)).name}:{m.group(2)}"
+            self.stop_error = Ns2Error(
+                f"stopped by --max-wall after {self.stopper.elapsed():.1f} s of wall time, at "
+                f"{at:g} s of simulated time; the script's output is incomplete (raise "
+                "--max-wall, or shorten the script's run)",
+                where=where or context,
+            )
+        if self.stop_error is not None:
+            raise self.stop_error
 
     def tcl_list(self, *words: str) -> str:
         # a tuple argument is a Tcl list; `format %s` gives its string form (tkinter would

@@ -79,6 +79,11 @@ _INTEGER = {
     *MONITOR_PROBES,
 }
 
+# Events a script may schedule at the instant that is running ($ns at [$ns now] ...) before
+# the run is stalled: simulated time no longer advances (ns-2 would spin forever). A script
+# that starts or stops 100 000 things at one instant schedules them before that instant.
+STALL_EVENTS = 100_000
+
 _STOPS = re.compile(r"(?<![\w$:-])(exit|halt)(?![\w-])")
 _WORD = re.compile(r"[A-Za-z_][\w:]*")
 
@@ -112,6 +117,8 @@ class Runner:
         self.heap: list[tuple[float, int, str]] = list(interp.events)
         heapq.heapify(self.heap)
         self.done_flows: dict[str, Agent] = {}  # flows whose `done` the engine watches for
+        self.current = ""  # the event being run (for a stall's message)
+        self.same_instant = 0  # events it and its like scheduled at the instant running
 
     # -- the end of the run -----------------------------------------------------------------------
 
@@ -180,6 +187,9 @@ class Runner:
                 self.private_trace = PrivateFile("links.tr")
                 trace = self.private_trace.path
             self.splitter = TraceRouter(Path(trace), traces.routes, self._write)
+        wall = None if ip.stopper is None else ip.stopper.remaining()
+        if wall is not None:
+            extra["max_wall"] = wall  # the engine's own guard: what is left of --max-wall
         self.session = factory(
             scenario_text(scenario),
             source=f"{ip.script.name} (translated)",
@@ -271,6 +281,17 @@ class Runner:
                 self._write_queue_var(t, obj, var, value)
 
     def schedule(self, t: float, seq: int, script: str) -> None:
+        if t <= self.now and self.current:
+            self.same_instant += 1
+            if self.same_instant > STALL_EVENTS:
+                raise self.ip.stopping(
+                    Ns2Error(
+                        f"simulated time stalled at {self.now:g} s: the event "
+                        f'"{_short(self.current)}" and those it scheduled have scheduled '
+                        f"{STALL_EVENTS} events at that same instant; an event that reschedules "
+                        'itself must do it later ($ns at [expr {[$ns now] + 0.1}] "...")'
+                    )
+                )
         heapq.heappush(self.heap, (max(t, self.now), seq, script))
 
     def app_event(self, app: Any, what: str) -> None:
@@ -418,6 +439,9 @@ class Runner:
             heapq.heappop(self.heap)
             if seq in ip.cancelled:
                 continue
+            if t > self.now:
+                self.same_instant = 0
+            self.current = script
             if t >= self.end - 1e-12:
                 if not self.finished:
                     self._finish(self.end)
@@ -436,6 +460,8 @@ class Runner:
                 self.stopped(ip.objects[script.removeprefix(_STOPPED)])
                 continue
             ip.eval_event(script, t)
+            if ip.stop_error is not None:  # a stall the script caught
+                raise ip.stop_error
             if not self.finished:
                 self.rng_to_engine()
         if not self.finished:
@@ -486,8 +512,14 @@ class Runner:
         (tcp.cc recv_newack_helper: `highest_ack_ >= curseq_ - 1 && !closed_`: `closed_ = 1;
         finish()`, which evaluates `$tcp done`)."""
         take_acked = getattr(self.session, "take_acked", None)
+        stopped = getattr(self.session, "stopped", lambda: None)
         while True:
             self.session.run_until(t)
+            why = stopped()
+            if why is not None:  # the engine's guard: --max-wall, or its own stall
+                if why.startswith("stopped by --max-wall"):
+                    why += "; the script's output is incomplete (raise --max-wall)"
+                raise self.ip.stopping(Ns2Error(why))
             # the engine may have stopped early at a watched ACK: go on until it reaches t
             fired = take_acked() if take_acked is not None else []
             if not fired:
@@ -754,6 +786,10 @@ _UNLIMITED = 2**40
 _STOPPED = "\0stopped "  # a heap entry that is not a script: an FTP's stop given before $ns run
 _TCP_MAXSEQ = 1073741824  # tcp.h
 _SOURCE_FTP_MAXPKTS = 268435456  # ns-source.tcl, Source/FTP maxpkts_
+
+
+def _short(script: str) -> str:
+    return script if len(script) <= 60 else script[:57] + "..."
 
 
 def _tcp_ftp(ag: Agent, app: Any) -> bool:
