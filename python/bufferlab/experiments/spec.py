@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
     pass
 
 MASK64 = (1 << 64) - 1
+#: The most runs (grid points x replications) one sweep may plan: checked from the axes'
+#: lengths before anything is expanded, stored or run (docs/experiments.md, "Limits").
+MAX_RUNS = 100_000
 
 
 class SweepError(ValueError):
@@ -151,16 +155,26 @@ class Sweep:
             out.append(Point(i, params))
         return out
 
+    def n_points(self) -> int:
+        """How many points the grid has, without making them."""
+        if self.planned is not None:
+            return len({r.point.index for r in self.planned})
+        return math.prod([len(v) for v in self.grid.values()] +
+                         [len(next(iter(z.values()))) for z in self.zips])  # fmt: skip
+
     def runs(self, replications: int | None = None) -> list[RunSpec]:
         """Every run, point-major: all replications of point 0, then point 1, ..."""
         if self.planned is not None:
             return list(self.planned)
         reps = self.replications if replications is None else replications
-        return [
-            RunSpec(p, r, replication_seed(self.root_seed, r), run_key(self.name, p.params, r))
-            for p in self.points()
-            for r in range(reps)
-        ]
+        check_size(self.file, self.n_points(), reps, "replications")
+        # each point's key text and each replication's seed made once (run_key's bytes)
+        seeds = [replication_seed(self.root_seed, r) for r in range(reps)]
+        out = []
+        for p in self.points():
+            head = _key_head(self.name, p.params)
+            out.extend(RunSpec(p, r, seeds[r], _key(head, r)) for r in range(reps))
+        return out
 
     def scenario_for(self, point: Point) -> Scenario:
         return self.base.with_overrides(point.params)
@@ -236,6 +250,15 @@ def run_key(sweep_name: str, params: Mapping[str, Any], replication: int) -> str
     return hashlib.sha256(blob.encode()).hexdigest()[:20]
 
 
+def _key_head(sweep_name: str, params: Mapping[str, Any]) -> str:
+    """run_key's JSON text up to the replication (the same for all of a point's runs)."""
+    return json.dumps([sweep_name, sorted(params.items())], sort_keys=True)[:-1] + ", "
+
+
+def _key(head: str, replication: int) -> str:
+    return hashlib.sha256(f"{head}{replication}]".encode()).hexdigest()[:20]
+
+
 def _short(path: str) -> str:
     parts = path.split(".")
     return ".".join(parts[-2:]) if len(parts) > 2 else path
@@ -243,6 +266,20 @@ def _short(path: str) -> str:
 
 def _fmt(v: Any) -> str:
     return v if isinstance(v, str) else json.dumps(v)
+
+
+def check_size(source: str, points: int, replications: int, field_: str) -> None:
+    """Refuses a sweep of more than MAX_RUNS runs before it is expanded."""
+    if points * replications <= MAX_RUNS:
+        return
+    raise _err(
+        source,
+        field_,
+        f"{points} grid point{'s' if points != 1 else ''} x {replications} replications = "
+        f"{points * replications} runs, more than the {MAX_RUNS} one sweep may plan; split it "
+        "into sweeps of fewer runs (each its own name and a part of the grid's values, in "
+        "the same results database), or run fewer replications",
+    )
 
 
 def _err(source: str, field_: str, message: str) -> SweepError:
@@ -298,6 +335,12 @@ def parse_sweep(text: str, source: str = "<string>", base_dir: Path | None = Non
         p = Path(base_ref)
         if not p.is_absolute() and base_dir is not None:
             p = base_dir / p
+        if p.resolve() == Path(source).resolve():
+            raise _err(
+                source,
+                "sweep.base",
+                "names the sweep file itself; give the scenario file it varies",
+            )
         try:
             base = Scenario(text=p.read_text(encoding="utf-8"), source=str(p))
         except OSError:
@@ -335,12 +378,6 @@ def parse_sweep(text: str, source: str = "<string>", base_dir: Path | None = Non
         raise _err(source, "zip", 'expected [[zip]] tables of "dotted.path" = [values]')
     zips: list[dict[str, list[Any]]] = []
     seen = set(grid)
-        if p.resolve() == Path(source).resolve():
-            raise _err(
-                source,
-                "sweep.base",
-                "names the sweep file itself; give the scenario file it varies",
-            )
     for i, z in enumerate(zips_t):
         group = {p: _check_values(source, f"zip[{i}].{p}", v) for p, v in _flatten_axes(z).items()}
         if not group:
@@ -370,6 +407,8 @@ def parse_sweep(text: str, source: str = "<string>", base_dir: Path | None = Non
         description=str(sw.get("description", "")),
         traces=_parse_traces(source, sw.get("traces"), base_dir),
     )
+    size_field = "sweep.replications" if reps > MAX_RUNS else "grid"
+    check_size(source, sweep.n_points(), reps, size_field)
     for path in sweep.axes:
         try:
             normalise_overrides({path: 0})
