@@ -42,6 +42,8 @@ Congestion control (TCP flows)::
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 #: What `QueueDisc.enqueue` may return.
@@ -124,3 +126,42 @@ class CongestionControl:
     def on_timeout(self, w: Any, flight: float, now: float) -> None:
         w.ssthresh = max(flight / 2.0, 2.0 * w.mss)
         w.cwnd = w.mss
+
+
+def blame(e: BaseException, scenario_text: str) -> None:
+    """Marks an exception raised during a run whose scenario names Python classes as the
+    user's: ``e.bufferlab_extension`` says which class and method (the outermost frame of the
+    user's code the engine called; where it was raised follows in their traceback), and a note
+    says so. The exception itself is raised unchanged, so ``except ZeroDivisionError`` and its
+    traceback still work; the command line prints their frames and exits 2 (cli/_boundary.py).
+    """
+    import bufferlab
+
+    ours = str(Path(bufferlab.__file__).parent)
+    tb = e.__traceback__
+    culprit = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(ours) and not code.co_filename.startswith("<"):
+            name = getattr(code, "co_qualname", code.co_name)
+            culprit = f"{name} ({Path(code.co_filename).name}:{tb.tb_lineno})"
+            break
+        tb = tb.tb_next
+    if culprit is None:
+        # raised for the class by the engine's side (an enqueue that returned "maybe"): name the
+        # classes the scenario gives
+        classes = sorted(set(re.findall(r'\bclass\s*=\s*"([^"]+)"', scenario_text)))
+        culprit = "the Python class " + (" or ".join(classes) or "the scenario names")
+    e.bufferlab_extension = culprit  # type: ignore[attr-defined]
+    e.add_note(f"raised by {culprit}, a Python class the scenario names (docs/extending.md)")
+
+
+def user_frames(e: BaseException) -> list[str]:
+    """The lines of ``e``'s traceback in the user's code (none of bufferlab's own frames)."""
+    import traceback
+
+    import bufferlab
+
+    ours = str(Path(bufferlab.__file__).parent)
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if not f.filename.startswith(ours)]
+    return traceback.format_list(frames)

@@ -113,6 +113,7 @@ class Scenario:
         """
         import tomli_w
 
+        _check_nesting(scenario, source)
         try:
             text = tomli_w.dumps(dict(scenario))
         except (TypeError, ValueError) as e:
@@ -188,28 +189,97 @@ class Scenario:
         from bufferlab.results import Results
 
         sc = self
+        _check_options(options)
         if seed is not None and (
             not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**64
         ):
             raise _core.ScenarioError(f"seed: expected an integer in 0..2^64, got {seed!r}")
         specs = list(sc.overrides) + normalise_overrides(overrides)
-        text = _core.run(
-            sc.text,
-            source=sc.source,
-            seed=seed,
-            overrides=specs,
-            ns2_trace=_path(options.get("ns2_trace")),
-            trace_links=options.get("trace_links"),
-            trace_flows=options.get("trace_flows"),
-            trace_events=options.get("trace_events"),
-            pcap_dir=_path(options.get("pcap_dir")),
-            pcap_links=options.get("pcap_links"),
-            progress=options.get("progress"),
-            max_wall=options.get("max_wall"),
-            max_memory=options.get("max_memory"),
-            allow_python=bool(options.get("allow_python", False)),
-        )
+        try:
+            text = _run_core(sc, seed, specs, options)
+        except (ScenarioError, _core.SimulationPanic):
+            raise
+        except Exception as e:
+            if options.get("allow_python"):  # only then can a class of the user's have run
+                from bufferlab.extend import blame
+
+                blame(e, sc.text + "\n".join(specs))
+            raise
         return Results.from_json(text)
+
+
+def _run_core(sc: Scenario, seed: int | None, specs: list[str], options: RunOptions) -> str:
+    return _core.run(  # type: ignore[no-any-return]
+        sc.text,
+        source=sc.source,
+        seed=seed,
+        overrides=specs,
+        ns2_trace=_path(options.get("ns2_trace")),
+        trace_links=options.get("trace_links"),
+        trace_flows=options.get("trace_flows"),
+        trace_events=options.get("trace_events"),
+        pcap_dir=_path(options.get("pcap_dir")),
+        pcap_links=options.get("pcap_links"),
+        progress=options.get("progress"),
+        max_wall=options.get("max_wall"),
+        max_memory=options.get("max_memory"),
+        allow_python=bool(options.get("allow_python", False)),
+    )
+
+
+# Nesting deeper than this is no scenario (a scenario file is a few tables deep): a dict that
+# refers to itself, or a generated one gone wrong.
+MAX_NESTING = 64
+
+
+def _check_nesting(scenario: Any, source: str) -> None:
+    """Refuses a dict that contains itself or nests deeper than MAX_NESTING (TOML writing
+    would recurse until Python's limit), naming where."""
+    stack: list[tuple[Any, str, int, frozenset[int]]] = [(scenario, "", 0, frozenset())]
+    while stack:
+        value, path, depth, above = stack.pop()
+        if not isinstance(value, Mapping | list | tuple):
+            continue
+        where = path or "the top level"
+        if id(value) in above:
+            raise ScenarioError(
+                f"{source}: {where}: the dict contains itself; give a tree of values (copy the "
+                "part you mean to repeat)"
+            )
+        if depth >= MAX_NESTING:
+            raise ScenarioError(
+                f"{source}: {where}: nested more than {MAX_NESTING} levels deep; a scenario is "
+                "a few tables deep (docs/scenario-reference.md)"
+            )
+        inner = above | {id(value)}
+        items = value.items() if isinstance(value, Mapping) else enumerate(value)
+        for k, v in items:
+            if isinstance(v, Mapping | list | tuple):
+                sub = f"{path}[{k}]" if isinstance(k, int) else f"{path}.{k}" if path else str(k)
+                stack.append((v, sub, depth + 1, inner))
+
+
+def _check_options(options: Mapping[str, Any]) -> None:
+    """Refuses an option run() does not know (a misspelt `max_wal=3` would drop the limit)
+    and a negative max_memory (Rust's u64 would raise OverflowError)."""
+    known = sorted(RunOptions.__optional_keys__ | RunOptions.__required_keys__)
+    for name in options:
+        if name not in known:
+            import difflib
+
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise TypeError(
+                f"run() got an unexpected keyword argument {name!r}; {hint}"
+                f"the options are seed, overrides, {', '.join(known)}"
+            )
+    memory = options.get("max_memory")
+    if memory is not None and (
+        not isinstance(memory, int) or isinstance(memory, bool) or not 0 <= memory < 2**64
+    ):
+        raise ValueError(
+            f"max_memory: expected a number of bytes, 0 or more (0: no limit), got {memory!r}"
+        )
 
 
 def load(path: str | os.PathLike[str]) -> Scenario:

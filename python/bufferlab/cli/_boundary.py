@@ -80,7 +80,37 @@ def _errors() -> Iterator[None]:
             raise
         if os.environ.get("BUFFERLAB_DEBUG"):
             raise
+        culprit = getattr(e, "bufferlab_extension", None)
+        if culprit is not None:  # raised in the user's own class (extend.blame)
+            _user_class_failed(e, culprit)
+        damaged = _damaged_database(e)
+        if damaged is not None:
+            _fail(damaged)
         _fail(f"internal error: {type(e).__name__}: {e} ({BUG_HINT})", EXIT_BUG)
+
+
+def _user_class_failed(e: Exception, culprit: str) -> NoReturn:
+    """An exception of a user's Python class: their frames (not bufferlab's), then the line."""
+    from bufferlab.extend import user_frames
+
+    frames = user_frames(e)
+    sys.stdout.flush()
+    if frames:
+        print("Traceback (most recent call last), in your code:", file=sys.stderr)
+        print("".join(frames).rstrip("\n"), file=sys.stderr)
+    shown = " (its traceback is above)" if frames else ""
+    _fail(f"{culprit} raised {type(e).__name__}: {e}; fix the class{shown}")
+
+
+def _damaged_database(e: BaseException) -> str | None:
+    """A DuckDB error that says a results database file is damaged: the file's fault, not
+    ours (looked up only when duckdb is already loaded)."""
+    duckdb = sys.modules.get("duckdb")
+    if duckdb is None or not isinstance(e, duckdb.Error):
+        return None
+    from bufferlab.experiments.store import damage_message
+
+    return damage_message(e)
 
 
 def _is_typer_exit(e: BaseException) -> bool:

@@ -42,6 +42,55 @@ class StoreError(ValueError):
     """The database cannot be used as asked (no such sweep, locked, not a bufferlab store)."""
 
 
+# The databases open in this process, newest last: what a DuckDB error that names no file is
+# about (damage_message).
+_OPEN: list[str] = []
+# What DuckDB says of a file it cannot read as a database: damage, not a bug.
+_DAMAGE = (
+    "corrupt database file",
+    "checksum",
+    "could not read enough bytes",
+    "not a valid duckdb database",
+    "could not read from file",
+    "failed to read",
+    "invalid block",
+    "serialization error",
+)
+
+
+def _recover_hint(path: str) -> str:
+    """What is left beside a damaged database, and how to get the rest back."""
+    p = Path(path)
+    series = p.with_name(p.stem + ".series")
+    kept = (
+        f"the runs' time series are kept apart in {series} (Parquet files, one per run and "
+        "kind, named by run key); "
+        if series.is_dir()
+        else ""
+    )
+    return (
+        f"{kept}move {p.name} away and run the sweep again into a new database: its runs are "
+        "recomputed with the same seeds, so with the same results"
+    )
+
+
+def damage_message(e: BaseException) -> str | None:
+    """The one line for a DuckDB error that means a results database file is damaged
+    (truncated, overwritten, not a database at all), naming the file; None for other errors."""
+    import re
+
+    msg = " ".join(str(e).split())
+    if not any(d in msg.lower() for d in _DAMAGE):
+        return None
+    named = re.search(r'file "([^"]+)"', msg)
+    path = named.group(1) if named else (_OPEN[-1] if _OPEN else None)
+    if path is None:
+        return None
+    if Path(path).is_dir():
+        return f"{path}: is a directory, not a results database; give the database's file (--db)"
+    return f"{path}: the results database is damaged (DuckDB: {msg}); {_recover_hint(path)}"
+
+
 _SCHEMA = [
     "CREATE SEQUENCE IF NOT EXISTS sweep_ids START 1",
     """CREATE TABLE IF NOT EXISTS sweeps (
@@ -111,13 +160,27 @@ class Store:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         try:
             self.con: duckdb.DuckDBPyConnection = duckdb.connect(self.path, read_only=read_only)
-        except duckdb.IOException as e:
+        except duckdb.Error as e:
             msg = " ".join(str(e).split())
             if "lock" in msg.lower():
                 raise StoreError(
                     f"{self.path}: the database is in use by another process (a running sweep?)"
                 ) from None
+            if Path(self.path).is_dir():
+                raise StoreError(
+                    f"{self.path}: is a directory, not a results database; give the database's "
+                    "file (--db results.duckdb)"
+                ) from None
+            if "not a valid duckdb database" in msg.lower():
+                raise StoreError(
+                    f"{self.path}: not a results database: the file is damaged (truncated or "
+                    f"overwritten) or is another kind of file; {_recover_hint(self.path)}"
+                ) from None
+            damaged = damage_message(e)
+            if damaged is not None:
+                raise StoreError(damaged) from None
             raise StoreError(f"{self.path}: cannot open the results database: {msg}") from None
+        _OPEN.append(self.path)
         if not read_only:
             for stmt in _SCHEMA:
                 self.con.execute(stmt)
@@ -128,6 +191,8 @@ class Store:
 
     def close(self) -> None:
         self.con.close()
+        with contextlib.suppress(ValueError):
+            _OPEN.remove(self.path)
 
     def __enter__(self) -> Store:
         return self
@@ -567,7 +632,20 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        return pd.read_parquet(Path(self.path).resolve().parent / row[0])
+        return pd.read_parquet(self._series_file(row[0]))
+
+    def _series_file(self, rel: str) -> Path:
+        """A series file the database names (relative to its folder), or StoreError."""
+        f = Path(self.path).resolve().parent / rel
+        if not f.is_file():
+            folder = Path(rel).parts[0] if Path(rel).parts else rel
+            raise StoreError(
+                f"{self.path}: the runs' time series are not beside the database ({f} is "
+                f"missing): a database moved or copied without its folder {folder}/; put that "
+                f"folder next to {Path(self.path).name}, or run the sweep again into a new "
+                "database"
+            )
+        return f
 
     def series_records(self, run_key: str, kind: str | None = None) -> Any:
         """A run's series as the report had them (records of scalars and sample lists): of one
@@ -580,8 +658,7 @@ class Store:
             + ("" if kind is None else " AND kind = ?"),
             [run_key] if kind is None else [run_key, kind],
         ).fetchall()
-        base = Path(self.path).resolve().parent
-        found = {k: series_records(pq.read_table(base / p)) for k, p in rows}
+        found = {k: series_records(pq.read_table(self._series_file(p))) for k, p in rows}
         return found if kind is None else found.get(kind, [])
 
     def report(self, run_key: str) -> dict[str, Any] | None:
