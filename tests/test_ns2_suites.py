@@ -42,11 +42,11 @@ def test_outcomes_are_classified_as_documented() -> None:
     ok = Run(0, 1.0, "", rands)
     assert classify(ok, Run(0, 0.5, "", rands), 60) == ("pass", "")
     out, detail = classify(ok, Run(0, 0.5, "", b"0 1\n1 3\n"), 60)
-    assert out == "differs" and detail.startswith("line 2 of 2: ns-2 '1 2'".replace("'", "`"))
+    assert (out, detail) == ("differs", 'line 2 of 2: ns-2 "1 2", bufferlab "1 3"')
     refusal = "warning: x\nerror: test-suite-red.tcl:42: `new Queue/REM`: REM is not modelled\n"
     assert classify(ok, Run(2, 0.1, refusal, None), 60) == (
         "refused",
-        "'new Queue/REM': REM is not modelled",
+        "`new Queue/REM`: REM is not modelled",
     )
     two_errors = refusal + "error: and another\n"
     assert classify(ok, Run(2, 0.1, two_errors, None), 60)[0] == "crash"

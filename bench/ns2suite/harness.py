@@ -160,7 +160,6 @@ def cached_ns2(
 
 
 def _short(text: str, n: int = 100) -> str:
-    text = text.replace("|", "\\|").replace("`", "'")
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
@@ -187,7 +186,7 @@ def first_difference(a: bytes, b: bytes) -> str:
         x = la[i] if i < len(la) else "(end of file)"
         y = lb[i] if i < len(lb) else "(end of file)"
         if x != y:
-            return f"line {i + 1} of {len(la)}: ns-2 `{_short(x, 60)}`, bufferlab `{_short(y, 60)}`"
+            return f'line {i + 1} of {len(la)}: ns-2 "{_short(x, 60)}", bufferlab "{_short(y, 60)}"'
     return "the same lines, other bytes (line ends)"
 
 
@@ -199,7 +198,7 @@ def classify(ns: Run, bl: Run, timeout: float) -> tuple[str, str]:
     if bl.rc is None:
         return "crash", f"timeout after {timeout:g} s"
     if bl.rc == 2 and (reason := refusal(bl.stderr)) is not None:
-        return "refused", _short(reason, 160)
+        return "refused", _short(reason, 300)
     if bl.rc == ns.rc and bl.rands is not None:
         if bl.rands == ns.rands:
             return "pass", ""
