@@ -5,6 +5,7 @@ a damaged or moved results database, a misspelt keyword). docs/reliability.md li
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import signal
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import bufferlab
@@ -375,6 +376,8 @@ def _toml_value(v: object) -> str:
     width=st.integers(min_value=1, max_value=400),
     depth=st.integers(min_value=1, max_value=6),
 )
+@example(reps=2**63 - 1, axis="seed", values=[1], width=1, depth=1)
+@example(reps=1, axis="seed", values=[1, 2], width=400, depth=6)
 def test_fuzzed_sweep_files_plan_or_refuse(reps, axis, values, width, depth):
     grid = "".join(
         f'"{axis}{i}" = [{", ".join(str(j) for j in range(width))}]\n' for i in range(depth)
@@ -388,7 +391,8 @@ def test_fuzzed_sweep_files_plan_or_refuse(reps, axis, values, width, depth):
     except (SweepError, ScenarioError, ValueError) as e:
         assert "f.toml" in str(e) or "sweep" in str(e).lower()
         return
-    assert sw.n_points() * sw.replications <= MAX_RUNS
+    points = math.prod(len(v) for v in sw.grid.values())
+    assert points * sw.replications <= MAX_RUNS
 
 
 NS2_HOSTILE = st.sampled_from(
@@ -414,6 +418,8 @@ NS2_COMMANDS = [
     "set x [new RNG]; $x seed {v}; $x uniform {v} 1",
     "$ns rtmodel-at {v} down $n0 $n1",
     "$ns trace-queue $n0 $n1 [open q.tr w]; $ns at {v} finish",
+    "proc g {{}} {{ global ns; $ns at [expr [$ns now] + {v}] g }}; $ns at 1 g",
+    "set i 0; while {{$i < {v}}} {{ incr i }}",
 ]
 FUZZ_SCRIPT = NETWORK.replace(
     "proc finish {} { exit 0 }", "proc finish {} { exit 0 }\nproc f {args} { global ns }"
@@ -429,6 +435,9 @@ FUZZ_SCRIPT = NETWORK.replace(
 @given(
     commands=st.lists(st.tuples(st.sampled_from(NS2_COMMANDS), NS2_HOSTILE), min_size=1, max_size=3)
 )
+@example(commands=[(NS2_COMMANDS[-2], "0")])  # rescheduling at one instant: a stall
+@example(commands=[(NS2_COMMANDS[-2], "1e-9")])  # 2e9 events: --max-wall
+@example(commands=[(NS2_COMMANDS[-1], "1e308")])  # a Tcl loop: --max-wall
 def test_fuzzed_ns2_scripts_never_exit_3_nor_hang(tmp_path, commands):
     lines = [c.format(v=v) for c, v in commands]
     script = tmp_path / "fuzz.tcl"
@@ -438,3 +447,4 @@ def test_fuzzed_ns2_scripts_never_exit_3_nor_hang(tmp_path, commands):
     if code == 2:
         assert err.strip().splitlines()[-1].startswith("error: "), err
     assert "Traceback" not in err and "bug in bufferlab" not in err, err
+    assert "not for ns-2 scripts" not in err  # --max-wall is the script's too
