@@ -316,6 +316,23 @@ def test_a_database_moved_without_its_series_names_the_folder(tmp_path, results_
     assert "r.series/" in r.stderr and "None" not in r.stderr
 
 
+def test_a_full_disk_under_pcap_names_the_file(tmp_path):
+    """pcap_file's words for any I/O error were "Error reading bytes", even for a full disk."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                             capture_output=True, text=True)  # fmt: skip
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small tmpfs here (needs root): {mounted.stderr.strip()}")
+    try:
+        r = run_cli("run", str(EXAMPLE), "--pcap", str(disk / "p"))
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+    assert r.code == 2, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert "No space left on device" in r.stderr and ".pcap: cannot write" in r.stderr
+
+
 # -- keyword arguments and dicts of the API -----------------------------------------------------
 
 

@@ -49,6 +49,8 @@ pub fn flow_port(flow: u32) -> u16 {
 pub struct PcapSet {
     /// One writer per file.
     writers: Vec<Option<PcapWriter<BufWriter<File>>>>,
+    /// Each writer's file, for its errors.
+    paths: Vec<std::path::PathBuf>,
     /// Per port: the files its packets go to (its direction's, and its link's).
     files: Vec<Vec<usize>>,
     buf: Vec<u8>,
@@ -65,6 +67,7 @@ impl PcapSet {
             .map_err(|e| format!("{}: cannot create the pcap directory: {e}", dir.display()))?;
         let mut by_name = std::collections::BTreeMap::new();
         let mut writers = Vec::new();
+        let mut paths = Vec::new();
         let mut files = Vec::with_capacity(ports.len());
         for names in ports {
             let mut mine = Vec::with_capacity(names.len());
@@ -84,8 +87,9 @@ impl PcapSet {
                 };
                 writers.push(Some(
                     PcapWriter::with_header(BufWriter::new(f), header)
-                        .map_err(|e| format!("{}: {e}", path.display()))?,
+                        .map_err(|e| write_error(&path, e))?,
                 ));
+                paths.push(path);
                 by_name.insert(n, writers.len() - 1);
                 mine.push(writers.len() - 1);
             }
@@ -93,6 +97,7 @@ impl PcapSet {
         }
         Ok(Self {
             writers,
+            paths,
             files,
             buf: Vec::with_capacity(128),
             error: None,
@@ -225,7 +230,7 @@ impl PcapSet {
         for &i in &self.files[port] {
             if let Some(w) = self.writers[i].as_mut() {
                 if let Err(e) = w.write_packet(&rec) {
-                    self.error = Some(e.to_string());
+                    self.error = Some(write_error(&self.paths[i], e));
                 }
             }
         }
@@ -236,12 +241,23 @@ impl PcapSet {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        for w in self.writers.iter_mut() {
+        for (w, path) in self.writers.iter_mut().zip(&self.paths) {
             if let Some(w) = w.take() {
                 use std::io::Write;
-                w.into_writer().flush().map_err(|e| e.to_string())?;
+                w.into_writer()
+                    .flush()
+                    .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
             }
         }
         Ok(())
+    }
+}
+
+/// A pcap write error as the OS gave it, with the file: pcap_file's own words for an I/O
+/// error are "Error reading bytes", even for a full disk.
+fn write_error(path: &Path, e: pcap_file::PcapError) -> String {
+    match e {
+        pcap_file::PcapError::IoError(io) => format!("{}: cannot write: {io}", path.display()),
+        e => format!("{}: {e}", path.display()),
     }
 }
