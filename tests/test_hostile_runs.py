@@ -455,6 +455,7 @@ FUZZ_SCRIPT = NETWORK.replace(
 @example(commands=[(NS2_COMMANDS[-2], "0")])  # rescheduling at one instant: a stall
 @example(commands=[(NS2_COMMANDS[-2], "1e-9")])  # 2e9 events: --max-wall
 @example(commands=[(NS2_COMMANDS[-1], "1e308")])  # a Tcl loop: --max-wall
+@example(commands=[(NS2_COMMANDS[4], "nan")])  # int(nan) was an internal error, exit 3
 def test_fuzzed_ns2_scripts_never_exit_3_nor_hang(tmp_path, commands):
     lines = [c.format(v=v) for c, v in commands]
     script = tmp_path / "fuzz.tcl"

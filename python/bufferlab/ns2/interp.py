@@ -405,9 +405,7 @@ class Interp:
         try:
             return ("ok", self._dispatch(list(args)))
         except Ns2Error as e:
-            if self.failure is None:
-                self.failure = e
-            return ("error", e.message)
+            return self._py_failed(e)
         except ScriptExit as e:
             self.exit_code = e.code
             return ("exit", str(e.code))
@@ -419,9 +417,19 @@ class Interp:
             self.interrupted = True  # source() raises it (stopper.py cancels Tcl's own)
             return ("error", "interrupted")
         except Exception as e:  # a bug in this layer: keep it for the caller
+            if isinstance(e, ValueError | OverflowError) and "cannot convert float" in str(e):
+                # int() of the script's nan or inf: the script's value, not a bug
+                return self._py_failed(
+                    Ns2Error(f"a value is not a finite number ({e}); give a finite one")
+                )
             if self.bug is None:
                 self.bug = e
             return ("error", f"internal error: {e!r}")
+
+    def _py_failed(self, e: Ns2Error) -> tuple[str, str]:
+        if self.failure is None:
+            self.failure = e
+        return ("error", e.message)
 
     def source(self) -> None:
         """Runs the script; raises Ns2Error, ScriptExit or the bug that stopped it."""

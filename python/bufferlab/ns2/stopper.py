@@ -15,10 +15,9 @@ polled from Tcl, and ctypes is only loaded when a cancel is due.
 
 from __future__ import annotations
 
+import _signal  # signal's own module: `signal` builds its enums, 4 ms of a script's start-up
+import _thread  # not threading (1.6 ms to import); select is not needed either
 import os
-import select
-import signal
-import threading
 import time
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
@@ -40,13 +39,12 @@ class Stopper:
 
     def __init__(self, tcl: Any, max_wall: float | None):
         self.tcl = tcl
-        self.max_wall = max_wall
         self.started = time.monotonic()
         self.deadline = None if max_wall is None else self.started + max_wall
         self.reason: str | None = None
         self._fds: tuple[int, int] | None = None
-        self._old_fd = -1
-        self._thread: threading.Thread | None = None
+        self._done: list[Any] = []  # a lock per watching thread, released when it ends
+        self._over = _thread.allocate_lock()  # held while the script runs
 
     def remaining(self) -> float | None:
         """Seconds of wall time left (at least a millisecond), or None without a limit."""
@@ -58,52 +56,71 @@ class Stopper:
         return time.monotonic() - self.started
 
     def __enter__(self) -> Stopper:
+        self._over.acquire()
         r, w = os.pipe()
         os.set_blocking(w, False)  # set_wakeup_fd's requirement: the handler never blocks
-        self._fds = (r, w)
-        watch_signals = threading.current_thread() is threading.main_thread()
-        if watch_signals:
-            self._old_fd = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
-            if self._old_fd != -1:  # someone else's (an event loop's): leave it theirs
-                signal.set_wakeup_fd(self._old_fd)
-                watch_signals = False
-        if watch_signals or self.deadline is not None:
-            self._thread = threading.Thread(target=self._watch, name="ns2-stopper", daemon=True)
-            self._thread.start()
-        self._watching_signals = watch_signals
+        try:
+            old = _signal.set_wakeup_fd(w, warn_on_full_buffer=False)
+        except ValueError:  # not the main thread: signals are not this thread's to see
+            old = None
+        if old == -1:
+            self._fds = (r, w)
+            self._start(self._watch_signals)
+        else:
+            if old is not None:  # someone else's (an event loop's): leave it theirs
+                _signal.set_wakeup_fd(old)
+            os.close(r)
+            os.close(w)
+        if self.deadline is not None:
+            self._start(self._watch_deadline)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        assert self._fds is not None
-        r, w = self._fds
-        if self._watching_signals:
-            signal.set_wakeup_fd(self._old_fd)
-        if self._thread is not None:
+        self._over.release()  # the deadline's watcher ends
+        if self._fds is not None:
+            w = self._fds[1]
+            _signal.set_wakeup_fd(-1)
             os.set_blocking(w, True)
-            os.write(w, _QUIT)
-            self._thread.join()
-        os.close(r)
-        os.close(w)
+            os.write(w, _QUIT)  # the signals' watcher ends
+        for done in self._done:
+            done.acquire()
+        if self._fds is not None:
+            os.close(self._fds[0])
+            os.close(self._fds[1])
 
-    def _watch(self) -> None:
+    def _start(self, watch: Any) -> None:
+        done = _thread.allocate_lock()
+        done.acquire()
+        self._done.append(done)
+
+        def run() -> None:
+            try:
+                watch()
+            finally:
+                done.release()
+
+        _thread.start_new_thread(run, ())
+
+    def _watch_signals(self) -> None:
         assert self._fds is not None
-        r = self._fds[0]
         while True:
-            timeout = None if self.deadline is None else self.deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
-                self._cancel("max_wall")
-                return
-            ready, _, _ = select.select([r], [], [], timeout)
-            if not ready:
-                continue  # the deadline: the next turn cancels
-            data = os.read(r, 512)
+            data = os.read(self._fds[0], 512)
             if _QUIT in data:
                 return
-            if signal.SIGINT in data:
+            if _signal.SIGINT in data:
                 self._cancel("interrupt")
                 return
 
+    def _watch_deadline(self) -> None:
+        assert self.deadline is not None
+        if not self._over.acquire(timeout=max(self.deadline - time.monotonic(), 0.0)):
+            self._cancel("max_wall")
+        else:
+            self._over.release()
+
     def _cancel(self, reason: str) -> None:
+        if self.reason is not None:
+            return
         self.reason = reason
         import _tkinter
         import ctypes
