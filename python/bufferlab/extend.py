@@ -150,7 +150,7 @@ def blame(e: BaseException, scenario_text: str) -> None:
     if culprit is None:
         # raised for the class by the engine's side (an enqueue that returned "maybe"): name the
         # classes the scenario gives
-        classes = sorted(set(re.findall(r'\bclass\s*=\s*"([^"]+)"', scenario_text)))
+        classes = sorted(set(re.findall(r'\b(?:cc_)?class\s*=\s*"([^"]+)"', scenario_text)))
         culprit = "the Python class " + (" or ".join(classes) or "the scenario names")
     e.bufferlab_extension = culprit  # type: ignore[attr-defined]
     e.add_note(f"raised by {culprit}, a Python class the scenario names (docs/extending.md)")
