@@ -27,3 +27,20 @@ class ScriptExit(Exception):
     def __init__(self, code: int):
         super().__init__(f"exit {code}")
         self.code = code
+
+
+class TclScriptError(Exception):
+    """A Tcl error of the script's own making (a method its class lacks, a variable never
+    set), raised as Tcl raises it: `catch` sees it, and uncaught it stops the script."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+class EvalInCaller(Exception):  # a control-flow signal, not an error
+    """Tells ::ns2::dispatch to evaluate a Tcl command in the caller's frame."""
+
+    def __init__(self, script: str):
+        super().__init__(script)
+        self.script = script

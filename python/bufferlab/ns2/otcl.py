@@ -15,16 +15,24 @@ Follows OTcl 1.14 (``otcl.c``, the object system ns-2.35 is built on) and ns-2's
   not take it as a default (OTcl); ns-2's TclObjects do (``init-instvar``), so a user class
   that extends an ns-2 class gives its class variables to its objects' ns-2 variables.
 
-The interpreter (``interp``) keeps the objects, their variables and the Tcl side; this module
-only answers which classes exist, in what order they are searched and which proc defines what.
+The class table (``Classes``) answers which classes exist, in what order they are searched and
+which proc defines what; ``ObjectSystem``, a part of the interpreter (``interp.py``), answers
+the script's commands: ``new``, ``Class``, the methods of classes and objects (``info``,
+``set``, ``instproc``, ``next``, ``instvar``, ``destroy``) and the variables of ns-2 objects.
 """
 
 from __future__ import annotations
 
+import _tkinter
+import contextlib
+import fnmatch
+import re
 from collections.abc import Iterable
 
-from bufferlab.ns2.errors import Ns2Error
-from bufferlab.ns2.model import class_chain
+from bufferlab.ns2.classes import LABELS, NS_DEFAULTS, TCP_STATE, class_chain, is_a
+from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
+from bufferlab.ns2.model import Agent, App, Integrator, Link, Obj, Queue, QueueMonitor, Rng
+from bufferlab.ns2.units import bound_text, number, rate_bps, time_s
 
 # OTcl's root classes: every object is an Object; ns-2's split objects are TclObjects.
 ROOTS = ("TclObject", "Object")
@@ -165,3 +173,405 @@ class Classes:
     def forget_object(self, handle: str) -> None:
         for k in [k for k in self.procs if k[0] == ("o", handle)]:
             del self.procs[k]
+
+
+def not_modelled_class(cls: str) -> str:
+    root = cls.split("/")[0]
+    what = {
+        "Mac": "wireless and LAN MAC layers are not modelled",
+        "Phy": "wireless physical layers are not modelled",
+        "Antenna": "wireless nodes are not modelled",
+        "LL": "link layers (LAN) are not modelled",
+        "Classifier": "custom classifiers are not modelled",
+        "Trace": "custom trace objects are not modelled",
+    }.get(root)
+    if what:
+        return f"{cls}: {what}"
+    return f"ns-2 class {cls} is not modelled; see docs/ns2-scripts.md for what is"
+
+
+class ObjectSystem:
+    """The OTcl part of Interp (interp.py), a mixin of it: `new`, `Class`, the methods of
+    classes and objects, instvars and the variables of ns-2 objects."""
+
+    def _chain(self, obj_or_cls: Obj | str) -> list[str]:
+        """The classes whose variables an ns-2 object takes as defaults: its user classes
+        (ns-2's init-instvar searches the object's whole heritage), then its ns-2 classes."""
+        if isinstance(obj_or_cls, str):
+            return class_chain(obj_or_cls)
+        obj = obj_or_cls
+        mro = self.classes.mro(obj.ucls) if obj.ucls else []
+        users = [c for c in mro if c in self.classes.user]
+        return [*users, *class_chain(obj.cls)]
+
+    def default(self, cls: Obj | str, var: str) -> str | None:
+        for c in self._chain(cls):
+            if var in self.class_vars.get(c, {}):
+                return self.class_vars[c][var]
+            if var in NS_DEFAULTS.get(c, {}):
+                return NS_DEFAULTS[c][var]
+        return None
+
+    def init_vars(self, obj: Obj) -> None:
+        """OTcl instvar initialisation: the class defaults as they are now."""
+        names: set[str] = set()
+        for c in self._chain(obj):
+            names |= set(NS_DEFAULTS.get(c, {})) | set(self.class_vars.get(c, {}))
+        for n in names:
+            value = self.default(obj, n)
+            if value is not None:
+                obj.vars[n] = value
+
+    def new(self, cls: str, args: list[str], handle: str | None = None) -> str:
+        """`new Class args` (ns-lib.tcl): makes the object, then runs the first `init` of its
+        heritage with args; with none, OTcl's Object init takes `-method value` options."""
+        if not self.classes.exists(cls):
+            raise Ns2Error(not_modelled_class(cls))
+        if handle is not None and (
+            handle in self.objects or self.tcl.call("info", "commands", handle)
+        ):
+            raise TclScriptError(f'cannot create "{handle}": a command of that name exists')
+        user = self.classes.user.get(cls)
+        base = self.classes.builtin_base(cls) if user is not None else None
+        if user is None and cls not in ROOTS:
+            obj = self._make(cls, handle or self._handle())
+        elif base is None:  # a pure OTcl object: its variables live in a Tcl namespace
+            self._spaces += 1
+            obj = Obj(handle or self._handle(), "Object", ucls=cls, ns=f"::ns2::o::v{self._spaces}")
+            self.tcl.eval(f"namespace eval {obj.ns} {{}}")
+            self._register(obj)
+        else:
+            obj = self._make(base, handle or self._handle(), ucls=cls)
+        if user is not None:
+            user.instances.append(obj.handle)
+        h = obj.handle
+        found = self.classes.find(h, obj.klass, "init")
+        if found is not None:
+            p, where = found
+            call = self.tcl_list(p.tcl_name, h, where, "init", *args)
+            raise EvalInCaller(self.tcl_list("::ns2::construct", h, call))
+        if obj.ns is not None and args:
+            raise EvalInCaller(self.tcl_list("::ns2::construct", h, self._configure(h, args)))
+        return h
+
+    def _configure(self, h: str, args: list[str]) -> str:
+        """OTcl's Object init: `-name a b -other c` calls `$obj name a b` and `$obj other c`."""
+        cmds: list[list[str]] = []
+        for a in args:
+            if re.match(r"-[A-Za-z_]", a):
+                cmds.append([h, a[1:]])
+            elif not cmds:
+                raise TclScriptError(f"{h}: unable to dispatch method {a}")
+            else:
+                cmds[-1].append(a)
+        return "\n".join(self.tcl_list(*c) for c in cmds)
+
+    def make_class(self, a: list[str]) -> str:
+        """`Class Foo ?-superclass {Bar ...}?` (also `Class create Foo ...`)."""
+        if a[:1] == ["create"]:
+            a = a[1:]
+        if not a or a[0].startswith("-"):
+            raise Ns2Error("usage: Class Name ?-superclass {Super ...}?")
+        name, opts = a[0], a[1:]
+        supers: list[str] | None = None
+        while opts:
+            if opts[0] == "-superclass" and len(opts) >= 2:
+                supers = [str(w) for w in self.tcl.splitlist(opts[1])]
+                opts = opts[2:]
+            else:
+                raise Ns2Error(f"Class {name} {opts[0]}: only -superclass is modelled")
+        known = name in self.classes.user
+        if known:  # `Class Foo` again makes it anew, as OTcl does: no procs, no variables
+            self.classes.forget_class(name)
+            self.class_vars.pop(name, None)
+        self.classes.define(name, supers if supers is not None else ["Object"])
+        if not known:
+            self.tcl.call("interp", "alias", "", name, "", "::ns2::dispatch", "class", name)
+        return name
+
+    def _site(self, where: str) -> str:
+        """`file:line` of a frame ::ns2::where names; `@proc:N` is line N of a method's body,
+        counted from the line of the instproc that gave it."""
+        m = re.fullmatch(r"@(.+):(\d+)", where)
+        if m is None:
+            return where
+        site = self.proc_sites.get(m.group(1))
+        if site is None:
+            return self.classes.labels.get(m.group(1), m.group(1))
+        file, line = site.rsplit(":", 1)
+        if m.group(2) == "0":  # somewhere in the method: its instproc's line, and its name
+            return f"{file}:{line} (in {self.classes.labels.get(m.group(1), m.group(1))})"
+        return f"{file}:{int(line) + int(m.group(2)) - 1}"
+
+    def _define_proc(self, key: tuple[str, str], a: list[str], usage: str) -> str:
+        if len(a) != 3:
+            raise Ns2Error(f"usage: {usage} name args body")
+        name, params, body = a
+        p = self.classes.define_proc(key, name, params, body)
+        here = [str(w) for w in self.tcl.splitlist(self.tcl.eval("::ns2::where"))]
+        if here and not here[0].startswith("@"):
+            self.proc_sites[p.tcl_name] = here[0]
+        # OTcl's methods take self, class (the one that defines it) and proc (its name)
+        self.tcl.call("proc", p.tcl_name, f"self class proc {params}", body)
+        return ""
+
+    def class_method(self, cls: str, method: str, args: list[str]) -> str:
+        user = self.classes.user.get(cls)
+        if method == "set":
+            if len(args) == 1:
+                v = self.default(cls, args[0]) if user is None else None
+                if v is None:
+                    v = self.class_vars.get(cls, {}).get(args[0])
+                if v is None:
+                    if user is not None or cls in ROOTS:
+                        raise TclScriptError(f'can\'t read "{args[0]}": no such variable')
+                    raise Ns2Error(f"{cls} has no class variable {args[0]}")
+                return v
+            if len(args) != 2:
+                raise Ns2Error(f"usage: {cls} set var_ ?value?")
+            if self.runner is not None and user is None:
+                self._not_while_running(f"{cls} set {args[0]}")
+            self.class_vars.setdefault(cls, {})[args[0]] = args[1]
+            return args[1]
+        if method == "unset" and len(args) == 1:
+            self.class_vars.get(cls, {}).pop(args[0], None)
+            return ""
+        if method == "instproc":
+            return self._define_proc(("c", cls), args, f"{cls} instproc")
+        if method == "proc":
+            return self._define_proc(("o", cls), args, f"{cls} proc")
+        if method == "create":
+            if not args:
+                raise Ns2Error(f"usage: {cls} create name ?args?")
+            return self.new(cls, args[1:], handle=args[0])
+        if method == "superclass":
+            if user is None:
+                raise Ns2Error(f"{cls} superclass: the heritage of ns-2's classes is fixed")
+            if not args:
+                return self.tcl_list(*user.supers)
+            self.classes.set_supers(user, [str(w) for w in self.tcl.splitlist(args[0])])
+            return ""
+        if method == "info":
+            return self.class_info(cls, args)
+        p = self.classes.procs.get((("o", cls), method))
+        if p is not None:
+            raise EvalInCaller(self.tcl_list(p.tcl_name, cls, "", method, *args))
+        if user is not None or cls in ROOTS:
+            raise TclScriptError(f"{cls}: unable to dispatch method {method}")
+        raise Ns2Error(f"{cls} {method}: not an ns-2 class method bufferlab models")
+
+    def class_info(self, cls: str, a: list[str]) -> str:
+        what = a[0] if a else ""
+        user = self.classes.user.get(cls)
+        instprocs = {m: p for (k, m), p in self.classes.procs.items() if k == ("c", cls)}
+        if what == "superclass":
+            if user is not None:
+                return self.tcl_list(*user.supers)
+            h = self.classes.heritage(cls)
+            return h[0] if h else ""
+        if what == "heritage":
+            return self.tcl_list(*self.classes.heritage(cls))
+        if what == "subclass":
+            return self.tcl_list(*self.classes.subclasses(cls))
+        if what == "instances":
+            alive = [h for h in (user.instances if user else []) if h in self.objects]
+            return self.tcl_list(*alive)
+        if what == "instprocs":
+            return self.tcl_list(*instprocs)
+        if what in ("instargs", "instbody") and len(a) == 2 and a[1] in instprocs:
+            p = instprocs[a[1]]
+            if what == "instbody":
+                return p.body
+            return self.tcl_list(*[str(w) for w in self.tcl.call("info", "args", p.tcl_name)][3:])
+        if what == "procs":
+            return self.tcl_list(*[m for (k, m) in self.classes.procs if k == ("o", cls)])
+        if what == "class":
+            return "Class"
+        if what == "vars":
+            return self.tcl_list(*self.class_vars.get(cls, {}))
+        raise TclScriptError(f"{cls} info {what}: not an OTcl class query bufferlab models")
+
+    def method(self, obj: Obj, method: str, args: list[str]) -> str:
+        found = self.classes.find(obj.handle, obj.klass, method)
+        if found is not None:
+            p, where = found
+            raise EvalInCaller(self.tcl_list(p.tcl_name, obj.handle, where, method, *args))
+        return self.builtin_method(obj, method, args)
+
+    def next_method(self, h: str, after: str, method: str, args: list[str]) -> str:
+        """`$self next args` in the method `method` that class `after` defines."""
+        obj = self.objects.get(h)
+        if obj is None:
+            raise Ns2Error(f"{h} has been deleted")
+        found = self.classes.find(h, obj.klass, method, after=after)
+        if found is not None:
+            p, where = found
+            raise EvalInCaller(self.tcl_list(p.tcl_name, h, where, method, *args))
+        if method == "init":  # past the script's constructors: ns-2's object is made already
+            return self._configure_now(obj, args) if obj.ns is not None else ""
+        return self.builtin_method(obj, method, args)
+
+    def _configure_now(self, obj: Obj, args: list[str]) -> str:
+        script = self._configure(obj.handle, args)
+        if script:
+            raise EvalInCaller(script)
+        return ""
+
+    def var_name(self, h: str, var: str) -> str:
+        """The global name `$obj instvar var` links to: the variable itself for a pure OTcl
+        object; for an ns-2 object, a variable traced to bufferlab's (::ns2::vtrace)."""
+        obj = self.objects.get(h)
+        if obj is None:
+            raise Ns2Error(f"{h} has been deleted")
+        if obj.ns is not None:
+            return f"{obj.ns}::{var}"
+        space = f"::ns2::b::{h.replace(':', '_')}"
+        fq = f"{space}::{var}"
+        if (h, var) not in self.linked:
+            self.linked.add((h, var))
+            self.tcl.eval(f"namespace eval {space} {{}}")
+            with contextlib.suppress(Ns2Error):  # not set yet: `info exists` says 0, as in ns-2
+                self.tcl.call("set", fq, self.get_var(obj, var))
+            self.tcl.call(
+                "trace", "add", "variable", fq, "read write", ("::ns2::vtrace", h, var, fq)
+            )
+        return fq
+
+    def obj_info(self, obj: Obj, a: list[str]) -> str:
+        what = a[0] if a else ""
+        if what == "class":
+            if len(a) == 2:  # `$obj info class Foo`: is it a Foo (or a subclass of Foo)?
+                return "1" if a[1] in self.classes.mro(obj.klass) else "0"
+            return obj.klass
+        if what == "vars":
+            pattern = a[1] if len(a) > 1 else "*"
+            if obj.ns is not None:
+                names = self.tcl.splitlist(self.tcl.call("info", "vars", f"{obj.ns}::{pattern}"))
+                return self.tcl_list(*[str(n).rsplit("::", 1)[-1] for n in names])
+            return self.tcl_list(*[v for v in obj.vars if fnmatch.fnmatchcase(v, pattern)])
+        own = {m: p for (k, m), p in self.classes.procs.items() if k == ("o", obj.handle)}
+        if what == "procs":
+            return self.tcl_list(*own)
+        if what in ("args", "body") and len(a) == 2 and a[1] in own:
+            p = own[a[1]]
+            if what == "body":
+                return p.body
+            return self.tcl_list(*[str(w) for w in self.tcl.call("info", "args", p.tcl_name)][3:])
+        raise TclScriptError(f"{obj.handle} info {what}: not an OTcl object query bufferlab models")
+
+    def _destroy(self, obj: Obj) -> None:
+        """OTcl's Object destroy: the object, its command and its variables go away (an ns-2
+        object made as part of a user class stays in the network it was built into)."""
+        if obj.ns is None:
+            return
+        del self.objects[obj.handle]
+        self.tcl.call("interp", "alias", "", obj.handle, "")
+        self.tcl.call("namespace", "delete", obj.ns)
+        self.classes.forget_object(obj.handle)
+
+    def _not_while_running(self, what: str) -> None:
+        raise Ns2Error(
+            f"{what} after $ns run has started is not supported yet; set it before $ns run"
+        )
+
+    def obj_set(self, obj: Obj, args: list[str]) -> str:
+        if obj.ns is not None:  # a pure OTcl object: a Tcl variable of its own
+            fq = f"{obj.ns}::{args[0]}" if args else ""
+            if len(args) == 1:
+                try:  # eval gives the value as Tcl has it (call would make a list a tuple)
+                    return str(self.tcl.eval(self.tcl_list("set", fq)))
+                except _tkinter.TclError:
+                    raise TclScriptError(f'can\'t read "{args[0]}": no such variable') from None
+            if len(args) != 2:
+                raise TclScriptError(f'wrong # args: should be "{obj.handle} set var ?value?"')
+            self.tcl.call("set", fq, args[1])
+            return args[1]
+        if len(args) == 1:
+            return self.get_var(obj, args[0])
+        if len(args) != 2:
+            raise Ns2Error("usage: $obj set var_ ?value?")
+        var, value = args
+        # a variable of the script's own (a class that extends an ns-2 class) is not ns-2's
+        own = obj.ucls is not None and var not in obj.vars and var not in LABELS
+        own = own or (obj.ucls is not None and var in self.own_vars.get(obj.handle, ()))
+        if own:
+            self.own_vars.setdefault(obj.handle, set()).add(var)
+            obj.vars[var] = value
+            return value
+        if isinstance(obj, Integrator):
+            state = self.integral(obj)
+            state[self._integrator_var(var)] = number(value, var)
+            self.set_integral(obj, state)
+            return value
+        if self.runner is not None and isinstance(obj, Agent) and self.runner.resets(obj, var):
+            self.runner.reset(obj, var, value)
+            return value
+        if (
+            self.runner is not None
+            and not isinstance(obj, Rng | Integrator)
+            and not (obj.cls.startswith("RandomVariable"))
+        ):
+            self._not_while_running(f"setting {var} of {obj.cls}")
+        if isinstance(obj, Queue) and var == "limit_":
+            obj.limit_set = True
+        if isinstance(obj, App):
+            var, value = self._traffic_set(obj, var, value)
+        if isinstance(obj, Agent) and var not in obj.vars and var not in LABELS:
+            self.warn(f"{obj.cls} {var} is not modelled; ignored")
+        if isinstance(obj, Link):
+            if var == "bandwidth_":
+                obj.rate = rate_bps(value)
+            elif var == "delay_":
+                obj.delay = time_s(value)
+            elif var in ("drpT_", "enqT_", "deqT_", "rcvT_"):
+                pass  # trace targets: the engine's trace-all covers them
+            else:
+                raise Ns2Error(f"link variable {var} is not modelled")
+        if isinstance(obj, Agent) and var in TCP_STATE:
+            self.warn(f"setting {var} (engine state) before the run is ignored")
+        obj.vars[var] = value
+        return value
+
+    def get_var(self, obj: Obj, var: str) -> str:
+        if var in self.own_vars.get(obj.handle, ()):
+            return obj.vars[var]
+        if isinstance(obj, Integrator):
+            # a bound double of ns-2's, as Tcl prints it with tcl_precision 17
+            return f"{self.integral(obj)[self._integrator_var(var)]:.17g}"
+        if self.runner is not None:
+            v = self.runner.read(obj, var)
+            if v is not None:
+                return v
+        if isinstance(obj, Link):
+            if var == "bandwidth_":
+                return f"{obj.rate:g}"
+            if var == "delay_":
+                return f"{obj.delay:g}"
+        if isinstance(obj, QueueMonitor):
+            if self.runner is None:
+                return "0"  # nothing has arrived before the run (ns-2's initial values)
+            raise Ns2Error(
+                f"{obj.cls} {var} is read from the run's report: it is available in the proc "
+                "that ends the run (finish), not before"
+            )
+        if isinstance(obj, App) and is_a(obj.cls, "Application/Traffic"):
+            if var == "packet_size_":
+                var = "packetSize_"
+            elif var == "interval_" and is_a(obj.cls, "Application/Traffic/CBR"):
+                # Application/Traffic/CBR instproc set: `expr $packetSize_ * 8.0/$rate_`
+                rate = rate_bps(obj.vars["rate_"])
+                if rate == 0:
+                    raise TclScriptError("divide by zero")
+                return f"{number(obj.vars['packetSize_']) * 8.0 / rate:.17g}"
+        if var in obj.vars:
+            default = self.ns_default(obj, var)
+            return obj.vars[var] if default is None else bound_text(default, obj.vars[var])
+        raise Ns2Error(f"{obj.cls} {obj.handle} has no variable {var}")
+
+    def ns_default(self, obj: Obj, var: str) -> str | None:
+        """ns-2's own default of a variable of obj's class (ns-default.tcl): there is one for
+        each variable ns-2 binds to C++."""
+        for c in self._chain(obj):
+            if var in NS_DEFAULTS.get(c, {}):
+                return NS_DEFAULTS[c][var]
+        return None

@@ -17,10 +17,12 @@ import json
 import re
 from pathlib import Path
 
+from bufferlab.ns2.classes import TCP_CC, VAR_TRACES, is_a
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.linktrace import TraceRouter, plan
-from bufferlab.ns2.model import TCP_CC, VAR_TRACES, Agent, Queue, QueueMonitor, is_a
+from bufferlab.ns2.model import Agent, Queue, QueueMonitor
 from bufferlab.ns2.private_file import PrivateFile
+from bufferlab.ns2.scenario import to_scenario
 from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import boolean, number
 
@@ -160,7 +162,8 @@ class Runner:
             factory = getattr(_core, "Session", None)
         # applications a proc may start during the run need the engine's Session.retime
         held = factory is not None and hasattr(factory, "retime")
-        scenario = ip.net.to_scenario(
+        scenario = to_scenario(
+            ip.net,
             self.end,
             ip.script.stem,
             ip.warn,

@@ -1,0 +1,229 @@
+"""Agents of an ns-2 script (ns-agent.tcl, ns-lib.tcl `attach-agent`, `connect`,
+`detach-agent`): TCP senders and sinks, UDP and its sinks, attached to nodes and connected in
+pairs; their methods (tcp.cc's `send`/`advance`/`advanceby`, tcp_linux.cc's `select_ca`,
+variable traces) and the null agent (`$ns set nullAgent_`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bufferlab.ns2.classes import (
+    LINUX_CA,
+    LINUX_CA_UNMODELLED,
+    TCP_CC,
+    TCP_SINKS,
+    UDP_SINKS,
+    VAR_TRACES,
+    is_a,
+)
+from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.model import (
+    Agent,
+    App,
+    Node,
+)
+
+# Data written into a one-way TCP agent (tcp.cc command: send -> sendmsg, advance, advanceby)
+# and FTP's procs that call them (ns-source.tcl; Application::send, app.cc).
+_DATA_OPS = ("send", "advance", "advanceby")
+
+APP_DATA_OPS = {"send": "send", "produce": "advance", "producemore": "advanceby"}
+
+_SCRIPTED = re.compile(
+    r"(?<![\w$])(_o\d+)\s+(send|advance|advanceby|produce|producemore)(?![\w-])(?:\s+(-?\d+))?"
+)
+
+# typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar
+
+
+def _atoi(text: str) -> int:
+    """C's atoi, as tcp.cc and app.cc read their argument: the leading integer, else 0."""
+    m = re.match(r"\s*([+-]?\d+)", str(text))
+    return int(m.group(1)) if m else 0
+
+
+class Agents:
+    """The agents part of Interp (interp.py), a mixin of it."""
+
+    # `$ns NAME` -> the method that answers it (simulator.py sim_method)
+    SIM_COMMANDS: ClassVar[dict[str, str]] = {
+        "attach-agent": "sim_attach_agent",
+        "connect": "sim_connect",
+        "detach-agent": "sim_detach_agent",
+        "set": "sim_set",
+    }
+
+    def agent(self, h: str) -> Agent:
+        obj = self.objects.get(h)
+        if not isinstance(obj, Agent):
+            raise Ns2Error(f"{h} is not an agent")
+        return obj
+
+    def check_pair(self, s: Agent, d: Agent) -> None:
+        if s.cls in TCP_CC and d.cls not in TCP_SINKS:
+            raise Ns2Error(f"{s.cls} must be connected to an Agent/TCPSink, not {d.cls}")
+        if is_a(s.cls, "Agent/UDP") and d.cls not in UDP_SINKS:
+            raise Ns2Error(
+                f"Agent/UDP must be connected to an Agent/Null or LossMonitor, not {d.cls}"
+            )
+        if s.cls not in TCP_CC and not is_a(s.cls, "Agent/UDP"):
+            if d.cls in TCP_CC or is_a(d.cls, "Agent/UDP"):
+                self.check_pair(d, s)
+            else:
+                raise Ns2Error(f"connecting {s.cls} to {d.cls} is not modelled")
+
+    def _attach(self, ag: Agent, n: Node) -> None:
+        ag.node = n
+        self._attach_seq += 1
+        ag.attach_seq = self._attach_seq
+
+    def agent_method(self, ag: Agent, m: str, a: list[str]) -> str:
+        if m in ("attach-app", "attach-source", "attach-traffic"):
+            cls = {"FTP": "Application/FTP"}.get(a[0], a[0]) if a else ""
+            if m == "attach-traffic":
+                app = self.objects.get(a[0])
+                if not isinstance(app, App):
+                    raise Ns2Error("attach-traffic takes an application")
+            else:
+                if cls != "Application/FTP":
+                    raise Ns2Error(f"{m} {a[0] if a else ''}: only FTP is modelled here")
+                app = self.objects[self.new(cls, [])]  # type: ignore[assignment]
+                app.source = m == "attach-source"  # type: ignore[attr-defined]
+            assert isinstance(app, App)
+            app.agent, ag.app = ag, app
+            return app.handle
+        if m == "attach":
+            if len(a) != 1:
+                raise Ns2Error("usage: $agent attach channel")
+            self._channel_path(a[0], "$agent attach")
+            self.var_channels[ag.handle] = a[0]  # the channel of its variable traces
+            return ""
+        if m == "trace":
+            if len(a) != 1:
+                raise Ns2Error("usage: $agent trace var_")
+            if ag.cls not in TCP_CC or a[0] not in VAR_TRACES:
+                raise Ns2Error(
+                    f"$agent trace {a[0]}: variable traces of TCP senders' "
+                    f"{', '.join(VAR_TRACES)} are written; sample others with a proc "
+                    "rescheduled by $ns at"
+                )
+            self.var_traces.append((ag, a[0]))
+            if self.runner is not None:
+                self.runner.start_var_trace(ag, a[0])
+            return ""
+        if ag.cls == "Agent/TCP/Linux" and m == "select_ca" and len(a) >= 1:
+            if self.runner is not None:
+                raise Ns2Error(
+                    "select_ca during the run is not modelled: call it before $ns run "
+                    '(or with $ns at 0 "$tcp select_ca NAME")'
+                )
+            self._select_ca(ag, a[0])
+            return ""
+        if ag.cls == "Agent/TCP/Linux" and m in (
+            "set_ca_param",
+            "set_ca_default_param",
+            "get_ca_param",
+            "get_ca_default_param",
+        ):
+            raise Ns2Error(
+                f"$tcp {m}: the Linux modules' parameters are not modelled; bufferlab runs "
+                "ns-2.35's defaults (docs/ns2-scripts.md, Agent/TCP/Linux)"
+            )
+        if m in _DATA_OPS and ag.cls in TCP_CC:
+            if len(a) != 1:
+                raise Ns2Error(f"usage: $tcp {m} n")
+            return self.data_op(ag, m, a[0])
+        if m in ("port", "addr"):
+            return str(ag.order if m == "port" else (ag.node.id if ag.node else -1))
+        if m in ("clear",):
+            return ""
+        raise Ns2Error(f"{ag.cls} method `{m}` is not modelled")
+
+    def _select_ca(self, ag: Agent, name: str, at_zero: bool = False) -> None:
+        """tcp_linux.cc `select_ca`: prints the command as ns-2.35 does (`printf`), installs a
+        module bufferlab models (LINUX_CA) and with it tcp_tick_ = 1 / JIFFY_RATIO (1 ms); a
+        name ns-2.35 does not have leaves the agent as it was, with ns-2's two lines."""
+        self.tcl.call("puts", f"cmd select_ca {name}")
+        if name in LINUX_CA_UNMODELLED:
+            raise Ns2Error(
+                f"select_ca {name}: ns-2.35's Linux module {name} is not modelled (bufferlab "
+                "maps reno and cubic); use `select_ca cubic` or `reno`, or run it with ns-2"
+            )
+        if name not in LINUX_CA:
+            self.tcl.call("puts", f"Error: do not find {name} as a congestion control algorithm")
+            names = ("reno", *LINUX_CA_UNMODELLED[:5], "cubic", *LINUX_CA_UNMODELLED[5:])
+            self.tcl.call("puts", f"List of cc (total {len(names)}) : {' '.join(names)}")
+            return
+        ag.ca = name
+        if at_zero:
+            self._ca_at_zero.append(ag)
+        else:
+            ag.vars["tcpTick_"] = "0.001"
+
+    def data_op(self, ag: Agent, op: str, arg: str, said: str | None = None) -> str:
+        """`$tcp send n` / `advance n` / `advanceby n` (and FTP's send, produce, producemore):
+        before $ns run it runs at time 0, as `$ftp start` does; during the run the runner
+        gives the flow its new data (Session.set_data)."""
+        if ag.cls not in TCP_CC:
+            raise Ns2Error(f"{ag.cls} {op}: finite sends are modelled for TCP agents")
+        n = _atoi(arg)
+        if self.runner is None:
+            ag.scripted = True
+            self.schedule(0.0, self.tcl_list(ag.handle, op, str(n)))
+        else:
+            self.runner.data_event(ag, op, n, said or op)
+        return ""
+
+    def mark_scripted_agents(self) -> None:
+        """Agents that events scheduled before $ns run write to (`$ns at 1 "$tcp advance 10"`,
+        `"$ftp send 1000"`): one with no application becomes a flow too, and the starts and
+        stops of an application given data so stay events (a send may come before them)."""
+        for t, _, script in self.events:
+            for m in _SCRIPTED.finditer(script):
+                obj = self.objects.get(m.group(1))
+                op = m.group(2)
+                if isinstance(obj, App) and op in APP_DATA_OPS:
+                    obj, op = obj.agent, APP_DATA_OPS[op]
+                if isinstance(obj, Agent) and obj.cls in TCP_CC:
+                    obj.scripted = True
+                    # the first write an event gives it (import-ns2's static transfer)
+                    first = obj.first_write
+                    if m.group(3) is not None and (first is None or t < first[0]):
+                        obj.first_write = (t, op, int(m.group(3)))
+
+    def sim_attach_agent(self, m: str, a: list[str]) -> str:
+        n, ag = self.node(a[0]), self.agent(a[1])
+        if self.runner is not None:
+            self._not_while_running("$ns attach-agent")
+        self._attach(ag, n)
+        return ""
+
+    def sim_connect(self, m: str, a: list[str]) -> str:
+        s, d = self.agent(a[0]), self.agent(a[1])
+        if self.runner is not None:
+            self._not_while_running("$ns connect")
+        self.check_pair(s, d)
+        s.peer, d.peer = d, s
+        return ""
+
+    def sim_detach_agent(self, m: str, a: list[str]) -> str:
+        if len(a) != 2:
+            raise Ns2Error("usage: $ns detach-agent $node $agent")
+        node, ag = self.node(a[0]), self.agent(a[1])
+        if ag.node is not node:
+            raise Ns2Error(f"detach-agent: {ag.handle} is not attached to node {node.id}")
+        ag.detached = True
+        if self.runner is not None:
+            self.runner.detach(ag)
+        return ""
+
+    def sim_set(self, m: str, a: list[str]) -> str:
+        if a == ["nullAgent_"]:
+            if self.null_agent is None:
+                self.null_agent = self.agent(self.new("Agent/Null", []))
+            return self.null_agent.handle
+        raise Ns2Error(f"Simulator variable {a[0] if a else ''} is not modelled")

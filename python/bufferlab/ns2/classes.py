@@ -1,0 +1,269 @@
+"""ns-2's classes as bufferlab models them: their heritage (a class's parent is its name up to
+the last "/"), ns-2.35's defaults of their variables (``tcl/lib/ns-default.tcl``, checked with
+``ns`` itself: ``NS_DEFAULTS``), and the tables that say which agents, sinks, applications
+and queues are modelled.
+"""
+
+from __future__ import annotations
+
+from bufferlab.ns2.rng import RANVAR_DEFAULTS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# ns-2.35 defaults of the classes bufferlab models (ns-default.tcl). A class inherits its
+# parent's (the name up to its last "/").
+NS_DEFAULTS: dict[str, dict[str, str]] = {
+    "Agent": {"fid_": "0", "prio_": "0", "class_": "0", "packetSize_": "1000"},
+    "Agent/TCP": {
+        "window_": "20",
+        "windowInit_": "2",
+        "packetSize_": "1000",
+        "tcpTick_": "0.01",
+        "maxburst_": "0",
+        "minrto_": "0.2",
+        "maxrto_": "60",
+        "rtxcur_init_": "3.0",
+        "syn_": "true",
+        "numdupacks_": "3",
+        "ecn_": "0",
+        "timestamps_": "false",
+        "slow_start_restart_": "true",
+        "singledup_": "1",
+        "ssthresh_": "0",
+        "maxcwnd_": "0",
+        "overhead_": "0",
+        "windowOption_": "1",
+        "delay_growth_": "true",
+        "cwnd_": "1",
+        "ack_": "-1",
+        "t_seqno_": "0",
+        "ndatapack_": "0",
+        "ndatabytes_": "0",
+        "nrexmitpack_": "0",
+        "nrexmitbytes_": "0",
+        "nrexmit_": "0",
+        "nackpack_": "0",
+        "rtt_": "0",
+        "srtt_": "0",
+        # tcp.cc rtt_init: t_rttvar_ = rttvar_init_ (12 s) in tcpTick_ (10 ms) ticks, << 2
+        "rttvar_": "4800",
+        "backoff_": "1",
+        "maxseq_": "-1",
+        "dupacks_": "0",
+    },
+    "Agent/TCP/Vegas": {"v_alpha_": "1", "v_beta_": "3", "v_gamma_": "1"},
+    # ns-default.tcl's Agent/TCP/Linux lines (printed by ns-2.35: `Agent/TCP/Linux info vars`)
+    "Agent/TCP/Linux": {
+        "rtxcur_init_": "3",
+        "maxrto_": "120",
+        "minrto_": "0.2",
+        "ts_resetRTO_": "true",
+        "next_pkts_in_flight_": "0",
+        "delay_growth_": "false",
+    },
+    "Agent/TCPSink": {"packetSize_": "40", "maxSackBlocks_": "3", "bytes_": "0"},
+    "Agent/TCPSink/DelAck": {"interval_": "100ms"},
+    "Agent/TCPSink/Sack1/DelAck": {"interval_": "100ms"},
+    "Agent/UDP": {"packetSize_": "1000"},
+    "Agent/LossMonitor": {
+        "bytes_": "0",
+        "npkts_": "0",
+        "nlost_": "0",
+        "lastPktTime_": "0",
+        "expected_": "-1",
+    },
+    "Queue": {"limit_": "50", "blocked_": "false", "unblock_on_resume_": "true"},
+    "Queue/DropTail": {
+        "drop_front_": "false",
+        "queue_in_bytes_": "false",
+        "mean_pktsize_": "500",
+        "summarystats_": "false",
+    },
+    "Queue/RED": {
+        "bytes_": "true",
+        "queue_in_bytes_": "true",
+        "thresh_": "0",
+        "maxthresh_": "0",
+        "mean_pktsize_": "500",
+        "q_weight_": "-1",
+        "wait_": "true",
+        "linterm_": "10",
+        "setbit_": "false",
+        "gentle_": "true",
+        "drop_tail_": "true",
+        "drop_front_": "false",
+        "drop_rand_": "false",
+        "adaptive_": "0",
+        "use_mark_p_": "true",
+        "mark_p_": "0.1",
+        "targetdelay_": "0.005",
+        "cautious_": "0",
+        "alpha_": "0.01",
+        "beta_": "0.9",
+        "interval_": "0.5",
+        "top_": "0.5",
+        "bottom_": "0",
+        "feng_adaptive_": "0",
+        "ave_": "0",
+        "curq_": "0",
+    },
+    "Queue/DRR": {"buckets_": "10", "blimit_": "25000", "quantum_": "250", "mask_": "0"},
+    "Queue/SFQ": {"maxqueue_": "40", "buckets_": "16"},
+    # ns-default.tcl (printed by ns-2.35: `Queue/PI set a_` 0.00001822, ...)
+    "Queue/PI": {
+        "a_": "0.00001822",
+        "b_": "0.00001816",
+        "w_": "170",
+        "qref_": "50",
+        "mean_pktsize_": "500",
+        "bytes_": "false",
+        "queue_in_bytes_": "false",
+        "setbit_": "false",
+        "prob_": "0",
+        "curq_": "0",
+    },
+    "Application/Traffic/CBR": {
+        "rate_": "448Kb",
+        "packetSize_": "210",
+        "random_": "0",
+        "maxpkts_": "268435456",
+    },
+    "Application/Traffic/Exponential": {
+        "burst_time_": ".5",
+        "idle_time_": ".5",
+        "rate_": "64Kb",
+        "packetSize_": "210",
+    },
+    "Application/Traffic/Pareto": {
+        "burst_time_": "500ms",
+        "idle_time_": "500ms",
+        "rate_": "64Kb",
+        "packetSize_": "210",
+        "shape_": "1.5",
+    },
+    "ErrorModel": {"rate_": "0", "enable_": "1", "markecn_": "false", "delay_pkt_": "false"},
+    **RANVAR_DEFAULTS,
+}
+
+# Variables `$tcp trace var_` writes, as ns-2's TcpAgent::traceVar (tcp.cc) formats them:
+# a double with %-6.3f, an integer with %d.
+VAR_TRACES = {"cwnd_": "double", "ssthresh_": "int", "ack_": "int", "t_seqno_": "int"}
+
+# Variables that only label packets or feed nam/traces: accepted silently.
+LABELS = {
+    "fid_",
+    "class_",
+    "prio_",
+    "flags_",
+    "ttl_",
+    "dst_addr_",
+    "dst_port_",
+    "agent_addr_",
+    "agent_port_",
+    "nam_tracevar_",
+}
+
+# Read-only counters and state: setting them before the run is harmless and ignored.
+TCP_STATE = {
+    "cwnd_",
+    "ack_",
+    "t_seqno_",
+    "ndatapack_",
+    "ndatabytes_",
+    "nrexmitpack_",
+    "nrexmitbytes_",
+    "nrexmit_",
+    "nackpack_",
+    "rtt_",
+    "srtt_",
+    "rttvar_",
+    "backoff_",
+    "maxseq_",
+    "dupacks_",
+}
+
+TCP_CC = {
+    "Agent/TCP": ("tahoe", False),
+    "Agent/TCP/Reno": ("reno", False),
+    "Agent/TCP/Newreno": ("newreno", False),
+    "Agent/TCP/Sack1": ("newreno", True),
+    "Agent/TCP/Vegas": ("vegas", False),
+    # tcp/linux/tcp_linux.cc: cc and SACK are decided by `select_ca` (LINUX_CA below)
+    "Agent/TCP/Linux": ("newreno", True),
+}
+
+# Agent/TCP/Linux (ns-2.35 tcp/linux/tcp_linux.cc, LinuxTcpAgent): without `select_ca` its
+# congestion window is ns-2's own (icsk_ca_ops NULL: TcpAgent::opencwnd, and
+# slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) on a loss); `$tcp select_ca NAME` installs one
+# of the Linux 2.6 modules compiled into ns-2.35 (tcp/linux/src/) and sets tcp_tick_ to
+# 1 / JIFFY_RATIO = 1 ms (install_congestion_control). Its loss recovery is always its own
+# SACK scoreboard (scoreboard1.cc); see docs/ns2-scripts.md, "Agent/TCP/Linux".
+# Name -> the tcp table's cc and its parameters; a name listed in LINUX_CA_UNMODELLED exits 2.
+LINUX_CA: dict[str | None, dict[str, Any]] = {
+    None: {"cc": "newreno"},
+    # tcp_reno (ns-linux-util): max(cwnd/2, 2) on a loss, +1 a new ACK in slow start,
+    # +1/cwnd in congestion avoidance (snd_cwnd_cnt), as ns-2's opencwnd with windowOption_ 1
+    "reno": {"cc": "newreno"},
+    # tcp_cubic.c as ns-2.35 has it (`$tcp get_ca_param cubic`): beta 819/1024, bic_scale 41
+    # (C = 41 x 10 / 1024 = 0.4), fast_convergence 1, tcp_friendliness 1, no HyStart
+    "cubic": {"cc": "cubic", "cubic_beta": 0.8, "cubic_c": 0.4, "cubic_fast_convergence": True},
+}
+
+# The other modules ns-2.35 lists (`$tcp select_ca nosuch` prints the list).
+LINUX_CA_UNMODELLED = (
+    "naive_reno",
+    "highspeed",
+    "bic",
+    "htcp",
+    "scalable",
+    "westwood",
+    "vegas",
+    "hybla",
+    "illinois",
+    "yeah",
+    "veno",
+    "compound",
+    "lp",
+)
+
+TCP_SINKS = {
+    "Agent/TCPSink",
+    "Agent/TCPSink/DelAck",
+    "Agent/TCPSink/Sack1",
+    "Agent/TCPSink/Sack1/DelAck",
+}
+
+UDP_SINKS = {"Agent/Null", "Agent/LossMonitor"}
+
+TRAFFIC = {
+    "Application/Traffic/CBR",
+    "Application/Traffic/Exponential",
+    "Application/Traffic/Pareto",
+}
+
+QUEUE_KINDS = {"DropTail", "RED", "FQ", "DRR", "SFQ", "PI"}
+
+# ns-2's trace objects (trace/trace.cc, Trace::format): the event letter each type writes.
+TRACE_EVENTS = {"Enque": "+", "Deque": "-", "Drop": "d", "Recv": "r", "EDrop": "e"}
+
+# An integrator's variables, in the order of QueueMonitor.integrals' lists.
+INTEGRATOR_VARS = ("lastx_", "lasty_", "sum_")
+
+
+def parent(cls: str) -> str | None:
+    return cls.rsplit("/", 1)[0] if "/" in cls else None
+
+
+def class_chain(cls: str) -> list[str]:
+    out: list[str] = []
+    c: str | None = cls
+    while c:
+        out.append(c)
+        c = parent(c)
+    return out
+
+
+def is_a(cls: str, base: str) -> bool:
+    return base in class_chain(cls)

@@ -1,0 +1,509 @@
+"""The translation of the network an ns-2 script built (model.py) to a bufferlab scenario (a
+dict of the scenario format).
+
+Every ns-2 variable the translation reads is listed here with the scenario field it becomes;
+a variable left at its ns-2 default (classes.py, ``NS_DEFAULTS``) is left out of the scenario,
+where the ``ns2`` presets give the same value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bufferlab.ns2.classes import (
+    LINUX_CA,
+    NS_DEFAULTS,
+    TCP_CC,
+    TCP_SINKS,
+    TRAFFIC,
+    class_chain,
+    is_a,
+)
+from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.model import App, Link, Obj, Queue
+from bufferlab.ns2.units import boolean, fmt_rate, fmt_time, number, rate_bps, time_s
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
+# it is 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from bufferlab.ns2.model import Agent, Network
+
+
+# The TCP sender: ns-2 variable -> (scenario field, converter). Only values that differ
+# from ns-2's default are written; the `ns2` preset has the defaults.
+_TCP_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "window_": ("window", lambda v: f"{int(number(v))}p"),
+    "windowInit_": ("iw", lambda v: int(number(v))),
+    "packetSize_": ("mss", lambda v: int(number(v))),
+    "tcpTick_": ("clock_granularity", lambda v: fmt_time(time_s(v))),
+    "minrto_": ("min_rto", lambda v: fmt_time(time_s(v))),
+    "maxrto_": ("max_rto", lambda v: fmt_time(time_s(v))),
+    "rtxcur_init_": ("initial_rto", lambda v: fmt_time(time_s(v))),
+    "numdupacks_": ("dupack_threshold", lambda v: int(number(v))),
+    "ecn_": ("ecn", boolean),
+    "timestamps_": ("timestamps", boolean),
+    "slow_start_restart_": ("slow_start_restart", boolean),
+    "singledup_": ("limited_transmit", boolean),
+    "syn_": ("handshake", boolean),
+    "v_alpha_": ("vegas_alpha", number),
+    "v_beta_": ("vegas_beta", number),
+    "v_gamma_": ("vegas_gamma", number),
+}
+
+# Variables whose non-default values change what ns-2 does and are not modelled (exit 2).
+_TCP_UNMODELLED = {
+    "maxburst_": "maxburst_ (a cap on packets sent per ACK) is not modelled",
+    "maxcwnd_": "maxcwnd_ (a cap on cwnd_) is not modelled; window_ caps the window",
+    "overhead_": "overhead_ (random sending delays) is not modelled",
+    "windowOption_": "windowOption_ other than 1 (standard AIMD) is not modelled",
+    "delay_growth_": "delay_growth_ false is not modelled",
+}
+
+
+def to_scenario(
+    net: Network,
+    duration: float,
+    name: str,
+    warn: Callable[[str], None],
+    held: bool = False,
+    rng_state: list[int] | None = None,
+) -> dict[str, Any]:
+    """With `held`, an application not started before $ns run still becomes a flow, which
+    the runner holds until the script starts it (`$app start` during the run).
+    `rng_state`: where the script's default RNG stands at `$ns run`; RED, error models and
+    CBR's `random_` go on drawing from it, as in ns-2 (`ns2_default_rng`)."""
+    if not net.nodes:
+        raise Ns2Error("the script creates no nodes ($ns node)")
+    links: dict[str, Any] = {}
+    done: set[tuple[int, int]] = set()
+    for (a, b), fwd in net.links.items():
+        if (a, b) in done:
+            continue
+        rev = net.links.get((b, a))
+        if rev is None:
+            raise Ns2Error(
+                f"the simplex link n{a}->n{b} has no reverse link: bufferlab's links are "
+                "duplex (both directions, same rate and delay); add the reverse simplex "
+                "link or use duplex-link"
+            )
+        if rev.rate != fwd.rate or rev.delay != fwd.delay:
+            raise Ns2Error(
+                f"the simplex links n{a}->n{b} and n{b}->n{a} differ in rate or delay: "
+                "bufferlab's links have one rate and one delay for both directions"
+            )
+        done |= {(a, b), (b, a)}
+        assert fwd.queue is not None and rev.queue is not None
+        entry: dict[str, Any] = {
+            "between": [f"n{a}", f"n{b}"],
+            "rate": fmt_rate(fwd.rate),
+            "delay": fmt_time(fwd.delay),
+        }
+        q = queue_config(fwd.queue, fwd, warn)
+        rq = queue_config(rev.queue, rev, warn)
+        entry["queue"] = q
+        if rq != q:
+            entry["reverse_queue"] = rq
+        for key, way in (("loss", fwd), ("reverse_loss", rev)):
+            loss = loss_config(way.loss, way.loss_after, warn) if way.loss else None
+            if loss is not None:
+                entry[key] = loss
+        links[f"n{a}_n{b}"] = entry
+        net.link_names[(a, b)] = net.link_names[(b, a)] = f"n{a}_n{b}"
+    flows = []
+    index = 0
+    for ag in net.agents:
+        f = _flow(ag, index, duration, warn, held)
+        if f is not None:
+            flows.append(f)
+            index += 1
+    scenario: dict[str, Any] = {
+        "name": name,
+        "description": f"translated from the ns-2 script {name}.tcl",
+        "duration": fmt_time(duration),
+    }
+    if net.seed is not None:
+        scenario["seed"] = net.seed
+    if rng_state is not None:
+        scenario["ns2_default_rng"] = {"state": list(rng_state)}
+    # events of one instant in ns-2's order: its clock adds delays in double seconds
+    scenario["clock"] = "ns2"
+    scenario["topology"] = {"kind": "custom", "nodes": [n.name for n in net.nodes]}
+    scenario["links"] = links
+    scenario["flows"] = flows
+    return scenario
+
+
+def _flow(
+    ag: Agent, index: int, duration: float, warn: Callable[[str], None], held: bool
+) -> dict[str, Any] | None:
+    tcp = ag.cls in TCP_CC
+    if not tcp and not is_a(ag.cls, "Agent/UDP"):
+        return None  # sinks, Null
+    if ag.peer is None or ag.node is None or ag.peer.node is None:
+        if ag.app is not None:
+            warn(f"{ag.cls} {ag.handle} is not connected ($ns connect): left out")
+        return None
+    app = ag.app
+    if app is None and tcp and ag.scripted and held:
+        # written to by the script's `$tcp advance`/`advanceby`/`send` during the run
+        app = ag.app = App(ag.handle, "Application/FTP", agent=ag, held=True)
+    if app is None:
+        warn(f"{ag.cls} {ag.handle} has no application: left out")
+        return None
+    if app.start is None and held and tcp and app.cls in TRAFFIC:
+        warn(
+            f"{app.cls} {app.handle} over TCP is not started before $ns run: left out (a "
+            "packet source over TCP starts only at its scenario start)"
+        )
+        return None
+    transfer = None
+    if app.start is None and not held:
+        transfer = _static_transfer(ag)
+        if transfer is None:
+            warn(
+                f"{ag.cls} {ag.handle}: its application is not started before $ns run: "
+                "left out (bufferlab run starts it when a proc of the script does)"
+            )
+            return None
+        app.start = transfer[0]
+    app.held = app.start is None
+    if app.start is not None and app.start >= duration:
+        warn(f"{app.cls} {app.handle} starts at {app.start:g} s, after the end: left out")
+        return None
+    name = f"{'tcp' if tcp else 'udp'}{index}"
+    ag.flow = name
+    ag.peer.flow = name
+    flow: dict[str, Any] = {
+        "name": name,
+        "src": ag.node.name,
+        "dst": ag.peer.node.name,
+        # a held flow is built to start at 0 and held until the script starts it
+        "start": fmt_time(app.start if app.start is not None else 0.0),
+    }
+    if app.start is not None and round(app.start * 1e12) / 1e12 != app.start:
+        # the script's double (0.1 * 7 = 0.7000000000000001), which ns-2's clock keys
+        flow["ns2_start_s"] = app.start
+    # ns-2's trace writes the packet's fid_: the sending agent's (default 0), which the
+    # TCP sink copies into its ACKs (TCPSink::ack, tcp-sink.cc).
+    fid = _fid(ag)
+    if fid != index:
+        flow["trace_fid"] = fid
+    if app.stop is not None and app.stop < duration:
+        flow["stop"] = fmt_time(app.stop)
+    if transfer is not None:
+        # import-ns2: the first write the script schedules, a transfer of that much
+        flow["app"] = {"kind": "transfer", "size": f"{transfer[1]}B"}
+    elif app.cls == "Application/FTP":
+        if not tcp:
+            raise Ns2Error(f"Application/FTP {app.handle} is attached to a UDP agent")
+        flow["app"] = {"kind": "bulk"}
+    elif app.cls in TRAFFIC:
+        flow["app"] = traffic_app(app, ag)
+        if tcp:
+            flow["protocol"] = "tcp"
+    else:
+        raise Ns2Error(f"{app.cls} is not modelled (FTP, CBR, Exponential, Pareto are)")
+    if tcp:
+        flow["tcp"] = tcp_options(ag, warn)
+    else:
+        flow["header"] = "0B"  # ns-2's UDP agent adds no header to packetSize_
+        # UdpAgent::sendmsg (udp.cc): a message larger than the agent's packetSize_ goes
+        # out as packets of packetSize_ bytes and one of the remainder
+        mtu = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+        if mtu <= 0:
+            raise Ns2Error(f"{ag.cls} {ag.handle} packetSize_ {mtu}: must be positive")
+        if int(number(app.vars["packetSize_"], "packet size")) > mtu:
+            flow["max_datagram"] = f"{mtu}B"
+    return flow
+
+
+def _static_transfer(ag: Agent) -> tuple[float, int] | None:
+    """(start, bytes) of the transfer import-ns2 writes for an agent whose application the
+    script never starts but writes to by `$ns at T "$ftp send N"` (ceil(N / packetSize_)
+    packets, tcp.cc sendmsg) or `producemore` / `advanceby N` (N packets); None for anything
+    else (a write from a proc, `produce`, `advance`)."""
+    if ag.first_write is None or ag.cls not in TCP_CC:
+        return None
+    t, op, n = ag.first_write
+    size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+    if op == "send" and n > 0:
+        packets = -(-n // size)
+    elif op == "advanceby" and n > 0:
+        packets = n
+    else:
+        return None
+    return t, packets * size
+
+
+def _fid(ag: Agent) -> int:
+    text = ag.vars.get("fid_", "0")
+    try:
+        fid = int(float(text))
+    except ValueError:
+        raise Ns2Error(f"{ag.cls} {ag.handle} fid_ {text}: not a number") from None
+    if not 0 <= fid <= 2**31 - 1:
+        raise Ns2Error(f"{ag.cls} {ag.handle} fid_ {text}: a flow id is 0 to 2147483647")
+    return fid
+
+
+def _changed(obj: Obj, var: str) -> str | None:
+    """The object's value of var when it differs from ns-2's default for its class."""
+    value = obj.vars.get(var)
+    default = lookup_default(obj.cls, var)
+    if value is None or value == default:
+        return None
+    try:
+        if default is not None and float(value) == float(default):
+            return None
+    except ValueError:
+        pass
+    return value
+
+
+def lookup_default(cls: str, var: str) -> str | None:
+    for c in class_chain(cls):
+        if var in NS_DEFAULTS.get(c, {}):
+            return NS_DEFAULTS[c][var]
+    return None
+
+
+def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
+    cc, sack = TCP_CC[ag.cls]
+    linux = dict(LINUX_CA[ag.ca]) if ag.cls == "Agent/TCP/Linux" else {}
+    cc = linux.pop("cc", cc)
+    sink = ag.peer.cls if ag.peer is not None else "Agent/TCPSink"
+    if sink not in TCP_SINKS:
+        raise Ns2Error(f"{ag.cls} {ag.handle} is connected to a {sink}; use an Agent/TCPSink")
+    sink_sack = "Sack1" in sink
+    if sack != sink_sack:
+        warn(
+            f"{ag.cls} {ag.handle} with {sink}: SACK needs Agent/TCP/Sack1 and "
+            f"Agent/TCPSink/Sack1 together; running {'with' if sack and sink_sack else 'without'}"
+            " SACK"
+        )
+    opts: dict[str, Any] = {"preset": "ns2", "cc": cc}
+    if sack and sink_sack:
+        opts["sack"] = True
+    opts.update(linux)
+    if ag.cls == "Agent/TCP/Linux":
+        warn(
+            "Agent/TCP/Linux: its loss recovery (scoreboard1.cc: FACK loss marking, rate "
+            "halving) is not modelled; bufferlab runs Agent/TCP/Sack1's (RFC 6675's with cubic):"
+            " aggregate goodput and mean queue agree with ns-2.35, drops and per-flow shares "
+            "may not (docs/ns2-scripts.md, Agent/TCP/Linux)"
+        )
+    for var, why in _TCP_UNMODELLED.items():
+        if _changed(ag, var) is not None:
+            raise Ns2Error(f"{ag.cls} {var} {ag.vars[var]}: {why}")
+    for var, (key, conv) in _TCP_FIELDS.items():
+        v = _changed(ag, var)
+        if v is None:
+            continue
+        opts[key] = conv(v)
+    if ag.boot_time:
+        # tcp.cc rtt_update: the tick clock's phase, boot_time_ (Interp.draw_boot_times)
+        opts["clock_phase"] = ag.boot_time
+    if "DelAck" in sink:
+        opts["delayed_ack"] = True
+        assert ag.peer is not None
+        interval = ag.peer.vars.get("interval_", "100ms")
+        if time_s(interval) != 0.1:
+            opts["delack_timeout"] = fmt_time(time_s(interval))
+    return opts
+
+
+def traffic_app(app: App, ag: Agent) -> dict[str, Any]:
+    v = app.vars
+    size = int(number(v["packetSize_"], "packet size"))
+    if app.cls == "Application/Traffic/CBR":
+        # a class-level interval_ does nothing in ns-2 (CBR_Traffic::init computes the
+        # interval from rate_), and an instance's is made rate_ by ns-lib's CBR set
+        rate = rate_bps(v["rate_"])
+        if _changed(app, "maxpkts_") is not None:
+            raise Ns2Error(
+                'CBR maxpkts_ (stop after N packets) is not modelled; use $ns at T "$cbr stop"'
+            )
+        # ns-2's scheduler adds the gaps up in double seconds (cbr_traffic.cc)
+        out: dict[str, Any] = {
+            "kind": "cbr",
+            "rate": fmt_rate(rate),
+            "packet_size": f"{size}B",
+            "clock": "ns2",
+        }
+        if boolean(v.get("random_", "0")):
+            out["random"] = True
+    else:
+        rate = rate_bps(v["rate_"])
+        on, off = time_s(v["burst_time_"]), time_s(v["idle_time_"])
+        if app.cls.endswith("Exponential"):
+            on_t = {"kind": "exponential", "mean": fmt_time(on)}
+            off_t = {"kind": "exponential", "mean": fmt_time(off)}
+        else:
+            shape = number(v["shape_"], "shape")
+            on_t = {"kind": "pareto", "mean": fmt_time(on), "shape": shape}
+            off_t = {"kind": "pareto", "mean": fmt_time(off), "shape": shape}
+        # ns-2's EXPOO / POO: bursts of whole packets drawn from the default RNG (expoo.cc,
+        # pareto.cc; traffic/ns2_onoff.rs)
+        out = {
+            "kind": "onoff",
+            "rate": fmt_rate(rate),
+            "packet_size": f"{size}B",
+            "on_time": on_t,
+            "off_time": off_t,
+            "flavour": "ns2",
+        }
+    return out
+
+
+def queue_config(q: Queue, link: Link, warn: Callable[[str], None]) -> dict[str, Any]:
+    v = q.vars
+    limit = int(number(v.get("limit_", "50"), "queue limit"))
+    if q.kind == "DropTail":
+        if boolean(v.get("drop_front_", "false")):
+            raise Ns2Error("Queue/DropTail drop_front_ true is not modelled")
+        if boolean(v.get("queue_in_bytes_", "false")):
+            mean = int(number(v.get("mean_pktsize_", "500")))
+            return {"kind": "droptail", "limit": f"{limit * mean}B", "flavour": "ns2"}
+        return {"kind": "droptail", "limit": f"{limit}p", "flavour": "ns2"}
+    if q.kind == "RED":
+        return red_config(q, link, limit)
+    if q.kind == "FQ":
+        if q.limit_set:
+            warn("queue-limit on an FQ link does not reach its per-flow queues (as in ns-2)")
+        per_flow = int(number(v.get("flow_limit_", "50")))
+        # ns-2's own scheduler (queue/fq.cc): flows by fid_, finish times in seconds
+        return {"kind": "fq", "limit": f"{per_flow}p", "flavour": "ns2", "preset": "ns2"}
+    if q.kind == "DRR":
+        if _changed(q, "mask_") is not None:
+            warn("Queue/DRR mask_: bufferlab hashes the source node (mask_ 0)")
+        return {
+            "kind": "drr",
+            "limit": f"{int(number(v['blimit_']))}B",
+            "quantum": f"{int(number(v['quantum_']))}B",
+            "buckets": int(number(v["buckets_"])),
+        }
+    if q.kind == "SFQ":
+        # ns-2's own SFQ (sfq.cc, the `ns2` preset): its limit is maxqueue_, and the link's
+        # queue-limit (limit_) is never read by it.
+        return {
+            "kind": "sfq",
+            "preset": "ns2",
+            "limit": f"{int(number(v['maxqueue_']))}p",
+            "divisor": int(number(v["buckets_"])),
+        }
+    if q.kind == "PI":
+        # queue/pi.cc, bufferlab's qdisc/pi.rs: its drop test draws from the default RNG
+        in_bytes = boolean(v["queue_in_bytes_"])
+        mean = int(number(v["mean_pktsize_"], "mean_pktsize_"))
+        return {
+            "kind": "pi",
+            "limit": f"{limit * mean}B" if in_bytes else f"{limit}p",
+            "qref": number(v["qref_"], "qref_"),
+            "a": number(v["a_"], "a_"),
+            "b": number(v["b_"], "b_"),
+            "w": number(v["w_"], "w_"),
+            "mean_pktsize": f"{mean}B",
+            "byte_mode": boolean(v["bytes_"]),
+            "queue_in_bytes": in_bytes,
+            "ecn": boolean(v["setbit_"]),
+        }
+    raise Ns2Error(f"queue type {q.kind} is not modelled (DropTail, RED, FQ, DRR, SFQ and PI are)")
+
+
+def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
+    v = q.vars
+    for var, why in (
+        ("drop_tail_", "drop_tail_ false (random or front drop on overflow)"),
+        ("drop_front_", "drop_front_ true"),
+        ("drop_rand_", "drop_rand_ true"),
+        ("cautious_", "cautious_"),
+        ("feng_adaptive_", "feng_adaptive_"),
+    ):
+        if _changed(q, var) is not None:
+            raise Ns2Error(f"Queue/RED {why} is not modelled")
+    byte_mode = boolean(v["queue_in_bytes_"])
+    if boolean(v["bytes_"]) != byte_mode:
+        raise Ns2Error(
+            "Queue/RED with bytes_ and queue_in_bytes_ different is not modelled: bufferlab's "
+            "byte_mode sets both; give them the same value"
+        )
+    mean = int(number(v["mean_pktsize_"]))
+    adaptive = boolean(v["adaptive_"])
+    out: dict[str, Any] = {"kind": "ared" if adaptive else "red", "preset": "ns2"}
+    out["limit"] = f"{limit * mean}B" if byte_mode else f"{limit}p"
+    if not byte_mode:
+        out["byte_mode"] = False
+    if _changed(q, "mean_pktsize_") is not None:
+        out["mean_pktsize"] = f"{mean}B"
+    # What the script changed after the link was made: ns-2 keeps the rest as computed then
+    # (`red_automatic`), which the engine's own automatic rules give again.
+    auto = q.red_auto
+    th, mth = number(v["thresh_"]), number(v["maxthresh_"])
+    th_changed = v["thresh_"] != auto.get("thresh_") and th > 0
+    if th_changed:
+        out["min_th"] = th
+    if mth > 0 and (v["maxthresh_"] != auto.get("maxthresh_") or th_changed):
+        out["max_th"] = mth
+    if _changed(q, "linterm_") is not None:
+        out["max_p"] = 1.0 / number(v["linterm_"])
+    if _changed(q, "q_weight_") is not None and v["q_weight_"] != auto.get("q_weight_"):
+        out["q_weight"] = number(v["q_weight_"])
+    for var, key in (
+        ("wait_", "wait"),
+        ("gentle_", "gentle"),
+        ("setbit_", "ecn"),
+        ("use_mark_p_", "use_mark_p"),
+    ):
+        if _changed(q, var) is not None:
+            out[key] = boolean(v[var])
+    if _changed(q, "mark_p_") is not None:
+        out["mark_p"] = number(v["mark_p_"])
+    if _changed(q, "targetdelay_") is not None:
+        out["target_delay"] = fmt_time(time_s(v["targetdelay_"]))
+    if adaptive:
+        for var, key in (
+            ("alpha_", "alpha"),
+            ("beta_", "beta"),
+            ("top_", "top"),
+            ("bottom_", "bottom"),
+        ):
+            if _changed(q, var) is not None:
+                out[key] = number(v[var])
+        if _changed(q, "interval_") is not None:
+            out["interval"] = fmt_time(time_s(v["interval_"]))
+    out["link_delay"] = fmt_time(link.delay)
+    return out
+
+
+def loss_config(em: Obj, after_link: bool, warn: Callable[[str], None]) -> dict[str, Any] | None:
+    """errmodel.cc CorruptPkt: a packet is lost when `u < rate_`, u the ranvar's value or the
+    default RNG's next (`Random::uniform()`); a disabled model (`enable_ 0`) draws nothing.
+    `$ns lossmodel` puts it at the link's head, before the queue (SimpleLink errormodule);
+    `$ns link-lossmodel` after the link's delay, where it decides as the packet arrives
+    (SimpleLink insert-linkloss)."""
+    unit = em.vars.get("unit_", "pkt")
+    if unit not in ("pkt", "packet", "pkts"):
+        raise Ns2Error(f"ErrorModel unit {unit}: only packet units (unit pkt) are modelled")
+    rv = em.ranvar
+    if rv is not None:
+        bounds = (number(rv.vars.get("min_", "0")), number(rv.vars.get("max_", "1")))
+        if rv.cls != "RandomVariable/Uniform" or bounds != (0.0, 1.0):
+            raise Ns2Error(
+                f"ErrorModel ranvar {rv.cls}: only a RandomVariable/Uniform from 0 to 1 is "
+                "modelled (the loss rate is then rate_); drop the ranvar line"
+            )
+        if not em.ranvar_on_default:
+            warn(
+                f"ErrorModel {em.handle}: its ranvar draws from an RNG of its own; bufferlab "
+                "draws from the default RNG (the same loss rate, other packets lost)"
+            )
+    if not boolean(em.vars.get("enable_", "1")):
+        return None
+    return {
+        "kind": "bernoulli",
+        "rate": number(em.vars.get("rate_", "0")),
+        "position": "after_link" if after_link else "before_queue",
+    }

@@ -1,0 +1,184 @@
+"""Nodes and links of an ns-2 script (ns-lib.tcl `node`, `duplex-link`, `simplex-link`,
+`queue-limit`, `link`; ns-link.tcl's SimpleLink): the nodes, the link of each direction with
+its queue, and what a link's own methods do; error models put on a link (`$ns lossmodel`,
+ns-lib.tcl) and their methods (errmodel.cc).
+"""
+
+from __future__ import annotations
+
+from bufferlab.ns2.classes import (
+    QUEUE_KINDS,
+)
+from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.model import (
+    Link,
+    Node,
+    Obj,
+    Queue,
+    red_automatic,
+)
+from bufferlab.ns2.units import number, rate_bps, time_s
+
+# typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar
+
+_IGNORED_NODE = {"color", "shape", "label", "label-color", "label-at", "add-mark", "delete-mark"}
+
+
+class Topology:
+    """The topology part of Interp (interp.py), a mixin of it."""
+
+    # `$ns NAME` -> the method that answers it (simulator.py sim_method)
+    SIM_COMMANDS: ClassVar[dict[str, str]] = {
+        "node": "sim_node",
+        "duplex-link": "sim_link",
+        "simplex-link": "sim_link",
+        "queue-limit": "sim_queue_limit",
+        "link": "sim_link_of",
+        "lossmodel": "sim_lossmodel",
+        "link-lossmodel": "sim_lossmodel",
+        "rtproto": "sim_rtproto",
+    }
+
+    def node(self, h: str) -> Node:
+        obj = self.objects.get(h)
+        if not isinstance(obj, Node):
+            raise Ns2Error(f"{h} is not a node")
+        return obj
+
+    def node_method(self, n: Node, m: str, a: list[str]) -> str:
+        if m in ("id", "node-addr", "address?"):
+            return str(n.id)
+        if m == "attach":
+            self._attach(self.agent(a[0]), n)
+            return ""
+        if m in _IGNORED_NODE:
+            return ""
+        raise Ns2Error(f"Node method `{m}` is not modelled")
+
+    def sim_node(self, m: str, a: list[str]) -> str:
+        net = self.net
+        if a:
+            raise Ns2Error("$ns node with arguments (hierarchical or wireless) is not modelled")
+        n = Node(self._handle(), "Node", id=len(net.nodes))
+        net.nodes.append(n)
+        self._register(n)
+        return n.handle
+
+    def sim_link(self, m: str, a: list[str]) -> str:
+        net = self.net
+        if len(a) < 5:
+            raise Ns2Error(f"usage: $ns {m} n1 n2 bandwidth delay queue-type")
+        if self.runner is not None:
+            self._not_while_running(f"$ns {m}")
+        n1, n2 = self.node(a[0]), self.node(a[1])
+        qtype = a[4]
+        if qtype not in QUEUE_KINDS:
+            raise Ns2Error(
+                f"queue type {qtype} is not modelled (DropTail, RED, FQ, DRR, SFQ and PI "
+                "are); "
+                "see docs/ns2-scripts.md"
+            )
+        if len(a) > 5:
+            raise Ns2Error(f"$ns {m} with extra arguments {a[5:]} is not modelled")
+        rate, delay = rate_bps(a[2]), time_s(a[3])
+        ends = [(n1, n2), (n2, n1)] if m == "duplex-link" else [(n1, n2)]
+        for s, d in ends:
+            if (s.id, d.id) in net.links:
+                raise Ns2Error(f"a second link from node {s.id} to node {d.id}")
+            q = Queue(self._handle(), f"Queue/{qtype}", kind=qtype)
+            self.init_vars(q)
+            if qtype == "RED":
+                red_automatic(q, rate, delay)
+            if qtype == "FQ":
+                q.vars["flow_limit_"] = self.default("Queue/DropTail", "limit_") or "50"
+            self._register(q)
+            link = Link(
+                self._handle(),
+                "Link",
+                src=s,
+                dst=d,
+                rate=rate,
+                delay=delay,
+                queue=q,
+                duplex=m == "duplex-link",
+            )
+            if net.trace_channel is not None:  # simplex-link: trace-queue n1 n2 $traceall
+                link.traces.append(net.trace_channel)
+            self._register(link)
+            net.links[(s.id, d.id)] = link
+        return ""
+
+    def sim_queue_limit(self, m: str, a: list[str]) -> str:
+        net = self.net
+        if len(a) != 3:
+            raise Ns2Error("usage: $ns queue-limit n1 n2 limit")
+        if self.runner is not None:
+            self._not_while_running("$ns queue-limit")
+        q = net.link(self.node(a[0]), self.node(a[1])).queue
+        assert q is not None
+        q.vars["limit_"] = str(int(number(a[2], "queue limit")))
+        q.limit_set = True
+        return ""
+
+    def sim_link_of(self, m: str, a: list[str]) -> str:
+        net = self.net
+        return net.link(self.node(a[0]), self.node(a[1])).handle
+
+    def sim_lossmodel(self, m: str, a: list[str]) -> str:
+        net = self.net
+        em = self.objects.get(a[0]) if a else None
+        if em is None or not em.cls.startswith("ErrorModel") or len(a) != 3:
+            raise Ns2Error(f"usage: $ns {m} $errormodel n1 n2")
+        if self.runner is not None:
+            self._not_while_running(f"$ns {m}")
+        link = net.link(self.node(a[1]), self.node(a[2]))
+        link.loss, link.loss_after = em, m == "link-lossmodel"
+        # SimpleLink errormodule: the link's drophead becomes its drop-target
+        net.drop_targets.pop(em.handle, None)
+        return ""
+
+    def sim_rtproto(self, m: str, a: list[str]) -> str:
+        if a and a[0] not in ("Static",):
+            raise Ns2Error(f"rtproto {a[0]}: only static routing is modelled")
+        return ""
+
+    def link_method(self, link: Link, method: str, args: list[str]) -> str:
+        """A link's own methods (ns-link.tcl SimpleLink)."""
+        if method == "queue":
+            assert link.queue is not None
+            return link.queue.handle
+        if method in ("errormodule", "install-error", "trace-dynamics"):
+            raise Ns2Error(f"link {method}: use $ns lossmodel $em n1 n2")
+        if method in ("queue-sample-timeout", "sample-queue-size") and not args:
+            return self._queue_sample(link, method)
+        if method == "start-tracing":
+            raise Ns2Error(
+                "link start-tracing (the queue monitor's per-packet `q` lines) is not "
+                "written; use queue-sample-timeout or a proc that reads the monitor"
+            )
+        if method == "trace" and len(args) in (2, 3) and self.objects.get(args[0]) is self.sim:
+            if len(args) == 3 and args[2]:
+                raise Ns2Error(f"$link trace with op {args[2]}: nam traces are not written")
+            return self._trace_link(link, args[1])
+        raise Ns2Error(f"{link.cls} method `{method}` is not modelled")
+
+    def error_model_method(self, em: Obj, method: str, args: list[str]) -> str:
+        """An error model's methods (errmodel.cc ErrorModel::command)."""
+        if method == "drop-target":
+            return self._drop_target(em, args)
+        if method == "unit":
+            em.vars["unit_"] = args[0] if args else "pkt"
+            return ""
+        if method == "ranvar" and args:
+            rv = self.objects.get(args[0])
+            if rv is None or not rv.cls.startswith("RandomVariable"):
+                raise Ns2Error(f"ErrorModel ranvar {args[0]}: not a RandomVariable")
+            em.ranvar = rv
+            em.ranvar_on_default = rv.vars.get("rng") == self.default_rng.handle
+            return ""
+        if method in ("ranvar", "target"):
+            return em.ranvar.handle if method == "ranvar" and em.ranvar else ""
+        raise Ns2Error(f"{em.cls} method `{method}` is not modelled")
