@@ -207,6 +207,7 @@ _CLASSES = sorted(
         "RandomVariable/LogNormal",
         "RandomVariable/ParetoII",
         "RandomVariable/Erlang",
+        "Trace",
     }
 )
 
@@ -425,18 +426,18 @@ class Interp(
             assert self.stopper is not None
             runner = self.runner
             at = 0.0 if runner is None else runner.now
-            where = None
-            # getvar, not `set`: a cancelled interpreter evaluates nothing more
-            info = str(self.tcl.getvar("::errorInfo"))
-            for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
-                where = f"{Path(m.group(1)).name}:{m.group(2)}"
             self.stop_error = Ns2Error(
                 f"stopped by --max-wall after {self.stopper.elapsed():.1f} s of wall time, at "
                 f"{at:g} s of simulated time; the script's output is incomplete (raise "
-                "--max-wall, or shorten the script's run)",
-                where=where or context,
+                "--max-wall, or shorten the script's run)"
             )
         if self.stop_error is not None:
+            if self.stop_error.where is None:  # Tcl cancelled before ::ns2::where said it
+                # getvar, not `set`: a cancelled interpreter evaluates nothing more
+                info = str(self.tcl.getvar("::errorInfo"))
+                for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
+                    self.stop_error.where = f"{Path(m.group(1)).name}:{m.group(2)}"
+                self.stop_error.where = self.stop_error.where or context
             raise self.stop_error
 
     def tcl_list(self, *words: str) -> str:
@@ -482,6 +483,11 @@ class Interp(
             obj = App(h, cls)
         elif cls == "RNG":
             obj = Rng(h, Stream(self.rng_package))
+        elif cls == "Trace":
+            raise Ns2Error(
+                "new Trace: trace objects made by hand are not modelled; use $ns trace-all, "
+                "trace-queue or create-trace"
+            )
         elif cls.startswith("Queue"):
             raise Ns2Error(
                 "new Queue/...: a queue made outside a link is not modelled; give the queue "

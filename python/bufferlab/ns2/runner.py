@@ -184,6 +184,8 @@ class Runner:
         traces = plan(ip.net)
         if traces.error_drops:
             extra["ns2_error_drops"] = traces.error_drops
+        if ip.show_tcphdr():  # `Trace set show_tcphdr_ 1`
+            extra["ns2_show_tcphdr"] = True
         trace = traces.direct
         if traces.routes:
             if trace is None:
@@ -520,8 +522,14 @@ class Runner:
             self.session.run_until(t)
             why = stopped()
             if why is not None:  # the engine's guard: --max-wall, or its own stall
-                if why.startswith("stopped by --max-wall"):
-                    why += "; the script's output is incomplete (raise --max-wall)"
+                stopper = self.ip.stopper
+                if why.startswith("stopped by --max-wall") and stopper is not None:
+                    # the wall time of the whole script, not of the engine's part
+                    why = (
+                        f"stopped by --max-wall after {stopper.elapsed():.1f} s of wall time, at "
+                        f"{self.session.now():g} s of simulated time; the script's output is "
+                        "incomplete (raise --max-wall, or shorten the script's run)"
+                    )
                 raise self.ip.stopping(Ns2Error(why))
             # the engine may have stopped early at a watched ACK: go on until it reaches t
             fired = take_acked() if take_acked is not None else []
