@@ -199,7 +199,9 @@ def import_ns2(
         ]
         if left_out:
             header.append("Left out (run the script itself: bufferlab run " + cmd + "):")
-            header += [f"  {printable(e)}" for e in left_out]
+            # each line of a multi-line event its own comment line (scenario_text splits them),
+            # control characters in it shown as escapes
+            header += ["  " + "\n".join(map(printable, e.splitlines())) for e in left_out]
             for e in left_out:
                 print(f"warning: left out (dynamic): {printable(e)}", file=sys.stderr)
         text = scenario_text(scenario, header)
