@@ -176,7 +176,7 @@ def test_a_network_over_the_memory_budget_is_refused_before_it_is_built(sets, wh
     lines = p.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), p.stderr[-2000:]
     line = lines[0]
-    assert what in line and "memory" in line and "budget" in line, line
+    assert what in line and "would hold about" in line and "--max-memory" in line, line
     assert wall < 20, wall
 
 

@@ -277,7 +277,8 @@ fn a_time_beyond_the_clock_is_refused_not_wrapped() {
 fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
     use bufferlab_core::api::{run, RunRequest};
     use bufferlab_core::guard::Limits;
-    // 100 flows x 13 KB = 1.3 MB of flow state against a 1 MB budget
+    // 100 flows x 13 KB = 1.3 MB of flow state (and 201 links x 3 KB) against a 1 MB budget:
+    // refused from the scenario before the network is built (`scenario/bounds.rs`)
     let text = common::Dumbbell::new(100)
         .duration("1s")
         .flow("name = \"f{i}\"\ncount = 100\nsrc = \"s{i}\"\ndst = \"d{i}\"\napp = { kind = \"bulk\" }")
@@ -293,7 +294,8 @@ fn a_run_that_would_pass_the_memory_budget_is_refused_before_it_starts() {
     };
     let e = run(&req(1_000_000)).expect_err("refused").to_string();
     assert!(
-        e.contains("would hold about 1.3 MB") && e.contains("100 flows x 13 KB"),
+        e.contains("flows[0].count: the network would hold about 1.9 MB")
+            && e.contains("100 flows x 13 KB = 1.3 MB"),
         "{e}"
     );
     assert!(e.contains("--max-memory 1 MB"), "{e}");

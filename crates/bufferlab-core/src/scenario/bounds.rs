@@ -231,9 +231,9 @@ pub fn check_memory(s: &Scenario, budget: u64) -> Result<(), ScenarioError> {
     Err(ScenarioError::field(
         field,
         format!(
-            "the network would take about {} of memory to build ({} nodes and {} links x 3 KB \
-             = {}, routing tables {}, {flows} flows x 13 KB = {}, queue tables {}), more than \
-             the memory budget of {} (--max-memory; default 80 % of the machine's memory); {fix}, \
+            "the network would hold about {} once built ({} nodes and {} links x 3 KB = {}, \
+             routing tables {}, {flows} flows x 13 KB = {}, queue tables {}), more than \
+             --max-memory {} (the memory budget; default 80 % of the machine's memory); {fix}, \
              or split the study into smaller runs",
             h(total),
             z.nodes,
