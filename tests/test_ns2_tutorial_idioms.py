@@ -656,3 +656,93 @@ def test_produce_and_producemore_over_sfq_are_ns2s(tmp_path: Path) -> None:
     ns_dir, bl_dir, out = _run_both(PRODUCE_SFQ, "p.tcl", tmp_path)
     assert len(out.splitlines()) == 20
     assert (bl_dir / "q.tr").read_bytes() == (ns_dir / "q.tr").read_bytes()
+
+
+# ns-2's validation suites' set-up (tcl/test): `Trace set show_tcphdr_ 1` (each trace line
+# also carries the TCP header's ackno, flags, hlen and SACK block count), and agents made,
+# attached and connected in one call by ns-lib.tcl's create-connection and its kin.
+SUITE_SETUP = """\
+Trace set show_tcphdr_ 1
+set ns [new Simulator]
+set f [open out.tr w]
+$ns trace-all $f
+set n0 [$ns node]; set n1 [$ns node]; set n2 [$ns node]
+$ns duplex-link $n0 $n1 10Mb 2ms DropTail
+$ns duplex-link $n1 $n2 1Mb 20ms DropTail
+$ns queue-limit $n1 $n2 6
+set tcp [$ns create-connection TCP/Sack1 $n0 TCPSink/Sack1/DelAck $n2 1]
+$tcp set window_ 40
+set pair [$ns create-connection-list TCP/Reno $n0 TCPSink $n2 2]
+set udp [$ns create-connection UDP $n0 Null $n2 3]
+set cbr [new Application/Traffic/CBR]
+$cbr set rate_ 300k
+$cbr attach-agent $udp
+set ftp [$tcp attach-app FTP]
+set ftp2 [[lindex $pair 0] attach-app FTP]
+puts "[$tcp set fid_] [[lindex $pair 1] set fid_] [$udp set fid_] [llength $pair]"
+$ns at 0.1 "$ftp start; $ftp2 start; $cbr start"
+$ns at 4 "close $f; exit 0"
+$ns run
+"""
+
+
+@needs_ns
+def test_suite_setup_traces_tcp_headers_as_ns2(tmp_path: Path) -> None:
+    ns_dir, bl_dir, out = _run_both(SUITE_SETUP, "s.tcl", tmp_path)
+    assert out == "1 2 3 2\n"
+    ours = (bl_dir / "out.tr").read_bytes()
+    assert ours == (ns_dir / "out.tr").read_bytes()
+    lines = [ln.split() for ln in ours.decode().splitlines()]
+    assert all(len(f) == 16 and f[12:15] == ["0", "0x0", "0"] for f in lines)
+    # SACK blocks were reported: the last field counts them in the SACK sink's ACKs
+    assert {f[15] for f in lines if f[4] == "ack" and f[7] == "1"} >= {"0", "1", "2"}
+
+
+def test_show_tcphdr_set_between_traces_is_refused(tmp_path: Path) -> None:
+    """Without ns-2: ns-2's traces take show_tcphdr_ when they are made; bufferlab writes one
+    trace, so a script whose traces differ stops in one line naming it (exit 2)."""
+    script = tmp_path / "d.tcl"
+    script.write_text(
+        SUITE_SETUP.replace("Trace set show_tcphdr_ 1\n", "").replace(
+            "$ns duplex-link $n1 $n2", "Trace set show_tcphdr_ 1\n$ns duplex-link $n1 $n2"
+        )
+    )
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 2, r.stderr
+    assert "show_tcphdr_ differs between the script's traces" in r.stderr
+    assert "the trace of link 1->2 has it, the trace of link 0->1 not" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+# OTcl's introspection as misc.tcl of the suites uses it: `$class info subclass $other` (1 when
+# $other is $class or inherits from it), `Object info subclass X` to ask whether X is a class,
+# `info instprocs PATTERN` and `info procs PATTERN` in ns-2's (hash table) order, and an
+# instproc given empty arguments and body, which deletes it.
+OTCL_INFO = """\
+Class Test
+Class Test/alpha -superclass Test
+Class Test/beta -superclass Test/alpha
+Class Topology
+foreach m {init run setup finish make-topo zeta a1 a10} { Test instproc $m {} {return 1} }
+Test proc mk {} {return 1}
+Test proc zz {} {return 1}
+puts "[Test info subclass] | [Test info subclass Test/beta] [Test info subclass Test]\
+ [Test info subclass Topology] [Test/beta info subclass Test]"
+puts "[Test info instprocs] | [Test info instprocs *a*] | [Test info procs m*]"
+puts "[catch {Object info subclass Test/nope} r] $r | [Object info subclass Test/alpha]"
+puts "[catch {Test info subclass a b} r] $r"
+Test instproc zeta {} {}
+puts "[Test info instprocs] | [catch {[new Test] zeta} r] $r"
+proc isProc? {cls prc} {
+    if [catch "Object info subclass $cls/$prc" r] { puts "no such $cls: $prc"; return 0 }
+    return 1
+}
+puts "[isProc? Test alpha] [isProc? Test gamma]"
+"""
+
+
+@needs_ns
+def test_otcl_class_introspection_is_ns2s(tmp_path: Path) -> None:
+    _, _, out = _run_both(OTCL_INFO, "o.tcl", tmp_path)
+    assert out.splitlines()[0] == "Test/alpha | 1 1 0 0"
+    assert "no such Test: gamma" in out

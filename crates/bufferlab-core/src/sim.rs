@@ -853,6 +853,7 @@ impl Simulation {
             .collect();
         let mut trace = Ns2Trace::new(out, flows, ports, &filter.events);
         trace.set_error_drops(error_drops);
+        trace.set_show_tcphdr(filter.show_tcphdr);
         self.taps.ns2_trace = Some(trace);
         Ok(())
     }

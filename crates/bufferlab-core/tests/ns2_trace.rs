@@ -41,7 +41,10 @@ fn traced(filter: TraceFilter) -> (bufferlab_core::report::Report, std::path::Pa
     let dir = std::env::temp_dir().join(format!(
         "bufferlab-ns2-{}-{}",
         std::process::id(),
-        filter.events.len() + filter.links.len() + 10 * filter.error_drops.len()
+        filter.events.len()
+            + filter.links.len()
+            + 10 * filter.error_drops.len()
+            + 100 * filter.show_tcphdr as usize
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("out.tr");
@@ -188,4 +191,33 @@ fn trace_fid_replaces_the_flow_index() {
     .map(|e| e.to_string())
     .unwrap_or_default();
     assert!(err.contains("flows[1].trace_fid"), "{err}");
+}
+
+// ---- show_tcphdr: ns-2's `Trace set show_tcphdr_ 1` adds the TCP header fields ----
+#[test]
+fn show_tcphdr_adds_four_fields_to_every_line() {
+    // every event, as the default filter (a filter of its own: its own file)
+    let (_, plain) = traced(TraceFilter {
+        events: "+-rd".into(),
+        ..Default::default()
+    });
+    let plain = std::fs::read_to_string(&plain).unwrap();
+    let (_, path) = traced(TraceFilter {
+        events: "+-rd".into(),
+        show_tcphdr: true,
+        ..Default::default()
+    });
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(text.lines().count(), plain.lines().count());
+    for (line, base) in text.lines().zip(plain.lines()) {
+        let rest = line
+            .strip_prefix(base)
+            .expect("the same line, then the header fields");
+        let fields: Vec<&str> = rest.split(' ').collect();
+        assert_eq!(&fields[..4], &["", "0", "0x0", "0"], "{line}");
+        let sa_length: usize = fields[4].parse().unwrap();
+        let is_ack = line.split(' ').nth(4) == Some("ack");
+        assert!(sa_length <= 3 && (is_ack || sa_length == 0), "{line}");
+    }
+    std::fs::remove_file(&path).ok();
 }

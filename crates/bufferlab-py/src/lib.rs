@@ -122,6 +122,7 @@ fn run(
         flows: trace_flows.unwrap_or_default(),
         events: trace_events.unwrap_or_default(),
         error_drops: Vec::new(),
+        show_tcphdr: false,
     };
     let mut callback_error: Option<PyErr> = None;
     let ext = extensions::PyExtensions {

@@ -49,9 +49,11 @@ impl Session {
     /// `ns2_error_drops`: link directions (from node, to node) whose random losses the ns-2
     /// trace writes as `e` (ns-2's `create-trace EDrop`) rather than `d`. `max_wall`: seconds
     /// of wall time the engine may run from now (`--max-wall`; `stopped()` then says so).
+    /// `ns2_show_tcphdr`: the ns-2 trace's lines also carry the TCP header fields (ns-2's
+    /// `Trace set show_tcphdr_ 1`).
     #[new]
     #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None,
-        ns2_error_drops = None, max_wall = None))]
+        ns2_error_drops = None, max_wall = None, ns2_show_tcphdr = false))]
     fn new(
         scenario_text: String,
         source: Option<String>,
@@ -59,6 +61,7 @@ impl Session {
         ns2_trace: Option<String>,
         ns2_error_drops: Option<Vec<(String, String)>>,
         max_wall: Option<f64>,
+        ns2_show_tcphdr: bool,
     ) -> PyResult<Self> {
         // no memory limit: as before (Some(0)), the script's process is the user's own
         let limits = crate::limits(max_wall, Some(0))?;
@@ -72,6 +75,7 @@ impl Session {
                 ns2_trace: trace.as_deref(),
                 trace_filter: TraceFilter {
                     error_drops: ns2_error_drops.unwrap_or_default(),
+                    show_tcphdr: ns2_show_tcphdr,
                     ..Default::default()
                 },
                 limits,

@@ -17,12 +17,8 @@ from bufferlab.ns2.classes import (
     VAR_TRACES,
     is_a,
 )
-from bufferlab.ns2.errors import Ns2Error
-from bufferlab.ns2.model import (
-    Agent,
-    App,
-    Node,
-)
+from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
+from bufferlab.ns2.model import Agent, App, Node
 
 # Data written into a one-way TCP agent (tcp.cc command: send -> sendmsg, advance, advanceby)
 # and FTP's procs that call them (ns-source.tcl; Application::send, app.cc).
@@ -40,6 +36,27 @@ if TYPE_CHECKING:
     from typing import ClassVar
 
 
+# ns-lib.tcl's Simulator instprocs that make a pair of agents (ns-2.35's, printed with
+# `Simulator info instbody create-connection` under `ns`): each runs in a frame of its own
+# (`apply`), so a script's own init procs and errors behave as under ns-2.
+_PAIR = """
+set s_agent [new Agent/$s_type]
+set d_agent [new Agent/$d_type]
+$s_agent set fid_ $pktClass
+$d_agent set fid_ $pktClass
+$self attach-agent $source $s_agent
+$self attach-agent $dest $d_agent
+"""
+_CONNECTION_PROCS = {
+    "create-connection": _PAIR + "$self connect $s_agent $d_agent\nreturn $s_agent",
+    "create-connection-list": _PAIR
+    + "$self connect $s_agent $d_agent\nreturn [list $s_agent $d_agent]",
+    "create-connection-listen": _PAIR
+    + "$self connect $s_agent $d_agent\n$d_agent listen\nreturn $s_agent",
+    "create-tcp-connection": _PAIR + 'return "$s_agent $d_agent"',
+}
+
+
 def _atoi(text: str) -> int:
     """C's atoi, as tcp.cc and app.cc read their argument: the leading integer, else 0."""
     m = re.match(r"\s*([+-]?\d+)", str(text))
@@ -55,7 +72,19 @@ class Agents:
         "connect": "sim_connect",
         "detach-agent": "sim_detach_agent",
         "set": "sim_set",
+        **{name: "sim_create_connection" for name in _CONNECTION_PROCS},
     }
+
+    def sim_create_connection(self, m: str, a: list[str]) -> str:
+        """`$ns create-connection TCP $n0 TCPSink $n1 $fid` and its kin (ns-lib.tcl)."""
+        if len(a) != 5:
+            raise TclScriptError(
+                f'wrong # args: should be "$ns {m} s_type source d_type dest pktClass"'
+            )
+        assert self.sim is not None
+        params = "self s_type source d_type dest pktClass"
+        fn = self.tcl_list(params, _CONNECTION_PROCS[m])
+        raise EvalInCaller(self.tcl_list("apply", fn, self.sim.handle, *a))
 
     def agent(self, h: str) -> Agent:
         obj = self.objects.get(h)

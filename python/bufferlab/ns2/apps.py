@@ -8,13 +8,9 @@ from __future__ import annotations
 import heapq
 
 from bufferlab.ns2.agents import APP_DATA_OPS
-from bufferlab.ns2.classes import (
-    is_a,
-)
+from bufferlab.ns2.classes import is_a
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
-from bufferlab.ns2.model import (
-    App,
-)
+from bufferlab.ns2.model import App
 from bufferlab.ns2.units import number, time_s
 
 

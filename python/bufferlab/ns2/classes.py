@@ -144,6 +144,16 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "shape_": "1.5",
     },
     "ErrorModel": {"rate_": "0", "enable_": "1", "markecn_": "false", "delay_pkt_": "false"},
+    # trace.cc's bound variables (ns-default.tcl; `Trace info vars` under `ns`): the traces made
+    # after `Trace set show_tcphdr_ 1` write the TCP header's fields (traces.py)
+    "Trace": {
+        "src_": "-1",
+        "dst_": "-1",
+        "callback_": "0",
+        "show_tcphdr_": "0",
+        "show_sctphdr_": "0",
+        "debug_": "false",
+    },
     **RANVAR_DEFAULTS,
 }
 

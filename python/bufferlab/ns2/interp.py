@@ -299,6 +299,9 @@ class Interp(
         self._register(rng)
         self.default_rng = rng  # RNG::defaultrng(), which `$rng default` changes
         self.tcl.call("set", "::defaultRNG", rng.handle)
+        # ns-2.35's start-up makes a second RNG after it (`RNG info instances` under `ns`: _o2
+        # _o1), so that the script's first object is _o3 there: its handles are ns-2's
+        self._handle()
         self.tcl.eval(RNG_TCL)
 
     def warn(self, message: str) -> None:

@@ -264,6 +264,9 @@ class Network:
         # drop traces, as ns-2's SimpleLink errormodule makes the link's drophead its
         # drop-target.
         self.drop_targets: dict[str, Obj] = {}
+        # Trace's class variables each link trace took when ns-2 would make it (trace-queue, a
+        # link made after trace-all): (what, show_tcphdr_, callback_)
+        self.trace_vars: list[tuple[str, str, str]] = []
         # The scenario's link name of each direction (node ids), made by to_scenario.
         self.link_names: dict[tuple[int, int], str] = {}
 

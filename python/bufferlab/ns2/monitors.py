@@ -5,16 +5,9 @@
 
 from __future__ import annotations
 
-from bufferlab.ns2.classes import (
-    INTEGRATOR_VARS,
-)
+from bufferlab.ns2.classes import INTEGRATOR_VARS
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
-from bufferlab.ns2.model import (
-    Integrator,
-    Link,
-    Queue,
-    QueueMonitor,
-)
+from bufferlab.ns2.model import Integrator, Link, Queue, QueueMonitor
 from bufferlab.ns2.units import number
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").

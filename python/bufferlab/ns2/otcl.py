@@ -307,6 +307,11 @@ class ObjectSystem:
         if len(a) != 3:
             raise Ns2Error(f"usage: {usage} name args body")
         name, params, body = a
+        if params == "" and body == "":  # OTcl: empty arguments and body delete the method
+            gone = self.classes.procs.pop((key, name), None)
+            if gone is not None:
+                self.tcl.call("rename", gone.tcl_name, "")
+            return ""
         p = self.classes.define_proc(key, name, params, body)
         here = [str(w) for w in self.tcl.splitlist(self.tcl.eval("::ns2::where"))]
         if here and not here[0].startswith("@"):
@@ -361,8 +366,11 @@ class ObjectSystem:
         raise Ns2Error(f"{cls} {method}: not an ns-2 class method bufferlab models")
 
     def class_info(self, cls: str, a: list[str]) -> str:
+        """OTcl's `$class info ...` (otcl.c ClassInfoMethod); the lists of procs and
+        instances take an optional glob pattern, as there."""
         what = a[0] if a else ""
         user = self.classes.user.get(cls)
+        pattern = a[1] if len(a) == 2 else "*"
         instprocs = {m: p for (k, m), p in self.classes.procs.items() if k == ("c", cls)}
         if what == "superclass":
             if user is not None:
@@ -372,24 +380,55 @@ class ObjectSystem:
         if what == "heritage":
             return self.tcl_list(*self.classes.heritage(cls))
         if what == "subclass":
-            return self.tcl_list(*self.classes.subclasses(cls))
+            return self._subclass(cls, a[1:])
         if what == "instances":
             alive = [h for h in (user.instances if user else []) if h in self.objects]
-            return self.tcl_list(*alive)
-        if what == "instprocs":
-            return self.tcl_list(*instprocs)
+            return self.tcl_list(*self._matching(alive, pattern))
+        if what == "instprocs" and len(a) <= 2:
+            return self.tcl_list(*self._hash_order(self._matching(instprocs, pattern)))
         if what in ("instargs", "instbody") and len(a) == 2 and a[1] in instprocs:
             p = instprocs[a[1]]
             if what == "instbody":
                 return p.body
             return self.tcl_list(*[str(w) for w in self.tcl.call("info", "args", p.tcl_name)][3:])
-        if what == "procs":
-            return self.tcl_list(*[m for (k, m) in self.classes.procs if k == ("o", cls)])
+        if what == "procs" and len(a) <= 2:
+            procs = [m for (k, m) in self.classes.procs if k == ("o", cls)]
+            return self.tcl_list(*self._hash_order(self._matching(procs, pattern)))
         if what == "class":
             return "Class"
         if what == "vars":
             return self.tcl_list(*self.class_vars.get(cls, {}))
         raise TclScriptError(f"{cls} info {what}: not an OTcl class query bufferlab models")
+
+    def _subclass(self, cls: str, a: list[str]) -> str:
+        """`$class info subclass`: its direct subclasses; `$class info subclass $other`: 1 when
+        $other is $class or inherits from it, else 0 (otcl.c: $other among the classes
+        ComputeOrder(cl, Sub) lists, $class first), an error when $other is no class."""
+        if not a:
+            return self.tcl_list(*self.classes.subclasses(cls))
+        if len(a) > 1:
+            raise TclScriptError(f"wrong # args: should be {{{cls} info subclass ?class?}}")
+        if not self.classes.exists(a[0]):
+            raise TclScriptError(f"expected a class but got {a[0]}")
+        return "1" if cls in self.classes.mro(a[0]) else "0"
+
+    def _matching(self, names: Iterable[str], pattern: str) -> list[str]:
+        """The names that match a glob pattern as Tcl's `string match` does, in order."""
+        names = list(names)
+        if pattern == "*" or not names:
+            return names
+        found = self.tcl.call("lsearch", "-all", "-inline", "-glob", tuple(names), pattern)
+        return [str(w) for w in self.tcl.splitlist(found)]
+
+    def _hash_order(self, names: list[str]) -> list[str]:
+        """The order OTcl lists a class's procs in: that of its Tcl hash table, which a Tcl
+        array given the same names in the same order has too (checked with `ns`)."""
+        if len(names) < 2:
+            return names
+        order = self.tcl.call(
+            "apply", "{names} {foreach n $names {set a($n) {}}; array names a}", tuple(names)
+        )
+        return [str(w) for w in self.tcl.splitlist(order)]
 
     def method(self, obj: Obj, method: str, args: list[str]) -> str:
         found = self.classes.find(obj.handle, obj.klass, method)

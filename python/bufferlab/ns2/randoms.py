@@ -7,10 +7,7 @@ from __future__ import annotations
 import math
 
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
-from bufferlab.ns2.model import (
-    Obj,
-    Rng,
-)
+from bufferlab.ns2.model import Obj, Rng
 from bufferlab.ns2.rng import RANVAR_DEFAULTS, ranvar_value
 from bufferlab.ns2.units import number
 

@@ -11,15 +11,9 @@ import _tkinter
 import heapq
 import math
 
-from bufferlab.ns2.classes import (
-    TCP_CC,
-)
+from bufferlab.ns2.classes import TCP_CC
 from bufferlab.ns2.errors import Ns2Error
-from bufferlab.ns2.model import (
-    Agent,
-    App,
-    reset_ssthresh,
-)
+from bufferlab.ns2.model import Agent, App, reset_ssthresh
 from bufferlab.ns2.units import number, time_s
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").

@@ -6,17 +6,9 @@ ns-lib.tcl) and their methods (errmodel.cc).
 
 from __future__ import annotations
 
-from bufferlab.ns2.classes import (
-    QUEUE_KINDS,
-)
+from bufferlab.ns2.classes import QUEUE_KINDS
 from bufferlab.ns2.errors import Ns2Error
-from bufferlab.ns2.model import (
-    Link,
-    Node,
-    Obj,
-    Queue,
-    red_automatic,
-)
+from bufferlab.ns2.model import Link, Node, Obj, Queue, red_automatic
 from bufferlab.ns2.units import number, rate_bps, time_s
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
@@ -107,6 +99,7 @@ class Topology:
             )
             if net.trace_channel is not None:  # simplex-link: trace-queue n1 n2 $traceall
                 link.traces.append(net.trace_channel)
+                self.trace_made(f"the trace of link {s.id}->{d.id}")
             self._register(link)
             net.links[(s.id, d.id)] = link
         return ""

@@ -8,15 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bufferlab.ns2.classes import (
-    TRACE_EVENTS,
-)
+from bufferlab.ns2.classes import TRACE_EVENTS
 from bufferlab.ns2.errors import Ns2Error
-from bufferlab.ns2.model import (
-    Link,
-    Obj,
-    TraceObj,
-)
+from bufferlab.ns2.model import Link, Obj, TraceObj
+from bufferlab.ns2.units import number
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
 TYPE_CHECKING = False
@@ -59,6 +54,8 @@ class Traces:
             self._not_while_running("tracing a link")
         self._channel_path(channel, "a link's trace")
         link.traces.append(channel)
+        assert link.src is not None and link.dst is not None
+        self.trace_made(f"the trace of link {link.src.id}->{link.dst.id}")
         # SimpleLink trace sets the queue's drop-target back to the link's drophead
         assert link.queue is not None
         self.net.drop_targets.pop(link.queue.handle, None)
@@ -91,6 +88,7 @@ class Traces:
             src=n1.id,
             dst=n2.id,
         )
+        self.init_vars(obj)  # Trace's class variables, as ns-2's init-instvar
         self._register(obj)
         return obj.handle
 
@@ -150,3 +148,35 @@ class Traces:
     def sim_namtrace_all(self, m: str, a: list[str]) -> str:
         self.warn("namtrace-all: bufferlab writes no nam trace (the file stays empty)")
         return ""
+
+    def trace_made(self, what: str) -> None:
+        """ns-2 makes a link's trace objects now (ns-lib.tcl create-trace): they take Trace's
+        class variables as they are now (init-instvar)."""
+        show = self.default("Trace", "show_tcphdr_") or "0"
+        self.net.trace_vars.append((what, show, self.default("Trace", "callback_") or "0"))
+
+    def show_tcphdr(self) -> bool:
+        """Whether the trace lines carry the TCP header's fields: ns-2's `Trace set
+        show_tcphdr_ 1` (trace.cc `Trace::format` appends ackno, flags, hlen and sa_length to
+        the lines of each trace made after it). The engine writes one trace for all files,
+        so the script's traces must agree; a trace's `callback_` is not modelled."""
+        values = list(self.net.trace_vars)
+        for obj in self.objects.values():
+            if isinstance(obj, TraceObj) and obj.channel:
+                show, callback = obj.vars.get("show_tcphdr_", "0"), obj.vars.get("callback_", "0")
+                values.append((f"the trace object {obj.handle}", show, callback))
+        for what, _, callback in values:
+            if number(callback, "Trace callback_") != 0:
+                raise Ns2Error(
+                    f"Trace callback_ {callback} ({what}): handing each trace line to "
+                    "`$trace handle` is not modelled"
+                )
+        shows = {number(show, "Trace show_tcphdr_") != 0 for _, show, _ in values}
+        if len(shows) > 1:
+            on = next(what for what, show, _ in values if number(show) != 0)
+            off = next(what for what, show, _ in values if number(show) == 0)
+            raise Ns2Error(
+                f"Trace show_tcphdr_ differs between the script's traces ({on} has it, {off} "
+                "not): bufferlab writes one trace; set it once, before the traces are made"
+            )
+        return shows == {True}

@@ -23,7 +23,15 @@
 //!   opening packet 0 and the data packets from 1, tcp.cc output(); without an opening packet
 //!   the data from 0), or for a pure ACK the last packet received in order (ns-2 TCPSink's
 //!   `seqno_` in the ACK);
-//! * uid: the packet's unique id.
+//! * uid: the packet's unique id;
+//! * with ns-2's `Trace set show_tcphdr_ 1` ([`TraceFilter::show_tcphdr`]), four more fields
+//!   from the packet's TCP header, as trace.cc's `Trace::format` prints them (`%d 0x%x %d %d`):
+//!   ackno, flags, hlen and sa_length. ns-2's one-way agents and sinks leave the first three
+//!   at the zeroed header's 0 (ns-2's packets are allocated zeroed, packet.h `Packet::init`;
+//!   their sequence and ACK numbers go in `seqno`); a SACK sink's ACK has its number of SACK
+//!   blocks in sa_length (tcp-sink.cc `Sacker::append_ack`); every other packet 0 0x0 0 0.
+//!   Checked with `ns` itself (Reno, Newreno, Vegas, Sack1 and Linux senders, with and without
+//!   delayed ACKs, CBR over UDP).
 
 use crate::packet::{tcp_flags, Ecn, Packet, PacketKind};
 use crate::units::SimTime;
@@ -42,6 +50,8 @@ pub struct TraceFilter {
     /// Link directions (from node, to node) whose random losses are written as `e` events
     /// rather than `d` (default none).
     pub error_drops: Vec<(String, String)>,
+    /// ns-2's `Trace set show_tcphdr_ 1`: each line also gets the TCP header fields.
+    pub show_tcphdr: bool,
 }
 
 /// The trace event kinds of ns-2.
@@ -90,6 +100,7 @@ pub struct Ns2Trace {
     /// Per port: random losses written as `e`.
     error_drops: Vec<bool>,
     events: [bool; 5],
+    show_tcphdr: bool,
     line: String,
     error: Option<io::Error>,
 }
@@ -129,6 +140,7 @@ impl Ns2Trace {
             ports,
             error_drops,
             events: [ev('+'), ev('-'), ev('r'), ev('d'), ev('d') || ev('e')],
+            show_tcphdr: false,
             line: String::with_capacity(128),
             error: None,
         }
@@ -137,6 +149,11 @@ impl Ns2Trace {
     /// Writes the random losses of these ports as `e` events.
     pub fn set_error_drops(&mut self, ports: Vec<bool>) {
         self.error_drops = ports;
+    }
+
+    /// Writes the TCP header fields after each line's uid (`Trace set show_tcphdr_ 1`).
+    pub fn set_show_tcphdr(&mut self, on: bool) {
+        self.show_tcphdr = on;
     }
 
     /// The event a random loss at `port` is written as: `e` or `d`.
@@ -195,7 +212,7 @@ impl Ns2Trace {
         };
         self.line.clear();
         let flags: String = flags.iter().collect();
-        let _ = writeln!(
+        let _ = write!(
             self.line,
             "{} {} {} {} {} {} {} {} {}.{} {}.{} {} {}",
             ev.as_char(),
@@ -213,6 +230,15 @@ impl Ns2Trace {
             seq,
             pkt.uid
         );
+        if self.show_tcphdr {
+            // ackno 0x<flags> hlen sa_length (see the module's doc)
+            let sa_length = match pkt.kind {
+                PacketKind::TcpAck => pkt.tcp.sack_count(),
+                _ => 0,
+            };
+            let _ = write!(self.line, " 0 0x0 0 {sa_length}");
+        }
+        self.line.push('\n');
         if self.error.is_none() {
             if let Err(e) = self.out.write_all(self.line.as_bytes()) {
                 self.error = Some(e);
