@@ -746,3 +746,38 @@ def test_otcl_class_introspection_is_ns2s(tmp_path: Path) -> None:
     _, _, out = _run_both(OTCL_INFO, "o.tcl", tmp_path)
     assert out.splitlines()[0] == "Test/alpha | 1 1 0 0"
     assert "no such Test: gamma" in out
+
+
+# The suites' topologies: a second duplex-link between the same two nodes, which takes the
+# first one's place (ns-lib.tcl's link_ array: the first carries nothing from then on, and
+# what was set on it stays there), `$link trace-dynamics` (nothing to write without link
+# failures), and ns-autoconf.tcl's globals (`exec $PERL ...` in the finish procs).
+SECOND_LINK = """\
+set ns [new Simulator]
+set f [open out.tr w]
+$ns trace-all $f
+set a [$ns node]; set b [$ns node]
+$ns duplex-link $a $b 1Mb 10ms DropTail
+set old [$ns link $a $b]
+$ns queue-limit $a $b 3
+$ns duplex-link $b $a 2Mb 30ms RED
+$ns queue-limit $a $b 8
+[$ns link $a $b] trace-dynamics $ns $f
+puts "[expr {$old eq [$ns link $a $b]}] [[[$ns link $a $b] queue] set limit_]\
+ [[$old queue] set limit_] $PERL $MAXSEQ"
+set tcp [$ns create-connection TCP/Reno $a TCPSink $b 0]
+$tcp set window_ 30
+set ftp [$tcp attach-app FTP]
+$ns at 0 "$ftp start"
+$ns at 2 "close $f; exit 0"
+$ns run
+"""
+
+
+@needs_ns
+def test_a_second_link_replaces_the_first_as_in_ns2(tmp_path: Path) -> None:
+    ns_dir, bl_dir, out = _run_both(SECOND_LINK, "l.tcl", tmp_path)
+    assert out == "0 8 3 /usr/bin/perl 1073741824\n"
+    ours = (bl_dir / "out.tr").read_bytes()
+    assert ours == (ns_dir / "out.tr").read_bytes()
+    assert b"\nd " in ours  # the new queue's limit of 8 drops

@@ -61,6 +61,11 @@ _BOOT = r"""
 # ns-2 runs its scripts with tcl_precision 17 (`puts $tcl_precision` under ns prints 17), so
 # doubles print with 17 digits (0.10000000000000001), as ns-2 prints them
 set tcl_precision 17
+# ns-autoconf.tcl's globals, as Debian's ns-2.35 has them (`puts $PERL` under ns): the validation
+# suites' finish procs run `exec $PERL ../../bin/getrc ...`
+set PERL /usr/bin/perl
+set TCLSH /usr/bin/tclsh8.6
+set MAXSEQ 1073741824
 namespace eval ::ns2 { variable chanpath; array set chanpath {} }
 namespace eval ::ns2::ip {}
 proc ::ns2::where {} {

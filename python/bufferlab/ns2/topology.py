@@ -7,7 +7,7 @@ ns-lib.tcl) and their methods (errmodel.cc).
 from __future__ import annotations
 
 from bufferlab.ns2.classes import QUEUE_KINDS
-from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.errors import Ns2Error, TclScriptError
 from bufferlab.ns2.model import Link, Node, Obj, Queue, red_automatic
 from bufferlab.ns2.units import number, rate_bps, time_s
 
@@ -78,8 +78,10 @@ class Topology:
         rate, delay = rate_bps(a[2]), time_s(a[3])
         ends = [(n1, n2), (n2, n1)] if m == "duplex-link" else [(n1, n2)]
         for s, d in ends:
-            if (s.id, d.id) in net.links:
-                raise Ns2Error(f"a second link from node {s.id} to node {d.id}")
+            # a second link between the same two nodes takes the first's place in ns-lib.tcl's
+            # link_ array (simplex-link: `set link_($sid:$did) [new $linkType ...]`), from
+            # which the routes are computed: the first one carries nothing from then on, and
+            # what the script set on it stays on it (checked with `ns`)
             q = Queue(self._handle(), f"Queue/{qtype}", kind=qtype)
             self.init_vars(q)
             if qtype == "RED":
@@ -143,7 +145,9 @@ class Topology:
         if method == "queue":
             assert link.queue is not None
             return link.queue.handle
-        if method in ("errormodule", "install-error", "trace-dynamics"):
+        if method == "trace-dynamics":
+            return self._trace_dynamics(link, args)
+        if method in ("errormodule", "install-error"):
             raise Ns2Error(f"link {method}: use $ns lossmodel $em n1 n2")
         if method in ("queue-sample-timeout", "sample-queue-size") and not args:
             return self._queue_sample(link, method)
@@ -175,3 +179,14 @@ class Topology:
         if method in ("ranvar", "target"):
             return em.ranvar.handle if method == "ranvar" and em.ranvar else ""
         raise Ns2Error(f"{em.cls} method `{method}` is not modelled")
+
+    def _trace_dynamics(self, link: Link, args: list[str]) -> str:
+        """ns-link.tcl's SimpleLink trace-dynamics {ns f op}: a Generic trace of the link's
+        up and down events, and the link's drophead made the target of the packets a failing
+        link drops in transit (transit-drop-trace, linkfail-drop-trace). Link failures are
+        not modelled (rtmodel exits 2), so neither ever writes a line (checked with `ns`)."""
+        if len(args) not in (2, 3):
+            raise TclScriptError('wrong # args: should be "$link trace-dynamics ns f ?op?"')
+        if len(args) == 3 and args[2]:
+            raise Ns2Error(f"$link trace-dynamics with op {args[2]}: nam traces are not written")
+        return ""
