@@ -58,6 +58,9 @@ class Node(Obj):
     def __init__(self, handle: str, cls: str, *, id: int) -> None:
         super().__init__(handle, cls)
         self.id = id
+        # ns-node.tcl's neighbor_: the far node of each link made from it (add-neighbor), in
+        # order, a node once per link
+        self.neighbors: list[Node] = []
 
     @property
     def name(self) -> str:

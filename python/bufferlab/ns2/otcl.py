@@ -29,7 +29,14 @@ import fnmatch
 import re
 from collections.abc import Iterable
 
-from bufferlab.ns2.classes import LABELS, NS_DEFAULTS, TCP_STATE, class_chain, is_a
+from bufferlab.ns2.classes import (
+    LABELS,
+    NS2_AGENT_DEFAULTS,
+    NS_DEFAULTS,
+    TCP_STATE,
+    class_chain,
+    is_a,
+)
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
 from bufferlab.ns2.model import Agent, App, Integrator, Link, Obj, Queue, QueueMonitor, Rng
 from bufferlab.ns2.units import bound_text, number, rate_bps, time_s
@@ -555,7 +562,9 @@ class ObjectSystem:
             obj.limit_set = True
         if isinstance(obj, App):
             var, value = self._traffic_set(obj, var, value)
-        if isinstance(obj, Agent) and var not in obj.vars and var not in LABELS:
+        # ns-2's own variables are checked at $ns run (scenario.unmodelled_variables)
+        ns2_own = any(var in NS2_AGENT_DEFAULTS.get(c, {}) for c in class_chain(obj.cls))
+        if isinstance(obj, Agent) and var not in obj.vars and var not in LABELS and not ns2_own:
             self.warn(f"{obj.cls} {var} is not modelled; ignored")
         if isinstance(obj, Link):
             if var == "bandwidth_":

@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bufferlab.ns2.classes import (
+    LABELS,
     LINUX_CA,
+    NS2_AGENT_DEFAULTS,
     NS_DEFAULTS,
     TCP_CC,
     TCP_SINKS,
+    TCP_STATE,
     TRAFFIC,
     class_chain,
     is_a,
@@ -48,6 +51,8 @@ _TCP_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "slow_start_restart_": ("slow_start_restart", boolean),
     "singledup_": ("limited_transmit", boolean),
     "syn_": ("handshake", boolean),
+    # tcp.cc output adds headersize() to data packets only when useHeaders_ is true
+    "useHeaders_": ("use_headers", boolean),
     "v_alpha_": ("vegas_alpha", number),
     "v_beta_": ("vegas_beta", number),
     "v_gamma_": ("vegas_gamma", number),
@@ -298,6 +303,9 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     for var, why in _TCP_UNMODELLED.items():
         if _changed(ag, var) is not None:
             raise Ns2Error(f"{ag.cls} {var} {ag.vars[var]}: {why}")
+    unmodelled_variables(ag, {*_TCP_FIELDS, "window_", "ssthresh_"})  # ssthresh_: reset_ssthresh
+    if ag.peer is not None:
+        unmodelled_variables(ag.peer, {"interval_"})
     for var, (key, conv) in _TCP_FIELDS.items():
         v = _changed(ag, var)
         if v is None:
@@ -507,3 +515,40 @@ def loss_config(em: Obj, after_link: bool, warn: Callable[[str], None]) -> dict[
         "rate": number(em.vars.get("rate_", "0")),
         "position": "after_link" if after_link else "before_queue",
     }
+
+
+def unmodelled_variables(ag: Obj, read: set[str]) -> None:
+    """Stops at a variable of ns-2's (NS2_AGENT_DEFAULTS) that the script set away from its
+    default and that the translation does not read (`read`): ignoring it would run another
+    model than the script's. Labels and the state an agent reports are not settings."""
+    for var, value in ag.vars.items():
+        if var in read or var in LABELS or var in TCP_STATE or var in _TCP_UNMODELLED:
+            continue
+        default = next(
+            (
+                NS2_AGENT_DEFAULTS[c][var]
+                for c in class_chain(ag.cls)
+                if var in NS2_AGENT_DEFAULTS.get(c, {})
+            ),
+            None,
+        )
+        if default is None or _same_value(value, default):
+            continue
+        raise Ns2Error(
+            f"{ag.cls} {var} {value}: ns-2's {var} other than its default {default} is not modelled"
+        )
+
+
+def _same_value(value: str, default: str) -> bool:
+    """Whether a value is ns-2's default, as a bound variable reads it (a number, or a
+    boolean: true/false, 1/0)."""
+    if value == default:
+        return True
+    try:
+        return float(value) == float(default)
+    except ValueError:
+        pass
+    try:
+        return boolean(value) == boolean(default)
+    except Ns2Error:
+        return False

@@ -43,6 +43,9 @@ class Topology:
     def node_method(self, n: Node, m: str, a: list[str]) -> str:
         if m in ("id", "node-addr", "address?"):
             return str(n.id)
+        if m == "neighbors" and not a:  # ns-node.tcl: `return [lsort $neighbor_]`
+            order = self.tcl.call("lsort", tuple(x.handle for x in n.neighbors))
+            return self.tcl_list(*[str(h) for h in self.tcl.splitlist(order)])
         if m == "attach":
             self._attach(self.agent(a[0]), n)
             return ""
@@ -104,6 +107,7 @@ class Topology:
                 self.trace_made(f"the trace of link {s.id}->{d.id}")
             self._register(link)
             net.links[(s.id, d.id)] = link
+            s.neighbors.append(d)  # ns-lib.tcl simplex-link: `$n1 add-neighbor $n2`
         return ""
 
     def sim_queue_limit(self, m: str, a: list[str]) -> str:

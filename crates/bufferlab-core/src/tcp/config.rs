@@ -197,6 +197,12 @@ pub struct TcpOptions {
     /// Linux 8, ns-2 0; models/tcp.md). `"0B"` for a stack that sends no SYN options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub syn_options: Option<Bytes>,
+    /// Data segments carry `header` (default true). ns-2's `useHeaders_ false`: a data packet is
+    /// `mss` bytes on the wire (tcp.cc `output` adds `headersize()` to data packets only when
+    /// `useHeaders_` is true), while its opening packet keeps the 40-byte header and the
+    /// sink's ACKs their size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub use_headers: Option<bool>,
     /// Vegas alpha, beta, gamma in segments (ns-2 `v_alpha_` 1, `v_beta_` 3, `v_gamma_` 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vegas_alpha: Option<f64>,
@@ -259,6 +265,8 @@ pub struct TcpParams {
     pub ack_size: u32,
     /// Option bytes a SYN or SYN-ACK carries beyond `header` (window scale, SACK permitted).
     pub syn_options: u32,
+    /// Data segments carry `header` (ns-2's `useHeaders_`; false: `mss` bytes on the wire).
+    pub use_headers: bool,
     /// Bytes an ACK carrying n SACK blocks adds: `base + 8n` (RFC 2018 section 3: kind and
     /// length, then 8 bytes a block; ns-2's Sacker bills the 8 bytes a block only); `None`: SACK
     /// blocks are not billed.
@@ -320,6 +328,7 @@ impl TcpParams {
                 header: 40,       // tcpip_base_hdr_size_ 40 (ns-2 adds it to packetSize_)
                 ack_size: 40,     // Agent/TCPSink packetSize_ 40
                 syn_options: 0,   // ns-2 packets carry no TCP options
+                use_headers: true, // useHeaders_ true
                 sack_option_base: Some(0), // tcp-sink.cc Sacker::append_ack: += 8 per SACK block
                 iw: 2,            // windowInit_ 2
                 iw_after_syn_loss: 1,
@@ -376,6 +385,7 @@ impl TcpParams {
                 // SACK permitted (2) and timestamp (10) take 16; an ACK's timestamp (10) and
                 // SACK (2 + 8n) take 12 + 8n (TcpSocketBase::AddOptions, TcpHeader::Serialize).
                 syn_options: 4,
+                use_headers: true,
                 sack_option_base: Some(0),
                 iw: 10, // TcpSocket InitialCwnd 10
                 // ns-3 DoForwardUp sets cwnd = InitialCwnd on every SYN-ACK, lost SYN or not
@@ -431,6 +441,7 @@ impl TcpParams {
                 // (12) and NOP + window scale (4) take 20; SACK blocks come as NOP NOP kind
                 // length (4) + 8n after the aligned timestamp.
                 syn_options: 8,
+                use_headers: true,
                 sack_option_base: Some(4),
                 iw: 10, // TCP_INIT_CWND 10 (RFC 6928)
                 iw_after_syn_loss: 1,
@@ -584,6 +595,9 @@ impl TcpParams {
         if let Some(v) = o.syn_options {
             p.syn_options = v.0.min(u32::MAX as u64) as u32;
         }
+        if let Some(v) = o.use_headers {
+            p.use_headers = v;
+        }
         p
     }
 
@@ -606,6 +620,7 @@ impl TcpParams {
             "segment_on_wire_bytes": self.wire_size(),
             "ack_bytes": self.ack_size,
             "syn_option_bytes": self.syn_options,
+            "data_header_bytes": self.data_header(),
             "sack_option_base_bytes": self.sack_option_base,
             "initial_window_segments": self.iw,
             "initial_window_after_syn_loss_segments": self.iw_after_syn_loss,
@@ -803,9 +818,18 @@ impl TcpParams {
         Ok(())
     }
 
+    /// Header bytes on the wire of a data segment: `header`, none without `use_headers`.
+    pub fn data_header(&self) -> u32 {
+        if self.use_headers {
+            self.header
+        } else {
+            0
+        }
+    }
+
     /// Bytes on the wire of a full segment.
     pub fn wire_size(&self) -> u32 {
-        self.mss + self.header
+        self.mss + self.data_header()
     }
 }
 

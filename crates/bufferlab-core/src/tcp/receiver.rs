@@ -334,7 +334,8 @@ impl Endpoint for TcpReceiver {
             "sink_bytes_" => {
                 let segments = self.delivered.div_ceil(u64::from(self.p.mss.max(1)));
                 let syn = if self.syn_received { self.p.header } else { 0 };
-                Some((segments * u64::from(self.p.mss + self.p.header) + u64::from(syn)) as f64)
+                let segment = u64::from(self.p.wire_size());
+                Some((segments * segment + u64::from(syn)) as f64)
             }
             _ => None,
         }

@@ -491,7 +491,7 @@ impl TcpSender {
         }
         cx.send(Packet {
             kind: PacketKind::TcpData,
-            size: self.p.header + len as u32,
+            size: self.p.data_header() + len as u32,
             payload: len as u32,
             ecn: if self.p.ecn && len > 0 {
                 // RFC 3168 section 6.1.1: data segments are ECT; SYN and pure ACKs are not.

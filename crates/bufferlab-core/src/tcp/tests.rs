@@ -792,6 +792,41 @@ fn ns2_opening_packet_then_initial_window() {
     assert_eq!(pipe.snd.rtt_estimator().backoff(), 1);
 }
 
+/// ns-2 tcp.cc output: with `useHeaders_ false` a data packet is packetSize_ bytes alone; the
+/// opening packet keeps tcpip_base_hdr_size_ 40 and the sink's ACKs packetSize_ 40.
+#[test]
+fn ns2_use_headers_false_leaves_the_header_off_data_only() {
+    for use_headers in [true, false] {
+        let p = params(|o| {
+            o.handshake = None;
+            o.use_headers = Some(use_headers);
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+        let log = seen.clone();
+        pipe.drop = Box::new(move |_, p, _| {
+            let syn = p.tcp.flags & tcp_flags::SYN != 0;
+            log.borrow_mut().push((p.kind, syn, p.size));
+            false
+        });
+        pipe.run_until(ms(500));
+        let seen = seen.borrow();
+        let data: Vec<u32> = seen
+            .iter()
+            .filter(|e| e.0 == PacketKind::TcpData && !e.1)
+            .map(|e| e.2)
+            .collect();
+        assert!(data.len() > 3, "{seen:?}");
+        let size = if use_headers { 1040 } else { 1000 };
+        assert!(data.iter().all(|&s| s == size), "{data:?}");
+        assert!(seen.contains(&(PacketKind::TcpData, true, 40)));
+        assert!(seen
+            .iter()
+            .filter(|e| e.0 == PacketKind::TcpAck)
+            .all(|e| e.2 == 40));
+    }
+}
+
 /// ns-2 tcp-sink.cc ACKs a retransmitted opening packet again and tcp-reno.cc counts that ACK as
 /// a duplicate; the RFC flavour discards a SYN-ACK that arrives when established (RFC 5961).
 /// An RTT of 4 s beside the 3 s initial RTO retransmits the opening packet, so two SYN-ACKs come.
