@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from bufferlab.cli.format import output_console, print_fitted
-from bufferlab.study.spec import TINY_ENV, StudyError, list_studies, repo_root, studies_dir
+from bufferlab.study.spec import (
+    TINY_ENV,
+    StudyError,
+    child_file,
+    list_studies,
+    repo_root,
+    studies_dir,
+)
 
 # The study library (execution, claims, figures, pages) is imported by the commands that use
 # it, so that every other command starts without loading it.
@@ -30,9 +38,20 @@ StudiesOpt = Annotated[
 ]
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _plain(x: Any) -> str:
+    """A study file's text for the terminal: no control characters (an escape sequence in a
+    title would reach the terminal), and rich's markup escaped (``[/]`` in a title is text)."""
+    from rich.markup import escape
+
+    return escape(_CONTROL.sub(" ", str(x)))
+
+
 def _fail(msg: str) -> typer.Exit:
     sys.stdout.flush()
-    print(f"error: {' '.join(str(msg).split())}", file=sys.stderr)
+    print(f"error: {' '.join(_CONTROL.sub(' ', str(msg)).split())}", file=sys.stderr)
     return typer.Exit(2)
 
 
@@ -51,15 +70,15 @@ def list_cmd(studies: StudiesOpt = None) -> None:
     console = output_console(100)
     columns = ["study", "runs full", "runs quick", "runs tiny", "tables", "figures", "claims"]
     rows = [
-        [s.name, *(str(n_runs(s, m)) for m in ("full", "quick", "tiny")),
+        [_plain(s.name), *(str(n_runs(s, m)) for m in ("full", "quick", "tiny")),
          str(len(s.tables)), str(len(s.figures)), str(len(s.claims))]
         for s in sts
     ]  # fmt: skip
     print_fitted(console, "Studies", columns, rows)
     for s in sts:
         # Titles and citations are prose: wrapped at the console's width, never cut.
-        console.print(f"[bold]{s.name}[/]: {s.title}", highlight=False)
-        console.print(f"  paper: {s.paper}", highlight=False)
+        console.print(f"[bold]{_plain(s.name)}[/]: {_plain(s.title)}", highlight=False)
+        console.print(f"  paper: {_plain(s.paper)}", highlight=False)
 
 
 @study_app.command("run")
@@ -171,7 +190,7 @@ def run_cmd(
     failed = 0
     for st in chosen:
         console.rule()
-        console.print(f"[bold]{st.name}[/]: {st.title}", highlight=False)
+        console.print(f"[bold]{_plain(st.name)}[/]: {_plain(st.title)}", highlight=False)
         n = n_runs(st, mode)
         with Progress(
             "{task.description}",
@@ -198,7 +217,7 @@ def run_cmd(
         ok = sum(1 for r in res.records if r.get("ok"))
         console.print(f"{ok}/{len(res.records)} runs ok in {res.wall_s:.1f} s ({mode})")
         for k, v in res.errors.items():
-            console.print(f"[yellow]warning[/]: {k}: {v}")
+            console.print(f"[yellow]warning[/]: {_plain(k)}: {_plain(v)}")
         failed += len(res.records) - ok
         tabs = []
         for spec in st.tables:
@@ -206,7 +225,14 @@ def run_cmd(
             tabs.append(t)
             title = f"{spec.get('id', '')}: {spec.get('title', '')}".strip(": ")
             n = max(1, label_columns(t))
-            print_fitted(console, title, t.header, t.rows, key=n, left=n)
+            print_fitted(
+                console,
+                _plain(title),
+                [_plain(h) for h in t.header],
+                [[_plain(c) for c in r] for r in t.rows],
+                key=n,
+                left=n,
+            )
         figs = []
         for spec in st.figures:
             try:
@@ -215,16 +241,23 @@ def run_cmd(
                 raise _fail(str(e)) from None
             if p is not None:
                 figs.append((spec, p))
-                console.print(f"figure {spec.get('id')}: {p}")
+                console.print(f"figure {_plain(spec.get('id'))}: {_plain(p)}")
         claims = check_claims(res)
         for i, c in enumerate(claims, 1):
             head = c["verdict"].split(";")[0]
             colour = {"holds": "green", "does not hold": "red"}.get(head, "yellow")
-            console.print(f"{i}. {c['claim']} -> [{colour}]{c['verdict']}[/] {c['evidence']}")
-        save_outcome(res, tabs, claims, out)
-        if write_docs:
-            p = write_markdown(res, tabs, figs, claims, ddir / f"{st.name}.md", command)
-            console.print(f"page: {p}")
+            console.print(
+                f"{i}. {_plain(c['claim'])} -> [{colour}]{_plain(c['verdict'])}[/] "
+                f"{_plain(c['evidence'])}"
+            )
+        try:
+            save_outcome(res, tabs, claims, out)
+            page = child_file(ddir, st.name, ".md") if write_docs else None
+        except StudyError as e:
+            raise _fail(str(e)) from None
+        if page is not None:
+            p = write_markdown(res, tabs, figs, claims, page, command)
+            console.print(f"page: {_plain(p)}")
             if mode == "full":
                 write_run_sample(res, ddir)
                 console.print(f"index: {write_index(ddir)}")

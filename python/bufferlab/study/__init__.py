@@ -34,7 +34,7 @@ study.toml::
     duration = "30s"
     params = { buffer_kb = [5, 10] }                         # a subset of the labels
 
-    [metrics]                                                # per run, Python expressions
+    [metrics]                                 # per run, expressions (not Python: see below)
     tcp_thr_kbps = "mean(flows('tcp*', 'throughput_bps')) / 1e3"
     sent = { expr = "flow(F, 'tx_packets')", each = { S1 = "tcp0", S2 = "tcp1" }, dim = "source" }
 
@@ -50,10 +50,16 @@ Metric expressions see: ``flows(pattern, field)`` (list over flows whose name ma
 ``P`` (the point's parameter labels), ``R`` (the raw report), ``F`` (for ``each`` metrics), and
 ``sum mean std jain min max len sqrt nan``. Fields may be dotted (``tcp.response_time_mean_s``).
 
-The package reads one way, each module using only those above it: ``spec`` (the study file),
-``metrics`` (the expression language), ``plan`` (grid points x replications), ``execute`` (runs
-and their values), then ``tables``, ``figures``, ``claims`` and ``page`` (what is shown). The
-``bufferlab study`` commands are in :mod:`bufferlab.cli.study`.
+Metrics, claims, plan values (``"= expression"``) and figure models are expressions of a small
+language of their own (:mod:`bufferlab.study.expr`), checked when the study is loaded and never
+handed to Python's ``eval``: a study folder is data. What the language allows, the names of each
+field and the bounds are in ``studies/README.md``, "The expression language".
+
+The package reads one way, each module using only those above it: ``expr`` (the expression
+language), ``spec`` (the study file, its names and expressions checked), ``metrics`` (per-run
+values), ``plan`` (grid points x replications), ``execute`` (runs and their values), then
+``tables``, ``figures``, ``claims`` and ``page`` (what is shown). The ``bufferlab study``
+commands are in :mod:`bufferlab.cli.study`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,22 @@
 """Claims: each of the paper's conclusions checked against the study's values."""
 
 import itertools
-import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bufferlab.study.execute import Outcome
-from bufferlab.study.metrics import evaluate, jain_of, mean_of, std_of, sum_of
+from bufferlab.study.expr import (
+    describe,
+    evaluate,
+    safe_format,
+    safe_range,
+    safe_round,
+    safe_str,
+)
+from bufferlab.study.metrics import jain_of, mean_of, std_of, sum_of
 from bufferlab.study.plan import normalise_label
+from bufferlab.study.spec import evidence_expr
 from bufferlab.study.tables import published_rows
 
 # -- claims ------------------------------------------------------------------------------------
@@ -97,7 +105,7 @@ def claim_namespace(out: Outcome, missing: list[str] | None = None) -> dict[str,
         "any": any,
         "len": len,
         "sqrt": math.sqrt,
-        "round": round,
+        "round": safe_round,
         "sorted": sorted,
         "dict": dict,
         "list": list,
@@ -105,9 +113,9 @@ def claim_namespace(out: Outcome, missing: list[str] | None = None) -> dict[str,
         "isnan": math.isnan,
         "sum": sum_of,
         "nan": math.nan,
-        "format": format,
-        "str": str,
-        "range": range,
+        "format": safe_format,
+        "str": safe_str,
+        "range": safe_range,
         "float": float,
         "int": int,
     }
@@ -181,14 +189,14 @@ def check_claims(out: Outcome) -> list[dict[str, Any]]:
                 verdict = "holds" if ok else "does not hold"
             needed = sorted(set(missing))
             if c.get("evidence"):
-                evidence = evaluate("f" + json.dumps(c["evidence"]), ns)
+                evidence = evaluate(evidence_expr(c["evidence"]), ns)
             if needed:
                 # A value the check needs is not in this run (a point --quick or --tiny leaves
                 # out, or a metric that failed): no verdict on NaN.
                 verdict = "not checked"
                 evidence += f" (no value in this run for {'; '.join(needed)})"
         except Exception as e:  # reported, not fatal (e.g. a tiny run lacks a point)
-            verdict, evidence = "not checked", f"({type(e).__name__}: {e})"
+            verdict, evidence = "not checked", f"({describe(e)})"
         if c.get("check") and c.get("peers"):
             verdict += _peer_verdicts(out, c)
         res.append(

@@ -6,12 +6,18 @@ from pathlib import Path
 from typing import Any
 
 from bufferlab.study.execute import Outcome
-from bufferlab.study.metrics import evaluate
+from bufferlab.study.expr import evaluate
 from bufferlab.study.plan import normalise_label
-from bufferlab.study.spec import StudyError, as_list
+from bufferlab.study.spec import StudyError, as_list, child_file, figure_stem
 from bufferlab.study.tables import lookup_published, published_rows
 
 # -- figures -----------------------------------------------------------------------------------
+
+
+def _t(x: Any) -> str:
+    """A study's text for a figure: its ``$`` escaped, so that matplotlib draws it as written
+    instead of parsing it as mathtext."""
+    return str(x).replace("$", r"\$")
 
 
 def _label_value(x: Any) -> float | None:
@@ -37,15 +43,17 @@ def draw_figure(out: Outcome, spec: Mapping[str, Any], out_dir: Path) -> Path | 
         raise StudyError(
             f"{out.study.dir / 'study.toml'}: {spec.get('id')}: unknown figure kind {kind!r}"
         )
-    fig = fn(out, spec, plt)
-    if fig is None:
-        return None
-    fid = str(spec.get("id", "figure")).lower().replace(" ", "_").replace("/", "-")
-    path = out_dir / f"{out.study.name}_{fid}.png"
-    out_dir.mkdir(parents=True, exist_ok=True)
-    # Smoke tests (--tiny) only check that figures are drawn: draw them cheaply.
-    fig.savefig(path, dpi=50 if out.mode == "tiny" else 110, bbox_inches="tight")
-    plt.close(fig)
+    path = child_file(out_dir, figure_stem(out.study.name, spec), ".png")
+    # The study's text (titles, labels) is drawn as written: never through LaTeX, and with its
+    # "$" escaped (_t), so no mathtext either.
+    with matplotlib.rc_context({"text.usetex": False}):
+        fig = fn(out, spec, plt)
+        if fig is None:
+            return None
+        out_dir.mkdir(parents=True, exist_ok=True)
+        # Smoke tests (--tiny) only check that figures are drawn: draw them cheaply.
+        fig.savefig(path, dpi=50 if out.mode == "tiny" else 110, bbox_inches="tight")
+        plt.close(fig)
     return path
 
 
@@ -132,7 +140,7 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                     ms=4,
                     color=color,
                     capsize=2,
-                    label=f"bufferlab {lbl}".strip(),
+                    label=_t(f"bufferlab {lbl}".strip()),
                 )
                 if pub:
                     pp = _recorded_points(pub, pw, gl, xs_name, st.metrics[y].paper or y)
@@ -143,7 +151,7 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                             marker="x",
                             color=color,
                             alpha=0.7,
-                            label=f"paper {lbl}".strip(),
+                            label=_t(f"paper {lbl}".strip()),
                         )
                 for pi, (pname, prows) in enumerate(peer_rows.items()):
                     pts = _recorded_points(prows, pw, gl, xs_name, st.metrics[y].paper or y)
@@ -155,7 +163,7 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                             mfc="none",
                             color=color,
                             alpha=0.8,
-                            label=f"{pname} {lbl}".strip(),
+                            label=_t(f"{pname} {lbl}".strip()),
                         )
             if spec.get("model") and yi == 0:
                 xsorted = sorted({_label_value(lab[xs_name]) for lab in labs} - {None})
@@ -171,7 +179,9 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                     }
                     try:
                         mv = [evaluate(spec["model"], {**ns, "x": x}) for x in grid]
-                        ax.plot(grid, mv, ls=":", color="k", label=spec.get("model_label", "model"))
+                        ax.plot(
+                            grid, mv, ls=":", color="k", label=_t(spec.get("model_label", "model"))
+                        )
                     except Exception:  # a model is an optional overlay
                         pass
             for vl in as_list(spec.get("vlines")):
@@ -181,7 +191,7 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                     continue
                 ax.axvline(xv, ls="-.", color="grey", lw=1)
                 ax.annotate(
-                    vl.get("label", ""),
+                    _t(vl.get("label", "")),
                     (xv, 0.02),
                     xycoords=("data", "axes fraction"),
                     rotation=90,
@@ -192,13 +202,13 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                 ax.set_xscale("log")
             if spec.get("ylim"):
                 ax.set_ylim(*spec["ylim"])
-            ax.set_xlabel(spec.get("xlabel", xs_name))
-            ax.set_ylabel(spec.get("ylabel", st.metrics[y].label or y))
+            ax.set_xlabel(_t(spec.get("xlabel", xs_name)))
+            ax.set_ylabel(_t(spec.get("ylabel", st.metrics[y].label or y)))
             if spec.get("panels"):
-                ax.set_title(f"{spec['panels']} = {pw[spec['panels']]}", fontsize=10)
+                ax.set_title(_t(f"{spec['panels']} = {pw[spec['panels']]}"), fontsize=10)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=7)
-    fig.suptitle(f"{spec.get('id', '')}: {spec.get('title', '')}", fontsize=11)
+    fig.suptitle(_t(f"{spec.get('id', '')}: {spec.get('title', '')}"), fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -220,7 +230,7 @@ def _fig_bars(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
             key = f"{y}[{g}]" if g else y
             vals = [(out.stat(exp, lab, key) or {}).get("mean", math.nan) for lab in labs]
             xs = [i + gi * width for i in range(len(labs))]
-            ax.bar(xs, vals, width=width, color=f"C{gi}", label=f"{g or y}")
+            ax.bar(xs, vals, width=width, color=f"C{gi}", label=_t(g or y))
             if pub:
                 pv = [
                     lookup_published(pub, {**pw, **lab, **({m.dim: g} if g else {})}, m.paper or y)
@@ -238,13 +248,13 @@ def _fig_bars(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                         label="paper" if gi == 0 else None,
                     )
         ax.set_xticks([i + width * (len(groups) - 1) / 2 for i in range(len(labs))])
-        ax.set_xticklabels([str(lab[xname]) for lab in labs], fontsize=8)
-        ax.set_ylabel(spec.get("ylabel", m.label or y))
+        ax.set_xticklabels([_t(lab[xname]) for lab in labs], fontsize=8)
+        ax.set_ylabel(_t(spec.get("ylabel", m.label or y)))
         if spec.get("panels"):
-            ax.set_title(f"{spec['panels']} = {pw[spec['panels']]}", fontsize=10)
+            ax.set_title(_t(f"{spec['panels']} = {pw[spec['panels']]}"), fontsize=10)
         ax.grid(alpha=0.3, axis="y")
         ax.legend(fontsize=7)
-    fig.suptitle(f"{spec.get('id', '')}: {spec.get('title', '')}", fontsize=11)
+    fig.suptitle(_t(f"{spec.get('id', '')}: {spec.get('title', '')}"), fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -292,22 +302,24 @@ def _fig_queue(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                     v,
                     lw=0.8,
                     color=f"C{gi}",
-                    label=f"{lab.get(name)}" if name else None,
+                    label=_t(lab.get(name)) if name else None,
                 )
             ax.set_xlabel("time (s)")
             ax.set_ylabel(
-                {
-                    "packets": "queue (packets)",
-                    "bytes": "queue (bytes)",
-                    "average": spec.get("average_label", "average queue"),
-                }.get(w, w)
+                _t(
+                    {
+                        "packets": "queue (packets)",
+                        "bytes": "queue (bytes)",
+                        "average": spec.get("average_label", "average queue"),
+                    }.get(w, w)
+                )
             )
             if spec.get("panels"):
-                ax.set_title(f"{spec['panels']} = {pw[spec['panels']]}", fontsize=10)
+                ax.set_title(_t(f"{spec['panels']} = {pw[spec['panels']]}"), fontsize=10)
             ax.grid(alpha=0.3)
             if spec.get("series"):
                 ax.legend(fontsize=7)
-    fig.suptitle(f"{spec.get('id', '')}: {spec.get('title', '')}", fontsize=11)
+    fig.suptitle(_t(f"{spec.get('id', '')}: {spec.get('title', '')}"), fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -339,14 +351,14 @@ def _fig_flow_series(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
         for gi, w in enumerate(what):
             total = [sum((s.get(w) or [0] * n)[i] for s in ser) for i in range(n)]
             ax.step(t[:n], total, where="pre", lw=0.9, color=f"C{gi}",
-                    label=_FLOW_SERIES_LABELS.get(w, w))  # fmt: skip
+                    label=_t(_FLOW_SERIES_LABELS.get(w, w)))  # fmt: skip
         ax.set_xlabel("time (s)")
         ax.set_ylabel(f"packets per {dt:g} s, all sources" if dt else "packets per interval")
         if spec.get("panels"):
-            ax.set_title(" ".join(f"{k}={v}" for k, v in pw.items()), fontsize=10)
+            ax.set_title(_t(" ".join(f"{k}={v}" for k, v in pw.items())), fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(f"{spec.get('id', '')}: {spec.get('title', '')}", fontsize=11)
+    fig.suptitle(_t(f"{spec.get('id', '')}: {spec.get('title', '')}"), fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -368,13 +380,13 @@ def _fig_cwnd(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
             if tmax:
                 n = sum(1 for x in t if x <= tmax)
                 t, c = t[:n], c[:n]
-            ax.plot(t[: len(c)], c, lw=0.8, color=f"C{gi}", label=str(s.get("flow")))
+            ax.plot(t[: len(c)], c, lw=0.8, color=f"C{gi}", label=_t(s.get("flow")))
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (segments)")
         if spec.get("panels"):
-            ax.set_title(" ".join(f"{k}={v}" for k, v in pw.items()), fontsize=10)
+            ax.set_title(_t(" ".join(f"{k}={v}" for k, v in pw.items())), fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(f"{spec.get('id', '')}: {spec.get('title', '')}", fontsize=11)
+    fig.suptitle(_t(f"{spec.get('id', '')}: {spec.get('title', '')}"), fontsize=11)
     fig.tight_layout()
     return fig

@@ -1,10 +1,19 @@
-"""The metric language: per-run values computed from a report by the study's expressions."""
+"""Metrics: per-run values computed from a report by the study's expressions (the language is
+:mod:`bufferlab.study.expr`)."""
 
 import fnmatch
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bufferlab.study.expr import (
+    describe,
+    evaluate,
+    safe_format,
+    safe_range,
+    safe_round,
+    safe_str,
+)
 from bufferlab.study.spec import Study
 
 # -- metrics -----------------------------------------------------------------------------------
@@ -121,32 +130,27 @@ def metric_namespace(report: Mapping[str, Any], labels: Mapping[str, Any]) -> di
         "num": _num,
         "float": float,
         "int": int,
-        "round": round,
+        "round": safe_round,
         "zip": zip,
     }
 
 
+#: The functions a plan value (``"= expression"`` in a ``set``) sees, besides the point's labels
+#: and ``$vars`` and ``v``.
 MATH = {
     "sqrt": math.sqrt,
-    "round": round,
+    "round": safe_round,
     "max": max,
     "min": min,
     "int": int,
-    "str": str,
+    "str": safe_str,
     "float": float,
     "ceil": math.ceil,
     "floor": math.floor,
-    "format": format,
-    "range": range,
+    "format": safe_format,
+    "range": safe_range,
     "len": len,
 }
-
-
-def evaluate(expr: str, ns: Mapping[str, Any]) -> Any:
-    # The names go in as globals, so comprehensions inside the expression see them too.
-    return eval(
-        expr, {"__builtins__": {}, **ns}
-    )  # study files are trusted (they are part of the repository)
 
 
 def run_metrics(study: Study, rec: Mapping[str, Any], errors: dict[str, str]) -> dict[str, float]:
@@ -163,7 +167,7 @@ def run_metrics(study: Study, rec: Mapping[str, Any], errors: dict[str, str]) ->
             try:
                 v = _num(evaluate(m.expr, {**ns, "F": fl}))
             except Exception as e:  # a metric a scenario cannot give (e.g. no TCP flow)
-                errors.setdefault(m.name, f"{type(e).__name__}: {e}")
+                errors.setdefault(m.name, describe(e))
                 v = math.nan
             out[key] = v
     return out

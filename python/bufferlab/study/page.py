@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from bufferlab.study.execute import Outcome
-from bufferlab.study.tables import TableOut, markdown_table
+from bufferlab.study.spec import StudyError, check_study_name, child_file
+from bufferlab.study.tables import TableOut, markdown_table, md_cell, md_text
 
 # -- the report page ---------------------------------------------------------------------------
 
@@ -25,10 +26,16 @@ def write_markdown(
     from bufferlab import __version__
 
     st = out.study
-    img_dir = doc_path.parent / st.name
+    name = check_study_name(st.name)
+    img_dir = child_file(doc_path.parent, name)
     img_dir.mkdir(parents=True, exist_ok=True)
-    lines = [f"# {st.title}", ""]
-    lines += [f"Study `{st.name}`. Source paper: {st.paper}. {st.summary}".strip(), ""]
+    # Every text of the study file is written through md_text / md_cell: it stays text on the
+    # site (a title "<script>..." is shown, not run).
+    lines = [f"# {md_text(st.title)}", ""]
+    lines += [
+        f"Study `{name}`. Source paper: {md_text(st.paper)}. {md_text(st.summary)}".strip(),
+        "",
+    ]
     runs_ok = sum(1 for r in out.records if r.get("ok"))
     lines += [
         "This page is written by `bufferlab study run`; the assumptions behind every scenario "
@@ -53,44 +60,79 @@ def write_markdown(
             "",
         ]
     if out.errors:
-        lines += ["Problems met:", ""] + [f"* {k}: {v}" for k, v in out.errors.items()] + [""]
+        lines += ["Problems met:", ""]
+        lines += [f"* {md_text(k)}: {md_text(v)}" for k, v in out.errors.items()] + [""]
     lines += ["## Tables", ""]
     for t in tables:
-        lines += [f"### {t.spec.get('id', '')}: {t.spec.get('title', '')}", ""]
+        lines += [f"### {md_text(t.spec.get('id', ''))}: {md_text(t.spec.get('title', ''))}", ""]
         if t.spec.get("note"):
-            lines += [t.spec["note"], ""]
+            lines += [md_text(t.spec["note"]), ""]
         lines += [markdown_table(t), ""]
     if figs:
         lines += ["## Figures", ""]
         for spec, p in figs:
-            dst = img_dir / p.name
+            dst = child_file(img_dir, p.stem, p.suffix)
             if p.resolve() != dst.resolve():
                 shutil.copyfile(p, dst)
-            lines += [f"### {spec.get('id', '')}: {spec.get('title', '')}", ""]
+            lines += [f"### {md_text(spec.get('id', ''))}: {md_text(spec.get('title', ''))}", ""]
             if spec.get("note"):
-                lines += [spec["note"], ""]
-            lines += [f"![{spec.get('id', '')}]({st.name}/{p.name})", ""]
+                lines += [md_text(spec["note"]), ""]
+            lines += [f"![{md_text(spec.get('id', ''))}]({name}/{dst.name})", ""]
     lines += ["## The paper's conclusions, checked", ""]
     lines += ["| # | claim | verdict | evidence |", "|---|---|---|---|"]
     for i, c in enumerate(claims, 1):
-        ev = (c["evidence"] + (f" {c['note']}" if c["note"] else "")).replace("|", "/")
+        ev = md_cell(str(c["evidence"]) + (f" {c['note']}" if c["note"] else ""))
         src = f" ({c['source']})" if c["source"] else ""
-        lines.append(f"| {i} | {c['claim']}{src} | **{c['verdict']}** | {ev} |")
+        lines.append(
+            f"| {i} | {md_cell(str(c['claim']) + src)} | **{md_cell(c['verdict'])}** | {ev} |"
+        )
     lines.append("")
     disc = st.dir / "discussion.md"
     if disc.exists():
-        lines += [disc.read_text(encoding="utf-8").rstrip(), ""]
+        try:
+            text = disc.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise StudyError(f"{disc}: {e}") from None
+        lines += [md_document(text).rstrip(), ""]
     doc_path.parent.mkdir(parents=True, exist_ok=True)
     doc_path.write_text("\n".join(lines), encoding="utf-8")
     return doc_path
+
+
+# A link's or image's target ("](target") and a reference definition's ("]: target"), up to
+# the closing parenthesis or the end of the line.
+_LINK_TARGET = re.compile(r"\]\s?\(([^)]*)")
+_REF_TARGET = re.compile(r"\]:([^\n]*\n?[^\n]*)")
+# Safe: http(s), mailto, an anchor, or a relative address (no scheme, no entity, no escape).
+_SAFE_URL = re.compile(r"(https?://|mailto:|#)|[^:&%\\]*$", re.IGNORECASE)
+
+
+def _safe_target(target: str) -> bool:
+    t = re.sub(r"\s", "", target).lstrip("<")  # a browser drops tabs and line breaks in a URL
+    return bool(_SAFE_URL.match(t))
+
+
+def md_document(text: str) -> str:
+    """A study's hand-written Markdown (``discussion.md``) for its page: its Markdown kept
+    (headings, lists, tables, emphasis, links to http(s) and relative addresses) but no raw
+    HTML, no attribute list and no link to another scheme (``javascript:``): such a link's
+    ``]`` is written as an entity, so that it stays text."""
+    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", text)
+    text = re.sub(r"<(?=[A-Za-z/!?])", "&lt;", text)
+    text = text.replace("{", "&#123;").replace("}", "&#125;")
+
+    def guard(m: re.Match[str]) -> str:
+        return m[0] if _safe_target(m[1]) else "&#93;" + m[0][1:]
+
+    return _REF_TARGET.sub(guard, _LINK_TARGET.sub(guard, text))
 
 
 def save_outcome(
     out: Outcome, tables: list[TableOut], claims: list[dict[str, Any]], d: Path
 ) -> Path:
     """``DIR/NAME.json``: per-run metric values, the tables' cells and the claims."""
+    p = child_file(d, check_study_name(out.study.name), ".json")
     d.mkdir(parents=True, exist_ok=True)
-    p = d / f"{out.study.name}.json"
 
     def clean(x: Any) -> Any:
         if isinstance(x, float) and math.isnan(x):
@@ -186,7 +228,7 @@ def write_run_sample(out: Outcome, docs_dir: Path) -> Path:
         {key: vals[i][key] for key in ("experiment", "labels", "replication", "metrics")}
         for i in picks
     ]
-    p = docs_dir / out.study.name / "runs-sample.json"
+    p = child_file(docs_dir, check_study_name(out.study.name)) / "runs-sample.json"
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(
         json.dumps({"study": out.study.name, "mode": out.mode, "runs": runs}, indent=1) + "\n",

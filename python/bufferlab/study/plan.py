@@ -5,8 +5,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bufferlab.study.metrics import MATH, evaluate
-from bufferlab.study.spec import Deferred, Experiment, ParamValue, Study, as_list
+from bufferlab.study.expr import ExprError, evaluate
+from bufferlab.study.metrics import MATH
+from bufferlab.study.spec import Deferred, Experiment, ParamValue, Study, StudyError, as_list
 
 # -- runs --------------------------------------------------------------------------------------
 
@@ -72,6 +73,7 @@ class RunItem:
 
 
 def plan(study: Study, mode: str, only: Sequence[str] | None = None) -> list[RunItem]:
+    from bufferlab import ScenarioError
     from bufferlab.experiments.spec import replication_seed
     from bufferlab.scenario import normalise_overrides
 
@@ -100,16 +102,19 @@ def plan(study: Study, mode: str, only: Sequence[str] | None = None) -> list[Run
                 ctx.update(pv.vars)
             for k, v in list(final.items()):
                 if isinstance(v, Deferred):
-                    final[k] = evaluate(v.expr, {**MATH, **ctx, "v": v.value})
+                    try:
+                        final[k] = evaluate(v.expr, {**MATH, **ctx, "v": v.value})
+                    except ExprError as err:
+                        raise StudyError(
+                            f"{study.dir / 'study.toml'}: {v.where or f'{e.name}.{k}'}: {err}"
+                        ) from None
             for r in range(replications(e, mode)):
                 per = {k: v[r % len(v)] for k, v in e.per_replication.items() if v}
-                items.append(
-                    RunItem(
-                        e,
-                        labels,
-                        normalise_overrides({**final, **per}),
-                        r,
-                        replication_seed(e.root_seed, r),
-                    )
-                )
+                try:
+                    overrides = normalise_overrides({**final, **per})
+                except ScenarioError as err:
+                    raise StudyError(
+                        f"{study.dir / 'study.toml'}: experiment {e.name!r}, point {labels}: {err}"
+                    ) from None
+                items.append(RunItem(e, labels, overrides, r, replication_seed(e.root_seed, r)))
     return items

@@ -1,6 +1,7 @@
 """Tables: the study's values beside the paper's and the peers', for the terminal and Markdown."""
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -151,6 +152,36 @@ def build_table(out: Outcome, spec: Mapping[str, Any]) -> TableOut:
     return TableOut(dict(spec), header, rows, flags, cells)
 
 
+# -- text from a study file on a page -------------------------------------------------------------
+
+# What could make a study's text more than text on the site (MkDocs renders the page's Markdown
+# with raw HTML, attr_list and md_in_html): the start of a tag, comment or autolink; a link or
+# image ("]" followed by "(" or "["); a reference definition ("[x]: url", possible only where
+# the line starts, after list or quote markers); and an attribute list ({: onclick=...}). Each of
+# those characters becomes an HTML entity: the page shows the same text, and ordinary prose
+# (a < b, [10, 60]: ..., `[monitor]`) is written unchanged.
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+_LINK_CLOSE = re.compile(r"\](?=\s*[(\[])")
+_DEFINITION = re.compile(r"^([\s>*+\-\d.)]*\[[^\]]*)\](?=\s*:)")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def md_text(x: Any) -> str:
+    """A study's text (a title, label, claim, evidence ...) for one line of a Markdown page:
+    control characters and line breaks become spaces, and nothing in it can become HTML, a
+    link, an image, a reference definition or an attribute list."""
+    s = _CONTROL.sub(" ", str(x))
+    s = _TAG_START.sub("&lt;", s)
+    s = _LINK_CLOSE.sub("&#93;", s)
+    s = _DEFINITION.sub(r"\1&#93;", s)
+    return s.replace("{", "&#123;").replace("}", "&#125;")
+
+
+def md_cell(x: Any) -> str:
+    """:func:`md_text` for a table cell (``|`` would end the cell: it is written ``/``)."""
+    return md_text(x).replace("|", "/")
+
+
 def label_columns(t: TableOut) -> int:
     """How many leading columns name the row (the spec's ``rows``)."""
     return len(as_list(t.spec.get("rows")))
@@ -159,6 +190,6 @@ def label_columns(t: TableOut) -> int:
 def markdown_table(t: TableOut) -> str:
     # Written by hand, not with pandas/tabulate: their pipe tables pad every cell to the column
     # width, which would rewrite every committed study page (docs/studies/*.md) for no gain.
-    lines = ["| " + " | ".join(t.header) + " |", "|" + "---|" * len(t.header)]
-    lines += ["| " + " | ".join(c.replace("|", "/") for c in r) + " |" for r in t.rows]
+    lines = ["| " + " | ".join(md_cell(c) for c in t.header) + " |", "|" + "---|" * len(t.header)]
+    lines += ["| " + " | ".join(md_cell(c) for c in r) + " |" for r in t.rows]
     return "\n".join(lines)
