@@ -521,7 +521,7 @@ def unmodelled_variables(ag: Obj, read: set[str]) -> None:
     """Stops at a variable of ns-2's (NS2_AGENT_DEFAULTS) that the script set away from its
     default and that the translation does not read (`read`): ignoring it would run another
     model than the script's. Labels and the state an agent reports are not settings."""
-    for var, value in ag.vars.items():
+    for var, value in sorted(ag.vars.items()):  # the first by name: the same every run
         if var in read or var in LABELS or var in TCP_STATE or var in _TCP_UNMODELLED:
             continue
         default = next(
