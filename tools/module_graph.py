@@ -26,7 +26,7 @@ DOC = ROOT / "docs" / "architecture.md"
 
 # Lowest first. A module may use its own layer and the ones below, never one above.
 RUST_LAYERS = [
-    ("foundations", ["units", "ids", "ns2_rng", "rng", "packet", "clock", "sched", "guard"]),
+    ("foundations", ["units", "ids", "ns2_rng", "rng", "packet", "clock", "sched", "guard", "drop_reason"]),
     ("models", ["monitor", "qdisc", "net", "tcp", "traffic", "udp", "endpoint", "ext"]),
     ("engine", ["sim", "report", "resolved"]),
     ("scenario", ["scenario"]),

@@ -7,6 +7,7 @@
 
 pub mod api;
 pub mod clock;
+pub mod drop_reason;
 pub mod endpoint;
 pub mod ext;
 pub mod guard;

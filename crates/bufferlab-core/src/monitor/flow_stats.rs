@@ -7,7 +7,7 @@
 
 use crate::ids::PortId;
 use crate::monitor::histogram::Histogram;
-use crate::qdisc::DropReason;
+use crate::drop_reason::DropReason;
 use crate::units::SimTime;
 
 pub struct FlowStats {

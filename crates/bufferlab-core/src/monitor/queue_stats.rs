@@ -6,7 +6,7 @@
 
 use crate::monitor::histogram::Histogram;
 use crate::monitor::ns2_integrator::QueueIntegrators;
-use crate::qdisc::DropReason;
+use crate::drop_reason::DropReason;
 use crate::units::SimTime;
 
 pub struct QueueStats {

@@ -38,78 +38,7 @@ pub const MIN_UPDATE_INTERVAL: SimTime = SimTime::from_micros(1);
 
 pub use registry::QueueConfig;
 
-/// Why a packet was dropped. Reported by name in results (`drops_by_reason`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DropReason {
-    /// Tail drop: the queue was full (DropTail, or any discipline's hard limit).
-    QueueFull,
-    /// RED's probabilistic (unforced) drop between the thresholds.
-    RedEarly,
-    /// RED's forced drop above max_th (2*max_th when gentle) or at the hard limit.
-    RedForced,
-    /// Dropped by a fair scheduler from the longest queue to make room (DRR, FQ-CoDel).
-    LongestQueue,
-    /// CoDel's dequeue drop (sojourn above target for an interval).
-    Codel,
-    /// PIE's probabilistic drop.
-    Pie,
-    /// PI's probabilistic drop (Hollot et al. 2001).
-    Pi,
-    /// DualPI2's coupled or step drop (RFC 9332; non-ECT packets, or overload).
-    DualPi2,
-    /// Dropped by a user-defined discipline.
-    Custom,
-    /// Lost on the link by its random loss model (not a queue drop).
-    LinkLoss,
-}
-
-impl DropReason {
-    pub const ALL: [DropReason; 10] = [
-        DropReason::QueueFull,
-        DropReason::RedEarly,
-        DropReason::RedForced,
-        DropReason::LongestQueue,
-        DropReason::Codel,
-        DropReason::Pie,
-        DropReason::Pi,
-        DropReason::DualPi2,
-        DropReason::Custom,
-        DropReason::LinkLoss,
-    ];
-    pub const COUNT: usize = Self::ALL.len();
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DropReason::QueueFull => "queue_full",
-            DropReason::RedEarly => "red_early",
-            DropReason::RedForced => "red_forced",
-            DropReason::LongestQueue => "longest_queue",
-            DropReason::Codel => "codel",
-            DropReason::Pie => "pie",
-            DropReason::Pi => "pi",
-            DropReason::DualPi2 => "dualpi2",
-            DropReason::Custom => "custom",
-            DropReason::LinkLoss => "link_loss",
-        }
-    }
-
-    /// True for drops a queue decided early, before it was full (RED early, CoDel, PIE).
-    pub fn is_early(self) -> bool {
-        matches!(
-            self,
-            DropReason::RedEarly
-                | DropReason::Codel
-                | DropReason::Pie
-                | DropReason::Pi
-                | DropReason::DualPi2
-        )
-    }
-
-    #[inline]
-    pub fn index(self) -> usize {
-        self as usize
-    }
-}
+pub use crate::drop_reason::DropReason;
 
 /// What a discipline sees of the world when it is called.
 pub struct QueueCtx<'a> {
@@ -174,17 +103,17 @@ impl<'a> QueueCtx<'a> {
     pub fn drops_len(&self) -> usize {
         self.drops.len()
     }
-}
-
-/// A queue discipline on one output port.
-pub trait QueueDisc {
-    /// Takes `pkt`: stores it, or drops it (or another packet) through `cx.drop`.
 
     /// The (size, reason) of the drops recorded in this call from index `from` of
     /// [`drops_len`](Self::drops_len) on.
     pub fn drops_since(&self, from: usize) -> impl Iterator<Item = (u32, DropReason)> + '_ {
         self.drops[from..].iter().map(|(p, r)| (p.size, *r))
     }
+}
+
+/// A queue discipline on one output port.
+pub trait QueueDisc {
+    /// Takes `pkt`: stores it, or drops it (or another packet) through `cx.drop`.
     fn enqueue(&mut self, pkt: Packet, cx: &mut QueueCtx);
     /// The next packet to transmit, if any; may drop packets through `cx.drop` on the way.
     fn dequeue(&mut self, cx: &mut QueueCtx) -> Option<Packet>;
@@ -227,14 +156,14 @@ pub trait QueueDisc {
     fn class_stats(&self, _now: SimTime) -> Option<serde_json::Value> {
         None
     }
+    /// Per-class statistics count events at or after `start` (the scenario's warm-up), as the
+    /// port's own do; the port tells its discipline once, when it is built.
+    fn measure_from(&mut self, _start: SimTime) {}
     /// The settings it runs with on a link of `rate_bps`, every preset default resolved
     /// (thresholds in their units, weights, targets), for `bufferlab validate --json`. None
     /// when the scenario's own configuration already says everything.
     fn resolved_settings(&self, _rate_bps: f64) -> Option<serde_json::Value> {
         None
-    /// Per-class statistics count events at or after `start` (the scenario's warm-up), as the
-    /// port's own do; the port tells its discipline once, when it is built.
-    fn measure_from(&mut self, _start: SimTime) {}
     }
     /// Settings under which the discipline would not act as its name says (RED whose limit is
     /// below max_th works as DropTail), in words naming the fix.

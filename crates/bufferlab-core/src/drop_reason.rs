@@ -1,0 +1,77 @@
+//! Why a packet was dropped: the reasons every queue discipline, loss model and statistic
+//! shares. A foundation of its own (below the models) so that statistics (`monitor/`) and the
+//! disciplines that keep statistics per class (`qdisc/`) both read it without importing each
+//! other; `qdisc::DropReason` re-exports it.
+
+/// Why a packet was dropped. Reported by name in results (`drops_by_reason`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DropReason {
+    /// Tail drop: the queue was full (DropTail, or any discipline's hard limit).
+    QueueFull,
+    /// RED's probabilistic (unforced) drop between the thresholds.
+    RedEarly,
+    /// RED's forced drop above max_th (2*max_th when gentle) or at the hard limit.
+    RedForced,
+    /// Dropped by a fair scheduler from the longest queue to make room (DRR, FQ-CoDel).
+    LongestQueue,
+    /// CoDel's dequeue drop (sojourn above target for an interval).
+    Codel,
+    /// PIE's probabilistic drop.
+    Pie,
+    /// PI's probabilistic drop (Hollot et al. 2001).
+    Pi,
+    /// DualPI2's coupled or step drop (RFC 9332; non-ECT packets, or overload).
+    DualPi2,
+    /// Dropped by a user-defined discipline.
+    Custom,
+    /// Lost on the link by its random loss model (not a queue drop).
+    LinkLoss,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 10] = [
+        DropReason::QueueFull,
+        DropReason::RedEarly,
+        DropReason::RedForced,
+        DropReason::LongestQueue,
+        DropReason::Codel,
+        DropReason::Pie,
+        DropReason::Pi,
+        DropReason::DualPi2,
+        DropReason::Custom,
+        DropReason::LinkLoss,
+    ];
+    pub const COUNT: usize = Self::ALL.len();
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::QueueFull => "queue_full",
+            DropReason::RedEarly => "red_early",
+            DropReason::RedForced => "red_forced",
+            DropReason::LongestQueue => "longest_queue",
+            DropReason::Codel => "codel",
+            DropReason::Pie => "pie",
+            DropReason::Pi => "pi",
+            DropReason::DualPi2 => "dualpi2",
+            DropReason::Custom => "custom",
+            DropReason::LinkLoss => "link_loss",
+        }
+    }
+
+    /// True for drops a queue decided early, before it was full (RED early, CoDel, PIE).
+    pub fn is_early(self) -> bool {
+        matches!(
+            self,
+            DropReason::RedEarly
+                | DropReason::Codel
+                | DropReason::Pie
+                | DropReason::Pi
+                | DropReason::DualPi2
+        )
+    }
+
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
