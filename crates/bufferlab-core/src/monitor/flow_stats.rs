@@ -5,9 +5,9 @@
 //! Packets created during the warm-up are left out of every counter, so that
 //! sent = received + lost + in flight holds exactly.
 
+use crate::drop_reason::DropReason;
 use crate::ids::PortId;
 use crate::monitor::histogram::Histogram;
-use crate::drop_reason::DropReason;
 use crate::units::SimTime;
 
 pub struct FlowStats {

@@ -4,9 +4,9 @@
 //! The packet on the wire is not counted as queued (as in ns-2's QueueMonitor and ns-3's
 //! QueueDisc statistics). Counting starts at the scenario's warm-up time.
 
+use crate::drop_reason::DropReason;
 use crate::monitor::histogram::Histogram;
 use crate::monitor::ns2_integrator::QueueIntegrators;
-use crate::drop_reason::DropReason;
 use crate::units::SimTime;
 
 pub struct QueueStats {
