@@ -1,5 +1,6 @@
 """Congestion control written in Python, named from a scenario's flow as
-``tcp = { cc = "python", cc_class = "python_cc.py:Reno" }``.
+``tcp = { cc = "python", cc_class = "python_cc.py:Reno" }``, and run with
+``bufferlab run --allow-python`` (importing a class runs its code).
 
 Reno is the built-in Reno (crates/bufferlab-core/src/tcp/cc/reno.rs, RFC 5681) rewritten in
 Python: tests/test_extend.py checks it gives exactly the built-in results for the same seed.

@@ -1,5 +1,6 @@
 """Queue disciplines written in Python, named from scenarios as
-``queue = { kind = "python", class = "python_queues.py:TailDrop", params = { limit = 20 } }``.
+``queue = { kind = "python", class = "python_queues.py:TailDrop", params = { limit = 20 } }``,
+and run with ``bufferlab run --allow-python`` (importing a class runs its code).
 
 TailDrop is the built-in DropTail (standard flavour, packet limit) rewritten in Python: the
 tests check that it gives exactly the built-in results for the same seed.

@@ -28,7 +28,9 @@ Queue discipline::
     queue = { kind = "python", class = "myqueues:TailDrop", params = { limit = 20 } }
 
 ``class`` is ``module:Class`` (a module on ``sys.path``; the scenario's directory is added)
-or ``path/to/file.py:Class`` (relative to the scenario file).
+or ``path/to/file.py:Class`` (relative to the scenario file). Importing it runs its code, so a
+scenario naming a class runs only with ``bufferlab run --allow-python`` or
+``bufferlab.run(..., allow_python=True)`` (a scenario file is otherwise data).
 
 Congestion control (TCP flows)::
 
