@@ -212,7 +212,7 @@ def test_limits_stop_a_run_and_a_sweep_records_it_as_failed():
     from bufferlab.experiments.execute import execute_run
 
     text = (ROOT / "bench" / "scenarios" / "c_ns2.toml").read_text()
-    # 10 MB: above the up-front estimate (100 flows x 13 KB), below what the process holds
+    # 10 MB: above the up-front estimate (1.9 MB, links and flows), below what the process holds
     res = bufferlab.run(text, max_memory=10_000_000)
     assert res.partial and res.stopped and res.stopped["kind"] == "max_memory"
     assert "--max-memory" in res.stopped["message"]
@@ -221,8 +221,9 @@ def test_limits_stop_a_run_and_a_sweep_records_it_as_failed():
     assert bufferlab.run(text, overrides={"duration": "2s"}, max_memory=0).stopped is None
     with pytest.raises(ScenarioError, match="max_wall"):
         bufferlab.run(text, max_wall=-1.0)
-    with pytest.raises(ScenarioError, match=r"would hold about 1\.3 MB"):
-        bufferlab.run(text, max_memory=1_000_000)  # refused before it starts
+    # refused before it starts: 202 nodes and 201 links x 3 KB + 100 flows x 13 KB
+    with pytest.raises(ScenarioError, match=r"would hold about 1\.9 MB once built"):
+        bufferlab.run(text, max_memory=1_000_000)
 
 
 def test_deep_buffers_that_traffic_cannot_fill_are_not_refused_up_front():
