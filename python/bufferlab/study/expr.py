@@ -742,7 +742,6 @@ class _Compiler:
             nxt = self.code(gens[i + 1].iter, bound) if i + 1 < len(gens) else None
             weight = 1 + _nodes(*g.ifs) + (_nodes(gens[i + 1].iter) if nxt else _nodes(*body))
             levels.append((_binder(g.target), ifs, nxt, weight))
-        depth = len(levels)
 
         def scopes(st: _State, env: dict) -> Iterator[dict]:
             scope = dict(env)
@@ -762,20 +761,6 @@ class _Compiler:
                     else:
                         yield from rec(i + 1, iter(nxt(st, scope)))
 
-            if depth == 1:
-                bind, ifs, _, weight = levels[0]
-
-                def flat() -> Iterator[dict]:
-                    for item in it0:
-                        st.steps += weight
-                        if st.steps > MAX_STEPS:
-                            st.step(0)
-                        bind(scope, item)
-                        if ifs and not all(c(st, scope) for c in ifs):
-                            continue
-                        yield scope
-
-                return flat()
             return rec(0, it0)
 
         return scopes, bound
