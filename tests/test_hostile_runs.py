@@ -21,25 +21,17 @@ from hypothesis import strategies as st
 import bufferlab
 from bufferlab import ScenarioError
 from bufferlab.experiments.spec import MAX_RUNS, SweepError, load_sweep, parse_sweep
-from conftest import EXAMPLE, ROOT, dumbbell_toml, run_cli
+from conftest import EXAMPLE, ONE_FTP_FLOW, ROOT, dumbbell_toml, run_cli
 
 # -- ns-2 scripts -----------------------------------------------------------------------------
 
-NETWORK = """set ns [new Simulator]
-set n0 [$ns node]
-set n1 [$ns node]
-$ns duplex-link $n0 $n1 1Mb 10ms DropTail
-set tcp [new Agent/TCP]
-$ns attach-agent $n0 $tcp
-set sink [new Agent/TCPSink]
-$ns attach-agent $n1 $sink
-$ns connect $tcp $sink
-set ftp [new Application/FTP]
-$ftp attach-agent $tcp
-$ns at 0.1 "$ftp start"
+NETWORK = (
+    ONE_FTP_FLOW
+    + """$ns at 0.1 "$ftp start"
 proc finish {} { exit 0 }
 proc ready {} { puts ready; flush stdout }
 """
+)
 
 # Scripts that would run forever, each printing `ready` once it is in its endless part.
 ENDLESS = {
