@@ -329,7 +329,11 @@ def gs_wall_time(get) -> str:
 
 def gs_scenario(get) -> str:
     out = get("getting-started.md").output(GS_RUN)
-    udp = [r for r in table_rows(out, "Flows") if r[2].startswith("udp/")]
+    udp = [
+        r
+        for r in table_rows(out, "Flows (one-way delay: source to sink)")
+        if r[2].startswith("udp/")
+    ]
     queue = cells(out, "bottleneck r0→r1")  # the Queues table comes first: its discipline
     links = table_rows(out, "Busiest links (top 5 by utilisation)")
     rate, delay = next(r[1:3] for r in links if r[0] == queue[0])
@@ -368,7 +372,7 @@ T_SWEEP = "bufferlab sweep mywork/sweep.toml --db mywork/results.duckdb"
 def t_flow_count(get) -> str:
     rep = get("tutorial.md")
     valid = re.search(r"\((\d+) flows\)", rep.output("bufferlab validate mywork/scenario.toml")[0])
-    flows = table_rows(rep.output(T_RUN), "Flows")
+    flows = table_rows(rep.output(T_RUN), "Flows (one-way delay: source to sink)")
     return (
         f"(`validate` counts the {WORDS[int(valid[1])]} entries of `[[flows]]`; the run has "
         f"{WORDS[len(flows)]} flows.)"

@@ -56,15 +56,40 @@ def test_results_lists_sweeps_and_aggregates(swept, cli):
     assert re.search(r"\btiny\b.*\b18\b.*\b12\b.*\b6\b", r.stdout)
     r = cli("results", "tiny", "--db", "r.duckdb", "-a", "flows.goodput_bps", cwd=swept)
     assert r.code == 0, r.stderr
-    assert "95% CI" in r.stdout and "queue.limit" in r.stdout and r.stdout.count("5KB") == 2
+    # the title names the metric in words with its unit, not its path twice
+    assert "goodput, mean over flows (" in r.stdout and "95 % CI" in r.stdout, r.stdout
+    assert "flows.goodput_bps" not in r.stdout
+    assert "limit" in r.stdout and r.stdout.count("5KB") == 2
+
+
+def test_results_of_a_sweep_is_one_row_per_point_in_human_units(swept, cli):
+    """Issue #36: `results SWEEP` reads at a glance: one row per grid point, each metric's mean
+    ± CI in a unit named in its header, not every run with raw SI numbers."""
+    r = cli("results", "tiny", "--db", "r.duckdb", cwd=swept)
+    assert r.code == 0, r.stderr
+    rows = [ln for ln in r.stdout.splitlines() if re.match(r"^ \d+ ", ln)]
+    # 6 points (3 buffers x 2 rates): one row each, not 18 runs
+    assert len(rows) == 6, r.stdout
+    assert "mean ± 95% CI over 3 replications per point" in r.stdout
+    assert "goodput, mean" in r.stdout and "(Mbit/s)" in r.stdout, r.stdout
+    assert "no finished run at points 4, 5" in r.stdout
+    # the ok points have an interval; the failing one (10B) has none
+    ok = [ln for ln in rows if "10B" not in ln]
+    assert ok and all(ln.count("±") >= 1 for ln in ok), rows
+    assert all("e+" not in ln and "e-" not in ln for ln in rows), rows
+    assert all("-" in ln for ln in rows if "10B" in ln)
 
 
 def test_results_export_csv_and_parquet(swept, cli, tmp_path):
-    r = cli("results", "tiny", "--db", "r.duckdb", "--csv", str(tmp_path / "runs.csv"), cwd=swept)
+    r = cli("results", "tiny", "--db", "r.duckdb", "--table", "runs", "--csv",
+            str(tmp_path / "runs.csv"), cwd=swept)  # fmt: skip
     assert r.code == 0, r.stderr
     runs = pd.read_csv(tmp_path / "runs.csv")
     assert len(runs) == 18 and set(runs["status"]) == {"ok", "failed"}
-    assert "links.bottleneck.queue.limit" in runs.columns
+    # axis values are numbers with their unit in a column beside them
+    limit = "links.bottleneck.queue.limit"
+    assert sorted(set(runs[limit])) == [10.0, 5000.0, 20000.0], runs[limit]
+    assert set(runs[f"{limit}_unit"]) == {"bytes"}
     out = tmp_path / "flows.parquet"
     r = cli("results", "tiny", "--db", "r.duckdb", "--table", "flows", "--parquet", str(out),
             cwd=swept)  # fmt: skip
@@ -75,6 +100,9 @@ def test_results_export_csv_and_parquet(swept, cli, tmp_path):
     r = cli("results", "tiny", "--db", "r.duckdb", "-a", "all", "--csv", str(out), cwd=swept)
     agg = pd.read_csv(out)
     assert set(agg["metric"]) == {"flows.goodput_bps", "queues[bottleneck].avg_packets"}
+    units = dict(zip(agg["metric"], agg["unit"], strict=False))
+    assert units == {"flows.goodput_bps": "bit/s", "queues[bottleneck].avg_packets": "packets"}
+    assert agg["links.bottleneck.queue.limit"].dtype.kind == "f"
 
 
 def test_the_database_is_plain_sql(swept):
@@ -178,7 +206,9 @@ def test_recommend_objectives():
             "size": ["a", "b", "c"],
             "bytes": [1e3, 1e4, 1e5],
             "goodput_bps_mean": [5e6, 9.5e6, 10e6],
-            "delay_s_mean": [0.01, 0.03, 0.2],
+            "delay_s_mean": [0.03, 0.08, 0.2],
+            # the delay objective bounds queueing delay (propagation excluded)
+            "queue_delay_s_mean": [0.01, 0.03, 0.15],
             "power_mean": [5e8, 9.5e6 / 0.03, 10e6 / 0.2],
         }
     )
@@ -365,14 +395,19 @@ def test_identical_replications_are_said_and_random_starts_make_them_differ(tmp_
     _deterministic_sweep(tmp_path, None)
     r = cli("sweep", "sweep.toml", "--db", "r.duckdb", "--quiet", cwd=tmp_path)
     assert r.code == 0, r.stderr
-    assert "note: at 1 of 1 (point, metric) pairs the replications gave identical values" in (
-        r.stderr
-    )
+    # the note names the cause: fixed start times, not "the interval says nothing"
+    assert (
+        "note: identical replications at 1 of 1 (point, metric) pairs (flows.goodput_bps): "
+        "nothing random in the scenario changes this value: randomise the flows' start times"
+    ) in r.stderr, r.stderr
     agg = aggregate(tmp_path / "r.duckdb", "det")
     assert agg["std"].tolist() == [0.0] and agg["ci_half"].tolist() == [0.0]
     r = cli("report", "det", "--db", "r.duckdb", "-o", "rep.html", cwd=tmp_path)
     assert r.code == 0, r.stderr
-    assert "replications gave identical values" in (tmp_path / "rep.html").read_text()
+    html = (tmp_path / "rep.html").read_text()
+    assert "Identical replications at 1 of 1" in html and "randomise the flows" in html
+    r = cli("results", "det", "--db", "r.duckdb", cwd=tmp_path)
+    assert "± 0" in r.stdout and "nothing random in the scenario" in r.stdout, r.stdout
 
     other = tmp_path / "random"
     other.mkdir()
@@ -387,7 +422,7 @@ def test_a_sweep_compares_queue_disciplines_by_their_kind(tmp_path, cli):
     """An axis over `...queue.kind` switches disciplines even when the base queue has fields
     of its own kind (DropTail's `flavour`): each kind keeps the fields it has. The figure shows
     each discipline as a labelled point with its interval, not a line through categories."""
-    from bufferlab.experiments.figures import _metric_label, metric_figure
+    from bufferlab.experiments.figures import metric_figure, metric_label
 
     base = dumbbell_toml(
         name="kinds",
@@ -413,9 +448,9 @@ metrics = ["flows[t0].delay_mean_s"]
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["droptail", "red", "codel", "pi"]
     assert ax.get_xlabel() == "queue discipline of bottleneck"
-    assert ax.get_ylabel() == "mean delay of t0 (ms)"
+    assert ax.get_ylabel() == "mean one-way delay of t0 (ms)"
     assert all(line.get_linestyle() == "None" for line in ax.lines if len(line.get_xdata()) > 1)
-    assert _metric_label("flows.goodput_bps:sum") == ("goodput, sum over flows (Mbit/s)", 1e6)
+    assert metric_label("flows.goodput_bps:sum") == ("goodput, sum over flows (Mbit/s)", 1e6)
 
 
 def test_advise_converts_with_the_packet_size_the_core_resolves():

@@ -245,6 +245,10 @@ def test_sweep_and_results_show_names_literally(work: Path) -> None:
     r = run_cli("results", name, "--db", "r.duckdb", cwd=work)
     assert r.code == 0, r.stderr
     no_raw_control(r.stdout, r.stderr)
+    assert shown in r.stdout
+    r = run_cli("results", name, "--db", "r.duckdb", "--table", "runs", cwd=work)
+    assert r.code == 0, r.stderr
+    no_raw_control(r.stdout, r.stderr)
     assert f"{shown}: runs" in r.stdout
 
 

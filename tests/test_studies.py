@@ -143,6 +143,14 @@ def test_run_all_tiny(tmp_path: Path) -> None:
         page = (docs / f"{name}.md").read_text()
         assert "## The paper's conclusions, checked" in page
         assert "**A tiny run, not the reproduction.**" in page
+        # issue #36: the preview says what it changed, and quotes no number of the full run
+        # (the discussion, written from the full run's tables, is left out)
+        assert "What this run changed:" in page and "> * experiment " in page, name
+        disc = STUDIES / name / "discussion.md"
+        if disc.exists():
+            assert "is left out of this tiny page" in page, name
+            body = [ln for ln in disc.read_text().splitlines() if len(ln) > 60]
+            assert not any(ln in page for ln in body), name
         for t in s.tables:
             assert str(t.get("id")) in page
 

@@ -76,6 +76,7 @@ def queue_figure(series: pd.DataFrame, title: str = "", link: str | None = None)
     else:
         ax.set_ylabel(f"queue length ({units.pop() if units else 'packets'})")
     ax.set_xlabel("time (s)")
+    ax.set_ylim(bottom=0)  # lengths start at zero: no cropped axis exaggerates a swing
     ax.grid(True, alpha=0.3)
     if ax.lines:
         legend_outside(ax)
@@ -123,6 +124,7 @@ def cwnd_figure(tcp_series: pd.DataFrame | None, title: str = "") -> Figure | No
         ax.step(g["t_s"], g[ycol] / scale, where="post", lw=0.9, label=str(name))
     ax.set_xlabel("time (s)")
     ax.set_ylabel(f"congestion window ({unit})")
+    ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     if who:
         legend_outside(ax)
@@ -150,6 +152,7 @@ def flow_series_figure(series: pd.DataFrame | None, title: str = "") -> Figure |
     a3.set_ylabel(f"packets lost{per}")
     a3.set_xlabel("time (s)")
     for a in (a1, a2, a3):
+        a.set_ylim(bottom=0)  # rates and counts start at zero
         a.grid(True, alpha=0.3)
     legend_outside(a1)
     fig.suptitle(title or "per-flow series", fontsize=10)

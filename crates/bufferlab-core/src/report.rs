@@ -138,6 +138,9 @@ pub struct Report {
     pub scenario: String,
     pub seed: u64,
     pub sim_time_s: f64,
+    /// Where every counter, rate, delay and histogram of the report starts (the scenario's
+    /// `warmup`): the measured interval is `warmup_s` to `sim_time_s`.
+    pub warmup_s: f64,
     pub events: u64,
     pub wall_s: f64,
     /// True when the run was stopped before its end time.
@@ -381,6 +384,7 @@ impl Report {
             scenario: sim.name.clone(),
             seed: sim.seed,
             sim_time_s: now.as_secs_f64(),
+            warmup_s: sim.warmup.as_secs_f64(),
             events: sim.events,
             wall_s: 0.0,
             partial: now < sim.end,

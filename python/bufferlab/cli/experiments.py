@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 
 from bufferlab.cli._app import AllowPython, _errors, _fail, _quantity, app
-from bufferlab.cli.format import output_console
+from bufferlab.cli.format import output_console, print_fitted
 from bufferlab.display import literal_figure_text, markup, printable, text
 
 DbOpt = Annotated[
@@ -192,13 +192,18 @@ def sweep(
             file=sys.stderr,
         )
         if out.done and (sw.replications > 1 and not quick):
-            from bufferlab.experiments.stats import IDENTICAL_NOTE, aggregate, identical_points
+            from bufferlab.experiments import identical
+            from bufferlab.experiments.stats import aggregate
+            from bufferlab.experiments.store import Store
 
             agg = aggregate(db, sw.name)
-            same = identical_points(agg)
-            if same:
-                print(f"note: at {same} of {len(agg)} (point, metric) pairs the {IDENTICAL_NOTE}",
-                      file=sys.stderr)  # fmt: skip
+            info = Store(db, read_only=True)
+            try:
+                base = info.sweep_info(sw.name)["base_scenario"]
+            finally:
+                info.close()
+            for line in identical.notes(agg, base, sw.axes):
+                print(f"note: {line}", file=sys.stderr)
         if out.first_error:
             print(
                 printable(
@@ -212,18 +217,11 @@ def sweep(
 # -- results ----------------------------------------------------------------------------------
 
 
-def _short_axis(path: str) -> str:
-    parts = path.split(".")
-    return ".".join(parts[-2:]) if len(parts) > 2 else path
-
-
 def _print_df(console: Console, df: Any, title: str = "", max_rows: int = 200) -> None:
     """A data frame as terminal tables whose every value is whole at the console's width
     (wide frames are split into parts that repeat the first column). Names and values are
     shown as they are (never read as markup), control characters as escapes."""
     import math
-
-    from bufferlab.cli.format import print_fitted
 
     rows = []
     for row in df.head(max_rows).itertuples(index=False):
@@ -248,8 +246,14 @@ def results(
     ] = None,
     db: DbOpt = Path("results.duckdb"),
     table: Annotated[
-        str, typer.Option("--table", help="What to show or export: runs, flows, queues, links.")
-    ] = "runs",
+        str | None,
+        typer.Option(
+            "--table",
+            help="Show or export the raw rows: runs, flows, queues or links (default: one row "
+            "per grid point, each metric's mean ± 95% CI).",
+            show_default=False,
+        ),
+    ] = None,
     aggregate: Annotated[
         list[str] | None,
         typer.Option(
@@ -267,7 +271,12 @@ def results(
         Path | None, typer.Option("--parquet", help="Export to Parquet.", show_default=False)
     ] = None,
 ) -> None:
-    """List the sweeps in the database, show a sweep's runs, aggregate or export them."""
+    """List the sweeps in the database; show a sweep as one row per grid point with each
+    metric's mean ± 95% confidence interval in human units; show one metric in detail (-a);
+    show or export the raw rows (--table) or the aggregates (--csv, --parquet)."""
+    from bufferlab.experiments import identical
+    from bufferlab.experiments import tables as views
+    from bufferlab.experiments.labels import si_unit
     from bufferlab.experiments.stats import aggregate as agg_fn
     from bufferlab.experiments.store import Store
 
@@ -279,32 +288,45 @@ def results(
                 df = store.list_sweeps()
                 _print_df(console, df, f"Sweeps in {db}")
                 return
-            if aggregate:
-                metrics = None if aggregate == ["all"] else aggregate
-                df = agg_fn(store, sweep_name, metrics)
-            else:
+            info = store.sweep_info(sweep_name)
+            axes: list[str] = info["axes"]
+            if table is not None:
                 df = store.runs(sweep_name, table)
-            if csv is not None:
-                df.to_csv(csv, index=False)
-                print(f"wrote {len(df)} rows to {printable(csv)}", file=sys.stderr)
-            if parquet is not None:
-                df.to_parquet(parquet, index=False)
-                print(f"wrote {len(df)} rows to {printable(parquet)}", file=sys.stderr)
-            if csv is None and parquet is None:
-                if not aggregate and table == "runs":
+            else:
+                metrics = None if not aggregate or aggregate == ["all"] else aggregate
+                df = agg_fn(store, sweep_name, metrics)
+                df.insert(list(df.columns).index("metric") + 1, "unit",
+                          df["metric"].map(si_unit))  # fmt: skip
+            if csv is not None or parquet is not None:
+                export = views.numeric_axes(df, axes)
+                for path, write in ((csv, export.to_csv), (parquet, export.to_parquet)):
+                    if path is not None:
+                        write(path, index=False)
+                        print(f"wrote {len(export)} rows to {printable(path)}", file=sys.stderr)
+                return
+            if table is not None:
+                if table == "runs":
                     drop = ["sweep_id", "scenario_hash", "bufferlab_version"]
                     df = df.drop(columns=drop, errors="ignore")
-                if aggregate:
-                    # One table per metric; axes by their last two path segments.
-                    for m, g in df.groupby("metric", sort=False):
-                        g = g.drop(columns=["metric", "sem", "ci_half"])
-                        short = {a: _short_axis(a) for a in g.columns if "." in a}
-                        if len(set(short.values())) == len(short):  # only if still unique
-                            g = g.rename(columns=short)
-                        title = f"{sweep_name}: {m} (mean, std and 95% CI over replications)"
-                        _print_df(console, g, title)
-                else:
-                    _print_df(console, df, f"{sweep_name}: {table}")
+                _print_df(console, df, f"{sweep_name}: {table}")
+                return
+            if aggregate:
+                for m, g in df.groupby("metric", sort=False):
+                    title, heads, rows = views.detail(g, axes, str(m))
+                    print_fitted(console, markup(f"{sweep_name}: {title}"),
+                                 [text(h) for h in heads], rows, left=1 + len(axes))  # fmt: skip
+            else:
+                metrics_shown = list(dict.fromkeys(df["metric"].tolist()))
+                heads, rows, notes = views.summary(df, axes, metrics_shown)
+                reps = int(info["replications"])
+                title = f"{sweep_name}: mean ± 95% CI over {reps} replications per point"
+                print_fitted(console, markup(title), [text(h) for h in heads], rows,
+                             left=1 + len(axes))  # fmt: skip
+                for line in notes + identical.notes(df, info["base_scenario"], axes):
+                    console.print(text(f"note: {line}"))
+                console.print(
+                    "-a METRIC shows n, std and the interval's ends; --table runs shows each run."
+                )
         finally:
             store.close()
 
@@ -432,7 +454,12 @@ def advise(
         str, typer.Option("--objective", help="throughput, delay or power.")
     ] = "throughput",
     delay_bound: Annotated[
-        str, typer.Option("--delay-bound", help="For --objective delay: bound on mean delay.")
+        str,
+        typer.Option(
+            "--delay-bound",
+            help="For --objective delay: bound on the mean queueing delay at the link "
+            "(propagation excluded).",
+        ),
     ] = "50ms",
     share: Annotated[
         float,
@@ -473,15 +500,21 @@ def advise(
         size_list = [s.strip() for s in sizes.split(",") if s.strip()] if sizes else None
         console = _console()
         rules = adv.bottleneck_rules(file, link)
-        console.print(adv.rules_table(rules))
+        title, heads, rows = adv.rules_table(rules)
+        print_fitted(console, markup(title), heads, [[text(c) for c in r] for r in rows])
         if no_sim:
+            for line in adv.caveats(0, rules):
+                console.print(text(f"note: {line}"))
             return
         res = adv.simulate(rules, sizes=size_list, replications=replications, jobs=jobs)
         for size, err in res.failed.items():
             print(printable(f"warning: size {size} left out: {err}"), file=sys.stderr)
         best = adv.recommend(res, objective, share=share, delay_bound_s=bound)
-        console.print(adv.results_table(res, best, objective))
+        title, heads, rows = adv.results_table(res, best, objective)
+        print_fitted(console, title, heads, [[text(c) for c in r] for r in rows], left=2)
         console.print(adv.explain(best, objective, share, bound, rules, res))
+        for line in adv.caveats(best, rules, res):
+            console.print(text(f"note: {line}"))
         if out is not None:
             from bufferlab.experiments import figures as pl
 

@@ -57,6 +57,7 @@ _RUN: dict[str, tuple[str, str, Callable[[str], Any] | None]] = {
     "--max-wall": ("max_wall", ONE, str),
     "--max-memory": ("max_memory", ONE, str),
     "--allow-python": ("allow_python", FLAG, None),
+    "--all-queues": ("all_queues", FLAG, None),
 }
 _VALIDATE = {k: _RUN[k] for k in ("--set", "-s", "--json", "--allow-python")}
 

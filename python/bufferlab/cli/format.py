@@ -160,15 +160,25 @@ def _queue_cells(q: dict[str, Any]) -> list[str]:
     ]
 
 
-def print_report(res: Results, console: Console, busiest: int = 5) -> None:
-    raw = res.raw
-    console.print(
-        f"[bold]{markup(raw.get('scenario', ''))}[/bold]  seed {raw.get('seed')}  "
-        f"simulated {fmt_time(raw.get('sim_time_s'))} in {fmt_time(raw.get('wall_s'))} "
-        f"({fmt_int(raw.get('events'))} events)"
-        + ("  [yellow](partial run)[/yellow]" if raw.get("partial") else "")
+def _interval(raw: dict[str, Any]) -> str:
+    """Over which simulated interval the report's numbers are: they start at the warm-up."""
+    end, warm = _num(raw.get("sim_time_s")) or 0.0, _num(raw.get("warmup_s")) or 0.0
+    if warm <= 0:
+        return f"Counters, rates and delays cover the whole run, 0 to {fmt_time(end)}."
+    return (
+        f"Counters, rates and delays cover {fmt_time(warm)} to {fmt_time(end)} "
+        f"({fmt_time(max(end - warm, 0.0))} after a {fmt_time(warm)} warm-up)."
     )
 
+
+def _busy(q: dict[str, Any]) -> bool:
+    """A queue worth a row: it dropped or marked, or a packet waited behind another."""
+    return bool(
+        (q.get("drops") or 0) > 0 or (q.get("marks") or 0) > 0 or (q.get("max_packets") or 0) > 1
+    )
+
+
+def _print_flows(raw: dict[str, Any], console: Console) -> None:
     flow_rows = [
         [
             text(f.get("name")),
@@ -187,33 +197,54 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
     ]
     print_fitted(
         console,
-        "Flows",
+        "Flows (one-way delay: source to sink)",
         ["flow", "path", "app", "sent", "received", "loss", "throughput", "goodput",
-         "delay mean", "delay p99", "jitter"],
+         "one-way delay mean", "one-way delay p99", "jitter"],
         flow_rows,
         left=3,
     )  # fmt: skip
 
+
+def _print_queues(raw: dict[str, Any], console: Console, all_queues: bool) -> None:
     active = [q for q in raw.get("queues", []) if (q.get("arrivals") or 0) > 0]
+    shown = active if all_queues else [q for q in active if _busy(q)]
+    # the busiest first: most packets waiting on average, then most drops
+    shown = sorted(
+        shown, key=lambda q: (-(_num(q.get("avg_packets")) or 0.0), -(q.get("drops") or 0))
+    )
     queue_rows = []
-    for q in active:
+    for q in shown:
         queue_rows.append([_link_name(q), text(q.get("discipline")), *_queue_cells(q)])
         # a class-based queue's classes (DualPI2's L and C) below it, each with its own delay
         for c in q.get("classes") or []:
             queue_rows.append(
                 [text(f"  └ {c.get('name')}"), text(c.get("discipline") or ""), *_queue_cells(c)]
             )
-    print_fitted(
-        console,
-        "Queues (with arrivals)",
-        ["queue", "discipline", "arrivals", "drops", "drop %", "marks", "avg pkts",
-         "max pkts", "sojourn mean", "sojourn p99"],
-        queue_rows,
-        left=2,
-    )  # fmt: skip
+    title = "Queues (busiest first)" if not all_queues else "Queues (all with arrivals)"
+    if queue_rows:
+        print_fitted(
+            console,
+            title,
+            ["queue", "discipline", "arrivals", "drops", "drop %", "marks", "avg pkts",
+             "max pkts", "sojourn mean", "sojourn p99"],
+            queue_rows,
+            left=2,
+        )  # fmt: skip
+    folded = len(active) - len(shown)
+    if folded:
+        console.print(
+            f"{folded} idle queue{'s' if folded > 1 else ''} folded away (no drops or marks, "
+            "never a packet waiting behind another); --all-queues shows them."
+        )
 
+
+def _print_links(raw: dict[str, Any], console: Console, busiest: int) -> None:
     used = [ln for ln in raw.get("links", []) if (ln.get("tx_packets") or 0) > 0]
     used.sort(key=lambda ln: -(_num(ln.get("utilisation")) or 0.0))
+    # the queue in front of each link direction: its drops beside the link's own losses
+    drops = {
+        (q.get("link"), q.get("from"), q.get("to")): q.get("drops") for q in raw.get("queues", [])
+    }
     link_rows = []
     for ln in used[:busiest]:
         util = _num(ln.get("utilisation"))
@@ -224,15 +255,35 @@ def print_report(res: Results, console: Console, busiest: int = 5) -> None:
                 fmt_time(ln.get("delay_s")),
                 fmt_int(ln.get("tx_packets")),
                 "-" if util is None else f"{100 * util:.1f}%",
+                fmt_int(drops.get((ln.get("link"), ln.get("from"), ln.get("to")))),
                 fmt_int(ln.get("lost_packets")),
             ]
         )
     print_fitted(
         console,
         f"Busiest links (top {busiest} by utilisation)",
-        ["link", "rate", "delay", "packets", "utilisation", "lost"],
+        ["link", "rate", "delay", "packets sent", "utilisation", "queue drops",
+         "lost on link"],
         link_rows,
+    )  # fmt: skip
+
+
+def print_report(
+    res: Results, console: Console, busiest: int = 5, all_queues: bool = False
+) -> None:
+    """One run's report as tables: a header saying the measured interval, the flows, the busy
+    queues (idle ones folded away unless ``all_queues``), the busiest links and fairness."""
+    raw = res.raw
+    console.print(
+        f"[bold]{markup(raw.get('scenario', ''))}[/bold]  seed {raw.get('seed')}  "
+        f"simulated {fmt_time(raw.get('sim_time_s'))} in {fmt_time(raw.get('wall_s'))} "
+        f"({fmt_int(raw.get('events'))} events)"
+        + ("  [yellow](partial run)[/yellow]" if raw.get("partial") else "")
     )
+    console.print(_interval(raw))
+    _print_flows(raw, console)
+    _print_queues(raw, console, all_queues)
+    _print_links(raw, console, busiest)
 
     fair = raw.get("fairness") or {}
     names = fair.get("flows") or []

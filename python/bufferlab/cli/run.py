@@ -91,6 +91,7 @@ def run(
     max_wall: str | None = None,
     max_memory: str | None = None,
     allow_python: bool = False,
+    all_queues: bool = False,
 ) -> None:
     """`bufferlab run`: a scenario's run and its report (or an ns-2 script's run)."""
     if file.suffix == ".tcl":
@@ -98,7 +99,7 @@ def run(
             "--set": set_, "--json": json_out or None, "--out": out, "--trace-ns2": trace_ns2,
             "--trace-link": trace_links, "--trace-flow": trace_flows,
             "--trace-events": trace_events, "--pcap": pcap, "--pcap-link": pcap_links,
-            "--max-memory": max_memory,
+            "--max-memory": max_memory, "--all-queues": all_queues or None,
         }  # fmt: skip
         given = [k for k, v in unused.items() if v]
         with _errors():
@@ -164,7 +165,7 @@ def run(
 
             # Wide enough not to truncate when the output goes to a file or a pipe.
             console = output_console(160)
-            print_report(res, console)
+            print_report(res, console, all_queues=all_queues)
 
 
 def _run_ns2(script: Path, args: list[str], seed: int | None, max_wall: float | None) -> None:

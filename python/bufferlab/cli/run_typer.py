@@ -109,6 +109,14 @@ def run(
         ),
     ] = None,
     allow_python: AllowPython = False,
+    all_queues: Annotated[
+        bool,
+        typer.Option(
+            "--all-queues",
+            help="Show every queue with arrivals, not only the busy ones (idle queues are "
+            "folded away by default).",
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario and show (or write) its results.
 
@@ -136,6 +144,7 @@ def run(
         max_wall=max_wall,
         max_memory=max_memory,
         allow_python=allow_python,
+        all_queues=all_queues,
     )
 
 

@@ -17,8 +17,18 @@ Rules (sizes in bytes; packets = bytes / mean packet size of the flows crossing 
   windows of tens to hundreds of packets, the "20-50 packets" of the paper.
 
 Objectives: ``throughput`` - the smallest size whose mean goodput reaches ``share`` of the best
-mean goodput; ``delay`` - the best goodput among sizes whose mean one-way delay is within the
-bound (the smallest size when none is); ``power`` - the largest Kleinrock power, goodput / delay.
+mean goodput; ``delay`` - the best goodput among sizes whose mean queueing delay at the link (the
+bottleneck queue's mean sojourn time: propagation and transmission excluded, as buffer-sizing and
+AQM papers bound it, e.g. CoDel's and PIE's targets, RFC 8289 / RFC 8033) is within the bound
+(the smallest size when none is); ``power`` - the largest Kleinrock power, goodput / one-way
+delay.
+
+Caveats the advice states with its answer: a rule applied outside its assumptions (BDP/sqrt(N)
+assumes many desynchronised long-lived flows: Appenzeller et al. validate it for N in the
+hundreds, and for a few flows it under-sizes the buffer; O(log W) assumes paced arrivals or
+access links much slower than the bottleneck), a recommended size at which the flows lose more
+than ``HIGH_LOSS`` of their packets, and intervals of ± 0 with their cause
+(:mod:`bufferlab.experiments.identical`).
 """
 
 from __future__ import annotations
@@ -29,10 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich import box
-from rich.table import Table
-
-from bufferlab.display import markup, text
+from bufferlab.display import markup
 from bufferlab.scenario import Scenario, load
 
 if TYPE_CHECKING:
@@ -42,6 +49,13 @@ if TYPE_CHECKING:
 OBJECTIVES = ("throughput", "delay", "power")
 ENACHESCU_RHO = 0.8
 ENACHESCU_THETA = 0.75
+# Appenzeller et al. 2004 show BDP/sqrt(N) for N of a few hundred flows (their Figs. 10-12 go
+# from 50 to 500 flows, and the paper states the rule for "a large number of flows"); below
+# this N the advice says the rule is outside its assumptions.
+SQRT_N_MIN_FLOWS = 100
+# Loss above 1 % puts TCP into the regime of frequent timeouts and unfair shares (Morris,
+# "TCP behavior with many flows", ICNP 1997): a recommendation there says so.
+HIGH_LOSS = 0.01
 
 
 def parse_time(text: str, what: str = "time") -> float:
@@ -143,21 +157,15 @@ def bottleneck_rules(file: str | os.PathLike[str] | Scenario, link: str = "bottl
                  bdp, rules)  # fmt: skip
 
 
-def rules_table(r: Rules) -> Table:
-    t = Table(
-        title=f"Sizing rules for {markup(r.link)} {markup(r.direction)}: "
-        f"{r.rate_bps / 1e6:.4g} Mbit/s, "
-        f"mean RTT {r.rtt_s * 1e3:.4g} ms over {len(r.rtts_s)} flows, N = {r.n_flows} "
-        f"long-lived, packets of {r.packet_bytes:.0f} B",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
+def rules_table(r: Rules) -> tuple[str, list[str], list[list[str]]]:
+    """The rules as a table: title, headers, rows (printed whole by the CLI at any width)."""
+    title = (
+        f"Sizing rules for {r.link} {r.direction}: {r.rate_bps / 1e6:.4g} Mbit/s, mean RTT "
+        f"{r.rtt_s * 1e3:.4g} ms over {len(r.rtts_s)} flows, N = {r.n_flows} long-lived, "
+        f"packets of {r.packet_bytes:.0f} B"
     )
-    t.add_column("rule")
-    t.add_column("bytes", justify="right")
-    t.add_column("packets", justify="right")
-    for name, b in r.rules.items():
-        t.add_row(name, f"{b:,.0f}", f"{r.packets(b):.1f}")
-    return t
+    rows = [[name, f"{b:,.0f}", f"{r.packets(b):.1f}"] for name, b in r.rules.items()]
+    return title, ["rule", "bytes", "packets"], rows
 
 
 def candidate_sizes(r: Rules) -> list[str]:
@@ -182,6 +190,7 @@ class Simulated:
 MEASURES = {
     "goodput_bps": "flows.goodput_bps:sum",
     "delay_s": "flows.delay_mean_s:mean",
+    "queue_delay_s": None,  # queues[<link>].sojourn_mean_s (the busy direction)
     "loss": "flows.loss_ratio:mean",
     "utilisation": None,  # links[<link>].utilisation
 }
@@ -222,6 +231,7 @@ def simulate(
             raise SweepError(f"advise: every run failed, e.g.: {first}")
         metrics = dict(MEASURES)
         metrics["utilisation"] = f"links[{r.link}].utilisation"
+        metrics["queue_delay_s"] = f"queues[{r.link}].sojourn_mean_s"
         per_run: dict[str, pd.DataFrame] = {
             k: run_values(store, sid, parse_metric(m)) for k, m in metrics.items() if m
         }
@@ -238,11 +248,13 @@ def simulate(
                 vals_by[k] = vals
                 st = summarize(vals)
                 row[f"{k}_mean"], row[f"{k}_ci"] = st["mean"], st["ci_half"]
+                row[f"{k}_same"] = st["n"] > 1 and st["std"] == 0
             for g, d in zip(vals_by["goodput_bps"], vals_by["delay_s"], strict=False):
                 if d and d == d and d > 0:
                     power_vals.append(g / d)
             st = summarize(power_vals)
             row["power_mean"], row["power_ci"] = st["mean"], st["ci_half"]
+            row["power_same"] = st["n"] > 1 and st["std"] == 0
             rows.append(row)
         return Simulated(sizes, pd.DataFrame(rows), replications, failed)
     finally:
@@ -259,7 +271,7 @@ def recommend(
         ok = t[g >= share * g.max()]
         return int(ok.iloc[0]["index"])
     if objective == "delay":
-        within = t[t["delay_s_mean"] <= delay_bound_s]
+        within = t[t["queue_delay_s_mean"] <= delay_bound_s]
         if within.empty:
             return int(t.iloc[0]["index"])
         return int(within.sort_values(["goodput_bps_mean", "bytes"], ascending=[False, True])
@@ -269,35 +281,90 @@ def recommend(
     raise ValueError(f"objective: expected one of {OBJECTIVES}")
 
 
-def results_table(sim: Simulated, best: int, objective: str) -> Table:
-    t = Table(
-        title=f"Simulated ({sim.replications} replications; mean ± 95% CI); objective {objective}",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-    )
-    for c in ("", "size", "packets", "bytes", "goodput (Mbit/s)", "delay (ms)", "loss",
-              "utilisation", "power (Mbit/s/s)"):  # fmt: skip
-        t.add_column(c, justify="left" if c in ("", "size") else "right")
+# The measures of the simulated table: column header, key in ``Simulated.table``, scale, format.
+_SHOWN = (
+    ("goodput (Mbit/s)", "goodput_bps", 1e6, ".4g"),
+    ("queueing delay (ms)", "queue_delay_s", 1e-3, ".4g"),
+    ("one-way delay (ms)", "delay_s", 1e-3, ".4g"),
+    ("loss (%)", "loss", 0.01, ".3g"),
+    ("utilisation (%)", "utilisation", 0.01, ".3g"),
+    ("power (Mbit/s/s)", "power", 1e6, ".4g"),
+)
 
-    def pm(m: float, ci: float, scale: float, fmt: str = ".4g") -> str:
+
+def results_table(
+    sim: Simulated, best: int, objective: str
+) -> tuple[str, list[str], list[list[str]]]:
+    """The simulated sizes as a table: title, headers, rows (mean ± 95 % CI; † marks an
+    interval of 0 from identical replications, explained by :func:`caveats`)."""
+    title = (
+        f"Simulated ({sim.replications} replications; mean ± 95% CI); objective {objective}; "
+        "queueing delay = the link's mean sojourn time"
+    )
+
+    def pm(row: Any, key: str, scale: float, fmt: str) -> str:
+        m, ci = row[f"{key}_mean"], row[f"{key}_ci"]
         if m != m:
             return "-"
-        s = f"{m / scale:{fmt}}"
-        return s + (f" ± {ci / scale:.2g}" if ci == ci else "")
+        out = f"{m / scale:{fmt}}"
+        if ci == ci:
+            out += f" ± {ci / scale:.2g}" + (" †" if row.get(f"{key}_same") else "")
+        return out
 
+    rows = []
     for i, row in sim.table.iterrows():
-        t.add_row(
+        rows.append([
             "→" if i == best else "",
-            text(row["size"]),
+            str(row["size"]),
             f"{row['packets']:.1f}",
             f"{row['bytes']:,.0f}",
-            pm(row["goodput_bps_mean"], row["goodput_bps_ci"], 1e6),
-            pm(row["delay_s_mean"], row["delay_s_ci"], 1e-3),
-            pm(row["loss_mean"] * 100, row["loss_ci"] * 100, 1, ".3g") + "%",
-            pm(row["utilisation_mean"] * 100, row["utilisation_ci"] * 100, 1, ".3g") + "%",
-            pm(row["power_mean"], row["power_ci"], 1e6),
+            *(pm(row, key, scale, fmt) for _, key, scale, fmt in _SHOWN),
+        ])  # fmt: skip
+    return title, ["", "size", "packets", "bytes", *(h for h, *_ in _SHOWN)], rows
+
+
+def caveats(best: int, r: Rules, sim: Simulated | None = None) -> list[str]:
+    """What the reader must know before using the advice: rules outside their assumptions, a
+    recommended size with high loss, and why an interval is ± 0 (one line each)."""
+    from bufferlab.experiments import identical
+
+    out = []
+    if r.n_flows < SQRT_N_MIN_FLOWS:
+        out.append(
+            f"BDP/sqrt(N) is outside its assumptions here: it is derived for many "
+            f"desynchronised long-lived flows (hundreds; Appenzeller et al. 2004) and N = "
+            f"{r.n_flows}; with few flows they synchronise and the rule under-sizes the buffer."
         )
-    return t
+    out.append(
+        "O(log W) assumes paced arrivals or access links much slower than the bottleneck "
+        "(Enachescu et al. 2006); with bursty TCP senders it under-sizes the buffer."
+    )
+    if sim is None or sim.table.empty:
+        return out
+    row = sim.table.loc[best]
+    loss = row.get("loss_mean")
+    if loss == loss and loss is not None and loss > HIGH_LOSS:
+        out.append(
+            f"At the recommended size the flows lose {loss * 100:.2g} % of their packets "
+            f"(above {HIGH_LOSS:.0%}: TCP is in the regime of frequent timeouts and unfair "
+            "shares, Morris 1997)."
+        )
+    scenario_text = getattr(r.scenario, "text", None)
+    causes: dict[str, list[str]] = {}
+    metric_of = {
+        "goodput_bps": "flows.goodput_bps", "queue_delay_s": "queues.sojourn_mean_s",
+        "delay_s": "flows.delay_mean_s", "loss": "flows.loss_ratio",
+        "utilisation": "links.utilisation", "power": "runs.power",
+    }  # fmt: skip
+    for _, rw in sim.table.iterrows():
+        for header, key, *_ in _SHOWN:
+            if rw.get(f"{key}_same"):
+                cause = identical.reason(metric_of[key], float(rw[f"{key}_mean"]), scenario_text)
+                causes.setdefault(cause, []).append(f"{header.split(' (')[0]} at {rw['size']}")
+    for cause, where in causes.items():
+        shown = ", ".join(where[:4]) + (f" and {len(where) - 4} more" if len(where) > 4 else "")
+        out.append(f"† identical replications ({shown}): {cause}.")
+    return out
 
 
 def explain(
@@ -307,16 +374,17 @@ def explain(
     if (
         objective == "delay"
         and sim is not None
-        and not (sim.table["delay_s_mean"] <= bound_s).any()
+        and not (sim.table["queue_delay_s_mean"] <= bound_s).any()
     ):
         return (
-            f"Recommendation for {markup(r.link)}: no size kept the mean delay within "
+            f"Recommendation for {markup(r.link)}: no size kept the mean queueing delay within "
             f"{bound_s * 1e3:g} ms; the smallest size (marked →) comes closest."
         )
     why = {
         "throughput": f"the smallest size reaching {share:.0%} of the best mean goodput",
-        "delay": f"the best mean goodput with mean one-way delay ≤ {bound_s * 1e3:g} ms",
-        "power": "the largest mean power (goodput / delay)",
+        "delay": f"the best mean goodput with mean queueing delay ≤ {bound_s * 1e3:g} ms "
+        "(propagation excluded)",
+        "power": "the largest mean power (goodput / one-way delay)",
     }[objective]
     return f"Recommendation for {markup(r.link)}: row marked → ({why})."
 
@@ -333,11 +401,12 @@ def figure(sim: Simulated, best: int, r: Rules) -> Figure:
     a1.errorbar(x, t["goodput_bps_mean"] / 1e6, yerr=t["goodput_bps_ci"].fillna(0) / 1e6,
                 marker="o", capsize=3)  # fmt: skip
     a1.set_ylabel("goodput (Mbit/s)")
-    a2.errorbar(x, t["delay_s_mean"] * 1e3, yerr=t["delay_s_ci"].fillna(0) * 1e3, marker="o",
-                capsize=3, color="tab:red")  # fmt: skip
-    a2.set_ylabel("mean one-way delay (ms)")
+    a2.errorbar(x, t["queue_delay_s_mean"] * 1e3, yerr=t["queue_delay_s_ci"].fillna(0) * 1e3,
+                marker="o", capsize=3, color="tab:red")  # fmt: skip
+    a2.set_ylabel(f"mean queueing delay at {r.link} (ms)")
     for a in (a1, a2):
         a.set_xscale("log")
+        a.set_ylim(bottom=0)
         a.set_xlabel(f"buffer of {r.link} (packets of {r.packet_bytes:.0f} B)")
         a.grid(True, alpha=0.3)
         for i, (name, b) in enumerate(r.rules.items()):

@@ -24,6 +24,15 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+# Names, units and bounds of metrics and axes are shared with the tables and the report.
+from bufferlab.experiments.labels import (
+    axis_labels,
+    axis_title,
+    metric_bounds,
+    metric_label,
+    numeric_value,
+)
+
 # One run's figures live in bufferlab.run_figures (Results.plot uses them without a store);
 # they are part of this module's interface too.
 from bufferlab.run_figures import (  # noqa: F401
@@ -42,21 +51,6 @@ if TYPE_CHECKING:
 FORMATS = (".png", ".svg", ".pdf")
 
 
-def numeric_value(v: Any) -> tuple[float, str] | None:
-    """``"50KB"`` -> (50000.0, "bytes"), ``"25p"`` -> (25.0, "packets"), ``3`` -> (3.0, "");
-    None when the value is not a number with a unit of the scenario grammar (the core's own
-    parser reads it, so axes agree with what the runs used)."""
-    from bufferlab import _core
-
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, int | float):
-        return float(v), ""
-    if not isinstance(v, str):
-        return None
-    return _core.quantity(v)
-
-
 def axis_positions(values: Sequence[Any]) -> tuple[list[float], str | None]:
     """Numeric x positions for axis values when they are all numbers of one kind, else the
     positions 0..n-1 (categorical) and None."""
@@ -64,82 +58,6 @@ def axis_positions(values: Sequence[Any]) -> tuple[list[float], str | None]:
     if all(p is not None for p in parsed) and len({p[1] for p in parsed if p}) == 1:
         return [p[0] for p in parsed if p], parsed[0][1] if parsed[0] else ""
     return list(range(len(values))), None
-
-
-# Words and units for the columns a metric names (docs/results-json.md), and the scale that
-# turns the stored value into that unit.
-_COLUMNS: dict[str, tuple[str, str, float]] = {
-    "goodput_bps": ("goodput", "Mbit/s", 1e6),
-    "throughput_bps": ("throughput", "Mbit/s", 1e6),
-    "delay_mean_s": ("mean delay", "ms", 1e-3),
-    "delay_p50_s": ("median delay", "ms", 1e-3),
-    "delay_p95_s": ("95th-percentile delay", "ms", 1e-3),
-    "delay_p99_s": ("99th-percentile delay", "ms", 1e-3),
-    "delay_max_s": ("maximum delay", "ms", 1e-3),
-    "jitter_s": ("jitter", "ms", 1e-3),
-    "sojourn_mean_s": ("mean sojourn time", "ms", 1e-3),
-    "sojourn_p99_s": ("99th-percentile sojourn time", "ms", 1e-3),
-    "sojourn_max_s": ("maximum sojourn time", "ms", 1e-3),
-    "avg_packets": ("mean queue length", "packets", 1.0),
-    "avg_bytes": ("mean queue length", "bytes", 1.0),
-    "max_packets": ("maximum queue length", "packets", 1.0),
-    "max_bytes": ("maximum queue length", "bytes", 1.0),
-    "lost_packets": ("packets lost", "packets", 1.0),
-    "drops": ("drops", "packets", 1.0),
-    "marks": ("ECN marks", "packets", 1.0),
-    "tx_packets": ("packets sent", "packets", 1.0),
-    "rx_packets": ("packets received", "packets", 1.0),
-    "utilisation": ("utilisation", "%", 0.01),
-    "loss_ratio": ("loss", "%", 0.01),
-    "jain": ("Jain's fairness index", "", 1.0),
-    "wall_s": ("wall time", "s", 1.0),
-}
-_REDUCED = {"sum": "sum over", "mean": "mean over", "max": "largest over", "min": "smallest over"}
-_TABLE_NOUN = {"flows": "flows", "queues": "queues", "links": "links"}
-
-
-def _metric_label(metric: str) -> tuple[str, float]:
-    """A human label with its unit (``mean delay of tcp0 (ms)``, ``goodput, sum over flows
-    (Mbit/s)``) and the scale to divide values by."""
-    table, _, rest = metric.partition(".")
-    sel = None
-    if "[" in table:
-        table, sel = table[:-1].split("[", 1)
-    col, _, red = rest.partition(":")
-    words, unit, scale = _COLUMNS.get(col, (col.replace("_", " "), "", 1.0))
-    if col.endswith("_bps") and col not in _COLUMNS:
-        unit, scale = "Mbit/s", 1e6
-    elif col.endswith("_s") and col not in _COLUMNS:
-        unit, scale = "ms", 1e-3
-    if sel:
-        label = f"{words} of {sel}"
-    elif table in _TABLE_NOUN:
-        how = _REDUCED.get(red or ("max" if table in ("queues", "links") else "mean"), "over")
-        label = f"{words}, {how} {_TABLE_NOUN[table]}"
-    else:
-        label = words
-    return (f"{label} ({unit})" if unit else label), scale
-
-
-def axis_title(axis: str) -> str:
-    """A human name for a sweep axis: ``links.bottleneck.queue.kind`` -> ``queue discipline of
-    bottleneck``, ``links.bottleneck.queue.limit`` -> ``buffer of bottleneck``; other paths keep
-    their dotted form."""
-    parts = axis.split(".")
-    if parts[0] == "links" and len(parts) >= 3:
-        link, rest = parts[1], ".".join(parts[2:])
-        names = {
-            "queue": "queue",
-            "reverse_queue": "reverse queue",
-            "queue.kind": "queue discipline",
-            "reverse_queue.kind": "reverse queue discipline",
-            "queue.limit": "buffer",
-            "rate": "rate",
-            "delay": "delay",
-        }
-        if rest in names:
-            return f"{names[rest]} of {link}"
-    return axis
 
 
 def _category(v: Any) -> str:
@@ -154,21 +72,6 @@ def _category(v: Any) -> str:
             rest = ", ".join(f"{k}={w}" for k, w in d.items() if k != "kind")
             return f"{d['kind']}\n{rest}" if rest else str(d["kind"])
     return str(v)
-
-
-def axis_labels(axes: Sequence[str]) -> dict[str, str]:
-    """The shortest dotted suffix of each axis that tells it from the others
-    (``links.bottleneck.rate`` -> ``rate``, but ``flows.0.app.rate`` -> ``0.app.rate``
-    next to ``flows.1.app.rate``)."""
-    out = {}
-    for a in axes:
-        parts = a.split(".")
-        for n in range(1, len(parts) + 1):
-            suffix = ".".join(parts[-n:])
-            if not any(b != a and (b == suffix or b.endswith("." + suffix)) for b in axes):
-                break
-        out[a] = suffix
-    return out
 
 
 def default_x_axis(axes: Sequence[str]) -> str:
@@ -193,7 +96,18 @@ def metric_figure(
     combination of the axes other than ``x``; error bars are the confidence intervals."""
     df = agg[agg["metric"] == metric]
     if axes is None:
-        skip = {"point", "metric", "n", "mean", "std", "sem", "ci_low", "ci_high", "ci_half"}
+        skip = {
+            "point",
+            "metric",
+            "n",
+            "mean",
+            "std",
+            "sem",
+            "ci_low",
+            "ci_high",
+            "ci_half",
+            "ci_clipped",
+        }
         axes = [c for c in agg.columns if c not in skip]
     if not axes:
         raise ValueError("the sweep has no axes to plot against")
@@ -205,7 +119,7 @@ def metric_figure(
     pos, kind = axis_positions(xvals)
     scale, unit = scaled_unit(kind or "", pos) if kind is not None else (1, "")
     xpos = {_key(v): p / scale for v, p in zip(xvals, pos, strict=True)}
-    ylabel, yscale = _metric_label(metric)
+    ylabel, yscale = metric_label(metric)
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=100)
     groups = list(df.groupby(others, sort=False, dropna=False)) if others else [((), df)]
     n_groups = len(groups)
@@ -215,7 +129,13 @@ def metric_figure(
         label = ", ".join(f"{names[o]}={v}" for o, v in zip(others, gkey, strict=True))
         xs = [xpos[_key(v)] for v in g[x]]
         ys = g["mean"] / yscale
-        err = g["ci_half"].fillna(0) / yscale
+        # asymmetric when an interval was clipped at a physical bound (a share below 0)
+        if "ci_low" in g and "ci_high" in g:
+            low = (g["mean"] - g["ci_low"]).fillna(0).clip(lower=0) / yscale
+            high = (g["ci_high"] - g["mean"]).fillna(0).clip(lower=0) / yscale
+        else:  # a frame of the caller's own with the half-width only
+            low = high = g["ci_half"].fillna(0) / yscale
+        err = [low.to_numpy(), high.to_numpy()]
         if kind is None:
             # Categories (queue disciplines, ...): points with their intervals, side by side
             # per group, never joined by a line that would suggest an order between them.
@@ -229,6 +149,10 @@ def metric_figure(
     title_x = axis_title(x)
     ax.set_xlabel(f"{title_x} ({unit})" if unit else title_x)
     ax.set_ylabel(ylabel)
+    if metric_bounds(metric)[0] == 0:
+        # a rate, a share, a delay or a count starts at zero: a cropped axis would make a
+        # 1 % difference look like a factor
+        ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     if others:
         legend_outside(ax)

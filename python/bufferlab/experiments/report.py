@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bufferlab.experiments import figures as plot
+from bufferlab.experiments.labels import mean_ci_text
 from bufferlab.experiments.metrics import parse_metric
 from bufferlab.experiments.store import Store
 
@@ -64,9 +65,12 @@ def _pivot(agg: Any, x: str | None, others: list[str], scale: float) -> dict[str
     def cell(r: Any) -> str:
         if r["n"] == 0:
             return "-"
-        mean = f"{r['mean'] / scale:.4g}"
-        ci = r["ci_half"]
-        return mean + (f" ± {ci / scale:.2g}" if ci == ci else "") + f" (n={int(r['n'])})"
+        text = mean_ci_text(r["mean"], r["ci_half"], scale)
+        if r.get("ci_clipped"):
+            # the t interval crossed a physical bound: say so and give the clipped interval
+            text = (f"{r['mean'] / scale:.4g} (CI {r['ci_low'] / scale:.2g} to "
+                    f"{r['ci_high'] / scale:.2g}, clipped at the bound)")  # fmt: skip
+        return text + f" (n={int(r['n'])})"
 
     if x is None:
         return {"headers": ["mean ± CI"], "rows": [[cell(r)] for _, r in agg.iterrows()], "left": 1}
@@ -82,6 +86,19 @@ def _pivot(agg: Any, x: str | None, others: list[str], scale: float) -> dict[str
                    or "mean ± CI" for k in cols]  # fmt: skip
     rows = [[xv, *(grid.get((xv, k), "-") for k in cols)] for xv in xs]
     return {"headers": heads, "rows": rows, "left": len(heads)}
+
+
+def _range_sentence(label: str, lo: Any, hi: Any, axes: list[str], scale: float) -> str:
+    """The summary's line for a metric: its lowest and highest point, called a difference only
+    when their 95 % intervals do not overlap."""
+    low = f"{lo['mean'] / scale:.4g} at {_where(lo, axes)}"
+    high = f"{hi['mean'] / scale:.4g} at {_where(hi, axes)}"
+    if lo["n"] < 2 or hi["n"] < 2 or lo["ci_high"] != lo["ci_high"]:
+        return f"{label}: from {low} to {high} (one replication: no interval to compare)."
+    if hi["ci_low"] <= lo["ci_high"]:
+        return (f"{label}: no significant difference across the grid: the 95 % intervals of "
+                f"the lowest ({low}) and the highest ({high}) overlap.")  # fmt: skip
+    return f"{label}: from {low} to {high} (95 % intervals apart)."
 
 
 def _where(row: Any, axes: list[str]) -> str:
@@ -116,7 +133,8 @@ def build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
 
 
 def _build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
-    from bufferlab.experiments.stats import IDENTICAL_NOTE, aggregate, identical_points
+    from bufferlab.experiments import identical
+    from bufferlab.experiments.stats import aggregate
 
     store = db if isinstance(db, Store) else Store(db, read_only=True)
     try:
@@ -144,7 +162,7 @@ def _build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
             except Exception as e:  # a metric that does not exist in these results
                 metrics.append({"name": m, "error": str(e)})
                 continue
-            label, scale = plot._metric_label(m)
+            label, scale = plot.metric_label(m)
             fig = None
             if axes and agg["n"].sum() > 0:
                 png = plot.to_png_bytes(plot.metric_figure(agg, m, axes=axes))
@@ -153,18 +171,17 @@ def _build_report(db: str | os.PathLike[str] | Store, sweep: str) -> str:
             found = agg[agg["n"] > 0]
             if len(found) > 1:
                 lo, hi = found.loc[found["mean"].idxmin()], found.loc[found["mean"].idxmax()]
-                summary.append(
-                    f"{label}: from {lo['mean'] / scale:.4g} at {_where(lo, axes)} to "
-                    f"{hi['mean'] / scale:.4g} at {_where(hi, axes)}."
-                )
+                summary.append(_range_sentence(label, lo, hi, axes, scale))
                 if representative is None:
                     # The run shown under "One run": replication 0 of the point whose first
                     # metric is the median of the grid, a typical point rather than the first.
                     order = found.sort_values("mean")
                     mid = order.iloc[(len(order) - 1) // 2]
                     representative = (int(mid["point"]), label, _where(mid, axes))
-            same = identical_points(agg)
-            note = f"At {same} of {len(agg)} points the {IDENTICAL_NOTE}." if same else ""
+            note = " ".join(
+                n[0].upper() + n[1:] + "."
+                for n in identical.notes(agg, info["base_scenario"], axes)
+            )
             metrics.append(
                 {
                     "name": m,

@@ -8,6 +8,7 @@ import os
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from bufferlab.experiments.labels import metric_bounds
 from bufferlab.experiments.metrics import REDUCERS, Metric, MetricError, parse_metric
 
 if TYPE_CHECKING:
@@ -59,17 +60,24 @@ def summarize(values: Iterable[float], confidence: float = 0.95) -> dict[str, fl
 
 def identical_points(agg: pd.DataFrame) -> int:
     """How many grid points of an :func:`aggregate` frame had several replications that all
-    gave the same value (their interval is empty: the scenario did not vary between them)."""
+    gave the same value (their interval is empty); :mod:`bufferlab.experiments.identical`
+    says why."""
     if agg.empty:
         return 0
     return int(((agg["n"] > 1) & (agg["std"] == 0)).sum())
 
 
-IDENTICAL_NOTE = (
-    "replications gave identical values: the scenario is deterministic apart from its seed's "
-    "random parts, so the interval says nothing; randomise flow start times "
-    '(start = { kind = "uniform", min = "0s", max = "1s" }, docs/scenario.md)'
-)
+def clip_to_bounds(row: dict[str, Any], bounds: tuple[float, float]) -> bool:
+    """Clips a summary's interval to the values the metric can physically take (a share stays
+    in [0, 1], a count above 0); True when it clipped. ``ci_half`` keeps the Student-t
+    half-width; ``ci_low`` and ``ci_high`` are the reported, clipped, interval."""
+    lo, hi = bounds
+    clipped = False
+    if row["ci_low"] < lo:
+        row["ci_low"], clipped = lo, True
+    if row["ci_high"] > hi:
+        row["ci_high"], clipped = hi, True
+    return clipped
 
 
 # -- per-run values and aggregation -----------------------------------------------------------
@@ -139,6 +147,7 @@ def aggregate_store(
         rows = []
         for mtext in metrics:
             m = parse_metric(mtext)
+            bounds = metric_bounds(m.text)
             df = run_values(store, info["id"], m)
             by_point: dict[int, list[float]] = {}
             for pi, v in zip(df["point_index"], df["value"], strict=True):
@@ -150,8 +159,10 @@ def aggregate_store(
                     row[a] = params.get(a)
                 row["metric"] = m.text
                 row.update(summarize(vals, confidence))
+                row["ci_clipped"] = clip_to_bounds(row, bounds)
                 rows.append(row)
-        cols = ["point", *axes, "metric", "n", "mean", "std", "sem", "ci_low", "ci_high", "ci_half"]
+        cols = ["point", *axes, "metric", "n", "mean", "std", "sem", "ci_low", "ci_high",
+                "ci_half", "ci_clipped"]  # fmt: skip
         out = pd.DataFrame(rows, columns=cols)
         for a in axes:  # lists and tables as JSON text, so the frame stays hashable
             out[a] = out[a].map(lambda v: json.dumps(v) if isinstance(v, dict | list) else v)

@@ -54,9 +54,12 @@ def write_markdown(
         lines += [
             f"> **A {out.mode} run, not the reproduction.** `--{out.mode}` runs shorter and with "
             "fewer replications (and maybe fewer points) than the study's full setup, so its "
-            "numbers are a preview and the comparison with the paper's full-length numbers does "
-            "not hold as it stands; the recorded page is written by a full run "
-            f"(`bufferlab study run {st.name}`).",
+            "numbers are a preview, biased where the flows have less time to settle, and the "
+            "comparison with the paper's full-length numbers does not hold as it stands; the "
+            f"recorded page is written by a full run (`bufferlab study run {st.name}`). "
+            "What this run changed:",
+            ">",
+            *(f"> * {md_text(d)}" for d in preview_differences(st, out.mode)),
             "",
         ]
     if out.errors:
@@ -88,7 +91,17 @@ def write_markdown(
         )
     lines.append("")
     disc = st.dir / "discussion.md"
-    if disc.exists():
+    if disc.exists() and out.mode != "full":
+        # the discussion quotes the full run's numbers: a preview page quotes only its own
+        lines += [
+            "## Discussion",
+            "",
+            f"The study's discussion (`studies/{st.name}/discussion.md`) reads the full run's "
+            f"numbers and is left out of this {out.mode} page, whose tables and verdicts come "
+            "from shorter runs; see the recorded page of a full run.",
+            "",
+        ]
+    elif disc.exists():
         try:
             text = disc.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as e:
@@ -97,6 +110,35 @@ def write_markdown(
     doc_path.parent.mkdir(parents=True, exist_ok=True)
     doc_path.write_text("\n".join(lines), encoding="utf-8")
     return doc_path
+
+
+def preview_differences(st: Any, mode: str) -> list[str]:
+    """What a quick or tiny run of the study changes from its full setup, per experiment:
+    skipped, fewer replications or points, another duration or warm-up."""
+    from bufferlab.study.plan import points, replications
+
+    out = []
+    for e in st.experiments:
+        m = e.mode(mode)
+        if m.get("skip"):
+            out.append(f"experiment {e.name}: skipped")
+            continue
+        parts = []
+        n_rep, full_rep = replications(e, mode), replications(e, "full")
+        if n_rep != full_rep:
+            parts.append(f"{n_rep} of {full_rep} replications")
+        n_pts, full_pts = len(points(e, mode)), len(points(e, "full"))
+        if n_pts != full_pts:
+            parts.append(f"{n_pts} of {full_pts} points")
+        for key in ("duration", "warmup"):
+            value = m.get(key) or (m.get("set") or {}).get(key)
+            if value is None and mode == "tiny":
+                value = {"duration": "3s", "warmup": "0s"}[key]
+            if value is not None:
+                full = e.mode("full").get(key) or e.set.get(key) or "the scenario's"
+                parts.append(f"{key} {value} instead of {full}")
+        out.append(f"experiment {e.name}: " + ("; ".join(parts) or "as the full run"))
+    return out
 
 
 # A link's or image's target ("](target") and a reference definition's ("]: target"), up to

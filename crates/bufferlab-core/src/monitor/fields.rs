@@ -51,6 +51,7 @@ use Kind::*;
 pub const FIELDS: &[(&str, Kind)] = &[
     ("seed", Setting),
     ("sim_time_s", Run),
+    ("warmup_s", Setting),
     ("events", Run),
     ("wall_s", Run),
     // ---- flows[] ----
