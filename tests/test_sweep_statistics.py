@@ -124,3 +124,12 @@ def test_metric_figures_start_at_zero():
     )
     fig = metric_figure(agg, "links[b].utilisation")
     assert fig.axes[0].get_ylim()[0] == 0.0
+
+
+def test_a_class_metric_reads_as_its_class():
+    """DualPI2's L and C queues in sweeps (`class_<name>_<field>`) are named in words."""
+    assert metric_label("queues[bottleneck].class_l_sojourn_mean_s") == (
+        "mean sojourn time (class l) of bottleneck (ms)",
+        1e-3,
+    )
+    assert metric_bounds("queues[b].class_c_drops") == (0.0, math.inf)

@@ -60,7 +60,23 @@ def _parts(metric: str) -> tuple[str, str | None, str, str]:
     return table, sel, col, red
 
 
+def _class_column(col: str) -> tuple[str, str] | None:
+    """``class_l_sojourn_mean_s`` (a classful queue's class, docs/experiments.md) -> (l,
+    sojourn_mean_s): the class name is what precedes the longest known column."""
+    if not col.startswith("class_"):
+        return None
+    rest = col[len("class_") :]
+    for known in sorted(COLUMNS, key=len, reverse=True):
+        if rest.endswith("_" + known) and len(rest) > len(known) + 1:
+            return rest[: -len(known) - 1], known
+    return None
+
+
 def _unit_of(col: str) -> tuple[str, str, float]:
+    cls = _class_column(col)
+    if cls is not None:
+        words, unit, scale = _unit_of(cls[1])
+        return f"{words} (class {cls[0]})", unit, scale
     words, unit, scale = COLUMNS.get(col, (col.replace("_", " "), "", 1.0))
     if col.endswith("_bps") and col not in COLUMNS:
         unit, scale = "Mbit/s", 1e6
@@ -95,6 +111,7 @@ def metric_bounds(metric: str) -> tuple[float, float]:
     """The values the metric can physically take: a share lies in [0, 1]; a count, a rate, a
     time or a queue length is never below 0; anything else is unbounded."""
     _, _, col, _ = _parts(metric)
+    col = (_class_column(col) or ("", col))[1]
     if col in SHARES:
         return 0.0, 1.0
     if col in COLUMNS or col.endswith(("_bps", "_s", "_packets", "_bytes")):
