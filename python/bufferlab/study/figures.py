@@ -202,6 +202,10 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                 ax.set_xscale("log")
             if spec.get("ylim"):
                 ax.set_ylim(*spec["ylim"])
+            elif ax.get_ylim()[0] > 0:
+                # every value is positive: the axis starts at zero (a cropped axis makes a
+                # few per cent look like a factor); a figure that must zoom sets `ylim`
+                ax.set_ylim(bottom=0)
             ax.set_xlabel(_t(spec.get("xlabel", xs_name)))
             ax.set_ylabel(_t(spec.get("ylabel", st.metrics[y].label or y)))
             if spec.get("panels"):
