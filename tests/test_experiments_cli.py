@@ -196,6 +196,32 @@ def test_advise_simulates_and_recommends(tmp_path, cli):
     marked = [ln for ln in r.stdout.splitlines() if "→" in ln and "p " in ln]
     assert len(marked) == 1
     assert fig.read_bytes()[:4] == b"\x89PNG"
+    # issue #36: the delay objective bounds queueing delay, and the advice states its caveats
+    out = " ".join(r.stdout.split())
+    assert "queueing delay = the link's mean sojourn time" in out
+    assert "mean queueing delay ≤ 14 ms (propagation excluded)" in out
+    assert "BDP/sqrt(N) is outside its assumptions here" in out and "N = 2" in out
+    # 10p: 5 ms of queueing (within 14 ms) though its one-way delay is 18 ms; 11 % loss there
+    assert "→ 10p" in out, out
+    assert "At the recommended size the flows lose" in out and "above 1%" in out, out
+
+
+def test_advise_delay_objective_excludes_propagation():
+    """A 14 ms bound on a path whose one-way delay alone is 12 ms: the queueing delay, not the
+    one-way delay, decides."""
+    from bufferlab.experiments.advise import Simulated, recommend
+
+    t = pd.DataFrame(
+        {
+            "size": ["a", "b"],
+            "bytes": [1e3, 1e4],
+            "goodput_bps_mean": [5e6, 9e6],
+            "delay_s_mean": [0.015, 0.025],  # propagation 12 ms + queueing
+            "queue_delay_s_mean": [0.003, 0.013],
+            "power_mean": [1.0, 1.0],
+        }
+    )
+    assert recommend(Simulated(["a", "b"], t, 3), "delay", delay_bound_s=0.014) == 1
 
 
 def test_recommend_objectives():
@@ -486,3 +512,22 @@ def test_results_tables_keep_every_value_whole_at_80_columns(swept):
     assert "…" not in out
     for key in runs["run_key"]:
         assert out.count(key) >= 2  # whole, and repeated in each part
+
+
+def test_advise_explains_an_interval_of_zero():
+    """No "± 0" without its reason: identical replications are marked † and explained."""
+    from bufferlab.experiments.advise import Simulated, bottleneck_rules, caveats, results_table
+
+    r = bottleneck_rules(ROOT / "examples" / "dumbbell_tcp.toml")
+    row = {"size": "12480B", "packets": 12.0, "bytes": 12480.0}
+    for key, mean in (("goodput_bps", 1.9e6), ("queue_delay_s", 0.026), ("delay_s", 0.056),
+                      ("loss", 0.036), ("utilisation", 0.969), ("power", 3.3e7)):  # fmt: skip
+        row |= {f"{key}_mean": mean, f"{key}_ci": 0.0, f"{key}_same": True}
+    sim = Simulated(["12480B"], pd.DataFrame([row]), 3)
+    _, _, rows = results_table(sim, 0, "throughput")
+    assert "1.9 ± 0 †" in rows[0]
+    notes = " ".join(caveats(0, r, sim))
+    # fixed start times in that example: the cause is the scenario, and the fix is named
+    assert "† identical replications (goodput at 12480B" in notes
+    assert "randomise the flows' start times" in notes
+    assert "lose 3.6 % of their packets" in notes

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bufferlab.display import markup
+from bufferlab.experiments.labels import mean_ci_text
 from bufferlab.scenario import Scenario, load
 
 if TYPE_CHECKING:
@@ -281,14 +282,14 @@ def recommend(
     raise ValueError(f"objective: expected one of {OBJECTIVES}")
 
 
-# The measures of the simulated table: column header, key in ``Simulated.table``, scale, format.
+# The measures of the simulated table: column header, key in ``Simulated.table``, scale.
 _SHOWN = (
-    ("goodput (Mbit/s)", "goodput_bps", 1e6, ".4g"),
-    ("queueing delay (ms)", "queue_delay_s", 1e-3, ".4g"),
-    ("one-way delay (ms)", "delay_s", 1e-3, ".4g"),
-    ("loss (%)", "loss", 0.01, ".3g"),
-    ("utilisation (%)", "utilisation", 0.01, ".3g"),
-    ("power (Mbit/s/s)", "power", 1e6, ".4g"),
+    ("goodput (Mbit/s)", "goodput_bps", 1e6),
+    ("queueing delay (ms)", "queue_delay_s", 1e-3),
+    ("one-way delay (ms)", "delay_s", 1e-3),
+    ("loss (%)", "loss", 0.01),
+    ("utilisation (%)", "utilisation", 0.01),
+    ("power (Mbit/s/s)", "power", 1e6),
 )
 
 
@@ -302,14 +303,9 @@ def results_table(
         "queueing delay = the link's mean sojourn time"
     )
 
-    def pm(row: Any, key: str, scale: float, fmt: str) -> str:
-        m, ci = row[f"{key}_mean"], row[f"{key}_ci"]
-        if m != m:
-            return "-"
-        out = f"{m / scale:{fmt}}"
-        if ci == ci:
-            out += f" ± {ci / scale:.2g}" + (" †" if row.get(f"{key}_same") else "")
-        return out
+    def pm(row: Any, key: str, scale: float) -> str:
+        out = mean_ci_text(row[f"{key}_mean"], row[f"{key}_ci"], scale)
+        return out + (" †" if row.get(f"{key}_same") else "")
 
     rows = []
     for i, row in sim.table.iterrows():
@@ -318,7 +314,7 @@ def results_table(
             str(row["size"]),
             f"{row['packets']:.1f}",
             f"{row['bytes']:,.0f}",
-            *(pm(row, key, scale, fmt) for _, key, scale, fmt in _SHOWN),
+            *(pm(row, key, scale) for _, key, scale in _SHOWN),
         ])  # fmt: skip
     return title, ["", "size", "packets", "bytes", *(h for h, *_ in _SHOWN)], rows
 
