@@ -12,7 +12,8 @@ pub enum Kind {
     /// A setting or a name's attribute (rate, delay, start, weight): the same whatever is
     /// measured.
     Setting,
-    /// A fact of the whole run (simulated time reached, events, wall time).
+    /// A fact of the whole run (simulated time reached, where the measured interval starts,
+    /// events, wall time).
     Run,
     /// The state at the end of the run (cwnd, queued packets, srtt): not an interval's.
     Gauge,
@@ -51,7 +52,7 @@ use Kind::*;
 pub const FIELDS: &[(&str, Kind)] = &[
     ("seed", Setting),
     ("sim_time_s", Run),
-    ("warmup_s", Setting),
+    ("warmup_s", Run),
     ("events", Run),
     ("wall_s", Run),
     // ---- flows[] ----
