@@ -40,10 +40,16 @@ def test_classes_count_what_their_queue_counts(l4s):
 
 def test_the_run_table_shows_the_l_and_c_queues(l4s):
     buf = io.StringIO()
-    print_report(l4s, console=_console(buf))
+    print_report(l4s, console=_console(buf), all_queues=True)
     lines = [line for line in buf.getvalue().splitlines() if "└" in line]
     # the data direction's classes first, then the ACKs' (all in C)
     assert [line.split()[1] for line in lines] == ["l", "c", "l", "c"]
+    # by default the ACK direction (no drop, no mark, never two packets queued) is folded away
+    buf = io.StringIO()
+    print_report(l4s, console=_console(buf))
+    lines = [line for line in buf.getvalue().splitlines() if "└" in line]
+    assert [line.split()[1] for line in lines] == ["l", "c"]
+    assert "idle queue" in buf.getvalue() and "folded away" in buf.getvalue()
     rows = {"l": lines[0], "c": lines[1]}
     # L near its 1 ms step, C near the 15 ms PI target (RFC 9332)
     assert " ms" in rows["c"] and "µs" in rows["l"], rows
@@ -61,3 +67,27 @@ def _console(buf):
     from rich.console import Console
 
     return Console(file=buf, width=160, color_system=None)
+
+
+def test_the_run_table_says_its_interval_and_what_each_delay_is(l4s):
+    """Issue #36: the tables say over which interval the rates are (not only "simulated 30 s"),
+    call the flows' delay one-way, and show the queue's drops beside the link's own losses."""
+    import re
+
+    buf = io.StringIO()
+    print_report(l4s, console=_console(buf))
+    out = buf.getvalue()
+    warm, end = l4s.raw["warmup_s"], l4s.raw["sim_time_s"]
+    assert warm > 0
+    m = re.search(r"Counters, rates and delays cover (\S+) s to (\S+) s \((\S+) s after a", out)
+    assert m and (float(m[1]), float(m[2]), float(m[3])) == (warm, end, end - warm), out
+    assert "Flows (one-way delay: source to sink)" in out
+    links = out[out.index("Busiest links") :]
+    assert all(word in links.split() for word in ("queue", "drops", "lost", "on", "link"))
+    row = next(
+        line
+        for line in out.splitlines()
+        if line.startswith(" bottleneck r0→r1") and "bit/s" in line
+    )
+    q = next(q for q in l4s.raw["queues"] if q["link"] == "bottleneck" and q["from"] == "r0")
+    assert f"{q['drops']:,}" in row.split(), row

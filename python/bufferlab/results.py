@@ -85,7 +85,8 @@ def _frame(rows: list[Mapping[str, Any]], columns: list[str]) -> pd.DataFrame:
 
 #: The report's fields :func:`summary_fields` reads from its text.
 SUMMARY_KEYS = frozenset(
-    {"bufferlab_version", "scenario", "seed", "sim_time_s", "events", "wall_s", "partial"}
+    {"bufferlab_version", "scenario", "seed", "sim_time_s", "warmup_s", "events", "wall_s"}
+    | {"partial"}
     | {"warnings", "stopped"}
 )
 
