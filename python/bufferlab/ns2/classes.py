@@ -145,6 +145,13 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "shape_": "1.5",
     },
     "ErrorModel": {"rate_": "0", "enable_": "1", "markecn_": "false", "delay_pkt_": "false"},
+    # PeriodicErrorModel's bound variables (ns-default.tcl; printed with `ns`)
+    "ErrorModel/Periodic": {
+        "offset_": "0",
+        "period_": "1",
+        "burstlen_": "0",
+        "default_drop_": "0",
+    },
     # trace.cc's bound variables (ns-default.tcl; `Trace info vars` under `ns`): the traces made
     # after `Trace set show_tcphdr_ 1` write the TCP header's fields (traces.py)
     "Trace": {

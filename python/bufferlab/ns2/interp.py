@@ -25,6 +25,7 @@ from pathlib import Path
 from bufferlab.ns2.agents import Agents
 from bufferlab.ns2.apps import Applications
 from bufferlab.ns2.classes import QUEUE_KINDS, TCP_CC, TRAFFIC
+from bufferlab.ns2.errmodel import ErrModule, ErrorModels
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, ScriptExit, TclScriptError
 from bufferlab.ns2.model import (
     Agent,
@@ -170,7 +171,7 @@ rename unknown ::ns2::tcl_unknown
 proc unknown {args} {
     set name [lindex $args 0]
     if {[string match */* $name] || $name in {Mac Phy LL Antenna Classifier Trace}} {
-        ::ns2::dispatch __unknown__ {*}$args
+        return [::ns2::dispatch __unknown__ {*}$args]
     }
     uplevel 1 [list ::ns2::tcl_unknown {*}$args]
 }
@@ -202,6 +203,9 @@ _CLASSES = sorted(
         *(f"Queue/{k}" for k in QUEUE_KINDS),
         "ErrorModel",
         "ErrorModel/Uniform",
+        "ErrorModel/Periodic",
+        "ErrorModel/List",
+        "ErrorModule",
         "RNG",
         "RandomVariable",
         "RandomVariable/Uniform",
@@ -221,13 +225,22 @@ _TCP_CREATION_DRAWS = {c: 2 if c == "Agent/TCP/Vegas" else 1 for c in TCP_CC}
 
 
 class Interp(
-    ObjectSystem, Simulator, Topology, Agents, Applications, Monitors, Traces, RandomNumbers
+    ObjectSystem,
+    Simulator,
+    Topology,
+    ErrorModels,
+    Agents,
+    Applications,
+    Monitors,
+    Traces,
+    RandomNumbers,
 ):
     """One ns-2 script in one Tcl interpreter. Each ns-2 concept's commands are a part of it
     (a mixin in its own module): the OTcl object system (otcl.py), the Simulator
-    (simulator.py), nodes and links (topology.py), agents (agents.py), applications
-    (apps.py), queue monitors (monitors.py), traces (traces.py) and random numbers
-    (randoms.py); this class holds the Tcl interpreter, the objects and the dispatcher."""
+    (simulator.py), nodes and links (topology.py), error models (errmodel.py), agents
+    (agents.py), applications (apps.py), queue monitors (monitors.py), traces (traces.py)
+    and random numbers (randoms.py); this class holds the Tcl interpreter, the objects and
+    the dispatcher."""
 
     SIM_COMMANDS: ClassVar[dict[str, str]] = {
         **Simulator.SIM_COMMANDS,
@@ -262,6 +275,8 @@ class Interp(
         self.net = Network()
         self.objects: dict[str, Obj] = {}
         self.class_vars: dict[str, dict[str, str]] = {}
+        # defaults the script set on ns-2 classes bufferlab does not model (_unmodelled_class)
+        self.unmodelled_defaults: dict[str, dict[str, str]] = {}
         self.sim: Obj | None = None
         self.events: list[tuple[float, int, str]] = []  # (time, seq, script) before $ns run
         self.cancelled: set[int] = set()
@@ -496,6 +511,8 @@ class Interp(
                 "new Trace: trace objects made by hand are not modelled; use $ns trace-all, "
                 "trace-queue or create-trace"
             )
+        elif cls == "ErrorModule":
+            obj = ErrModule(h, cls)
         elif cls.startswith("Queue"):
             raise Ns2Error(
                 "new Queue/...: a queue made outside a link is not modelled; give the queue "
@@ -558,8 +575,22 @@ class Interp(
                 self.failure.where, self.failure.command = self._site(args[1]), args[2]
             return ""
         if kind == "__unknown__":
-            raise Ns2Error(not_modelled_class(args[1]))
+            return self._unmodelled_class(args[1], args[2:])
         raise Ns2Error(f"unknown command {kind}")
+
+    def _unmodelled_class(self, cls: str, args: list[str]) -> str:
+        """A command named after an ns-2 class bufferlab does not model. `Class set var value`
+        (a default, as ns-2's suites set them for every test at the top of a file) is kept,
+        and read back by `Class set var`: the refusal comes when the script makes an object
+        of the class (`new`), or asks it anything else."""
+        if args[:1] == ["set"] and len(args) in (2, 3):
+            kept = self.unmodelled_defaults.setdefault(cls, {})
+            if len(args) == 3:
+                kept[args[1]] = args[2]
+                return args[2]
+            if args[1] in kept:
+                return kept[args[1]]
+        raise Ns2Error(not_modelled_class(cls))
 
     def builtin_method(self, obj: Obj, method: str, args: list[str]) -> str:
         """The methods of ns-2's (and OTcl's) classes: what `$obj method` reaches past the
@@ -606,6 +637,8 @@ class Interp(
             return self.ranvar_method(obj, method, args)
         if obj.cls.startswith("ErrorModel"):
             return self.error_model_method(obj, method, args)
+        if isinstance(obj, ErrModule):
+            return self.error_module_method(obj, method, args)
         if isinstance(obj, Integrator | QueueMonitor):
             return self.monitor_method(obj, method, args)
         raise Ns2Error(f"{obj.cls} method `{method}` is not modelled")

@@ -33,6 +33,8 @@ class Obj:
     # and whether that variable draws from the default RNG.
     ranvar: Obj | None = None
     ranvar_on_default: bool = True
+    # An ErrorModel/List's `droplist` (sorted packet numbers or byte counts; errmodel.py).
+    droplist: list[int] | None = None
 
     def __init__(
         self, handle: str, cls: str, *, ucls: str | None = None, ns: str | None = None

@@ -242,6 +242,8 @@ class ObjectSystem:
         base = self.classes.builtin_base(cls) if user is not None else None
         if user is None and cls not in ROOTS:
             obj = self._make(cls, handle or self._handle())
+            if cls == "ErrorModule":
+                self.error_module_made(obj, args)  # type: ignore[attr-defined]
         elif base is None:  # a pure OTcl object: its variables live in a Tcl namespace
             self._spaces += 1
             obj = Obj(handle or self._handle(), "Object", ucls=cls, ns=f"::ns2::o::v{self._spaces}")

@@ -22,6 +22,7 @@ from bufferlab.ns2.classes import (
     class_chain,
     is_a,
 )
+from bufferlab.ns2.errmodel import loss_config
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.model import App, Link, Obj, Queue
 from bufferlab.ns2.units import boolean, fmt_rate, fmt_time, number, rate_bps, time_s
@@ -112,7 +113,7 @@ def to_scenario(
         if rq != q:
             entry["reverse_queue"] = rq
         for key, way in (("loss", fwd), ("reverse_loss", rev)):
-            loss = loss_config(way.loss, way.loss_after, warn) if way.loss else None
+            loss = loss_config(way.loss, way.loss_after, net, warn) if way.loss else None
             if loss is not None:
                 entry[key] = loss
         links[f"n{a}_n{b}"] = entry
@@ -484,37 +485,6 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
             out["interval"] = fmt_time(time_s(v["interval_"]))
     out["link_delay"] = fmt_time(link.delay)
     return out
-
-
-def loss_config(em: Obj, after_link: bool, warn: Callable[[str], None]) -> dict[str, Any] | None:
-    """errmodel.cc CorruptPkt: a packet is lost when `u < rate_`, u the ranvar's value or the
-    default RNG's next (`Random::uniform()`); a disabled model (`enable_ 0`) draws nothing.
-    `$ns lossmodel` puts it at the link's head, before the queue (SimpleLink errormodule);
-    `$ns link-lossmodel` after the link's delay, where it decides as the packet arrives
-    (SimpleLink insert-linkloss)."""
-    unit = em.vars.get("unit_", "pkt")
-    if unit not in ("pkt", "packet", "pkts"):
-        raise Ns2Error(f"ErrorModel unit {unit}: only packet units (unit pkt) are modelled")
-    rv = em.ranvar
-    if rv is not None:
-        bounds = (number(rv.vars.get("min_", "0")), number(rv.vars.get("max_", "1")))
-        if rv.cls != "RandomVariable/Uniform" or bounds != (0.0, 1.0):
-            raise Ns2Error(
-                f"ErrorModel ranvar {rv.cls}: only a RandomVariable/Uniform from 0 to 1 is "
-                "modelled (the loss rate is then rate_); drop the ranvar line"
-            )
-        if not em.ranvar_on_default:
-            warn(
-                f"ErrorModel {em.handle}: its ranvar draws from an RNG of its own; bufferlab "
-                "draws from the default RNG (the same loss rate, other packets lost)"
-            )
-    if not boolean(em.vars.get("enable_", "1")):
-        return None
-    return {
-        "kind": "bernoulli",
-        "rate": number(em.vars.get("rate_", "0")),
-        "position": "after_link" if after_link else "before_queue",
-    }
 
 
 def unmodelled_variables(ag: Obj, read: set[str]) -> None:

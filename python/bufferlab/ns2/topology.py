@@ -1,14 +1,14 @@
 """Nodes and links of an ns-2 script (ns-lib.tcl `node`, `duplex-link`, `simplex-link`,
 `queue-limit`, `link`; ns-link.tcl's SimpleLink): the nodes, the link of each direction with
-its queue, and what a link's own methods do; error models put on a link (`$ns lossmodel`,
-ns-lib.tcl) and their methods (errmodel.cc).
+its queue, and what a link's own methods do; `$ns lossmodel` (ns-lib.tcl) puts an error model
+on a link (the error models themselves are errmodel.py's).
 """
 
 from __future__ import annotations
 
 from bufferlab.ns2.classes import QUEUE_KINDS
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
-from bufferlab.ns2.model import Link, Node, Obj, Queue, red_automatic
+from bufferlab.ns2.model import Link, Node, Queue, red_automatic
 from bufferlab.ns2.units import number, rate_bps, time_s
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
@@ -131,11 +131,17 @@ class Topology:
         em = self.objects.get(a[0]) if a else None
         if em is None or not em.cls.startswith("ErrorModel") or len(a) != 3:
             raise Ns2Error(f"usage: $ns {m} $errormodel n1 n2")
+        link = net.link(self.node(a[1]), self.node(a[2]))
+        if m == "lossmodel":  # ns-lib.tcl: `$link errormodule $lossobj`
+            return self.link_errormodule(link, [em.handle])  # type: ignore[attr-defined]
         if self.runner is not None:
             self._not_while_running(f"$ns {m}")
-        link = net.link(self.node(a[1]), self.node(a[2]))
-        link.loss, link.loss_after = em, m == "link-lossmodel"
-        # SimpleLink errormodule: the link's drophead becomes its drop-target
+        if link.loss is not None:
+            raise Ns2Error(
+                f"a second error model on link {link.src.id}->{link.dst.id} is not modelled"
+            )
+        link.loss, link.loss_after = em, True
+        # SimpleLink insert-linkloss: the link's drophead becomes its drop-target
         net.drop_targets.pop(em.handle, None)
         return ""
 
@@ -151,8 +157,10 @@ class Topology:
             return link.queue.handle
         if method == "trace-dynamics":
             return self._trace_dynamics(link, args)
-        if method in ("errormodule", "install-error"):
-            raise Ns2Error(f"link {method}: use $ns lossmodel $em n1 n2")
+        if method == "errormodule":
+            return self.link_errormodule(link, args)  # type: ignore[attr-defined]
+        if method == "install-error":
+            raise Ns2Error("link install-error: use $link errormodule $em")
         if method in ("queue-sample-timeout", "sample-queue-size") and not args:
             return self._queue_sample(link, method)
         if method == "start-tracing":
@@ -165,24 +173,6 @@ class Topology:
                 raise Ns2Error(f"$link trace with op {args[2]}: nam traces are not written")
             return self._trace_link(link, args[1])
         raise Ns2Error(f"{link.cls} method `{method}` is not modelled")
-
-    def error_model_method(self, em: Obj, method: str, args: list[str]) -> str:
-        """An error model's methods (errmodel.cc ErrorModel::command)."""
-        if method == "drop-target":
-            return self._drop_target(em, args)
-        if method == "unit":
-            em.vars["unit_"] = args[0] if args else "pkt"
-            return ""
-        if method == "ranvar" and args:
-            rv = self.objects.get(args[0])
-            if rv is None or not rv.cls.startswith("RandomVariable"):
-                raise Ns2Error(f"ErrorModel ranvar {args[0]}: not a RandomVariable")
-            em.ranvar = rv
-            em.ranvar_on_default = rv.vars.get("rng") == self.default_rng.handle
-            return ""
-        if method in ("ranvar", "target"):
-            return em.ranvar.handle if method == "ranvar" and em.ranvar else ""
-        raise Ns2Error(f"{em.cls} method `{method}` is not modelled")
 
     def _trace_dynamics(self, link: Link, args: list[str]) -> str:
         """ns-link.tcl's SimpleLink trace-dynamics {ns f op}: a Generic trace of the link's

@@ -5,7 +5,10 @@
 //!   Elliott 1963), good -> bad with p_good_bad, bad -> good with p_bad_good, loss probability
 //!   loss_good / loss_bad in each state. Mean burst length 1/p_bad_good; stationary share of the
 //!   bad state p_good_bad / (p_good_bad + p_bad_good).
+//! * Per flow: ns-2's `ErrorModule Fid` with its deterministic models (`error_module.rs`).
 
+use super::error_module::{ErrorModule, FlowLossModel};
+use crate::packet::Packet;
 use crate::rng::Rng;
 use rand::RngExt;
 use schemars::JsonSchema;
@@ -49,6 +52,22 @@ pub enum LossConfig {
         #[serde(default)]
         position: LossPosition,
     },
+    /// Deterministic loss by flow (ns-2's `ErrorModule Fid`, `error_module.rs`): each model
+    /// sees the packets of the flow ids it lists.
+    PerFlow {
+        models: Vec<FlowLossModel>,
+        /// The model (its index in `models`, from 0) that sees the packets of the flows no
+        /// model lists; left out, they pass (ns-2's `$em default pass`).
+        #[serde(default)]
+        unbound: Option<usize>,
+        /// Default `before_queue`: ns-2's `$link errormodule` puts the module at the link's head.
+        #[serde(default = "before_queue")]
+        position: LossPosition,
+    },
+}
+
+fn before_queue() -> LossPosition {
+    LossPosition::BeforeQueue
 }
 
 fn one() -> f64 {
@@ -59,7 +78,8 @@ impl LossConfig {
     pub fn position(&self) -> LossPosition {
         match self {
             LossConfig::Bernoulli { position, .. }
-            | LossConfig::GilbertElliott { position, .. } => *position,
+            | LossConfig::GilbertElliott { position, .. }
+            | LossConfig::PerFlow { position, .. } => *position,
         }
     }
 }
@@ -78,6 +98,7 @@ pub enum LossModel {
         loss_bad: f64,
         bad: bool,
     },
+    PerFlow(Box<ErrorModule>),
 }
 
 impl LossModel {
@@ -98,20 +119,32 @@ impl LossModel {
                 loss_bad: *loss_bad,
                 bad: false,
             },
+            Some(LossConfig::PerFlow {
+                models, unbound, ..
+            }) => LossModel::PerFlow(Box::new(ErrorModule::new(models, *unbound))),
         }
     }
 
-    /// Decides the fate of one packet: true if it is lost.
+    /// The flows' ids by flow index, for a per-flow model.
+    pub fn set_flow_ids(&mut self, fids: &[u32]) {
+        if let LossModel::PerFlow(em) = self {
+            em.set_flow_ids(fids);
+        }
+    }
+
+    /// Decides the fate of one packet: true if it is lost (a per-flow model that marks
+    /// instead sets the packet's ECN field and returns false).
     #[inline]
-    pub fn lose(&mut self, rng: &mut Rng) -> bool {
+    pub fn lose(&mut self, rng: &mut Rng, pkt: &mut Packet) -> bool {
         // every packet of every link asks: the common answer stays inline, the draws do not
-        !matches!(self, LossModel::None) && self.draw(rng)
+        !matches!(self, LossModel::None) && self.draw(rng, pkt)
     }
 
     #[inline(never)]
-    fn draw(&mut self, rng: &mut Rng) -> bool {
+    fn draw(&mut self, rng: &mut Rng, pkt: &mut Packet) -> bool {
         match self {
             LossModel::None => false,
+            LossModel::PerFlow(em) => em.lose(pkt),
             // ns-2 `ErrorModel::CorruptPkt`: `u < rate_`, u drawn for every packet
             LossModel::Bernoulli { p } => {
                 (*p > 0.0 || rng.is_ns2_default()) && rng.uniform01() < *p
@@ -144,7 +177,8 @@ mod tests {
         let mut m = LossModel::Bernoulli { p: 0.02 };
         let mut rng = crate::rng::stream(1, "loss");
         let n = 500_000;
-        let lost = (0..n).filter(|_| m.lose(&mut rng)).count();
+        let mut p = Packet::default();
+        let lost = (0..n).filter(|_| m.lose(&mut rng, &mut p)).count();
         assert!((lost as f64 / n as f64 - 0.02).abs() < 0.001);
     }
 
@@ -159,7 +193,8 @@ mod tests {
         };
         let mut rng = crate::rng::stream(2, "loss");
         let n = 1_000_000;
-        let seq: Vec<bool> = (0..n).map(|_| m.lose(&mut rng)).collect();
+        let mut p = Packet::default();
+        let seq: Vec<bool> = (0..n).map(|_| m.lose(&mut rng, &mut p)).collect();
         let rate = seq.iter().filter(|&&l| l).count() as f64 / n as f64;
         let expect = 0.01 / (0.01 + 0.25);
         assert!(

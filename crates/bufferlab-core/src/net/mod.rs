@@ -1,7 +1,8 @@
 //! The network: output ports with their queues and
-//! link pipelines, random loss models, and static shortest-path routing.
+//! link pipelines, random and per-flow loss models, and static shortest-path routing.
 
 pub mod device_queue;
+pub mod error_module;
 pub mod loss;
 pub mod packet_pool;
 pub mod port;

@@ -195,7 +195,9 @@ impl Port {
     #[inline(always)]
     pub fn receive<const NS2: bool>(&mut self, r: PacketRef, cx: &mut PortCx<NS2>) -> Wakeups {
         let now = cx.now;
-        if self.loss_position == LossPosition::BeforeQueue && self.loss.lose(&mut self.loss_rng) {
+        if self.loss_position == LossPosition::BeforeQueue
+            && self.loss.lose(&mut self.loss_rng, cx.pool.get_mut(r))
+        {
             let pkt = cx.pool.take(r);
             self.lose(pkt, cx);
             return Wakeups::default();
@@ -284,7 +286,9 @@ impl Port {
             .pipeline
             .pop_front()
             .expect("Arrive only with a packet on the wire");
-        if self.loss_position == LossPosition::AfterLink && self.loss.lose(&mut self.loss_rng) {
+        if self.loss_position == LossPosition::AfterLink
+            && self.loss.lose(&mut self.loss_rng, cx.pool.get_mut(r))
+        {
             let pkt = cx.pool.take(r);
             self.lose(pkt, cx);
             return None;
@@ -553,9 +557,11 @@ impl Port {
     }
 
     /// The queue discipline (its name, average, settings and class counters).
-    /// The flows' ns-2 flow ids, by flow index, for the discipline (`QueueDisc::set_flow_ids`).
+    /// The flows' ns-2 flow ids, by flow index, for the discipline (`QueueDisc::set_flow_ids`)
+    /// and a per-flow loss model.
     pub fn set_flow_ids(&mut self, fids: &[u32]) {
         self.qdisc.set_flow_ids(fids);
+        self.loss.set_flow_ids(fids);
     }
 
     pub fn queue(&self) -> &PortQueue {

@@ -40,6 +40,10 @@ pub fn check_loss(path: String, l: &LossConfig) -> Result<(), ScenarioError> {
             check_prob(format!("{path}.loss_good"), *loss_good)?;
             check_prob(format!("{path}.loss_bad"), *loss_bad)
         }
+        LossConfig::PerFlow {
+            models, unbound, ..
+        } => crate::net::error_module::check(models, *unbound)
+            .map_err(|(field, msg)| ScenarioError::field(format!("{path}.{field}"), msg)),
     }
 }
 

@@ -1,0 +1,337 @@
+"""Error models and error modules of an ns-2 script, and their translation to a link's loss.
+
+Follows ns-2.35 ``queue/errmodel.cc`` (ErrorModel, PeriodicErrorModel, ListErrorModel,
+ErrorModule) and ``tcl/lib/ns-errmodel.tcl`` / ``ns-link.tcl`` (printed with ``ns`` itself:
+``ErrorModule info instbody bind`` etc.):
+
+* ``$link errormodule $em`` (and ``$ns lossmodel $em n1 n2``, which calls it) puts the module
+  or model at the link's head, before the queue (``add-to-head``), its drop-target the link's
+  drophead: a lost packet is a ``d`` line of the link's drop trace, counted before it was
+  queued.
+* ``new ErrorModule Fid`` classifies packets by their ``fid_`` (``Classifier/Hash/Fid``):
+  ``$em insert $model`` chains a model to the module's target, ``$em bind $model fid ?last?``
+  gives it the packets of those ids (a model bound to several counts them together; the last
+  binding of an id wins), ``$em default pass|$model`` takes the others. Without a default, the
+  first packet of an unbound id stops ns-2 (the classifier's ``no-slot`` handler); bufferlab
+  refuses such a script before it runs.
+* ``ErrorModel/Periodic`` (``offset_``, ``period_``, ``burstlen_``) and ``ErrorModel/List``
+  (``droplist``) count packets, or bytes with ``unit byte``; ``markecn_ true`` marks instead of
+  dropping. The rules are the core's ``net/error_module.rs``; a random ``ErrorModel`` is the
+  core's Bernoulli loss (``net/loss.rs``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import deque
+from collections.abc import Callable
+
+from bufferlab.ns2.errors import Ns2Error, TclScriptError
+from bufferlab.ns2.model import Link, Obj
+from bufferlab.ns2.units import boolean, number
+
+# typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from bufferlab.ns2.model import Network
+
+# The counting models the core has (net/error_module.rs).
+COUNTING = ("ErrorModel/Periodic", "ErrorModel/List")
+
+
+class ErrModule(Obj):
+    """`new ErrorModule Fid`: the models inserted in it, the fid -> model bindings of its
+    classifier, and its default (None: none, "pass", or a model)."""
+
+    def __init__(self, handle: str, cls: str) -> None:
+        super().__init__(handle, cls)
+        self.models: list[Obj] = []
+        self.bound: dict[int, Obj] = {}
+        self.default: Obj | str | None = None
+
+
+class ErrorModels:
+    """The error model part of Interp (interp.py), a mixin of it."""
+
+    def error_module_made(self, em: Obj, args: list[str]) -> None:
+        """`new ErrorModule cltype`: only the flow-id classifier is modelled."""
+        if args[:1] != ["Fid"]:
+            kind = args[0] if args else "(none)"
+            raise Ns2Error(f"ErrorModule {kind}: only `new ErrorModule Fid` is modelled")
+
+    def link_errormodule(self, link: Link, args: list[str]) -> str:
+        """SimpleLink errormodule: with no argument the module put there, else puts one at
+        the link's head (add-to-head), its drop-target the link's drophead."""
+        if not args:
+            if link.loss is None or link.loss_after:
+                raise TclScriptError('can\'t read "errmodule_": no such variable')
+            return link.loss.handle
+        em = self.objects.get(args[0])
+        if em is None or not (em.cls.startswith("ErrorModel") or isinstance(em, ErrModule)):
+            raise Ns2Error(f"$link errormodule {args[0]}: not an ErrorModule or ErrorModel")
+        if self.runner is not None:
+            self._not_while_running("$link errormodule")
+        if link.loss is not None:
+            raise Ns2Error(
+                f"a second error module on link {link.src.id}->{link.dst.id} ($link errormodule "
+                "or $ns lossmodel) is not modelled"
+            )
+        link.loss, link.loss_after = em, False
+        self.net.drop_targets.pop(em.handle, None)
+        return ""
+
+    def error_module_method(self, em: ErrModule, method: str, args: list[str]) -> str:
+        """ns-errmodel.tcl's ErrorModule instprocs."""
+        if method in ("insert", "bind", "default") and self.runner is not None:
+            self._not_while_running(f"$errmodule {method}")
+        if method == "insert" and len(args) == 1:
+            m = self._model(args[0], method)
+            if m not in em.models:
+                em.models.append(m)
+            # the model's target and drop-target become the module's
+            self.net.drop_targets.pop(m.handle, None)
+            return ""
+        if method == "bind" and len(args) in (2, 3):
+            m = self._model(args[0], method)
+            first = int(number(args[1], "flow id"))
+            last = int(number(args[2], "flow id")) if len(args) == 3 else first
+            for fid in range(first, last + 1):
+                em.bound[fid] = m
+            return ""
+        if method == "default" and len(args) == 1:
+            if args[0] == "pass":
+                em.default = "pass"
+                return ""
+            m = self._model(args[0], method)
+            if m not in em.bound.values():
+                # ns-errmodel.tcl: findslot fails, the default stays as it was
+                print(f"ErrorModule: couldn't find classifier entry for error model {args[0]}")
+                return ""
+            em.default = m
+            return ""
+        if method == "errormodels" and not args:
+            if not em.models:
+                raise TclScriptError('can\'t read "models_": no such variable')
+            return self.tcl_list(*(m.handle for m in em.models))
+        if method == "drop-target":
+            return self._drop_target(em, args)
+        if method == "target" and not args:
+            return ""
+        raise Ns2Error(f"ErrorModule method `{method}` is not modelled")
+
+    def _model(self, h: str, method: str) -> Obj:
+        m = self.objects.get(h)
+        if m is None or not m.cls.startswith("ErrorModel"):
+            raise Ns2Error(f"$errmodule {method} {h}: not an ErrorModel")
+        return m
+
+    def error_model_method(self, em: Obj, method: str, args: list[str]) -> str:
+        """An error model's methods (errmodel.cc ErrorModel::command, ListErrorModel)."""
+        if method == "drop-target":
+            return self._drop_target(em, args)
+        if method == "unit":
+            if not args:  # eu_names[unit_]; STR2EU: any other name is packets
+                return em.vars.get("unit_", "pkt")
+            em.vars["unit_"] = args[0] if args[0] in ("time", "byte", "bit") else "pkt"
+            return ""
+        if method == "droplist" and em.cls == "ErrorModel/List":
+            return str(self._droplist(em, args))
+        if method == "ranvar" and args:
+            rv = self.objects.get(args[0])
+            if rv is None or not rv.cls.startswith("RandomVariable"):
+                raise Ns2Error(f"ErrorModel ranvar {args[0]}: not a RandomVariable")
+            em.ranvar = rv
+            em.ranvar_on_default = rv.vars.get("rng") == self.default_rng.handle
+            return ""
+        if method in ("ranvar", "target"):
+            return em.ranvar.handle if method == "ranvar" and em.ranvar else ""
+        raise Ns2Error(f"{em.cls} method `{method}` is not modelled")
+
+    def _droplist(self, em: Obj, args: list[str]) -> int:
+        """ListErrorModel::parse_droplist: numbers in one or several arguments, sorted; a
+        repeated number is an error (the list is then empty)."""
+        words = [str(w) for a in args for w in str(a).split()]
+        for w in words:
+            if not w[0].isdigit():
+                raise TclScriptError(
+                    f"ListErrorModel({em.handle}): parse_droplist: unknown drop specifier "
+                    f"starting at >>>{w}"
+                )
+        # atoi: the leading digits of each word
+        values = sorted(int("".join(_leading_digits(w))) for w in words)
+        dup = next((a for a, b in itertools.pairwise(values) if a == b), None)
+        if dup is not None:
+            em.droplist = []
+            raise TclScriptError(f"ListErrorModel: error: dup {dup} in list")
+        em.droplist = values
+        return len(values)
+
+
+def _leading_digits(w: str) -> list[str]:
+    out = []
+    for c in w:
+        if not c.isdigit():
+            break
+        out.append(c)
+    return out
+
+
+def loss_config(
+    em: Obj, after_link: bool, net: Network, warn: Callable[[str], None]
+) -> dict[str, Any] | None:
+    """The scenario loss of one link direction from what the script put there: an
+    ErrorModule (a `per_flow` loss), a counting model alone (a `per_flow` loss all flows go
+    through), or a random ErrorModel (`bernoulli`)."""
+    position = "after_link" if after_link else "before_queue"
+    if isinstance(em, ErrModule):
+        return _module_config(em, net, position)
+    if em.cls in COUNTING:
+        return {
+            "kind": "per_flow",
+            "models": [_model_config(em, [])],
+            "unbound": 0,
+            "position": position,
+        }
+    return _random_config(em, position, warn)
+
+
+def _module_config(em: ErrModule, net: Network, position: str) -> dict[str, Any]:
+    models: list[Obj] = []
+    flows: dict[str, list[int]] = {}
+    for fid, m in sorted(em.bound.items()):
+        if m not in em.models:
+            raise Ns2Error(
+                f"ErrorModule {em.handle}: {m.cls} {m.handle} is bound to fid {fid} but not "
+                "inserted ($em insert): ns-2 passes its packets nowhere; insert it"
+            )
+        if m not in models:
+            models.append(m)
+        flows.setdefault(m.handle, []).append(fid)
+    if em.default is None:
+        _no_unbound_flow(em, net)
+    out: dict[str, Any] = {
+        "kind": "per_flow",
+        "models": [_model_config(m, flows[m.handle]) for m in models],
+        "position": position,
+    }
+    if isinstance(em.default, Obj):
+        out["unbound"] = models.index(em.default)
+    return out
+
+
+def _model_config(m: Obj, flows: list[int]) -> dict[str, Any]:
+    """One counting model (net/error_module.rs); its `enable_` is not read (Periodic and List
+    replace ErrorModel::corrupt, which is what reads it)."""
+    if m.cls not in COUNTING:
+        raise Ns2Error(
+            f"{m.cls} in an ErrorModule: only ErrorModel/Periodic and ErrorModel/List are "
+            "modelled there"
+        )
+    v = m.vars
+    if boolean(v.get("delay_pkt_", "false")):
+        raise Ns2Error(
+            f"{m.cls} delay_pkt_ true (delaying a packet by delay_ instead of dropping it) is "
+            "not modelled"
+        )
+    unit = v.get("unit_", "pkt")
+    if unit not in ("pkt", "byte"):
+        raise Ns2Error(f"{m.cls} unit {unit}: only unit pkt and unit byte are modelled")
+    out: dict[str, Any] = {"flows": flows, "unit": "bytes" if unit == "byte" else "packets"}
+    if m.cls == "ErrorModel/Periodic":
+        if number(v.get("default_drop_", "0")) != 0:
+            raise Ns2Error("ErrorModel/Periodic default_drop_ other than 0 is not modelled")
+        # int(offset_), int(period_) in PeriodicErrorModel::corrupt; a count below
+        # burstlen_ (a double) is one below its ceiling
+        out["kind"] = "periodic"
+        out["offset"] = max(0, int(number(v.get("offset_", "0"), "offset_")))
+        out["period"] = max(0, int(number(v.get("period_", "1"), "period_")))
+        burst = number(v.get("burstlen_", "0"), "burstlen_")
+        if burst > 0:
+            out["burst"] = math.ceil(burst)
+    else:
+        out["kind"] = "list"
+        out["drop"] = list(m.droplist or [])
+    if boolean(v.get("markecn_", "false")):
+        out["mark_ecn"] = True
+    return out
+
+
+def _random_config(em: Obj, position: str, warn: Callable[[str], None]) -> dict[str, Any] | None:
+    """errmodel.cc CorruptPkt: a packet is lost when `u < rate_`, u the ranvar's value or the
+    default RNG's next (`Random::uniform()`); a disabled model (`enable_ 0`) draws nothing.
+    `$ns lossmodel` puts it at the link's head, before the queue (SimpleLink errormodule);
+    `$ns link-lossmodel` after the link's delay, where it decides as the packet arrives
+    (SimpleLink insert-linkloss)."""
+    if em.cls not in ("ErrorModel", "ErrorModel/Uniform"):
+        raise Ns2Error(f"{em.cls} on a link is not modelled")
+    unit = em.vars.get("unit_", "pkt")
+    if unit not in ("pkt", "packet", "pkts"):
+        raise Ns2Error(f"ErrorModel unit {unit}: only packet units (unit pkt) are modelled")
+    for var in ("markecn_", "delay_pkt_"):
+        if boolean(em.vars.get(var, "false")):
+            raise Ns2Error(f"a random ErrorModel with {var} true is not modelled")
+    rv = em.ranvar
+    if rv is not None:
+        bounds = (number(rv.vars.get("min_", "0")), number(rv.vars.get("max_", "1")))
+        if rv.cls != "RandomVariable/Uniform" or bounds != (0.0, 1.0):
+            raise Ns2Error(
+                f"ErrorModel ranvar {rv.cls}: only a RandomVariable/Uniform from 0 to 1 is "
+                "modelled (the loss rate is then rate_); drop the ranvar line"
+            )
+        if not em.ranvar_on_default:
+            warn(
+                f"ErrorModel {em.handle}: its ranvar draws from an RNG of its own; bufferlab "
+                "draws from the default RNG (the same loss rate, other packets lost)"
+            )
+    if not boolean(em.vars.get("enable_", "1")):
+        return None
+    return {"kind": "bernoulli", "rate": number(em.vars.get("rate_", "0")), "position": position}
+
+
+def _no_unbound_flow(em: ErrModule, net: Network) -> None:
+    """Without a default, ns-2 stops at the first packet of an unbound fid (Classifier
+    no-slot): refuses a script where a flow's packets (its data, a TCP flow's ACKs too) of an
+    unbound fid take a shortest path (static routing) through the module's link."""
+    link = next((lk for lk in net.links.values() if lk.loss is em), None)
+    if link is None:
+        return
+    for ag in net.agents:
+        if ag.peer is None or ag.node is None or ag.peer.node is None:
+            continue
+        if ag.app is None and not ag.scripted:
+            continue
+        fid = int(number(ag.vars.get("fid_", "0"), "fid_"))
+        if fid in em.bound:
+            continue
+        ends = [(ag.node.id, ag.peer.node.id)]
+        if ag.cls.startswith("Agent/TCP"):
+            ends.append((ag.peer.node.id, ag.node.id))
+        for s, d in ends:
+            if _on_shortest_path(net, s, d, link.src.id, link.dst.id):
+                raise Ns2Error(
+                    f"ErrorModule {em.handle} on link {link.src.id}->{link.dst.id} has no "
+                    f"model bound to fid {fid} ({ag.cls} {ag.handle}) and no default: ns-2 "
+                    "stops at its first packet there (Classifier no-slot); add "
+                    "`$em default pass` or bind the fid"
+                )
+
+
+def _on_shortest_path(net: Network, src: int, dst: int, a: int, b: int) -> bool:
+    def hops(start: int, reverse: bool) -> dict[int, int]:
+        out, todo = {start: 0}, deque([start])
+        while todo:
+            n = todo.popleft()
+            for x, y in net.links:
+                nxt = x if reverse and y == n else y if not reverse and x == n else None
+                if nxt is not None and nxt not in out:
+                    out[nxt] = out[n] + 1
+                    todo.append(nxt)
+        return out
+
+    from_src, to_dst = hops(src, False), hops(dst, True)
+    if dst not in from_src or a not in from_src or b not in to_dst:
+        return False
+    return from_src[a] + 1 + to_dst[b] == from_src[dst]
