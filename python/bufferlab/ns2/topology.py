@@ -28,6 +28,7 @@ class Topology:
         "duplex-link": "sim_link",
         "simplex-link": "sim_link",
         "queue-limit": "sim_queue_limit",
+        "delay": "sim_delay",
         "link": "sim_link_of",
         "lossmodel": "sim_lossmodel",
         "link-lossmodel": "sim_lossmodel",
@@ -120,6 +121,22 @@ class Topology:
         assert q is not None
         q.vars["limit_"] = str(int(number(a[2], "queue limit")))
         q.limit_set = True
+        return ""
+
+    def sim_delay(self, m: str, a: list[str]) -> str:
+        """ns-lib.tcl `$ns delay n1 n2 delay ?type?`: the link n1->n2 (and n2->n1 when type
+        is duplex) gets that propagation delay (`$link set delay_`); a direction with no
+        link is left alone."""
+        if len(a) not in (3, 4):
+            raise TclScriptError('wrong # args: should be "$ns delay n1 n2 delay ?type?"')
+        if self.runner is not None:
+            self._not_while_running("$ns delay")
+        n1, n2 = self.node(a[0]), self.node(a[1])
+        ends = [(n1, n2), (n2, n1)] if len(a) == 4 and a[3] == "duplex" else [(n1, n2)]
+        for s, d in ends:
+            link = self.net.links.get((s.id, d.id))
+            if link is not None:
+                link.delay = time_s(a[2])
         return ""
 
     def sim_link_of(self, m: str, a: list[str]) -> str:
