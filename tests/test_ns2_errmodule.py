@@ -185,3 +185,17 @@ def test_a_default_on_an_unmodelled_class_is_kept_until_an_object_is_made(
     assert r.code == 2, r.stderr
     assert "Agent/TFRC is not modelled" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+# ns-lib.tcl `$ns delay n1 n2 d ?duplex?` before the run, as the ecn and sack suites set their
+# bottleneck's delay: each direction given, or both with duplex
+@needs_ns
+def test_ns_delay_sets_the_links_propagation_delay_as_ns2(tmp_path: Path) -> None:
+    module = "$ns delay $n1 $n2 35ms\n$ns delay $n2 $n1 35ms\n$ns delay $n0 $n1 5ms duplex\n"
+    _, lines = _both(module, tmp_path)
+    # the first data packet: queued at node 1 at t, received at node 2 35 ms plus its
+    # 1040 bytes' transmission at 1 Mb/s later
+    plus = next(f for f in lines if f[0] == "-" and f[2:4] == ["1", "2"])
+    recv = next(f for f in lines if f[0] == "r" and f[2:4] == ["1", "2"] and f[11] == plus[11])
+    size = int(plus[5])
+    assert abs(float(recv[1]) - float(plus[1]) - (0.035 + size * 8 / 1e6)) < 1e-9
