@@ -199,3 +199,51 @@ def test_ns_delay_sets_the_links_propagation_delay_as_ns2(tmp_path: Path) -> Non
     recv = next(f for f in lines if f[0] == "r" and f[2:4] == ["1", "2"] and f[11] == plus[11])
     size = int(plus[5])
     assert abs(float(recv[1]) - float(plus[1]) - (0.035 + size * 8 / 1e6)) < 1e-9
+
+
+# The same models in a scenario file (net/error_module.rs): two CBR flows of 1000 packets over
+# an uncongested bottleneck
+PER_FLOW_TOML = """\
+name = "per-flow"
+duration = "2s"
+[topology]
+kind = "dumbbell"
+pairs = 2
+[links.access]
+rate = "100Mbps"
+delay = "1ms"
+[links.bottleneck]
+rate = "100Mbps"
+delay = "10ms"
+[links.bottleneck.loss]
+kind = "per_flow"
+UNBOUND
+[[links.bottleneck.loss.models]]
+kind = "periodic"
+flows = [0]
+offset = 1
+period = 10
+[[flows]]
+src = "s0"
+dst = "d0"
+app = { kind = "cbr", rate = "4Mbps", packet_size = "1000B" }
+[[flows]]
+src = "s1"
+dst = "d1"
+app = { kind = "cbr", rate = "4Mbps", packet_size = "1000B" }
+"""
+
+
+def test_a_scenario_file_loses_the_periodic_packets_of_its_flows() -> None:
+    import bufferlab
+
+    def lost(unbound: str) -> list[int]:
+        s = bufferlab.Scenario.from_text(PER_FLOW_TOML.replace("UNBOUND", unbound))
+        flows = bufferlab.run(s).flows
+        assert list(flows["tx_packets"]) == [1000, 1000]
+        return list(flows["lost_packets"])
+
+    # flow 0 (trace_fid 0): its packets 1, 11, ... 991; flow 1 is bound to nothing: it passes
+    assert lost("") == [100, 0]
+    # `unbound = 0`: flow 1 goes through the same model, which counts both flows' packets
+    assert sum(lost("unbound = 0")) == 200
