@@ -247,3 +247,17 @@ def test_a_scenario_file_loses_the_periodic_packets_of_its_flows() -> None:
     assert lost("") == [100, 0]
     # `unbound = 0`: flow 1 goes through the same model, which counts both flows' packets
     assert sum(lost("unbound = 0")) == 200
+
+
+def test_marking_packets_that_are_not_ecn_capable_is_refused(tmp_path: Path) -> None:
+    """ns-2's markecn_ sets the CE bit of any packet it selects (a trace flag `E` without
+    `N`); bufferlab's packets carry CE only with ECT, so the script is refused naming it."""
+    script = tmp_path / "m.tcl"
+    module = PERIODIC_AND_LIST.replace(
+        "$em default pass\n", "$em default pass\n$periodic set markecn_ true\n"
+    )
+    script.write_text(NET.replace("MODULE", module))
+    r = run_cli("run", str(script), cwd=tmp_path)
+    assert r.code == 2, r.stderr
+    assert "markecn_ true would mark fid 1 (no ecn_)" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

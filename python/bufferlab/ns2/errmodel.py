@@ -189,12 +189,9 @@ def loss_config(
     if isinstance(em, ErrModule):
         return _module_config(em, net, position)
     if em.cls in COUNTING:
-        return {
-            "kind": "per_flow",
-            "models": [_model_config(em, [])],
-            "unbound": 0,
-            "position": position,
-        }
+        cfg = _model_config(em, [])
+        _check_marking(em, cfg, lambda fid: True, net)
+        return {"kind": "per_flow", "models": [cfg], "unbound": 0, "position": position}
     return _random_config(em, position, warn)
 
 
@@ -212,14 +209,18 @@ def _module_config(em: ErrModule, net: Network, position: str) -> dict[str, Any]
         flows.setdefault(m.handle, []).append(fid)
     if em.default is None:
         _no_unbound_flow(em, net)
-    out: dict[str, Any] = {
-        "kind": "per_flow",
-        "models": [_model_config(m, flows[m.handle]) for m in models],
-        "position": position,
-    }
+    configs = [_model_config(m, flows[m.handle]) for m in models]
+    for m, cfg in zip(models, configs, strict=True):
+        _check_marking(m, cfg, _sees(em, m, set(flows[m.handle])), net)
+    out: dict[str, Any] = {"kind": "per_flow", "models": configs, "position": position}
     if isinstance(em.default, Obj):
         out["unbound"] = models.index(em.default)
     return out
+
+
+def _sees(em: ErrModule, m: Obj, fids: set[int]) -> Callable[[int], bool]:
+    """Whether model m of module em sees the packets of a fid: bound to it, or its default."""
+    return lambda f: f in fids or (em.default is m and f not in em.bound)
 
 
 def _model_config(m: Obj, flows: list[int]) -> dict[str, Any]:
@@ -291,6 +292,68 @@ def _random_config(em: Obj, position: str, warn: Callable[[str], None]) -> dict[
     return {"kind": "bernoulli", "rate": number(em.vars.get("rate_", "0")), "position": position}
 
 
+def _check_marking(m: Obj, cfg: dict[str, Any], sees: Callable[[int], bool], net: Network) -> None:
+    """A marking model (markecn_ true) sets the CE bit of the packets it selects whether they
+    are ECN-capable or not (ErrorModel::recv); bufferlab's packets carry CE only with ECT. So
+    the model must see one ECN-capable TCP flow's data only (not its ACKs) and must not select
+    its opening packet (seqno 0, sent without ECT)."""
+    if not cfg.get("mark_ecn"):
+        return
+    link = next((lk for lk in net.links.values() if lk.loss is m or _holds(lk.loss, m)), None)
+    if link is None:
+        return
+    seen = []
+    for ag in _senders(net):
+        fid = int(number(ag.vars.get("fid_", "0"), "fid_"))
+        if not sees(fid):
+            continue
+        assert ag.node is not None and ag.peer is not None and ag.peer.node is not None
+        s, d = ag.node.id, ag.peer.node.id
+        tcp = ag.cls.startswith("Agent/TCP")
+        if tcp and _on_shortest_path(net, d, s, link.src.id, link.dst.id):
+            seen.append(f"fid {fid}'s ACKs")
+        elif _on_shortest_path(net, s, d, link.src.id, link.dst.id):
+            if not (tcp and boolean(ag.vars.get("ecn_", "0"))):
+                seen.append(f"fid {fid} (no ecn_)")
+            elif boolean(ag.vars.get("syn_", "true")) and _selects_first(cfg):
+                seen.append(f"fid {fid}'s opening packet")
+            else:
+                seen.append("")
+    why = [w for w in seen if w] or (["packets of several flows"] if len(seen) > 1 else [])
+    if why:
+        raise Ns2Error(
+            f"{m.cls} {m.handle} markecn_ true would mark {why[0]}, not ECN-capable: ns-2 sets "
+            "their CE bit alone, which bufferlab's packets cannot carry; not modelled"
+        )
+
+
+def _holds(loss: Obj | None, m: Obj) -> bool:
+    return isinstance(loss, ErrModule) and m in loss.models
+
+
+def _selects_first(cfg: dict[str, Any]) -> bool:
+    """Whether the model selects the first packet it sees (40 bytes when it is an opening
+    packet)."""
+    first = 40 if cfg["unit"] == "bytes" else 1
+    if cfg["kind"] == "periodic":
+        return bool(cfg["offset"] <= first)
+    drop = cfg["drop"]
+    return bool(drop) and drop[0] <= (first if cfg["unit"] == "bytes" else 0)
+
+
+def _senders(net: Network) -> list[Any]:
+    """The connected sending agents that may send (an application, or the script writes)."""
+    return [
+        ag
+        for ag in net.agents
+        if ag.peer is not None
+        and ag.node is not None
+        and ag.peer.node is not None
+        and (ag.app is not None or ag.scripted)
+        and (ag.cls.startswith("Agent/TCP") or ag.cls.startswith("Agent/UDP"))
+    ]
+
+
 def _no_unbound_flow(em: ErrModule, net: Network) -> None:
     """Without a default, ns-2 stops at the first packet of an unbound fid (Classifier
     no-slot): refuses a script where a flow's packets (its data, a TCP flow's ACKs too) of an
@@ -298,11 +361,7 @@ def _no_unbound_flow(em: ErrModule, net: Network) -> None:
     link = next((lk for lk in net.links.values() if lk.loss is em), None)
     if link is None:
         return
-    for ag in net.agents:
-        if ag.peer is None or ag.node is None or ag.peer.node is None:
-            continue
-        if ag.app is None and not ag.scripted:
-            continue
+    for ag in _senders(net):
         fid = int(number(ag.vars.get("fid_", "0"), "fid_"))
         if fid in em.bound:
             continue
