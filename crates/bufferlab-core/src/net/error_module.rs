@@ -13,6 +13,7 @@
 //! * `list` (`ErrorModel/List`, `ListErrorModel::corrupt`): the packets numbered in `drop` are
 //!   lost, numbered from 0 in the order the model sees them; in byte units, the packet during
 //!   which the byte count reaches each listed value.
+//!
 //! A lost packet is dropped (ns-2 hands it to the link's drop trace), or with `mark_ecn`
 //! marked Congestion Experienced and passed on (`markecn_ true`).
 
@@ -88,7 +89,7 @@ impl FlowLossModel {
 /// Checks a `per_flow` loss: each flow id bound once, `unbound` naming a model, a drop list
 /// without repeats (ns-2: "ListErrorModel: error: dup N in list"). Err: (field, message).
 pub fn check(models: &[FlowLossModel], unbound: Option<usize>) -> Result<(), (String, String)> {
-    let mut seen = std::collections::HashMap::new();
+    let mut seen = std::collections::BTreeMap::new();
     for (i, m) in models.iter().enumerate() {
         for &fid in m.flows() {
             if let Some(j) = seen.insert(fid, i) {
@@ -237,7 +238,7 @@ impl Model {
 pub struct ErrorModule {
     models: Vec<Model>,
     /// Flow id -> model, from the configuration.
-    bound: std::collections::HashMap<u32, usize>,
+    bound: std::collections::BTreeMap<u32, usize>,
     unbound: Option<usize>,
     /// Flow index -> model (`set_flow_ids`), the lookup a packet makes.
     by_flow: Vec<Option<usize>>,
@@ -245,7 +246,7 @@ pub struct ErrorModule {
 
 impl ErrorModule {
     pub fn new(models: &[FlowLossModel], unbound: Option<usize>) -> Self {
-        let mut bound = std::collections::HashMap::new();
+        let mut bound = std::collections::BTreeMap::new();
         for (i, m) in models.iter().enumerate() {
             for &fid in m.flows() {
                 bound.insert(fid, i);
