@@ -55,6 +55,7 @@ pub enum LossConfig {
     /// Deterministic loss by flow (ns-2's `ErrorModule Fid`, `error_module.rs`): each model
     /// sees the packets of the flow ids it lists.
     PerFlow {
+        /// The models, each with the flow ids whose packets it sees.
         models: Vec<FlowLossModel>,
         /// The model (its index in `models`, from 0) that sees the packets of the flows no
         /// model lists; left out, they pass (ns-2's `$em default pass`).
