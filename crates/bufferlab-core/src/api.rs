@@ -211,7 +211,7 @@ pub fn validate_json(req: &RunRequest) -> Result<String, Error> {
     let source = source_name(req);
     let (s, seed) = load(req)?;
     build::build_with(&s, seed, req.extensions).map_err(|e| Error::Scenario(e.render(source)))?;
-    serde_json::to_string(&s).map_err(|e| Error::Internal(format!("serialising the scenario: {e}")))
+    Ok(given(&s)?.get().to_string())
 }
 
 /// Validates a scenario like [`validate_json`] and returns `{"scenario": the normalised
@@ -223,16 +223,30 @@ pub fn resolve_json(req: &RunRequest) -> Result<String, Error> {
     let sim = build::build_with(&s, seed, req.extensions)
         .map_err(|e| Error::Scenario(e.render(source)))?;
     #[derive(serde::Serialize)]
-    struct Both<'a> {
-        scenario: &'a Scenario,
+    struct Both {
+        scenario: Box<serde_json::value::RawValue>,
         resolved: crate::resolved::Resolved,
     }
     let both = Both {
-        scenario: &s,
+        scenario: given(&s)?,
         resolved: crate::resolved::Resolved::from_sim(&sim),
     };
     serde_json::to_string(&both)
         .map_err(|e| Error::Internal(format!("serialising the scenario: {e}")))
+}
+
+/// The normalised scenario as JSON, with the limits given in BDP or time as given (the parsed
+/// scenario holds the discipline's default in their place until the builder sizes them).
+fn given(s: &Scenario) -> Result<Box<serde_json::value::RawValue>, Error> {
+    let err = |e: serde_json::Error| Error::Internal(format!("serialising the scenario: {e}"));
+    let text = if s.deferred_limits.is_empty() {
+        serde_json::to_string(s).map_err(err)?
+    } else {
+        let mut v = serde_json::to_value(s).map_err(err)?;
+        s.deferred_limits.restore(&mut v);
+        serde_json::to_string(&v).map_err(err)?
+    };
+    serde_json::value::RawValue::from_string(text).map_err(err)
 }
 
 /// JSON Schema of the scenario file format.

@@ -75,6 +75,12 @@ pub struct QueueReport {
     /// Per-class counters of a class-based queue.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub classes: Option<serde_json::Value>,
+    /// The queue's limit as given, when given in BDP or time (`"1BDP"`, `"20ms"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit_given: Option<String>,
+    /// That limit as sized for this link (`"29p"`, `"43750B"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -253,6 +259,12 @@ impl Report {
                     node(p.to()),
                 )
             };
+            let sized = sim
+                .notes
+                .sized_limits
+                .iter()
+                .find(|l| l.top && l.port == i as u32)
+                .map(|l| (l.given.clone(), l.resolved.clone()));
             let p = &mut sim.ports[i];
             let busy = p.busy_time_until(now);
             let (rate, delay) = (p.rate(), p.delay());
@@ -291,6 +303,8 @@ impl Report {
                 sojourn_p99_s: stats.sojourn_quantile_s(0.99),
                 sojourn_max_s: stats.sojourn_max_s(),
                 classes,
+                limit_given: sized.as_ref().map(|l| l.0.clone()),
+                limit: sized.map(|l| l.1),
             });
             if last {
                 stats.release_sojourns();

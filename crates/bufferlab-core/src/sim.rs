@@ -180,6 +180,8 @@ pub struct Simulation {
     out_buf: Vec<Packet>,
     /// `Report::from_sim` has read (and freed) the statistics' histograms.
     pub(crate) reported: bool,
+    /// The limits the builder sized and its scenario-wide warnings.
+    pub notes: crate::resolved::BuildNotes,
     /// ns-2's default RNG, when the scenario follows it (`ns2_default_rng`): the components
     /// hold it too; the simulation keeps it for a script that draws between events.
     pub ns2_rng: Option<crate::ns2_rng::Ns2DefaultRng>,
@@ -215,6 +217,7 @@ impl Simulation {
             pool: PacketPool::default(),
             out_buf: Vec::with_capacity(64),
             reported: false,
+            notes: Default::default(),
             ns2_rng: None,
         }
     }

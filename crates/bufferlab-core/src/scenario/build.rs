@@ -1,7 +1,7 @@
 //! From a parsed scenario to a runnable simulation, checking everything types cannot:
 //! names that must exist, paths that must connect, buffers that must hold one packet.
 
-use super::checks::{check_distribution, check_loss, check_name};
+use super::checks::{check_app, check_distribution, check_loss, check_name};
 use super::config::{FlowConfig, Scenario, StartTime};
 use super::topology::{self, Topology};
 use super::ScenarioError;
@@ -100,7 +100,7 @@ fn expand_flows(s: &Scenario, seed: u64) -> Result<Vec<ExpandedFlow<'_>>, Scenar
 }
 
 /// The resolved TCP settings of a flow (TCP applications only), checked.
-fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, ScenarioError> {
+pub(super) fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, ScenarioError> {
     if f.protocol() != Protocol::Tcp {
         if f.tcp.is_some() {
             return Err(ScenarioError::field(
@@ -141,117 +141,6 @@ fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, Scenari
         _ => {}
     }
     Ok(Some(p))
-}
-
-fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
-    let app = &f.app;
-    if let Some(p) = f.protocol {
-        if !app.runs_over(p) {
-            return Err(ScenarioError::field(
-                format!("flows[{entry}].protocol"),
-                format!("the {} application runs over {}, not {}; remove `protocol` or pick another app", app.kind(), app.protocol().as_str(), p.as_str()),
-            ));
-        }
-    }
-    let header = f.header.unwrap_or(Bytes(28));
-    if let Some(max) = f.max_datagram {
-        if f.protocol() == Protocol::Tcp {
-            return Err(ScenarioError::field(
-                format!("flows[{entry}].max_datagram"),
-                "max_datagram splits UDP messages; a TCP flow sends segments of its mss",
-            ));
-        }
-        if max.0 <= header.0 || max.0 > 65_535 {
-            return Err(ScenarioError::field(
-                format!("flows[{entry}].max_datagram"),
-                format!(
-                    "{}B: a datagram must be larger than the {}B header and at most 65535 bytes",
-                    max.0,
-                    f.header.unwrap_or(Bytes(28)).0
-                ),
-            ));
-        }
-    }
-    if f.protocol() == Protocol::Tcp && app.protocol() == Protocol::Tcp {
-        return tcp_params(entry, f).map(|_| ());
-    }
-    if f.tcp.is_some() || f.protocol() == Protocol::Tcp {
-        tcp_params(entry, f)?;
-    }
-    // A TCP application is checked with a full segment of the default (`ns2`) settings,
-    // 1000 + 40 bytes; the flow's resolved TCP settings size its packets later.
-    let size = app
-        .packet_size()
-        .unwrap_or_else(|| Bytes(TcpParams::default().wire_size() as u64));
-    if size.0 == 0 || size.0 > 65_535 {
-        return Err(ScenarioError::field(
-            format!("flows[{entry}].app.packet_size"),
-            format!("{}B: a packet must be 1 to 65535 bytes", size.0),
-        ));
-    }
-    // Over TCP the size is what each emission writes (the segments carry their own headers).
-    let over_tcp = f.protocol() == Protocol::Tcp;
-    if header.0 >= size.0 && !over_tcp && !matches!(app, AppConfig::Poisson { .. }) {
-        return Err(ScenarioError::field(
-            format!("flows[{entry}].app.packet_size"),
-            format!(
-                "{}B leaves no payload after the {}B header; packet_size is the size on the wire",
-                size.0, header.0
-            ),
-        ));
-    }
-    if let AppConfig::Cbr { rate, .. }
-    | AppConfig::Poisson { rate, .. }
-    | AppConfig::Onoff { rate, .. } = app
-    {
-        super::bounds::check_rate(&format!("flows[{entry}].app.rate"), *rate)?;
-    }
-    if let AppConfig::Onoff {
-        on_time,
-        off_time,
-        flavour,
-        ..
-    } = app
-    {
-        check_distribution(format!("flows[{entry}].app.on_time"), on_time)?;
-        check_distribution(format!("flows[{entry}].app.off_time"), off_time)?;
-        super::checks::check_on_off(&format!("flows[{entry}].app"), on_time, off_time)?;
-        if *flavour == OnOffFlavour::Ns2 {
-            if traffic::ns2_onoff_params(on_time, off_time).is_none() {
-                return Err(ScenarioError::field(
-                    format!("flows[{entry}].app.off_time"),
-                    "ns-2's on/off sources take an exponential on_time and off_time, or two Pareto of one shape; give those or flavour = \"ns3\"",
-                ));
-            }
-            if over_tcp {
-                return Err(ScenarioError::field(
-                    format!("flows[{entry}].app.flavour"),
-                    "ns-2's on/off sources are modelled over UDP; use flavour = \"ns3\" over TCP",
-                ));
-            }
-        }
-    }
-    if let AppConfig::Mmpp {
-        rates,
-        mean_sojourns,
-        ..
-    } = app
-    {
-        for (i, r) in rates.iter().enumerate() {
-            super::bounds::check_rate(&format!("flows[{entry}].app.rates[{i}]"), *r)?;
-        }
-        for (i, s) in mean_sojourns.iter().enumerate() {
-            // Each state change costs a step of the generator: below a microsecond the chain
-            // would change state millions of times per simulated second.
-            if *s < SimTime::from_micros(1) {
-                return Err(ScenarioError::field(
-                    format!("flows[{entry}].app.mean_sojourns[{i}]"),
-                    "below 1us: give the mean time the source stays in that state (e.g. \"100ms\")",
-                ));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// A queue's own values (its discipline's `validate`) and a limit that holds a packet.
@@ -305,6 +194,40 @@ fn trace_type(app: &AppConfig, protocol: Protocol) -> &'static str {
         AppConfig::Mmpp { .. } => "udp",
         AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => "tcp",
     }
+}
+
+/// Each flow's data path, RTT, packet size and TCP controller, before the network is built
+/// (a flow whose names or TCP settings are wrong gets none: the builder reports it later).
+fn flow_infos(
+    topo: &Topology,
+    routes: &[routing::Routes],
+    flows: &[ExpandedFlow],
+) -> Vec<super::limits::FlowInfo> {
+    let index: std::collections::BTreeMap<&str, usize> = topo
+        .nodes
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    flows
+        .iter()
+        .filter_map(|f| {
+            let (a, b) = (*index.get(f.src.as_str())?, *index.get(f.dst.as_str())?);
+            let tcp = tcp_params(f.entry, f.cfg).ok()?;
+            let (path, rtt) = super::limits::route(topo, routes, a, b);
+            Some(super::limits::FlowInfo {
+                name: f.name.clone(),
+                path,
+                rtt,
+                size: match &tcp {
+                    Some(p) => p.wire_size() as u64,
+                    None => f.cfg.app.packet_size().map_or(0, |b| b.0),
+                },
+                tcp: tcp.map(|p| (p.cc, p.ecn)),
+            })
+        })
+        .collect()
 }
 
 /// Builds the simulation for `s` with root seed `seed`.
@@ -398,17 +321,21 @@ pub fn build_with(
             check_loss(format!("links.{name}.reverse_loss"), loss)?;
         }
     }
-    let topo: Topology = topology::build(s)?;
+    let mut topo: Topology = topology::build(s)?;
     let flows = expand_flows(s, seed)?;
     for f in &flows {
         check_app(f.entry, f.cfg)?;
     }
+    // Routes first: limits in BDP need the flows' RTTs, the recipes' warnings their paths.
+    let adj = super::limits::adjacency(&topo);
+    let routes = routing::compute(&adj);
+    let infos = flow_infos(&topo, &routes, &flows);
+    let sized_limits = super::limits::resolve(s, &mut topo, &infos)?;
 
     let mut sim = Simulation::new(s.name.clone(), seed, s.duration, s.warmup);
     sim.ns2_rng = ns2_rng.clone();
     sim.set_clock(s.clock);
     // Nodes and ports: link k has port 2k (a -> b) and 2k+1 (b -> a).
-    let mut adj: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); topo.nodes.len()];
     for (k, l) in topo.links.iter().enumerate() {
         let ids = [PortId(2 * k as u32), PortId(2 * k as u32 + 1)];
         for (dir, (from, to, q, loss)) in [
@@ -419,7 +346,6 @@ pub fn build_with(
         .enumerate()
         {
             let label = format!("port/{}/{}->{}", l.name, topo.nodes[from], topo.nodes[to]);
-            adj[from].push((ids[dir], NodeId(to as u32)));
             sim.ports.push(Port::new(PortConfig {
                 id: ids[dir],
                 link: LinkId(k as u32),
@@ -459,7 +385,10 @@ pub fn build_with(
             ports: ids,
         });
     }
-    let routes = routing::compute(&adj);
+    sim.notes = crate::resolved::BuildNotes {
+        warnings: super::recipes::warnings(&topo, &infos),
+        sized_limits,
+    };
     let port_dst: Vec<NodeId> = sim.ports.iter().map(|p| p.to()).collect();
     let port_to = |p: PortId| port_dst[p.idx()];
 

@@ -2,9 +2,12 @@
 //! accept but no model can run (a Pareto shape of inf panicked in the sampler; on/off periods
 //! both of zero switch state forever at one instant).
 
+use super::config::FlowConfig;
 use super::ScenarioError;
 use crate::net::loss::LossConfig;
-use crate::traffic::{Distribution, ObjectSize};
+use crate::packet::Protocol;
+use crate::tcp::TcpParams;
+use crate::traffic::{self, AppConfig, Distribution, ObjectSize, OnOffFlavour};
 use crate::units::{Bytes, SimTime};
 
 /// The largest Pareto shape: above it the law is a constant to every digit that matters
@@ -172,6 +175,118 @@ pub fn check_name(path: impl Into<String>, name: &str) -> Result<(), ScenarioErr
             path,
             format!("{name:?} is empty or holds a control character; give a printable name"),
         ));
+    }
+    Ok(())
+}
+
+/// A flow's application, transport and sizes.
+pub fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
+    let app = &f.app;
+    if let Some(p) = f.protocol {
+        if !app.runs_over(p) {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].protocol"),
+                format!("the {} application runs over {}, not {}; remove `protocol` or pick another app", app.kind(), app.protocol().as_str(), p.as_str()),
+            ));
+        }
+    }
+    let header = f.header.unwrap_or(Bytes(28));
+    if let Some(max) = f.max_datagram {
+        if f.protocol() == Protocol::Tcp {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].max_datagram"),
+                "max_datagram splits UDP messages; a TCP flow sends segments of its mss",
+            ));
+        }
+        if max.0 <= header.0 || max.0 > 65_535 {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].max_datagram"),
+                format!(
+                    "{}B: a datagram must be larger than the {}B header and at most 65535 bytes",
+                    max.0,
+                    f.header.unwrap_or(Bytes(28)).0
+                ),
+            ));
+        }
+    }
+    if f.protocol() == Protocol::Tcp && app.protocol() == Protocol::Tcp {
+        return super::build::tcp_params(entry, f).map(|_| ());
+    }
+    if f.tcp.is_some() || f.protocol() == Protocol::Tcp {
+        super::build::tcp_params(entry, f)?;
+    }
+    // A TCP application is checked with a full segment of the default (`ns2`) settings,
+    // 1000 + 40 bytes; the flow's resolved TCP settings size its packets later.
+    let size = app
+        .packet_size()
+        .unwrap_or_else(|| Bytes(TcpParams::default().wire_size() as u64));
+    if size.0 == 0 || size.0 > 65_535 {
+        return Err(ScenarioError::field(
+            format!("flows[{entry}].app.packet_size"),
+            format!("{}B: a packet must be 1 to 65535 bytes", size.0),
+        ));
+    }
+    // Over TCP the size is what each emission writes (the segments carry their own headers).
+    let over_tcp = f.protocol() == Protocol::Tcp;
+    if header.0 >= size.0 && !over_tcp && !matches!(app, AppConfig::Poisson { .. }) {
+        return Err(ScenarioError::field(
+            format!("flows[{entry}].app.packet_size"),
+            format!(
+                "{}B leaves no payload after the {}B header; packet_size is the size on the wire",
+                size.0, header.0
+            ),
+        ));
+    }
+    if let AppConfig::Cbr { rate, .. }
+    | AppConfig::Poisson { rate, .. }
+    | AppConfig::Onoff { rate, .. } = app
+    {
+        crate::scenario::bounds::check_rate(&format!("flows[{entry}].app.rate"), *rate)?;
+    }
+    if let AppConfig::Onoff {
+        on_time,
+        off_time,
+        flavour,
+        ..
+    } = app
+    {
+        check_distribution(format!("flows[{entry}].app.on_time"), on_time)?;
+        check_distribution(format!("flows[{entry}].app.off_time"), off_time)?;
+        check_on_off(&format!("flows[{entry}].app"), on_time, off_time)?;
+        if *flavour == OnOffFlavour::Ns2 {
+            if traffic::ns2_onoff_params(on_time, off_time).is_none() {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].app.off_time"),
+                    "ns-2's on/off sources take an exponential on_time and off_time, or two Pareto of one shape; give those or flavour = \"ns3\"",
+                ));
+            }
+            if over_tcp {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].app.flavour"),
+                    "ns-2's on/off sources are modelled over UDP; use flavour = \"ns3\" over TCP",
+                ));
+            }
+        }
+    }
+    if let AppConfig::Mmpp {
+        rates,
+        mean_sojourns,
+        ..
+    } = app
+    {
+        for (i, r) in rates.iter().enumerate() {
+            crate::scenario::bounds::check_rate(&format!("flows[{entry}].app.rates[{i}]"), *r)?;
+        }
+        for (i, s) in mean_sojourns.iter().enumerate() {
+            // Each state change costs a step of the generator: below a microsecond the chain
+            // would change state millions of times per simulated second.
+            if *s < SimTime::from_micros(1) {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].app.mean_sojourns[{i}]"),
+                    "below 1us: give the mean time the source stays in that state (e.g. \"100ms\")",
+                ));
+            }
+        }
     }
     Ok(())
 }

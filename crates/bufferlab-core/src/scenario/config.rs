@@ -59,6 +59,10 @@ pub struct Scenario {
     /// queue as the one ahead leaves it). `bufferlab run script.tcl` and `import-ns2` set it.
     #[serde(default)]
     pub clock: EventClock,
+    /// Queue limits given as a multiple of the BDP or as a time (`"0.5BDP"`, `"20ms"`), taken
+    /// out of the queue tables when parsing and sized when building (`scenario/limits.rs`).
+    #[serde(skip)]
+    pub deferred_limits: super::limits::Deferred,
 }
 
 fn default_name() -> String {

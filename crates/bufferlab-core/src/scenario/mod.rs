@@ -5,7 +5,9 @@ pub mod bounds;
 pub mod build;
 pub mod checks;
 pub mod config;
+pub mod limits;
 pub mod overrides;
+pub mod recipes;
 pub mod topology;
 
 use config::Scenario;
@@ -74,10 +76,12 @@ fn first_line(msg: &str) -> String {
 }
 
 /// Parses scenario text, applies `overrides` (`dotted.path=value`) and checks types and keys.
+/// Queue limits given in BDP or time are taken out of the queue tables first
+/// (`limits::extract`) and kept in `Scenario::deferred_limits` for the builder to size.
 pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError> {
     if overrides.is_empty() {
         let de = toml::Deserializer::parse(text).map_err(|e| syntax_error(text, &e))?;
-        return serde_path_to_error::deserialize(de).map_err(|e| {
+        let first = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             ScenarioError {
@@ -86,6 +90,20 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
                 message: first_line(inner.message()),
             }
         });
+        // A limit in BDP or time is no `QueueLimit`: only a scenario that failed can hold
+        // one, and it is read again through the table (without line numbers).
+        let Err(error) = first else {
+            return first;
+        };
+        let mut doc = toml::Value::Table(
+            text.parse()
+                .map_err(|e: toml::de::Error| syntax_error(text, &e))?,
+        );
+        let deferred = limits::extract(&mut doc)?;
+        if deferred.is_empty() {
+            return Err(error);
+        }
+        return from_doc(doc, deferred);
     }
     let table: toml::Table = text
         .parse()
@@ -94,14 +112,21 @@ pub fn parse(text: &str, overrides: &[String]) -> Result<Scenario, ScenarioError
     for o in overrides {
         overrides::apply(&mut doc, o).map_err(ScenarioError::plain)?;
     }
-    serde_path_to_error::deserialize(doc).map_err(|e| {
+    let deferred = limits::extract(&mut doc)?;
+    from_doc(doc, deferred)
+}
+
+fn from_doc(doc: toml::Value, deferred: limits::Deferred) -> Result<Scenario, ScenarioError> {
+    let mut s: Scenario = serde_path_to_error::deserialize(doc).map_err(|e| {
         let path = e.path().to_string();
         ScenarioError {
             path: Some(path),
             line_col: None,
             message: first_line(&e.into_inner().to_string()),
         }
-    })
+    })?;
+    s.deferred_limits = deferred;
+    Ok(s)
 }
 
 fn syntax_error(text: &str, e: &toml::de::Error) -> ScenarioError {

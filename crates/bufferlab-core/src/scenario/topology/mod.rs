@@ -161,6 +161,25 @@ pub fn link_cfg<'a>(s: &'a Scenario, key: &str) -> Option<&'a LinkConfig> {
     s.links.get(key)
 }
 
+/// The template a builder merges under the link `name` (`access_s3` -> `access`, `hop2` ->
+/// `hop`), as the builders beside this file call `LinkConfig::over`; None for a custom
+/// topology's links and for the links built from one entry (a dumbbell's `bottleneck`).
+pub fn template_of(s: &Scenario, name: &str) -> Option<String> {
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .is_some_and(|i| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let t = match &s.topology {
+        TopologyConfig::Dumbbell { .. } if numbered("access_s") || numbered("access_d") => "access",
+        TopologyConfig::Chain { .. } if numbered("hop") => "hop",
+        TopologyConfig::Chain { .. } if numbered("side") => "side",
+        TopologyConfig::ParkingLot { .. } if numbered("hop") => "hop",
+        TopologyConfig::ParkingLot { .. } if name.starts_with("access_") => "access",
+        _ => return None,
+    };
+    Some(t.to_string())
+}
+
 /// Rejects `between` in links that a builder places itself, and unknown link names.
 pub fn check_builder_links(
     s: &Scenario,
