@@ -28,7 +28,7 @@ DOC = ROOT / "docs" / "architecture.md"
 RUST_LAYERS = [
     ("foundations", ["units", "ids", "ns2_rng", "rng", "packet", "clock", "sched", "guard", "drop_reason"]),
     ("models", ["monitor", "qdisc", "net", "tcp", "traffic", "udp", "endpoint", "ext"]),
-    ("engine", ["sim", "report", "resolved"]),
+    ("engine", ["sim", "report", "resolved", "notes"]),
     ("scenario", ["scenario"]),
     ("entry point", ["api", "session"]),
 ]

@@ -14,6 +14,7 @@ pub mod guard;
 pub mod ids;
 pub mod monitor;
 pub mod net;
+pub mod notes;
 pub mod ns2_rng;
 pub mod packet;
 pub mod qdisc;

@@ -181,7 +181,7 @@ pub struct Simulation {
     /// `Report::from_sim` has read (and freed) the statistics' histograms.
     pub(crate) reported: bool,
     /// The limits the builder sized and its scenario-wide warnings.
-    pub notes: crate::resolved::BuildNotes,
+    pub notes: crate::notes::BuildNotes,
     /// ns-2's default RNG, when the scenario follows it (`ns2_default_rng`): the components
     /// hold it too; the simulation keeps it for a script that draws between events.
     pub ns2_rng: Option<crate::ns2_rng::Ns2DefaultRng>,

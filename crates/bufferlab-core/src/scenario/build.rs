@@ -385,7 +385,7 @@ pub fn build_with(
             ports: ids,
         });
     }
-    sim.notes = crate::resolved::BuildNotes {
+    sim.notes = crate::notes::BuildNotes {
         warnings: super::recipes::warnings(&topo, &infos),
         sized_limits,
     };

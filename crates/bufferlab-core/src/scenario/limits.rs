@@ -28,8 +28,8 @@ use super::topology::Topology;
 use super::ScenarioError;
 use crate::ids::{NodeId, PortId};
 use crate::net::routing::{self, Routes};
+use crate::notes::{SizedBdp, SizedLimit};
 use crate::qdisc::QueueConfig;
-use crate::resolved::{SizedBdp, SizedLimit};
 use crate::units::{parse_time, QueueLimit, SimTime};
 use std::collections::BTreeMap;
 
@@ -273,7 +273,7 @@ pub fn adjacency(topo: &Topology) -> Vec<Vec<(PortId, NodeId)>> {
 pub fn route(topo: &Topology, routes: &[Routes], src: usize, dst: usize) -> (Vec<PortId>, SimTime) {
     let port_to = |p: PortId| {
         let l = &topo.links[p.idx() / 2];
-        NodeId(if p.0 % 2 == 0 { l.b } else { l.a } as u32)
+        NodeId(if p.0.is_multiple_of(2) { l.b } else { l.a } as u32)
     };
     let (a, b) = (NodeId(src as u32), NodeId(dst as u32));
     let fwd = routing::path(routes, &port_to, a, b).unwrap_or_default();

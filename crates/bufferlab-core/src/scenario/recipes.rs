@@ -97,7 +97,7 @@ fn steps(q: &QueueConfig, rate_bps: f64) -> bool {
 /// The queue of output port `port` and its link's rate.
 fn port_queue(topo: &Topology, port: usize) -> (&QueueConfig, f64, String) {
     let l = &topo.links[port / 2];
-    let (q, from, to) = if port % 2 == 0 {
+    let (q, from, to) = if port.is_multiple_of(2) {
         (&l.queue_ab, l.a, l.b)
     } else {
         (&l.queue_ba, l.b, l.a)
