@@ -295,3 +295,30 @@ fn l4s_without_its_halves() {
         "{w:?}"
     );
 }
+
+#[test]
+fn a_class_queue_is_sized_in_its_own_unit() {
+    // examples/weighted_red_udp.toml: 10 Mbit/s bottleneck, RTT 2 x (1 + 10 + 1) ms = 24 ms,
+    // a 200-byte and a 1500-byte UDP source: 0.5 BDP = 15 000 B over a mean packet of 850 B =
+    // 17.6 -> 18 packets (RED's paper003 preset counts packets by default)
+    let text = include_str!("../../../examples/weighted_red_udp.toml");
+    let both = resolve_with(
+        text,
+        &["links.bottleneck.queue.classes.0.queue.limit=0.5BDP"],
+    );
+    let s = sized(&both, "bottleneck", "r0");
+    assert_eq!(s.as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(
+        s[0]["field"],
+        "links.bottleneck.queue.classes[0].queue.limit"
+    );
+    assert_eq!(
+        (&s[0]["resolved"], &s[0]["packet_size_bytes"]),
+        (&"18p".into(), &850.0.into())
+    );
+    let q = &both["scenario"]["links"]["bottleneck"]["queue"]["classes"];
+    assert_eq!(
+        (&q[0]["queue"]["limit"], &q[1]["queue"]["limit"]),
+        (&"0.5BDP".into(), &"30000B".into())
+    );
+}
