@@ -17,6 +17,9 @@ use crate::sim::Simulation;
 use crate::units::SimTime;
 use std::time::Instant;
 
+#[path = "session_flowmon.rs"]
+mod flowmon;
+
 /// Events between two questions to [`Session::run_before_or`]'s `interrupted` (a power of two):
 /// a few hundred a second, and one add-and-mask per event in between.
 pub const INTERRUPT_CHECK_EVERY: u64 = 1 << 16;

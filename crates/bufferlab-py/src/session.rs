@@ -166,6 +166,58 @@ impl Session {
         Ok(self.live()?.add_queue_integrators(link, from_node, to_node))
     }
 
+    /// A flow monitor (`$ns attach-fmon`) on the direction `from_node` -> `to_node` of link
+    /// `link`, from now on; its id, or None if there is no such queue.
+    fn add_flow_monitor(
+        &mut self,
+        link: &str,
+        from_node: &str,
+        to_node: &str,
+        early_drops: bool,
+    ) -> PyResult<Option<(usize, usize)>> {
+        Ok(self
+            .live()?
+            .add_flow_monitor(link, from_node, to_node, early_drops))
+    }
+
+    /// Flow monitor `id`'s counters now: (its totals, its flows in the order they were seen,
+    /// each (fid, src node id, dst node id, flow name, packet type name, counters)); the
+    /// counters in ns2_flowmon's `FlowCounts::NAMES` order.
+    #[allow(clippy::type_complexity)]
+    fn flow_monitor(
+        &mut self,
+        id: (usize, usize),
+    ) -> PyResult<(Vec<u64>, Vec<(u32, u32, u32, String, String, Vec<u64>)>)> {
+        let s = self.live()?;
+        let m = s
+            .flow_monitor(id)
+            .ok_or_else(|| PyValueError::new_err(format!("no flow monitor {id:?}")))?
+            .clone();
+        let mut flows = Vec::new();
+        for f in &m.flows {
+            let (name, kind) = s.flow_type(f.flow, f.ack).unwrap_or(("", "tcp"));
+            let counts = f.counts.as_array().to_vec();
+            flows.push((
+                f.fid,
+                f.src,
+                f.dst,
+                name.to_string(),
+                kind.to_string(),
+                counts,
+            ));
+        }
+        Ok((m.total.as_array().to_vec(), flows))
+    }
+
+    /// `$fmon reset` (fid None) or `$flow reset` of flow monitor `id`.
+    fn reset_flow_monitor(&mut self, id: (usize, usize), fid: Option<u32>) -> PyResult<()> {
+        let s = self.live()?;
+        s.flow_monitor(id)
+            .ok_or_else(|| PyValueError::new_err(format!("no flow monitor {id:?}")))?
+            .reset(fid);
+        Ok(())
+    }
+
     /// Integrator `which` ("packets" or "bytes") of pair `id` now: (`lastx_`, `lasty_`,
     /// `sum_`).
     fn queue_integrator(&mut self, id: usize, which: &str) -> PyResult<(f64, f64, f64)> {

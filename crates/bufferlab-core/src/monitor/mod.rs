@@ -6,6 +6,7 @@ pub mod file_name;
 pub mod flow_series;
 pub mod flow_stats;
 pub mod histogram;
+pub mod ns2_flowmon;
 pub mod ns2_integrator;
 pub mod ns2_trace;
 pub mod pcap;

@@ -6,6 +6,7 @@
 
 use crate::drop_reason::DropReason;
 use crate::monitor::histogram::Histogram;
+use crate::monitor::ns2_flowmon::Ns2FlowMonitor;
 use crate::monitor::ns2_integrator::QueueIntegrators;
 use crate::units::SimTime;
 
@@ -33,6 +34,9 @@ pub struct QueueStats {
     /// that read or reset them during the run; usually none). The port brings them up to
     /// date (`Port::note_length`), under ns-2's clock.
     pub ns2_integrators: Vec<QueueIntegrators>,
+    /// ns-2 flow monitors over this queue (`$ns attach-fmon`; usually none), told of each
+    /// arrival, departure and drop by the port.
+    pub ns2_flowmons: Vec<Ns2FlowMonitor>,
     sojourn_sum_ps: u128,
 }
 
@@ -57,6 +61,7 @@ impl QueueStats {
             sojourn_ns: super::new_histogram(),
             zero_sojourns: 0,
             ns2_integrators: Vec::new(),
+            ns2_flowmons: Vec::new(),
             sojourn_sum_ps: 0,
         }
     }
@@ -193,6 +198,7 @@ impl QueueStats {
         let mut me = Self {
             sojourn_ns: self.sojourn_ns.clone(),
             ns2_integrators: Vec::new(),
+            ns2_flowmons: Vec::new(),
             ..*self
         };
         let (avg_p, avg_b) = me.averages(end.max(self.start));

@@ -205,6 +205,9 @@ impl Port {
         let pkt = cx.pool.get_mut(r);
         cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), pkt);
         self.stats.on_arrival(now, pkt.size);
+        for m in &mut self.stats.ns2_flowmons {
+            m.arrival(pkt);
+        }
         pkt.enqueued = now;
         let busy = self.busy(cx);
         if !busy && !self.device.enabled() {
@@ -339,6 +342,9 @@ impl Port {
             let pkt = cx.pool.get(r);
             cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), pkt);
             self.stats.on_departure(now, pkt.size, pkt.enqueued);
+            for m in &mut self.stats.ns2_flowmons {
+                m.departure(pkt);
+            }
             let tx = self.tx_time(pkt.size);
             let end = now + tx;
             self.busy_until = end;
@@ -467,6 +473,9 @@ impl Port {
         let tap = self.tap();
         for (pkt, reason) in cx.drops.queue.drain(..) {
             self.stats.on_drop(cx.now, pkt.size, reason);
+            for m in &mut self.stats.ns2_flowmons {
+                m.drop(&pkt, reason);
+            }
             cx.taps.trace(TraceEvent::Drop, cx.now, tap, &pkt);
             cx.drops.settled.push((pkt, reason));
         }
