@@ -27,9 +27,12 @@ from bufferlab.ns2.apps import Applications
 from bufferlab.ns2.classes import QUEUE_KINDS, TCP_CC, TRAFFIC
 from bufferlab.ns2.errmodel import ErrModule, ErrorModels
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, ScriptExit, TclScriptError
+from bufferlab.ns2.flowmon import FlowMonitors
 from bufferlab.ns2.model import (
     Agent,
     App,
+    FlowDesc,
+    FlowMon,
     Integrator,
     Link,
     Network,
@@ -232,13 +235,15 @@ class Interp(
     Agents,
     Applications,
     Monitors,
+    FlowMonitors,
     Traces,
     RandomNumbers,
 ):
     """One ns-2 script in one Tcl interpreter. Each ns-2 concept's commands are a part of it
     (a mixin in its own module): the OTcl object system (otcl.py), the Simulator
     (simulator.py), nodes and links (topology.py), error models (errmodel.py), agents
-    (agents.py), applications (apps.py), queue monitors (monitors.py), traces (traces.py)
+    (agents.py), applications (apps.py), queue monitors (monitors.py), flow monitors
+    (flowmon.py), traces (traces.py)
     and random numbers (randoms.py); this class holds the Tcl interpreter, the objects and
     the dispatcher."""
 
@@ -248,6 +253,7 @@ class Interp(
         **Agents.SIM_COMMANDS,
         **Traces.SIM_COMMANDS,
         **Monitors.SIM_COMMANDS,
+        **FlowMonitors.SIM_COMMANDS,
     }
 
     def __init__(
@@ -641,4 +647,6 @@ class Interp(
             return self.error_module_method(obj, method, args)
         if isinstance(obj, Integrator | QueueMonitor):
             return self.monitor_method(obj, method, args)
+        if isinstance(obj, FlowMon | FlowDesc):
+            return self.flowmon_method(obj, method, args)
         raise Ns2Error(f"{obj.cls} method `{method}` is not modelled")

@@ -284,3 +284,29 @@ class Network:
     def flows(self) -> list[Agent]:
         """The sending agents that became flows, in creation order."""
         return [a for a in self.agents if a.flow is not None]
+
+
+class FlowMon(Obj):
+    """`$ns makeflowmon Fid` (ns-lib.tcl: a QueueMonitor/ED/Flowmon with a Classifier/Hash/Fid),
+    put on a link's queue by `$ns attach-fmon $link $fm ?edrop?`; counted by the engine during
+    the run (monitor/ns2_flowmon.rs) under `engine_id`."""
+
+    def __init__(self, handle: str):
+        super().__init__(handle, "QueueMonitor/ED/Flowmon")
+        self.link: Link | None = None
+        self.early = False
+        self.channel: str | None = None  # `$fm attach $chan`: where `$fm dump` writes
+        self.engine_id: tuple[int, int] | None = None
+        self.flows: dict[int, FlowDesc] = {}  # fid -> its record's object
+        # the counters as the run left them (read after its end)
+        self.final: tuple[list[int], list[tuple]] | None = None
+
+
+class FlowDesc(Obj):
+    """One flow of a flow monitor (QueueMonitor/ED/Flow, made by the classifier's
+    `unknown-flow` when the flow's first packet arrives)."""
+
+    def __init__(self, handle: str, monitor: FlowMon, fid: int):
+        super().__init__(handle, "QueueMonitor/ED/Flow")
+        self.monitor = monitor
+        self.fid = fid

@@ -60,6 +60,12 @@ proc ::ns2::queue_sample_timeout {ns link qmon qtrace interval from to} {
 """
 
 
+# The queue variables whose traces are written, per queue type: red.cc `REDQueue::trace`
+# (ave_, curq_) and pi.cc `PIQueue::trace` (curq_, set as each packet arrives), both
+# "Q %g %d" for curq_ and "%c %g %g" for the others.
+_TRACED = {"RED": ("ave_", "curq_"), "PI": ("curq_",)}
+
+
 class Monitors:
     """The monitors part of Interp (interp.py), a mixin of it."""
 
@@ -122,18 +128,19 @@ class Monitors:
         )
 
     def _queue_trace(self, q: Queue, method: str, args: list[str]) -> str:
-        """RED's variable traces (red.cc `REDQueue::trace`): `$redq trace ave_` / `curq_`,
-        written to the channel of `$redq attach $f` at each change."""
+        """RED's and PI's variable traces (red.cc `REDQueue::trace`, pi.cc `PIQueue::trace`):
+        `$redq trace ave_` / `curq_`, written to the channel of `$q attach $f` at each
+        change."""
         if len(args) != 1:
             raise Ns2Error(f"usage: $queue {method} {'channel' if method == 'attach' else 'var_'}")
         if method == "attach":
             self._channel_path(args[0], "$queue attach")
             self.var_channels[q.handle] = args[0]
             return ""
-        if q.kind != "RED" or args[0] not in ("ave_", "curq_"):
+        if args[0] not in _TRACED.get(q.kind, ()):
             raise Ns2Error(
-                f"$queue trace {args[0]}: RED's ave_ and curq_ traces are written; sample "
-                "other queue variables with a proc rescheduled by $ns at"
+                f"$queue trace {args[0]}: RED's ave_ and curq_ traces and PI's curq_ are "
+                "written; sample other queue variables with a proc rescheduled by $ns at"
             )
         self.queue_traces.append((q, args[0]))
         if self.runner is not None:

@@ -38,7 +38,18 @@ from bufferlab.ns2.classes import (
     is_a,
 )
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
-from bufferlab.ns2.model import Agent, App, Integrator, Link, Obj, Queue, QueueMonitor, Rng
+from bufferlab.ns2.model import (
+    Agent,
+    App,
+    FlowDesc,
+    FlowMon,
+    Integrator,
+    Link,
+    Obj,
+    Queue,
+    QueueMonitor,
+    Rng,
+)
 from bufferlab.ns2.units import bound_text, number, rate_bps, time_s
 
 # OTcl's root classes: every object is an Object; ns-2's split objects are TclObjects.
@@ -588,6 +599,10 @@ class ObjectSystem:
         if isinstance(obj, Integrator):
             # a bound double of ns-2's, as Tcl prints it with tcl_precision 17
             return f"{self.integral(obj)[self._integrator_var(var)]:.17g}"
+        if isinstance(obj, FlowMon | FlowDesc):
+            got = self.flowmon_read(obj, var)
+            if got is not None:
+                return got
         if self.runner is not None:
             v = self.runner.read(obj, var)
             if v is not None:

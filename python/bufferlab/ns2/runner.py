@@ -20,7 +20,7 @@ from pathlib import Path
 from bufferlab.ns2.classes import TCP_CC, VAR_TRACES, is_a
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.linktrace import TraceRouter, plan
-from bufferlab.ns2.model import Agent, Queue, QueueMonitor
+from bufferlab.ns2.model import Agent, FlowMon, Queue, QueueMonitor
 from bufferlab.ns2.private_file import PrivateFile
 from bufferlab.ns2.scenario import to_scenario
 from bufferlab.ns2.toml_text import scenario_text
@@ -205,6 +205,8 @@ class Runner:
         for obj in list(ip.objects.values()):
             if isinstance(obj, QueueMonitor):
                 self.add_monitor(obj)
+            elif isinstance(obj, FlowMon) and obj.link is not None:
+                self.add_flow_monitor(obj)
         for ag in ip.net.agents:
             if ag.detached:
                 self.detach(ag)
@@ -491,6 +493,9 @@ class Runner:
             for var in probes:
                 self.snapshot[(ag.handle, var)] = self.session.probe(ag.flow, _engine_var(ag, var))
         for obj in list(self.ip.objects.values()):
+            if isinstance(obj, FlowMon) and obj.engine_id is not None:
+                total, flows = self.session.flow_monitor(obj.engine_id)
+                obj.final = (list(total), list(flows))
             if isinstance(obj, QueueMonitor):
                 for var in MONITOR_PROBES:
                     self.snapshot[(obj.handle, var)] = self._probe_queue(obj.link, var)
@@ -647,6 +652,18 @@ class Runner:
         for what, state in qm.integrals.items():
             self.session.set_queue_integrator(ident, what, *state)
         qm.engine_id = ident
+
+    def add_flow_monitor(self, fm: FlowMon) -> None:
+        """Hands a flow monitor to the engine (monitor/ns2_flowmon.rs)."""
+        link = fm.link
+        assert link is not None and link.src is not None and link.dst is not None
+        name = self.ip.net.link_names.get((link.src.id, link.dst.id))
+        ident = None
+        if name is not None:
+            ident = self.session.add_flow_monitor(name, link.src.name, link.dst.name, fm.early)
+        if ident is None:
+            raise Ns2Error(f"attach-fmon {link.src.id} {link.dst.id}: the engine has no such queue")
+        fm.engine_id = tuple(ident)
 
     def integral(self, ident: int, what: str) -> list[float]:
         return list(self.session.queue_integrator(ident, what))

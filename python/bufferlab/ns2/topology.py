@@ -71,6 +71,12 @@ class Topology:
             self._not_while_running(f"$ns {m}")
         n1, n2 = self.node(a[0]), self.node(a[1])
         qtype = a[4]
+        if qtype == "CBQ" or qtype.startswith("CBQ/"):
+            raise Ns2Error(
+                f"queue type {qtype} (class-based queueing, Floyd and Jacobson 1995) is not "
+                "modelled: its link sharing (classes borrowing a parent's unused bandwidth) is "
+                "not; give the link DropTail, RED, DRR or SFQ"
+            )
         if qtype not in QUEUE_KINDS:
             raise Ns2Error(
                 f"queue type {qtype} is not modelled (DropTail, RED, FQ, DRR, SFQ and PI "
