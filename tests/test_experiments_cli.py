@@ -531,3 +531,17 @@ def test_advise_explains_an_interval_of_zero():
     assert "† identical replications (goodput at 12480B" in notes
     assert "randomise the flows' start times" in notes
     assert "lose 3.6 % of their packets" in notes
+
+
+def test_advise_sizes_in_bdp_and_time(tmp_path):
+    """--sizes takes the units the field uses: "0.5BDP" of the rules' BDP, "12ms" at the rate."""
+    from bufferlab.experiments.advise import bottleneck_rules, simulate
+
+    p = tmp_path / "base.toml"
+    p.write_text(BASE)
+    r = bottleneck_rules(p)  # 10 Mbit/s, RTT 24 ms: BDP 30 000 B
+    sim = simulate(r, sizes=["0.5BDP", "12ms"], replications=1, jobs=1)
+    assert sim.table["bytes"].tolist() == pytest.approx([15000.0, 15000.0])
+    assert sim.table["goodput_bps_mean"].tolist()[0] == pytest.approx(
+        sim.table["goodput_bps_mean"].tolist()[1]
+    )

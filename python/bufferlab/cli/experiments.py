@@ -476,7 +476,8 @@ def advise(
         str | None,
         typer.Option(
             "--sizes",
-            help="Candidate sizes, comma-separated (e.g. 5KB,10KB,20p); default: from the rules.",
+            help="Candidate sizes, comma-separated (e.g. 5KB,20p,0.5BDP,20ms); default: from "
+            "the rules.",
             show_default=False,
         ),
     ] = None,

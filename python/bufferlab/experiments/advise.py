@@ -71,17 +71,28 @@ def parse_time(text: str, what: str = "time") -> float:
     return q[0]
 
 
-def _size_bytes(text: Any, packet: float) -> float | None:
-    """Bytes in a buffer size ("50KB", "25p" counted in ``packet``-byte packets), by the core's
-    grammar; None when it is not a size."""
+def _size_bytes(
+    text: Any, packet: float, bdp_bytes: float | None = None, rate_bps: float | None = None
+) -> float | None:
+    """Bytes in a buffer size ("50KB", "25p" counted in ``packet``-byte packets, "0.5BDP" of
+    ``bdp_bytes``, "20ms" at ``rate_bps``), by the core's grammar; None when it is not a size.
+    The core sizes "xBDP" and "t ms" limits from the same mean RTT and rate (docs/scenario.md),
+    so the simulated limit is this one, rounded as the core rounds it."""
+    import re
+
     from bufferlab import _core
 
     if isinstance(text, int | float):
         return float(text)
+    m = re.fullmatch(r"\s*([0-9.]+(?:[eE][+-]?[0-9]+)?)\s*BDP\s*", str(text))
+    if m and bdp_bytes is not None:
+        return float(m[1]) * bdp_bytes
     q = _core.quantity(str(text))
     if q is None:
         return None
     value, kind = q
+    if kind == "s" and rate_bps is not None and value > 0:
+        return value * rate_bps / 8
     return {"bytes": value, "packets": value * packet}.get(kind)
 
 
@@ -212,8 +223,10 @@ def simulate(
 
     sizes = sizes or candidate_sizes(r)
     for s in sizes:
-        if _size_bytes(s, r.packet_bytes) is None:
-            raise SweepError(f'--sizes: "{s}" is not a buffer size; use e.g. 10KB or 25p')
+        if _size_bytes(s, r.packet_bytes, r.bdp_bytes, r.rate_bps) is None:
+            raise SweepError(
+                f'--sizes: "{s}" is not a buffer size; use e.g. 10KB, 25p, 0.5BDP or 20ms'
+            )
     axis = f"links.{r.link}.queue.limit"
     sw = Sweep(name="advise", base=r.scenario, grid={axis: sizes}, replications=replications,
                root_seed=1, metrics=[])  # fmt: skip
@@ -240,7 +253,7 @@ def simulate(
         for i, s in enumerate(sizes):
             if s in failed:
                 continue
-            b = _size_bytes(s, r.packet_bytes) or 0.0
+            b = _size_bytes(s, r.packet_bytes, r.bdp_bytes, r.rate_bps) or 0.0
             row: dict[str, Any] = {"size": s, "packets": b / r.packet_bytes, "bytes": b}
             power_vals = []
             vals_by = {}
