@@ -22,6 +22,8 @@ pub enum DropReason {
     Pi,
     /// DualPI2's coupled or step drop (RFC 9332; non-ECT packets, or overload).
     DualPi2,
+    /// REM's probabilistic drop (Athuraliya et al. 2001; ns-2 `queue/rem.cc`).
+    Rem,
     /// Dropped by a user-defined discipline.
     Custom,
     /// Lost on the link by its random loss model (not a queue drop).
@@ -29,7 +31,7 @@ pub enum DropReason {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 10] = [
+    pub const ALL: [DropReason; 11] = [
         DropReason::QueueFull,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -38,6 +40,7 @@ impl DropReason {
         DropReason::Pie,
         DropReason::Pi,
         DropReason::DualPi2,
+        DropReason::Rem,
         DropReason::Custom,
         DropReason::LinkLoss,
     ];
@@ -53,12 +56,13 @@ impl DropReason {
             DropReason::Pie => "pie",
             DropReason::Pi => "pi",
             DropReason::DualPi2 => "dualpi2",
+            DropReason::Rem => "rem",
             DropReason::Custom => "custom",
             DropReason::LinkLoss => "link_loss",
         }
     }
 
-    /// True for drops a queue decided early, before it was full (RED early, CoDel, PIE).
+    /// True for drops a queue decided early, before it was full (RED early, CoDel, PIE, PI, REM).
     pub fn is_early(self) -> bool {
         matches!(
             self,
@@ -67,6 +71,7 @@ impl DropReason {
                 | DropReason::Pie
                 | DropReason::Pi
                 | DropReason::DualPi2
+                | DropReason::Rem
         )
     }
 

@@ -382,6 +382,32 @@ fn l4s_settings_name_the_field() {
     );
 }
 
+#[test]
+fn rem_and_rio_bad_parameters_name_the_field_and_the_fix() {
+    let e = run_err(
+        &with(
+            "queue = { kind = \"droptail\", limit = \"20p\" }",
+            "queue = { kind = \"rem\", phi = 0.9 }",
+        ),
+        &[],
+    );
+    assert!(
+        e.contains("links.bottleneck.queue.phi") && e.contains("base > 1"),
+        "{e}"
+    );
+    let e = run_err(
+        &with(
+            "queue = { kind = \"droptail\", limit = \"20p\" }",
+            "queue = { kind = \"rio\", out_min_th = 9, out_max_th = 3 }",
+        ),
+        &[],
+    );
+    assert!(
+        e.contains("links.bottleneck.queue.out_max_th") && e.contains("above out_min_th"),
+        "{e}"
+    );
+}
+
 // ---- flow names are unique (checked with a set since issue #19; was a scan per flow) ----
 #[test]
 fn a_flow_name_used_twice_is_an_error_naming_the_entry() {

@@ -128,6 +128,14 @@ fn steady_state_makes_no_allocation() {
             r#"{ preset = "ns2", cc = "reno" }"#,
         ),
         (
+            r#"{ kind = "rem", limit = "50p" }"#,
+            r#"{ preset = "ns2", cc = "reno" }"#,
+        ),
+        (
+            r#"{ kind = "rio", limit = 50, in_min_th = 5, in_max_th = 15 }"#,
+            r#"{ preset = "ns2", cc = "newreno" }"#,
+        ),
+        (
             r#"{ kind = "red", preset = "ns3", limit = "50p", min_th = 5, max_th = 5, q_weight = 1.0, gentle = false, ecn = true, hard_drop = false }"#,
             r#"{ preset = "ns3", cc = "dctcp", ecn = true }"#,
         ),

@@ -239,3 +239,107 @@ fn pi_holds_the_mean_queue_near_its_reference_with_the_link_busy() {
         assert!(util > 0.97, "q_ref {qref}: utilisation {util:.3}");
     }
 }
+
+// ---- REM (Athuraliya et al. 2001): the price clears when the backlog is at its target ----
+fn rem_queue(flows: usize, pbo: u32) -> (f64, f64) {
+    let text = common::Dumbbell::new(flows)
+        .duration("60s")
+        .set("warmup", "\"20s\"")
+        .access("100Mbps", "5ms")
+        .bottleneck("10Mbps", "100ms")
+        .queue(&format!(
+            r#"{{ kind = "rem", limit = "400p", pbo = {pbo}, mean_pktsize = "1040B" }}"#
+        ))
+        .flow(&format!(
+            r#"name = "t"
+count = {flows}
+src = "s{{i}}"
+dst = "d{{i}}"
+start = {{ kind = "uniform", min = "0s", max = "2s" }}
+app = {{ kind = "bulk" }}
+tcp = {{ preset = "ns2" }}"#
+        ))
+        .toml();
+    let r = run_file(&text, &[]);
+    let q = queue(&r, "r0");
+    let l = r["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["link"] == "bottleneck" && l["from"] == "r0")
+        .unwrap();
+    (
+        q["avg_packets"].as_f64().unwrap(),
+        l["utilisation"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn rem_holds_the_backlog_near_its_target() {
+    // The price stops moving only where the input rate equals the capacity and the backlog
+    // equals b* (their equation (1)): the mean queue sits at pbo whatever the number of flows.
+    // c counts packets of mean_pktsize, so it is set to the packets' size on the wire (ns-2's
+    // 1000 + 40 B): with 1500 B packets and the default 1000 B, the link drains only 2/3 of c
+    // and the queue settles 10 x c / 3 packets above b*. The path holds 260 packets, so that
+    // 60 flows' windows can be small without their minimum of one or two packets each filling
+    // the queue beyond b* by itself (on a 20 ms bottleneck, 60 flows kept 35 packets queued).
+    for (flows, pbo) in [(20usize, 20u32), (60, 20), (20, 60)] {
+        let (avg, util) = rem_queue(flows, pbo);
+        let rel = (avg - pbo as f64).abs() / pbo as f64;
+        eprintln!("REM {flows} flows, pbo {pbo}: mean queue {avg:.1}, utilisation {util:.3}");
+        assert!(
+            rel < 0.25,
+            "{flows} flows, pbo {pbo}: mean queue {avg:.1} packets"
+        );
+        assert!(
+            util > 0.95,
+            "{flows} flows, pbo {pbo}: utilisation {util:.3}"
+        );
+    }
+}
+
+// ---- RIO (Clark & Fang 1998): In packets are protected from the congestion Out causes ----
+#[test]
+fn rio_protects_in_packets() {
+    // two groups of 5 bulk TCP flows on the same 5 host pairs, alike but for their flow id:
+    // In (fid 1) and Out (fid 0)
+    let text = common::Dumbbell::new(5)
+        .duration("60s")
+        .set("warmup", "\"10s\"")
+        .access("100Mbps", "5ms")
+        .bottleneck("10Mbps", "20ms")
+        .queue(r#"{ kind = "rio", limit = 100, in_min_th = 10, in_max_th = 20, out_min_th = 3, out_max_th = 9 }"#)
+        .flow(
+            r#"name = "out"
+count = 5
+src = "s{i}"
+dst = "d{i}"
+trace_fid = 0
+app = { kind = "bulk" }"#,
+        )
+        .flow(
+            r#"name = "in"
+count = 5
+src = "s{i}"
+dst = "d{i}"
+trace_fid = 1
+app = { kind = "bulk" }"#,
+        )
+        .toml();
+    let r = run_file(&text, &[]);
+    let sum = |prefix: &str| -> f64 {
+        r["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["name"].as_str().unwrap().starts_with(prefix))
+            .map(|f| f["goodput_bps"].as_f64().unwrap())
+            .sum()
+    };
+    let (gin, gout) = (sum("in"), sum("out"));
+    eprintln!("RIO goodput: In {gin:.0} bit/s, Out {gout:.0} bit/s");
+    // the In flows alone fill the link and keep the total average above out_max_th: Out
+    // packets are then all dropped (60 s: In 9.59 Mbit/s, Out 160 bit/s)
+    assert!(gin > 2.0 * gout, "In {gin:.0} vs Out {gout:.0}");
+    assert!(gin + gout > 9.0e6, "the link stays busy: {:.0}", gin + gout);
+}

@@ -23,6 +23,8 @@ pub mod pie;
 pub mod prio;
 pub mod red;
 pub mod registry;
+pub mod rem;
+pub mod rio;
 pub mod sfq;
 pub mod sfq_ns2;
 pub mod shared_config;

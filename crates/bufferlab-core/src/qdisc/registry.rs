@@ -17,6 +17,8 @@ use super::pi::{Pi, PiConfig};
 use super::pie::{Pie, PieConfig};
 use super::prio::{Prio, PrioConfig};
 use super::red::{Red, RedConfig, Variant};
+use super::rem::{Rem, RemConfig};
+use super::rio::{Rio, RioConfig};
 use super::sfq::{Sfq, SfqConfig};
 use super::QueueDisc;
 use crate::units::QueueLimit;
@@ -51,6 +53,11 @@ pub enum QueueConfig {
     Pie(PieConfig),
     /// PI (Hollot, Misra, Towsley & Gong 2001), as ns-2's Queue/PI.
     Pi(PiConfig),
+    /// REM, Random Exponential Marking (Athuraliya, Low, Li & Yin 2001), as ns-2's Queue/REM.
+    Rem(RemConfig),
+    /// RIO, RED with In and Out (Clark & Fang 1998), as ns-2's Queue/RED/RIO; In = flows
+    /// with a non-zero ns-2 flow id.
+    Rio(RioConfig),
     /// DualPI2, the L4S DualQ Coupled AQM (RFC 9332, Linux sch_dualpi2).
     #[serde(rename = "dualpi2")]
     DualPi2(DualPi2Config),
@@ -103,6 +110,8 @@ impl QueueConfig {
             QueueConfig::Pie(c) => Box::new(Pie::new(c)),
             QueueConfig::DualPi2(c) => Box::new(DualPi2::new(c)),
             QueueConfig::Pi(c) => Box::new(Pi::new(c)),
+            QueueConfig::Rem(c) => Box::new(Rem::new(c)),
+            QueueConfig::Rio(c) => Box::new(Rio::new(c)),
             QueueConfig::Classful(c) => Box::new(Classful::new(c)),
             QueueConfig::Python(_) => {
                 unreachable!("built by the scenario builder through Extensions")
@@ -126,6 +135,8 @@ impl QueueConfig {
             QueueConfig::Pie(c) => super::pie::configured_limit(c),
             QueueConfig::DualPi2(c) => super::dualpi2::configured_limit(c),
             QueueConfig::Pi(c) => super::pi::configured_limit(c),
+            QueueConfig::Rem(c) => super::rem::configured_limit(c),
+            QueueConfig::Rio(c) => QueueLimit::Packets(c.limit),
             QueueConfig::Classful(c) => c.limit(),
             // The Python class decides; nothing to check before it runs.
             QueueConfig::Python(_) => QueueLimit::Packets(u64::MAX),
@@ -156,6 +167,8 @@ impl QueueConfig {
             QueueConfig::Pie(c) => c.validate(),
             QueueConfig::DualPi2(c) => c.validate(),
             QueueConfig::Pi(c) => c.validate(),
+            QueueConfig::Rem(c) => c.validate(),
+            QueueConfig::Rio(c) => c.validate(),
             QueueConfig::Classful(c) => c.validate(),
             QueueConfig::Codel(c) => c.validate(),
             QueueConfig::Droptail(_) | QueueConfig::Fq(_) | QueueConfig::Python(_) => Ok(()),

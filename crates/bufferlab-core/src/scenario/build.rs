@@ -366,7 +366,11 @@ pub fn build_with(
                 qdisc_rng: stream(
                     matches!(
                         q,
-                        QueueConfig::Red(_) | QueueConfig::Ared(_) | QueueConfig::Pi(_)
+                        QueueConfig::Red(_)
+                            | QueueConfig::Ared(_)
+                            | QueueConfig::Pi(_)
+                            | QueueConfig::Rem(_)
+                            | QueueConfig::Rio(_)
                     ),
                     &format!("{label}/queue"),
                 ),

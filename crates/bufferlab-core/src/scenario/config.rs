@@ -219,7 +219,8 @@ pub struct FlowConfig {
     /// is a C int). Default: the flow's index in the scenario (0, 1, ...). ns-2 writes the
     /// packet's `fid_`, which is the sending agent's `fid_` (`Trace::format`, trace/trace.cc;
     /// default 0, `Agent set fid_ 0` in tcl/lib/ns-default.tcl, ns-2.35); `bufferlab run
-    /// script.tcl` sets it from the script's `$agent set fid_ N`.
+    /// script.tcl` sets it from the script's `$agent set fid_ N`. A `rio` queue takes the
+    /// packets of a flow whose id is not 0 as In (ns-2 RIO `priority_method_ 1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_fid: Option<u32>,
     /// IP + transport header bytes included in each packet's size (default 28 for UDP: IPv4 20 + UDP 8;
