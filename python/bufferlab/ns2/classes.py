@@ -125,6 +125,47 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "prob_": "0",
         "curq_": "0",
     },
+    # ns-default.tcl (printed by ns-2.35: `Queue/REM set gamma_` 0.001, ...)
+    "Queue/REM": {
+        "gamma_": "0.001",
+        "phi_": "1.001",
+        "inw_": "1",
+        "mean_pktsize_": "1000",
+        "pupdtime_": "0.002",
+        "pbo_": "20.0",
+        "prob_": "0.0",
+        "curq_": "0.0",
+        "pmark_": "0.0",
+        "markpkts_": "false",
+        "qib_": "false",
+    },
+    # ns-default.tcl (printed by ns-2.35: `Queue/RED/RIO set in_thresh_` 15, ...); the other
+    # variables are Queue/RED's
+    "Queue/RED/RIO": {
+        "in_thresh_": "15",
+        "in_maxthresh_": "30",
+        "in_linterm_": "50",
+        "out_thresh_": "5",
+        "out_maxthresh_": "15",
+        "out_linterm_": "5",
+        "in_gentle_": "false",
+        "out_gentle_": "false",
+        "priority_method_": "0",
+        "thresh_": "5",
+        "maxthresh_": "15",
+        "linterm_": "10",
+        "q_weight_": "0.002",
+        "mean_pktsize_": "500",
+        "gentle_": "false",
+        "wait_": "true",
+        "bytes_": "false",
+        "queue_in_bytes_": "false",
+        "setbit_": "false",
+        "in_ave_": "0.0",
+        "out_ave_": "0.0",
+        "in_prob1_": "0.0",
+        "out_prob1_": "0.0",
+    },
     "Application/Traffic/CBR": {
         "rate_": "448Kb",
         "packetSize_": "210",
@@ -400,7 +441,7 @@ TRAFFIC = {
     "Application/Traffic/Pareto",
 }
 
-QUEUE_KINDS = {"DropTail", "RED", "FQ", "DRR", "SFQ", "PI"}
+QUEUE_KINDS = {"DropTail", "RED", "RED/RIO", "FQ", "DRR", "SFQ", "PI", "REM"}
 
 # ns-2's trace objects (trace/trace.cc, Trace::format): the event letter each type writes.
 TRACE_EVENTS = {"Enque": "+", "Deque": "-", "Drop": "d", "Recv": "r", "EDrop": "e"}

@@ -1,6 +1,6 @@
 """Queue monitors and integrators (ns-lib.tcl `monitor-queue`, SimpleLink
-`queue-sample-timeout`; queue-monitor.cc, integrator.cc) and RED's variable traces (red.cc
-`REDQueue::trace`).
+`queue-sample-timeout`; queue-monitor.cc, integrator.cc) and the AQMs' variable traces (red.cc
+`REDQueue::trace`, rio.cc, rem.cc).
 """
 
 from __future__ import annotations
@@ -63,7 +63,13 @@ proc ::ns2::queue_sample_timeout {ns link qmon qtrace interval from to} {
 # The queue variables whose traces are written, per queue type: red.cc `REDQueue::trace`
 # (ave_, curq_) and pi.cc `PIQueue::trace` (curq_, set as each packet arrives), both
 # "Q %g %d" for curq_ and "%c %g %g" for the others.
-_TRACED = {"RED": ("ave_", "curq_"), "PI": ("curq_",)}
+_TRACED = {
+    "RED": ("ave_", "curq_"),
+    "PI": ("curq_",),
+    # rio.cc RIOQueue::trace, rem.cc REMQueue::trace
+    "RED/RIO": ("ave_", "curq_"),
+    "REM": ("curq_",),
+}
 
 
 class Monitors:
@@ -128,7 +134,8 @@ class Monitors:
         )
 
     def _queue_trace(self, q: Queue, method: str, args: list[str]) -> str:
-        """RED's and PI's variable traces (red.cc `REDQueue::trace`, pi.cc `PIQueue::trace`):
+        """RED's, PI's, RIO's and REM's variable traces (red.cc `REDQueue::trace`, pi.cc
+        `PIQueue::trace`, rio.cc, rem.cc):
         `$redq trace ave_` / `curq_`, written to the channel of `$q attach $f` at each
         change."""
         if len(args) != 1:
@@ -139,8 +146,9 @@ class Monitors:
             return ""
         if args[0] not in _TRACED.get(q.kind, ()):
             raise Ns2Error(
-                f"$queue trace {args[0]}: RED's ave_ and curq_ traces and PI's curq_ are "
-                "written; sample other queue variables with a proc rescheduled by $ns at"
+                f"$queue trace {args[0]}: RED's and RIO's ave_ and curq_ traces and PI's and "
+                "REM's curq_ are written; sample other queue variables with a proc rescheduled "
+                "by $ns at"
             )
         self.queue_traces.append((q, args[0]))
         if self.runner is not None:

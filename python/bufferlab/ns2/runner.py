@@ -67,8 +67,14 @@ MONITOR_PROBES = (
     "bdrops_",
 )
 # The AQMs' variables the engine gives at any time: RED's average and the length the last
-# arrival found (queue/red.cc); PI's drop probability and queue length (queue/pi.cc).
-AQM_PROBES = {"Queue/RED": ("ave_", "curq_"), "Queue/PI": ("prob_", "curq_")}
+# arrival found (queue/red.cc); PI's and REM's probability and queue length (queue/pi.cc,
+# queue/rem.cc).
+AQM_PROBES = {
+    "Queue/RED": ("ave_", "curq_"),
+    "Queue/PI": ("prob_", "curq_"),
+    "Queue/REM": ("prob_", "curq_"),
+    "Queue/RED/RIO": ("ave_", "curq_"),
+}
 _INTEGER = {
     "ack_",
     "t_seqno_",

@@ -419,7 +419,73 @@ def queue_config(q: Queue, link: Link, warn: Callable[[str], None]) -> dict[str,
             "queue_in_bytes": in_bytes,
             "ecn": boolean(v["setbit_"]),
         }
-    raise Ns2Error(f"queue type {q.kind} is not modelled (DropTail, RED, FQ, DRR, SFQ and PI are)")
+    if q.kind == "REM":
+        return rem_config(q, limit)
+    if q.kind == "RED/RIO":
+        return rio_config(q, limit)
+    raise Ns2Error(
+        f"queue type {q.kind} is not modelled (DropTail, RED, FQ, DRR, SFQ, PI and REM are)"
+    )
+
+
+def rem_config(q: Queue, limit: int) -> dict[str, Any]:
+    """queue/rem.cc, bufferlab's qdisc/rem.rs: the drop test (markpkts_ false) or the mark test
+    at each departure (markpkts_ true) draws from the default RNG."""
+    v = q.vars
+    in_bytes = boolean(v["qib_"])
+    mean = int(number(v["mean_pktsize_"], "mean_pktsize_"))
+    return {
+        "kind": "rem",
+        "limit": f"{limit * mean}B" if in_bytes else f"{limit}p",
+        "gamma": number(v["gamma_"], "gamma_"),
+        "phi": number(v["phi_"], "phi_"),
+        "inw": number(v["inw_"], "inw_"),
+        "pbo": number(v["pbo_"], "pbo_"),
+        "update_interval": fmt_time(time_s(v["pupdtime_"])),
+        "mean_pktsize": f"{mean}B",
+        "queue_in_bytes": in_bytes,
+        "ecn": boolean(v["markpkts_"]),
+    }
+
+
+def rio_config(q: Queue, limit: int) -> dict[str, Any]:
+    """queue/rio.cc, bufferlab's qdisc/rio.rs: In = a packet whose flow id is not 0
+    (priority_method_ 1); its early-drop tests draw from the default RNG."""
+    v = q.vars
+    if int(number(v["priority_method_"], "priority_method_")) != 1:
+        raise Ns2Error(
+            "Queue/RED/RIO priority_method_ 0 (In/Out from an edge tagger's priority) is not "
+            "modelled; set priority_method_ 1 (In = flow id not 0)"
+        )
+    for var in ("bytes_", "queue_in_bytes_"):
+        if boolean(v[var]):
+            raise Ns2Error(f"Queue/RED/RIO {var} true is not modelled (packet mode only)")
+    for var, want in (("drop_tail_", "true"), ("drop_front_", "false"), ("drop_rand_", "false")):
+        if var in v and boolean(v[var]) != boolean(want):
+            raise Ns2Error(f"Queue/RED/RIO {var} {v[var]} is not modelled ({var} {want} is)")
+    q_w = number(v["q_weight_"], "q_weight_")
+    if q_w <= 0:
+        raise Ns2Error(
+            f"Queue/RED/RIO q_weight_ {v['q_weight_']} (automatic) is not modelled; give a weight"
+        )
+    gentle = boolean(v["gentle_"])  # rio.cc reset: gentle_ makes both bands gentle
+    return {
+        "kind": "rio",
+        "limit": limit,
+        "in_min_th": number(v["in_thresh_"], "in_thresh_"),
+        "in_max_th": number(v["in_maxthresh_"], "in_maxthresh_"),
+        "in_linterm": number(v["in_linterm_"], "in_linterm_"),
+        "out_min_th": number(v["out_thresh_"], "out_thresh_"),
+        "out_max_th": number(v["out_maxthresh_"], "out_maxthresh_"),
+        # rio.cc: the Out probability uses RED's linterm_ (out_linterm_ is never read)
+        "out_linterm": number(v["linterm_"], "linterm_"),
+        "q_weight": q_w,
+        "mean_pktsize": f"{int(number(v['mean_pktsize_'], 'mean_pktsize_'))}B",
+        "wait": boolean(v["wait_"]),
+        "in_gentle": gentle or boolean(v["in_gentle_"]),
+        "out_gentle": gentle or boolean(v["out_gentle_"]),
+        "ecn": boolean(v["setbit_"]),
+    }
 
 
 def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:

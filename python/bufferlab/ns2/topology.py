@@ -79,8 +79,8 @@ class Topology:
             )
         if qtype not in QUEUE_KINDS:
             raise Ns2Error(
-                f"queue type {qtype} is not modelled (DropTail, RED, FQ, DRR, SFQ and PI "
-                "are); "
+                f"queue type {qtype} is not modelled (DropTail, RED, FQ, DRR, SFQ, PI and "
+                "REM are); "
                 "see docs/ns2-scripts.md"
             )
         if len(a) > 5:
