@@ -147,6 +147,9 @@ pub struct Packet {
     pub class: u8,
     /// True when it was emitted before the warm-up ended: then it is left out of flow statistics.
     pub in_warmup: bool,
+    /// ns-2's `hdr_flags::pri_` as a queue set it: RIO's In mark (rio.cc enque, priority_method_
+    /// 1), which stays with the packet and shows as `P` in ns-2 trace lines from then on.
+    pub ns2_pri: bool,
     /// When it joined the queue it is in now (sojourn time starts here).
     pub enqueued: SimTime,
     /// When the source emitted it (one-way delay starts here).

@@ -194,7 +194,7 @@ impl Ns2Trace {
             } else {
                 '-'
             },
-            '-',
+            if pkt.ns2_pri { 'P' } else { '-' },
             '-',
             if pkt.tcp.flags & tcp_flags::CWR != 0 {
                 'A'

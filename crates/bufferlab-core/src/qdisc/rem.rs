@@ -178,6 +178,8 @@ pub struct Rem {
     next_update: f64,
     /// The interval in seconds.
     interval: f64,
+    /// The link's rate as the last packet event saw it (for `probability_at`).
+    rate_bps: f64,
     /// ns-2's `curq_`: the queue after the last arrival or departure (packets, or bytes).
     curq: u64,
 }
@@ -195,6 +197,7 @@ impl Rem {
             count: 0.0,
             next_update: interval,
             interval,
+            rate_bps: 0.0,
             curq: 0,
         }
     }
@@ -208,29 +211,30 @@ impl Rem {
         }
     }
 
-    /// One price update (`run_updaterule`) on a link of `rate_bps`.
-    fn price_update(&mut self, rate_bps: f64) {
+    /// One price update (`run_updaterule`) on a link of `rate_bps`: (price, in_avg) after an
+    /// interval that saw `count` arrivals and ends with the queue as it is.
+    fn step(&self, price: f64, in_avg: f64, count: f64, rate_bps: f64) -> (f64, f64) {
         let mean = self.cfg.mean_pktsize.0 as f64;
         let input = if self.cfg.queue_in_bytes {
-            self.count / mean
+            count / mean
         } else {
-            self.count
+            count
         };
-        let mut in_avg = self.in_avg * (1.0 - self.cfg.inw);
-        in_avg += self.cfg.inw * input;
+        let mut avg = in_avg * (1.0 - self.cfg.inw);
+        avg += self.cfg.inw * input;
         // packets the link can send in one interval (ns-2 p_ptc = bandwidth / (8 pktsize))
         let c = self.interval * (rate_bps / (8.0 * mean));
-        let pl = self.price + self.cfg.gamma * (in_avg + 0.1 * (self.backlog() - self.cfg.pbo) - c);
-        self.price = pl.max(0.0);
-        self.prob = 1.0 - self.cfg.phi.powf(-self.price);
-        self.in_avg = in_avg;
-        self.count = 0.0;
+        let pl = price + self.cfg.gamma * (avg + 0.1 * (self.backlog() - self.cfg.pbo) - c);
+        (pl.max(0.0), avg)
     }
 
     /// Runs the updates due by `now_s` (the event's time in seconds).
     fn catch_up(&mut self, now_s: f64, rate_bps: f64) {
+        self.rate_bps = rate_bps;
         while self.next_update <= now_s {
-            self.price_update(rate_bps);
+            (self.price, self.in_avg) = self.step(self.price, self.in_avg, self.count, rate_bps);
+            self.prob = 1.0 - self.cfg.phi.powf(-self.price);
+            self.count = 0.0;
             self.next_update += self.interval;
         }
     }
@@ -321,8 +325,20 @@ impl QueueDisc for Rem {
         pkt
     }
 
-    fn probability_at(&self, _now: SimTime) -> Option<f64> {
-        Some(self.prob)
+    /// ns-2's `prob_` at `now`: the updates due since the last packet event applied to a copy
+    /// (the queue has not changed since).
+    fn probability_at(&self, now: SimTime) -> Option<f64> {
+        let (mut price, mut in_avg, mut count) = (self.price, self.in_avg, self.count);
+        let mut next = self.next_update;
+        if next > now.as_secs_f64() {
+            return Some(self.prob);
+        }
+        while next <= now.as_secs_f64() {
+            (price, in_avg) = self.step(price, in_avg, count, self.rate_bps);
+            count = 0.0;
+            next += self.interval;
+        }
+        Some(1.0 - self.cfg.phi.powf(-price))
     }
 
     fn arrival_length(&self) -> Option<f64> {

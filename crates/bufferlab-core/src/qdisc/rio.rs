@@ -377,6 +377,8 @@ impl Rio {
 impl QueueDisc for Rio {
     fn enqueue(&mut self, mut pkt: Packet, cx: &mut QueueCtx) {
         let is_in = self.is_in(&pkt);
+        // rio.cc: `hf->pri_ = iph->flowid()`, kept by the packet (ns-2 traces show it as P)
+        pkt.ns2_pri = is_in;
         let qlen = self.q.len();
         self.curq = qlen;
         let verdict = if is_in {
