@@ -424,7 +424,8 @@ def queue_config(q: Queue, link: Link, warn: Callable[[str], None]) -> dict[str,
     if q.kind == "RED/RIO":
         return rio_config(q, limit)
     raise Ns2Error(
-        f"queue type {q.kind} is not modelled (DropTail, RED, FQ, DRR, SFQ, PI and REM are)"
+        f"queue type {q.kind} is not modelled (DropTail, RED, RED/RIO, FQ, DRR, SFQ, PI and REM "
+        "are)"
     )
 
 

@@ -79,9 +79,8 @@ class Topology:
             )
         if qtype not in QUEUE_KINDS:
             raise Ns2Error(
-                f"queue type {qtype} is not modelled (DropTail, RED, FQ, DRR, SFQ, PI and "
-                "REM are); "
-                "see docs/ns2-scripts.md"
+                f"queue type {qtype} is not modelled (DropTail, RED, RED/RIO, FQ, DRR, SFQ, PI "
+                "and REM are); see docs/ns2-scripts.md"
             )
         if len(a) > 5:
             raise Ns2Error(f"$ns {m} with extra arguments {a[5:]} is not modelled")
