@@ -38,6 +38,8 @@ fn marks(q: &QueueConfig) -> bool {
         }
         QueueConfig::Pie(c) => c.ecn.unwrap_or(false),
         QueueConfig::Pi(c) => c.ecn,
+        QueueConfig::Rem(c) => c.ecn,
+        QueueConfig::Rio(c) => c.ecn,
         QueueConfig::DualPi2(_) => true,
         QueueConfig::Classful(c) => c.classes.iter().any(|k| marks(&k.queue)),
         // a Python discipline may mark: no warning rests on it
