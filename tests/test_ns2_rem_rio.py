@@ -112,3 +112,23 @@ def test_rem_variables_as_ns2(tmp_path: Path) -> None:
     assert r.code == 0, r.stderr
     assert r.stdout == ns.stdout
     assert "1.25 prob_ 0.00116484 curq_ 62" in r.stdout
+
+
+def test_extra_words_after_an_ns2_objects_set_are_ignored(tmp_path: Path) -> None:
+    """test-suite-rem.tcl writes `$remq set phi_ 5 # This is just for fun.`: tclcl's `set` of
+    an ns-2 object reads the variable and the value and ignores the rest (ns-2.35 sets phi_ to
+    5), where a pure OTcl object's `set` would refuse them."""
+    script = tmp_path / "phi.tcl"
+    script.write_text(
+        REM.read_text().replace(
+            'set qm [$ns monitor-queue $r0 $r1 ""]',
+            "[[$ns link $r0 $r1] queue] set phi_ 5 # This is just for fun.\n"
+            'set qm [$ns monitor-queue $r0 $r1 ""]',
+        )
+    )
+    out = tmp_path / "phi.toml"
+    r = run_cli("import-ns2", str(script), "-o", str(out), cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    scenario = tomllib.loads(out.read_text())
+    rem = [link["queue"] for link in scenario["links"].values() if link["queue"]["kind"] == "rem"]
+    assert rem[0]["phi"] == 5

@@ -547,9 +547,12 @@ class ObjectSystem:
             return args[1]
         if len(args) == 1:
             return self.get_var(obj, args[0])
-        if len(args) != 2:
+        if not args:
             raise Ns2Error("usage: $obj set var_ ?value?")
-        var, value = args
+        # an ns-2 object's `set` reads only var and value: tclcl ignores what follows, as in
+        # test-suite-rem.tcl's `$remq set phi_ 5 # This is just for fun.` (checked with `ns`:
+        # phi_ becomes 5; a pure OTcl object's `set` refuses extra arguments, above)
+        var, value = args[0], args[1]
         # a variable of the script's own (a class that extends an ns-2 class) is not ns-2's
         own = obj.ucls is not None and var not in obj.vars and var not in LABELS
         own = own or (obj.ucls is not None and var in self.own_vars.get(obj.handle, ()))
