@@ -152,3 +152,20 @@ def test_a_red_step_look_alike_warns_on_validate_and_run(cli):
     assert r.code == 0, r.stderr
     assert f"warning: {w}" in r.stderr.splitlines()
     assert json.loads(r.stdout)["warnings"] == [w]
+
+
+def test_the_schema_accepts_the_limit_forms(cli):
+    """Editors that check scenarios against `bufferlab schema` accept "0.5BDP" and "20ms"."""
+    import re
+
+    r = cli("schema")
+    assert r.code == 0, r.stderr
+    schema = json.loads(r.stdout)
+    defs = schema.get("$defs") or schema.get("definitions")
+    limit = defs["QueueLimit"]
+    pattern = next(a["pattern"] for a in limit["anyOf"] if "pattern" in a)
+    for form in ("25p", "50KB", "0.5BDP", "0.5 BDP", "20ms"):
+        assert re.match(pattern, form), form
+    for form in ("0.5bdp", "BDP", "25"):
+        assert not re.match(pattern, form), form
+    assert "0.5BDP" in limit["description"] and "20ms" in limit["description"]

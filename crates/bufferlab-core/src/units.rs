@@ -158,6 +158,11 @@ pub const SIZE_HELP: &str =
     "a size such as \"1500B\", \"50KB\" (1000 bytes), \"64KiB\" or a number of bytes";
 pub const LIMIT_HELP: &str =
     "a queue limit in packets (\"25p\", \"25 packets\") or in bytes (\"50KB\", \"1500B\")";
+/// The schema's description of [`QueueLimit`]: the forms a queue's `limit` takes in a scenario.
+const LIMIT_SCHEMA_HELP: &str =
+    "a queue limit in packets (\"25p\") or bytes (\"50KB\"); a queue's \
+    limit may also be a multiple of the link's bandwidth-delay product (\"0.5BDP\") or a time at \
+    its rate (\"20ms\"), docs/scenario.md; a TCP window takes packets or bytes only";
 
 pub fn parse_time(s: &str) -> Result<SimTime, String> {
     let (v, unit) = split_number(s).ok_or_else(|| format!("\"{s}\" is not {TIME_HELP}"))?;
@@ -314,6 +319,9 @@ impl<'de, T> de::Visitor<'de> for UnitVisitor<T> {
 
 macro_rules! unit_serde {
     ($ty:ty, $help:expr, $parse:expr, $from_num:expr, $to_string:expr, $pattern:expr) => {
+        unit_serde!($ty, $help, $parse, $from_num, $to_string, $pattern, $help);
+    };
+    ($ty:ty, $help:expr, $parse:expr, $from_num:expr, $to_string:expr, $pattern:expr, $schema_help:expr) => {
         impl<'de> Deserialize<'de> for $ty {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 d.deserialize_any(UnitVisitor { expecting: $help, parse: $parse, from_num: $from_num })
@@ -331,7 +339,7 @@ macro_rules! unit_serde {
             }
             fn json_schema(_: &mut SchemaGenerator) -> Schema {
                 json_schema!({
-                    "description": $help,
+                    "description": $schema_help,
                     "anyOf": [ { "type": "string", "pattern": $pattern }, { "type": "number", "minimum": 0 } ]
                 })
             }
@@ -369,7 +377,11 @@ unit_serde!(
     parse_limit,
     |_| Err(format!("a bare number is ambiguous; use {LIMIT_HELP}")),
     |l| l.to_string(),
-    "^[0-9.eE+-]+\\s*(p|pkt|pkts|packet|packets|([kKMGT]i?)?(B|bytes))$"
+    // A queue's limit may also be a multiple of the link's BDP or a time at its rate
+    // (scenario/limits.rs resolves them before this type reads the value); the schema lets
+    // editors accept them. A TCP window of this type is refused in those forms by the core.
+    "^[0-9.eE+-]+\\s*(p|pkt|pkts|packet|packets|([kKMGT]i?)?(B|bytes)|BDP|s|sec|ms|us|µs|ns)$",
+    LIMIT_SCHEMA_HELP
 );
 
 #[cfg(test)]
