@@ -184,15 +184,15 @@ def test_an_unmodelled_agent_variable_away_from_its_default_is_refused(tmp_path:
     for value, code in (("false", 2), ("true", 0)):
         script = tmp_path / "v.tcl"
         script.write_text(
-            NO_HEADERS.replace(
-                "$ns run", f"Agent/TCP set precisionReduce_ {value}\n$ns run"
-            ).replace("$tcp set window_ 20", f"$tcp set precisionReduce_ {value}")
+            NO_HEADERS.replace("$ns run", f"Agent/TCP set timerfix_ {value}\n$ns run").replace(
+                "$tcp set window_ 20", f"$tcp set timerfix_ {value}"
+            )
         )
         r = run_cli("run", str(script), cwd=tmp_path)
         assert r.code == code, r.stderr
         if code == 2:
             assert r.stderr.strip().endswith(
-                "Agent/TCP/Sack1 precisionReduce_ false: ns-2's precisionReduce_ other than "
+                "Agent/TCP/Sack1 timerfix_ false: ns-2's timerfix_ other than "
                 "its default true is not modelled"
             )
             assert len(r.stderr.strip().splitlines()) == 1

@@ -1,6 +1,12 @@
 //! UDP: a datagram sender driven by a traffic generator, and a sink that counts what
 //! arrives. No retransmission, no feedback (RFC 768). Each datagram carries its number in
 //! the flow so the sink could detect reordering.
+//!
+//! Send jitter (a flow's `send_jitter`): each emission leaves a uniform random time in
+//! [0, send_jitter) after the generator's time, drawn from the flow's own stream, and never
+//! before the one before it (the datagrams keep their order), to break the phase effects of
+//! Floyd and Jacobson, "On Traffic Phase Effects in Packet-Switched Gateways" (1992), as
+//! ns-2's `overhead_` does for its TCP agents.
 
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::packet::{Packet, PacketKind};
@@ -24,6 +30,12 @@ pub struct UdpSender {
     held: bool,
     /// The largest datagram: a larger message goes out as several (`with_max_datagram`).
     max_datagram: u32,
+    /// Send jitter: the largest delay and its stream (`with_send_jitter`).
+    jitter: Option<(SimTime, Rng)>,
+    /// When the pending emission leaves, once its delay is drawn (send jitter).
+    release: Option<SimTime>,
+    /// When the last emission left (send jitter keeps the order).
+    last_release: SimTime,
 }
 
 impl UdpSender {
@@ -40,7 +52,30 @@ impl UdpSender {
             shift: SimTime::ZERO,
             held: false,
             max_datagram: u32::MAX,
+            jitter: None,
+            release: None,
+            last_release: SimTime::ZERO,
         }
+    }
+
+    /// Delays each emission by a uniform random time in [0, `max`) drawn from `rng`
+    /// (`send_jitter`); zero leaves the sender as it was.
+    pub fn with_send_jitter(mut self, max: SimTime, rng: Rng) -> Self {
+        if max > SimTime::ZERO {
+            self.jitter = Some((max, rng));
+        }
+        self
+    }
+
+    /// When the pending emission `at` leaves: `at` without jitter; with it, its drawn time.
+    fn release_of(&mut self, at: SimTime) -> SimTime {
+        let Some((max, rng)) = &mut self.jitter else {
+            return at;
+        };
+        *self.release.get_or_insert_with(|| {
+            let d = SimTime::from_secs_f64(rng.uniform_between(0.0, max.as_secs_f64()));
+            (at + d).max(self.last_release)
+        })
     }
 
     /// Splits each message larger than `max` bytes into datagrams sent at once: floor(size /
@@ -82,6 +117,12 @@ impl Endpoint for UdpSender {
             if at > cx.now || !self.before_stop(at) {
                 break;
             }
+            let release = self.release_of(at);
+            if release > cx.now {
+                break;
+            }
+            self.release = None;
+            self.last_release = release;
             let max = self.max_datagram;
             for _ in 0..size / max {
                 self.send_datagram(max, cx);
@@ -101,11 +142,13 @@ impl Endpoint for UdpSender {
         self.pending
             .map(|(t, _)| t)
             .filter(|&t| self.before_stop(t))
+            .map(|t| self.release.unwrap_or(t))
     }
 
     fn next_timeout_s(&self) -> Option<f64> {
-        // a source moved by a script's start runs on its own times shifted: not ns-2's sums
-        if self.shift > SimTime::ZERO {
+        // a source moved by a script's start runs on its own times shifted: not ns-2's sums;
+        // a jittered one on its drawn times
+        if self.shift > SimTime::ZERO || self.jitter.is_some() {
             return None;
         }
         self.next_timeout().and(self.gen.next_s())

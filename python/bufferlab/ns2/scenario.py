@@ -59,13 +59,19 @@ _TCP_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "v_gamma_": ("vegas_gamma", number),
 }
 
+# ns-2.35 agent variables of the `ns2_agent` table (tcp/ns2_agent.rs): ns-2 variable ->
+# (field, converter).
+_NS2_AGENT_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "delay_growth_": ("delay_growth", boolean),
+    "bugfix_ss_": ("bugfix_ss", boolean),
+    "precisionReduce_": ("precision_reduce", boolean),
+    "maxburst_": ("maxburst", lambda v: int(number(v))),
+}
+
 # Variables whose non-default values change what ns-2 does and are not modelled (exit 2).
 _TCP_UNMODELLED = {
-    "maxburst_": "maxburst_ (a cap on packets sent per ACK) is not modelled",
     "maxcwnd_": "maxcwnd_ (a cap on cwnd_) is not modelled; window_ caps the window",
-    "overhead_": "overhead_ (random sending delays) is not modelled",
     "windowOption_": "windowOption_ other than 1 (standard AIMD) is not modelled",
-    "delay_growth_": "delay_growth_ false is not modelled",
 }
 
 
@@ -214,6 +220,13 @@ def _flow(
         raise Ns2Error(f"{app.cls} is not modelled (FTP, CBR, Exponential, Pareto are)")
     if tcp:
         flow["tcp"] = tcp_options(ag, warn)
+        overhead = _changed(ag, "overhead_")
+        if overhead is not None:
+            # tcp.cc send_much: each send delayed by Random::uniform(overhead_)
+            seconds = time_s(overhead)
+            if seconds < 0:
+                raise Ns2Error(f"{ag.cls} {ag.handle} overhead_ {overhead}: must be >= 0")
+            flow["send_jitter"] = fmt_time(seconds)
     else:
         flow["header"] = "0B"  # ns-2's UDP agent adds no header to packetSize_
         # UdpAgent::sendmsg (udp.cc): a message larger than the agent's packetSize_ goes
@@ -304,14 +317,25 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     for var, why in _TCP_UNMODELLED.items():
         if _changed(ag, var) is not None:
             raise Ns2Error(f"{ag.cls} {var} {ag.vars[var]}: {why}")
-    unmodelled_variables(ag, {*_TCP_FIELDS, "window_", "ssthresh_"})  # ssthresh_: reset_ssthresh
+    read = {*_TCP_FIELDS, *_NS2_AGENT_FIELDS, "overhead_", "windowInitOption_"}
+    unmodelled_variables(ag, read | {"window_", "ssthresh_"})  # ssthresh_: reset_ssthresh
     if ag.peer is not None:
-        unmodelled_variables(ag.peer, {"interval_"})
+        unmodelled_variables(ag.peer, {"interval_", "SYN_immediate_ack_"})
     for var, (key, conv) in _TCP_FIELDS.items():
         v = _changed(ag, var)
         if v is None:
             continue
         opts[key] = conv(v)
+    agent = {
+        key: conv(v)
+        for var, (key, conv) in _NS2_AGENT_FIELDS.items()
+        if (v := _changed(ag, var)) is not None
+    }
+    if ag.peer is not None and not boolean(ag.peer.vars.get("SYN_immediate_ack_", "true")):
+        agent["syn_immediate_ack"] = False  # tcp-sink.cc DelAckSink::recv
+    if agent:
+        opts["ns2_agent"] = agent
+    _initial_window_option(ag, opts)
     if ag.boot_time:
         # tcp.cc rtt_update: the tick clock's phase, boot_time_ (Interp.draw_boot_times)
         opts["clock_phase"] = ag.boot_time
@@ -322,6 +346,22 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
         if time_s(interval) != 0.1:
             opts["delack_timeout"] = fmt_time(time_s(interval))
     return opts
+
+
+def _initial_window_option(ag: Agent, opts: dict[str, Any]) -> None:
+    """tcp.cc initial_window(): `windowInitOption_ 2` gives 4 packets for packetSize_ up to
+    1095 bytes, 3 below 2190, else 2 (RFC 3390's rule); a lost opening packet sets it back to
+    option 1 (`timeout`: wnd_init_option_ = 1), windowInit_ packets."""
+    option = ag.vars.get("windowInitOption_", "1")
+    if _same_value(option, "1"):
+        return
+    if not _same_value(option, "2"):
+        raise Ns2Error(
+            f"{ag.cls} {ag.handle} windowInitOption_ {option}: ns-2 has options 1 and 2 only"
+        )
+    size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+    opts["iw"] = 4 if size <= 1095 else 3 if size < 2190 else 2
+    opts["iw_after_syn_loss"] = int(number(ag.vars.get("windowInit_", "2"), "windowInit_"))
 
 
 def traffic_app(app: App, ag: Agent) -> dict[str, Any]:

@@ -526,6 +526,10 @@ pub fn build_with(
             } else {
                 TcpSender::new(p.clone(), app, f.start, stop)
             };
+            if let Some(j) = f.cfg.send_jitter {
+                // ns-2 draws overhead_'s delays from its default RNG (tcp.cc send_much)
+                snd = snd.with_send_jitter(j, stream(true, &format!("flow/{}/jitter", f.name)));
+            }
             if let Some(dt) = s.monitor.cwnd_interval {
                 let chosen = s
                     .monitor
@@ -565,7 +569,11 @@ pub fn build_with(
                             stop,
                             header,
                         )
-                        .with_max_datagram(f.cfg.max_datagram.map(|b| b.0 as u32)),
+                        .with_max_datagram(f.cfg.max_datagram.map(|b| b.0 as u32))
+                        .with_send_jitter(
+                            f.cfg.send_jitter.unwrap_or(SimTime::ZERO),
+                            rng::stream(seed, &format!("flow/{}/jitter", f.name)),
+                        ),
                     ),
                     fid,
                     src,

@@ -235,6 +235,14 @@ pub struct FlowConfig {
     /// `packetSize_` when an application's `packetSize_` is larger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_datagram: Option<Bytes>,
+    /// Per-packet send jitter (default: none; ns-2's `overhead_` is 0, ns-default.tcl, and
+    /// ns-3 and Linux add none): each send waits a uniform random time in [0, send_jitter)
+    /// drawn from the run's seed, the flow's own stream, which breaks the phase locking of
+    /// deterministic flows at a DropTail queue (Floyd and Jacobson 1992). TCP: ns-2.35's
+    /// `overhead_` rule (tcp.cc `send_much`, `tcp/sender/send_timing.rs`; on ns-2's default
+    /// RNG under `ns2_default_rng`). UDP: each datagram is delayed, in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_jitter: Option<SimTime>,
     /// The application and its traffic.
     pub app: AppConfig,
     /// TCP settings of a TCP flow (preset and overrides; see docs/models/tcp.md).

@@ -13,6 +13,7 @@
 //!   TCP_TIMEOUT_INIT 1 s, TCP_INIT_CWND 10, TCP_DELACK_MIN 40 ms), `net.ipv4.tcp_rmem/wmem`.
 
 use super::flavour::{Flavour, Rules};
+use super::ns2_agent::{Ns2Agent, Ns2AgentOptions};
 use crate::units::{Bytes, QueueLimit, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -241,6 +242,10 @@ pub struct TcpOptions {
     /// Linux `tcp_pacing_ca_ratio` 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing_ca_ratio: Option<f64>,
+    /// ns-2.35 agent variables (`delay_growth`, `bugfix_ss`, `precision_reduce`, `maxburst`;
+    /// `tcp/ns2_agent.rs`), with ns-2's rules only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns2_agent: Option<Ns2AgentOptions>,
 }
 
 impl TcpOptions {
@@ -312,6 +317,8 @@ pub struct TcpParams {
     pub pacing: bool,
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
+    /// ns-2.35 agent variables (`tcp/ns2_agent.rs`; ns-default.tcl's values in every preset).
+    pub ns2: Ns2Agent,
 }
 
 pub const UNLIMITED: u64 = u64::MAX;
@@ -373,6 +380,7 @@ impl TcpParams {
                 pacing: false,         // ns-2.35's agents do not pace
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
+                ns2: Ns2Agent::default(),
             },
             // ns-3.44 TcpSocket / TcpSocketBase attribute defaults.
             Preset::Ns3 => TcpParams {
@@ -429,6 +437,7 @@ impl TcpParams {
                 pacing: false,         // TcpSocketState EnablePacing false
                 pacing_ss_ratio: 200.0, // TcpSocketState PacingSsRatio 200
                 pacing_ca_ratio: 120.0, // TcpSocketState PacingCaRatio 120
+                ns2: Ns2Agent::default(),
             },
             // Linux 6.x host defaults.
             Preset::Linux => TcpParams {
@@ -483,6 +492,7 @@ impl TcpParams {
                 pacing: false,
                 pacing_ss_ratio: 200.0, // sysctl tcp_pacing_ss_ratio 200
                 pacing_ca_ratio: 120.0, // sysctl tcp_pacing_ca_ratio 120
+                ns2: Ns2Agent::default(),
             },
         }
     }
@@ -563,7 +573,11 @@ impl TcpParams {
         set!(pacing);
         set!(pacing_ss_ratio);
         set!(pacing_ca_ratio);
-        if p.rules().full_initial_window_after_syn_loss && o.iw_after_syn_loss.is_none() {
+        p.ns2 = Ns2Agent::resolve(o.ns2_agent.as_ref());
+        // ns-2 tcp.cc timeout(): a lost opening packet makes wnd_init_ 1 only with bugfix_ss_
+        if (p.rules().full_initial_window_after_syn_loss || !p.ns2.bugfix_ss)
+            && o.iw_after_syn_loss.is_none()
+        {
             p.iw_after_syn_loss = p.iw;
         }
         if let Some(v) = o.ssthresh_after_syn_loss {
@@ -651,6 +665,9 @@ impl TcpParams {
                       "fast_convergence": self.cubic_fast_convergence},
         });
         // Only when given, so earlier reports keep their bytes.
+        if let Some(a) = self.ns2.to_json() {
+            j["ns2_agent"] = a;
+        }
         if self.clock_phase > SimTime::ZERO {
             j["clock_phase_s"] = self.clock_phase.as_secs_f64().into();
         }
@@ -731,6 +748,14 @@ impl TcpParams {
         }
         if self.max_rto < self.min_rto {
             return Err(("max_rto", "must not be below min_rto".into()));
+        }
+        if self.ns2 != Ns2Agent::default() && self.flavour != Flavour::Ns2 {
+            return Err((
+                "ns2_agent",
+                "holds ns-2.35 agent variables: give it with preset = \"ns2\" (or ns2_rules = \
+                 true), or leave it out"
+                    .into(),
+            ));
         }
         if self.clock_phase > SimTime::ZERO {
             if !(self.rules().rto_in_ticks && self.clock_granularity > SimTime::ZERO) {

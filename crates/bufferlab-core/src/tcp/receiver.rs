@@ -30,6 +30,9 @@
 //!   6 s, 12 s ... (`m_cnTimeout` times 2^k, `SynRetries` 6).
 //! * RFC 7323 section 4.3: the timestamp echoed is that of the segment at the left edge
 //!   (TS.Recent is updated only when the segment arrives with no ACK pending).
+//! * ns-2.35 `tcp-sink.cc` `DelAckSink::recv` without `SYN_immediate_ack_` (`ns2_agent`): the
+//!   opening packet's ACK is delayed as an in-order packet's when no delayed ACK is pending;
+//!   the ACK that goes out first (the timer's, or one for data) answers it.
 
 use super::config::{CcKind, TcpParams};
 use crate::endpoint::{Endpoint, EndpointCtx};
@@ -66,6 +69,9 @@ pub struct TcpReceiver {
     pub delivered: u64,
     /// The opening SYN arrived (ns-2's sink counts its header bytes as delivered).
     syn_received: bool,
+    /// The SYN whose answer waits for the delayed-ACK timer (its flags): ns-2's sink without
+    /// `SYN_immediate_ack_`.
+    held_syn: Option<u8>,
 }
 
 impl TcpReceiver {
@@ -94,6 +100,7 @@ impl TcpReceiver {
             ooo_dropped: 0,
             delivered: 0,
             syn_received: false,
+            held_syn: None,
         }
     }
 
@@ -115,7 +122,10 @@ impl TcpReceiver {
             .min(self.p.max_adv_window)
     }
 
-    fn send_ack(&mut self, cx: &mut EndpointCtx, flags: u8) {
+    fn send_ack(&mut self, cx: &mut EndpointCtx, mut flags: u8) {
+        if let Some(syn_flags) = self.held_syn.take() {
+            flags |= F::SYN | self.syn_echo(syn_flags);
+        }
         let mut h = TcpHeader {
             seq: 1,
             ack: self.rcv_nxt,
@@ -163,17 +173,22 @@ impl TcpReceiver {
     /// each time, `SynRetries` 6 transmissions).
     fn send_synack(&mut self, cx: &mut EndpointCtx, syn_flags: u8) {
         let delack = self.delack_at;
-        let echo = if self.p.rules().opening_ack_echoes_ece {
-            syn_flags & F::ECE
-        } else {
-            0
-        };
+        let echo = self.syn_echo(syn_flags);
         self.send_ack(cx, F::SYN | echo);
         self.delack_at = delack;
         if self.p.rules().syn_ack_retransmission_timer {
             self.synacks += 1;
             self.synack_at = (self.synacks < NS3_SYN_RETRIES)
                 .then(|| cx.now + SimTime(NS3_CONN_TIMEOUT.0 << (self.synacks - 1)));
+        }
+    }
+
+    /// The ECN echo of the SYN-ACK answering a SYN with these flags.
+    fn syn_echo(&self, syn_flags: u8) -> u8 {
+        if self.p.rules().opening_ack_echoes_ece {
+            syn_flags & F::ECE
+        } else {
+            0
         }
     }
 
@@ -211,6 +226,12 @@ impl Endpoint for TcpReceiver {
             // RFC 9293 section 3.5: answer every SYN (a retransmitted one too) with a SYN-ACK.
             self.ts_recent = h.ts_val;
             self.syn_received = true;
+            if self.p.delayed_ack && !self.p.ns2.syn_immediate_ack && self.delack_at.is_none() {
+                // tcp-sink.cc DelAckSink::recv: no timer pending, in order: delay the ACK
+                self.held_syn = Some(h.flags);
+                self.delack_at = Some(cx.now + self.p.delack_timeout);
+                return;
+            }
             self.send_synack(cx, h.flags);
             return;
         }

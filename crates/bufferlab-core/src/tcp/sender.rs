@@ -37,6 +37,7 @@ use serde_json::json;
 mod ns2_sack1;
 mod ns2_vegas;
 mod ns3;
+mod send_timing;
 
 use ns2_vegas::VegasLoss;
 
@@ -173,6 +174,10 @@ pub struct TcpSender {
     owns_window: bool,
     /// Bytes in flight and bytes lost before the ACK being processed (for its rate sample).
     ack_ctx: Option<(u64, u64)>,
+    /// Send jitter's delayed-send timer (`send_timing.rs`; a flow's `send_jitter`).
+    jitter: Option<send_timing::SendJitter>,
+    /// The send under way is the delayed-send timer's (ns-2 `send_much(1, ...)`).
+    forced_send: bool,
 }
 
 impl TcpSender {
@@ -234,6 +239,8 @@ impl TcpSender {
             }),
             owns_window,
             ack_ctx: None,
+            jitter: None,
+            forced_send: false,
             rules: p.rules(),
             cc,
             w,
@@ -533,8 +540,9 @@ impl TcpSender {
             {
                 self.timed = None;
             }
-        } else if self.timed.is_none() && len > 0 {
-            self.timed = Some((end, now)); // ns-2 rtt_seq_: one timed segment per RTT
+        } else if self.timed.is_none() && len > 0 && self.state == State::Established {
+            // ns-2 rtt_seq_: one timed segment per RTT (the opening packet while unacknowledged)
+            self.timed = Some((end, now));
         }
         self.snd_max = self.snd_max.max(end);
         self.last_send = now;
@@ -605,6 +613,7 @@ impl TcpSender {
         if use_cwnd {
             win = win.min(self.w.cwnd as u64);
         }
+        win = win.saturating_sub(self.opening_slot());
         if self.snd_nxt + len > self.snd_una + win {
             return None;
         }
@@ -627,7 +636,8 @@ impl TcpSender {
     }
 
     fn send_data(&mut self, cx: &mut EndpointCtx) {
-        if self.state != State::Established {
+        let opening = self.state == State::SynSent && self.opening_with_data();
+        if !(self.state == State::Established || opening) || self.send_delayed(cx) {
             return;
         }
         if self.ns3_sack() {
@@ -649,6 +659,7 @@ impl TcpSender {
             }
             _ => u32::MAX,
         };
+        let mut sent = 0;
         loop {
             if self.pace_blocked(cx.now) {
                 break;
@@ -686,7 +697,7 @@ impl TcpSender {
                 }
                 break;
             }
-            if burst == 0 {
+            if burst == 0 || self.burst_done(sent) {
                 break;
             }
             burst -= 1;
@@ -694,6 +705,7 @@ impl TcpSender {
                 Some(len) => {
                     let s = self.snd_nxt;
                     self.emit(cx, s, len, F::ACK);
+                    sent += 1;
                     let fin = (self.closing && s + len == self.data_end) as u64;
                     self.snd_nxt = s + len + fin;
                 }
@@ -760,6 +772,10 @@ impl TcpSender {
             });
         }
         self.rto_at = None;
+        if self.snd_max > self.snd_una {
+            // data left beside ns-2's opening packet: newack() -> newtimer() rearms the timer
+            self.arm_rto(cx.now);
+        }
         self.start_object(cx.now);
         self.send_data(cx);
     }
@@ -907,7 +923,10 @@ impl TcpSender {
                 if self.syn_retx {
                     // RFC 5681 section 3.1 / RFC 6298 section 5.7: after a lost SYN or SYN-ACK
                     // the initial window is one segment and the RTO restarts from its initial value.
-                    self.w.cwnd = self.p.iw_after_syn_loss as f64 * self.w.mss;
+                    // (ns-2 without delay_growth_: cwnd_ stays where the timeout put it.)
+                    if !self.opening_with_data() {
+                        self.w.cwnd = self.p.iw_after_syn_loss as f64 * self.w.mss;
+                    }
                     if let Some(s) = self.p.ssthresh_after_syn_loss {
                         self.w.ssthresh = s as f64;
                     } else if self.rules.ssthresh_two_segments_after_syn_loss {
@@ -921,6 +940,12 @@ impl TcpSender {
                     }
                 } else {
                     self.rtt.sample_at(self.syn_sent_at, now);
+                }
+                if self.opening_with_data() {
+                    // ns-2 recv -> recv_newack_helper -> opencwnd() for packet 0's ACK, with no
+                    // `cwnd_ = initial_window()` after it (delay_growth_ false)
+                    let mss = self.mss();
+                    super::cc::reno::aimd_increase(&mut self.w, mss);
                 }
                 self.establish(cx);
             }
@@ -1129,6 +1154,7 @@ impl TcpSender {
                         // ns-2 bugfix_ss_: also when the first data packet is lost
                         // (highest_ack_ == 0 in dupack_action).
                         || (self.rules.fast_retransmit_when_first_segment_lost
+                            && self.p.ns2.bugfix_ss
                             && self.snd_una == 1))
                 {
                     self.enter_recovery(cx);
@@ -1178,7 +1204,7 @@ impl TcpSender {
             if self.ns2_aimd() {
                 // tcp.cc ecn() -> slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): cwnd_ = W/2
                 // (not rounded), ssthresh_ = int(W/2), for W = min(cwnd_, window_)
-                let half = self.ns2_window() / 2.0 * self.w.mss;
+                let half = self.p.ns2.halved(self.ns2_window()) * self.w.mss;
                 self.w.ssthresh = self.ns2_half_ssthresh();
                 self.w.cwnd = half.max(self.w.mss);
             } else {
@@ -1273,7 +1299,7 @@ impl TcpSender {
         self.last_action_timeout = false;
         let flight = self.flight();
         let ns2_reno = self.ns2_aimd() && !self.p.sack;
-        let half = self.ns2_window() / 2.0;
+        let half = self.p.ns2.halved(self.ns2_window());
         if ns2_reno {
             // tcp-reno.cc dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
             // ssthresh_ = int(W/2), cwnd_ = W/2 for W = min(cwnd_, window_), not FlightSize.
@@ -1347,7 +1373,18 @@ impl TcpSender {
             self.syn_retx = true;
             self.note_ns2_cong_action(); // tcp.cc timeout() -> slowdown() for packet 0 too
             self.rtt.back_off();
-            self.send_syn(cx);
+            if self.opening_with_data() {
+                // tcp.cc timeout: cwnd_ = wnd_restart_ (1), t_seqno_ = highest_ack_ + 1 (0):
+                // packet 0 goes again, alone
+                self.w.cwnd = self.w.mss;
+                self.snd_nxt = self.snd_una;
+                self.timed = None;
+            }
+            if self.jitter.is_some() {
+                // reset_rtx_timer, then send_much through the delayed-send timer
+                self.rto_at = Some(now + self.rtt.rto());
+            }
+            self.open(cx);
             return;
         }
         if self.snd_max <= self.snd_una && !self.vegas_idle_timeout() {
@@ -1537,7 +1574,7 @@ impl Endpoint for TcpSender {
         if self.state == State::Idle && now >= self.start && !self.stopped {
             if self.p.handshake {
                 self.state = State::SynSent;
-                self.send_syn(cx);
+                self.open(cx);
             } else {
                 self.state = State::Established;
                 self.start_object(now);
@@ -1550,6 +1587,7 @@ impl Endpoint for TcpSender {
             self.start_object(now);
             self.send_data(cx);
         }
+        self.fire_delayed_send(cx);
         if self.pacer.as_mut().is_some_and(|p| p.fire(now)) {
             // ns-3 m_pacingTimer expires: SendPendingData
             self.send_data(cx);
@@ -1651,8 +1689,17 @@ impl Endpoint for TcpSender {
     }
 
     fn next_timeout_s(&self) -> Option<f64> {
-        let (at, s) = self.rto_at_s?;
-        (self.rto_at == Some(at) && self.next_timeout() == Some(at)).then_some(s)
+        let next = self.next_timeout()?;
+        if let Some((at, s)) = self.rto_at_s {
+            if self.rto_at == Some(at) && next == at {
+                return Some(s);
+            }
+        }
+        // the delayed-send timer in ns-2's doubles (now + Random::uniform(overhead_))
+        match self.delayed_send_at() {
+            Some((at, s)) if at == next => s,
+            _ => None,
+        }
     }
 
     fn next_timeout(&self) -> Option<SimTime> {
@@ -1663,7 +1710,8 @@ impl Endpoint for TcpSender {
         let mut t = self.rto_at;
         let stop = (!self.stopped && self.stop < SimTime::MAX).then_some(self.stop);
         let pace = self.pacer.as_ref().and_then(Pacer::timer);
-        for x in [self.app_at, stop, pace] {
+        let delayed = self.delayed_send_at().map(|(t, _)| t);
+        for x in [self.app_at, stop, pace, delayed] {
             t = match (t, x) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),

@@ -160,12 +160,14 @@ impl TcpSender {
     /// `Sack1TcpAgent::dupack_action` at the `numdupacks_`-th duplicate.
     fn dupack_action_sack1(&mut self, cx: &mut EndpointCtx) {
         let recovered = self.snd_una > self.recover;
-        let first = self.rules.fast_retransmit_when_first_segment_lost && self.snd_una == 1;
+        let first = self.rules.fast_retransmit_when_first_segment_lost
+            && self.p.ns2.bugfix_ss
+            && self.snd_una == 1;
         if !(recovered || first) {
             return; // bugFix_: no second fast retransmit in the window of a timeout
         }
         // sack_action: recover_ = maxseq_, pipe_ = maxseq_ - highest_ack_ - numdupacks_.
-        let half = self.ns2_window() / 2.0;
+        let half = self.p.ns2.halved(self.ns2_window());
         self.w.ssthresh = self.ns2_half_ssthresh();
         self.w.cwnd = (half * self.w.mss).max(self.w.mss);
         self.ns2_base = self.w.cwnd;
@@ -189,7 +191,9 @@ impl TcpSender {
         let mss = self.mss();
         let win = self.rwnd.min(self.p.max_window);
         let cwnd_packets = (self.w.cwnd / self.w.mss).floor() as i64;
-        while self.sack1_pipe < cwnd_packets {
+        let mut sent = 0;
+        while self.sack1_pipe < cwnd_packets && !self.burst_done(sent) {
+            sent += 1;
             if let Some((s, l)) =
                 self.sb
                     .first_hole_below_sacked(self.snd_una, self.snd_max, self.high_rxt, mss)

@@ -1,0 +1,140 @@
+//! ns-2.35 agent variables that change what the one-way agents do and that no RFC or other
+//! stack has: the `tcp = { ns2_agent = { ... } }` table of a flow (ns-2's names without the
+//! trailing underscore). Each default is ns-2.35's (`tcl/lib/ns-default.tcl`, `Agent/TCP`,
+//! checked with `ns`: `Agent/TCP set delay_growth_` ...), and each rule is cited from
+//! `tcp/tcp.cc` (ns-2.35, read through the search tool):
+//!
+//! * `delay_growth_` (`set_initial_window`): with `syn_` and `delay_growth_` cwnd_ starts at 1,
+//!   so packet 0 (the 40-byte opening packet) goes out alone and `recv` sets cwnd_ to
+//!   `initial_window()` when it is acknowledged (`last_ack_ == 0 && delay_growth_`). Without
+//!   it cwnd_ starts at `initial_window()`: packet 0 and the first data packets leave together,
+//!   packet 0 holding one place of the window (`send_much`: `t_seqno_ <= highest_ack_ + win`,
+//!   `highest_ack_` -1), and the ACK of packet 0 opens the window as any new ACK (`opencwnd`).
+//! * `bugfix_ss_` (`dupack_action`, `timeout`): a fast retransmit also when
+//!   `highest_ack_ == 0` (the first data packet lost, `recover_` still 0); and a lost opening
+//!   packet (`highest_ack_ == -1` at a timeout) makes `wnd_init_` 1. Off: neither.
+//! * `precisionReduce_` (`slowdown`): a halving sets cwnd_ to `windowd() / 2` (a fraction of
+//!   a packet kept); off, to `int(window() / 2)` (whole packets). ssthresh_ is `int(W / 2)`
+//!   either way.
+//! * `maxburst_` (`send_much`): at most this many packets per call (per ACK, per timeout);
+//!   0, no limit.
+//! * the sink's `SYN_immediate_ack_` (`tcp/tcp-sink.cc` `DelAckSink::recv`): a delayed-ACK
+//!   sink ACKs the opening packet at once; off, it delays that ACK as any in-order packet's
+//!   (`interval_`), unless its timer is already running.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The `ns2_agent` table of a flow's `tcp` settings: ns-2.35 agent variables (every field
+/// optional; ns-2's default when left out). Only with ns-2's rules (`preset = "ns2"` or
+/// `ns2_rules = true`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ns2AgentOptions {
+    /// ns-2 `delay_growth_` (default true, ns-default.tcl; false for `Agent/TCP/Linux`): the
+    /// opening packet goes out alone and the initial window follows its ACK. false: the
+    /// opening packet and the first data packets leave together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay_growth: Option<bool>,
+    /// ns-2 `bugfix_ss_` (default true, ns-default.tcl `bugfix_ss_ 1`): fast retransmit when
+    /// the first data packet is lost, and an initial window of 1 after a lost opening packet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bugfix_ss: Option<bool>,
+    /// ns-2 `precisionReduce_` (default true, ns-default.tcl): a halved window keeps its
+    /// fraction of a packet. false: it is rounded down to whole packets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_reduce: Option<bool>,
+    /// ns-2 `maxburst_` (default 0, ns-default.tcl: no limit): the most packets one ACK (or a
+    /// timeout) may send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maxburst: Option<u32>,
+    /// ns-2 `Agent/TCPSink` `SYN_immediate_ack_` (default true, ns-default.tcl): a
+    /// delayed-ACK sink answers the opening packet at once. false: after `delack_timeout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syn_immediate_ack: Option<bool>,
+}
+
+/// The resolved `ns2_agent` variables (ns-2.35's defaults unless given).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ns2Agent {
+    pub delay_growth: bool,
+    pub bugfix_ss: bool,
+    pub precision_reduce: bool,
+    pub maxburst: u32,
+    pub syn_immediate_ack: bool,
+}
+
+impl Default for Ns2Agent {
+    /// ns-2.35 ns-default.tcl: `Agent/TCP set delay_growth_ true`, `bugfix_ss_ 1`,
+    /// `precisionReduce_ true`, `maxburst_ 0`; `Agent/TCPSink set SYN_immediate_ack_ true`.
+    fn default() -> Self {
+        Ns2Agent {
+            delay_growth: true,
+            bugfix_ss: true,
+            precision_reduce: true,
+            maxburst: 0,
+            syn_immediate_ack: true,
+        }
+    }
+}
+
+impl Ns2Agent {
+    /// ns-2's defaults with the table's fields laid over them.
+    pub fn resolve(o: Option<&Ns2AgentOptions>) -> Ns2Agent {
+        let mut a = Ns2Agent::default();
+        if let Some(o) = o {
+            a.delay_growth = o.delay_growth.unwrap_or(a.delay_growth);
+            a.bugfix_ss = o.bugfix_ss.unwrap_or(a.bugfix_ss);
+            a.precision_reduce = o.precision_reduce.unwrap_or(a.precision_reduce);
+            a.maxburst = o.maxburst.unwrap_or(a.maxburst);
+            a.syn_immediate_ack = o.syn_immediate_ack.unwrap_or(a.syn_immediate_ack);
+        }
+        a
+    }
+
+    /// The variables for `bufferlab validate --json`; None at ns-2's defaults (so that the
+    /// settings of other flows read as before).
+    pub fn to_json(&self) -> Option<serde_json::Value> {
+        (*self != Ns2Agent::default()).then(|| {
+            serde_json::json!({
+                "delay_growth": self.delay_growth,
+                "bugfix_ss": self.bugfix_ss,
+                "precision_reduce": self.precision_reduce,
+                "maxburst": self.maxburst,
+                "syn_immediate_ack": self.syn_immediate_ack,
+            })
+        })
+    }
+
+    /// cwnd_ after a halving of the window W (packets), ns-2 tcp.cc `slowdown`
+    /// `CLOSE_CWND_HALF`: `windowd() / 2` with `precisionReduce_`, else `int(window() / 2)`
+    /// (window() is `int(W)`).
+    pub fn halved(&self, w: f64) -> f64 {
+        if self.precision_reduce {
+            w / 2.0
+        } else {
+            (w.floor() / 2.0).floor()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn halving_keeps_or_drops_the_fraction() {
+        let precise = Ns2Agent::default();
+        let coarse = Ns2Agent {
+            precision_reduce: false,
+            ..precise
+        };
+        assert_eq!(precise.halved(15.0), 7.5);
+        assert_eq!(coarse.halved(15.0), 7.0);
+        // window() is int(cwnd_): 15.9 packets halve as 15
+        assert_eq!(coarse.halved(15.9), 7.0);
+        assert_eq!(precise.halved(15.9), 7.95);
+        assert!(precise.to_json().is_none());
+        assert!(coarse.to_json().is_some());
+    }
+}
