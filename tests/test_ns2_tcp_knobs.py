@@ -88,6 +88,15 @@ CASES = {
     "precision_reduce_off_sack1": _script(
         "$tcp set precisionReduce_ false", "TCP/Sack1", "TCPSink/Sack1"
     ),
+    # ns-2's older timer: minrto_ after the backoff (tcp.cc rtt_timeout)
+    # a 3 Mb/s CBR source from 1 s to 3 s: timeouts back to back, RTO below minrto_
+    "rfc2988_off": _script(
+        CROSS_TRAFFIC.replace("rate_ 2Mb", "rate_ 3Mb")
+        .replace('0.0 "$cbr start"', '1.0 "$cbr start"')
+        .replace('1.0 "$cbr stop"', '3.0 "$cbr stop"')
+        + "$tcp set minrto_ 1\n$tcp set rfc2988_ false",
+        qlimit=2,
+    ),
     # at most 2 packets per ACK (tcp.cc send_much)
     "maxburst": _script("$tcp set maxburst_ 2\n$tcp set windowInit_ 8", qlimit=20),
     "maxburst_sack1": _script(
@@ -97,7 +106,8 @@ CASES = {
 
 
 KNOB = re.compile(
-    r"^\$tcp set (bugfix_ss_|precisionReduce_|maxburst_|windowInitOption_|delay_growth_) .*$",
+    r"^\$tcp set (bugfix_ss_|precisionReduce_|maxburst_|windowInitOption_|delay_growth_"
+    r"|rfc2988_) .*$",
     re.M,
 )
 

@@ -39,6 +39,7 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "bugfix_ss_": "1",
         "precisionReduce_": "true",
         "windowInitOption_": "1",
+        "rfc2988_": "true",
         "useHeaders_": "true",
         "cwnd_": "1",
         "ack_": "-1",

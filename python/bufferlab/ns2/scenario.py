@@ -66,7 +66,12 @@ _NS2_AGENT_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "bugfix_ss_": ("bugfix_ss", boolean),
     "precisionReduce_": ("precision_reduce", boolean),
     "maxburst_": ("maxburst", lambda v: int(number(v))),
+    "rfc2988_": ("rfc2988", boolean),
 }
+
+# ns-default.tcl gives these; ns-2.35's C++ binds no such variable, so no value changes a
+# run (checked with `ns`: a script's trace is byte-identical with the variable false).
+_NO_EFFECT = {"updated_rttvar_"}
 
 # Variables whose non-default values change what ns-2 does and are not modelled (exit 2).
 _TCP_UNMODELLED = {
@@ -317,7 +322,7 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     for var, why in _TCP_UNMODELLED.items():
         if _changed(ag, var) is not None:
             raise Ns2Error(f"{ag.cls} {var} {ag.vars[var]}: {why}")
-    read = {*_TCP_FIELDS, *_NS2_AGENT_FIELDS, "overhead_", "windowInitOption_"}
+    read = {*_TCP_FIELDS, *_NS2_AGENT_FIELDS, *_NO_EFFECT, "overhead_", "windowInitOption_"}
     unmodelled_variables(ag, read | {"window_", "ssthresh_"})  # ssthresh_: reset_ssthresh
     if ag.peer is not None:
         unmodelled_variables(ag.peer, {"interval_", "SYN_immediate_ack_"})

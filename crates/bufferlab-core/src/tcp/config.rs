@@ -242,8 +242,8 @@ pub struct TcpOptions {
     /// Linux `tcp_pacing_ca_ratio` 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing_ca_ratio: Option<f64>,
-    /// ns-2.35 agent variables (`delay_growth`, `bugfix_ss`, `precision_reduce`, `maxburst`;
-    /// `tcp/ns2_agent.rs`), with ns-2's rules only.
+    /// ns-2.35 agent variables (`delay_growth`, `bugfix_ss`, `precision_reduce`, `maxburst`,
+    /// `rfc2988`, the sink's `syn_immediate_ack`; `tcp/ns2_agent.rs`), with ns-2's rules only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_agent: Option<Ns2AgentOptions>,
 }

@@ -18,6 +18,8 @@
 //!   either way.
 //! * `maxburst_` (`send_much`): at most this many packets per call (per ACK, per timeout);
 //!   0, no limit.
+//! * `rfc2988_` (`rtt_timeout`, `rtt_backoff`): off, the backed-off RTO is raised to `minrto_`
+//!   (not `minrto_` backed off) and the backoff stops at 64 whatever the RTO.
 //! * the sink's `SYN_immediate_ack_` (`tcp/tcp-sink.cc` `DelAckSink::recv`): a delayed-ACK
 //!   sink ACKs the opening packet at once; off, it delays that ACK as any in-order packet's
 //!   (`interval_`), unless its timer is already running.
@@ -48,6 +50,10 @@ pub struct Ns2AgentOptions {
     /// timeout) may send.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub maxburst: Option<u32>,
+    /// ns-2 `rfc2988_` (default true, ns-default.tcl): RFC 2988's timer (the minimum RTO before
+    /// the backoff). false: ns-2's older timer (the minimum after it, the backoff at most 64).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rfc2988: Option<bool>,
     /// ns-2 `Agent/TCPSink` `SYN_immediate_ack_` (default true, ns-default.tcl): a
     /// delayed-ACK sink answers the opening packet at once. false: after `delack_timeout`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,18 +67,20 @@ pub struct Ns2Agent {
     pub bugfix_ss: bool,
     pub precision_reduce: bool,
     pub maxburst: u32,
+    pub rfc2988: bool,
     pub syn_immediate_ack: bool,
 }
 
 impl Default for Ns2Agent {
     /// ns-2.35 ns-default.tcl: `Agent/TCP set delay_growth_ true`, `bugfix_ss_ 1`,
-    /// `precisionReduce_ true`, `maxburst_ 0`; `Agent/TCPSink set SYN_immediate_ack_ true`.
+    /// `precisionReduce_ true`, `maxburst_ 0`, `rfc2988_ true`; `Agent/TCPSink set SYN_immediate_ack_ true`.
     fn default() -> Self {
         Ns2Agent {
             delay_growth: true,
             bugfix_ss: true,
             precision_reduce: true,
             maxburst: 0,
+            rfc2988: true,
             syn_immediate_ack: true,
         }
     }
@@ -87,6 +95,7 @@ impl Ns2Agent {
             a.bugfix_ss = o.bugfix_ss.unwrap_or(a.bugfix_ss);
             a.precision_reduce = o.precision_reduce.unwrap_or(a.precision_reduce);
             a.maxburst = o.maxburst.unwrap_or(a.maxburst);
+            a.rfc2988 = o.rfc2988.unwrap_or(a.rfc2988);
             a.syn_immediate_ack = o.syn_immediate_ack.unwrap_or(a.syn_immediate_ack);
         }
         a
@@ -101,6 +110,7 @@ impl Ns2Agent {
                 "bugfix_ss": self.bugfix_ss,
                 "precision_reduce": self.precision_reduce,
                 "maxburst": self.maxburst,
+                "rfc2988": self.rfc2988,
                 "syn_immediate_ack": self.syn_immediate_ack,
             })
         })

@@ -19,8 +19,10 @@
 //!   with integer shifts; `t_rtxcur_ = ((t_rttvar_ << 3) + t_srtt_) >> 3` ticks, i.e.
 //!   floor(srtt) + 4 rttvar with no granularity term (`rttvar_exp_` 2).
 //! * `rtt_timeout`: with `rfc2988_` (default true) a `t_rtxcur_` below `minrto_` is raised to
-//!   `minrto_` before the backoff multiplies it; then capped by `maxrto_`, at least 2 ticks.
-//! * `rtt_backoff`: `t_backoff_` doubles while below 64 (or the timeout is below `maxrto_`);
+//!   `minrto_` before the backoff multiplies it; without it (`ns2_agent.rfc2988 = false`) the
+//!   backed-off `t_rtxcur_` is raised to `minrto_`; then capped by `maxrto_`, at least 2 ticks.
+//! * `rtt_backoff`: `t_backoff_` doubles while below 64 (or, with `rfc2988_`, the timeout is
+//!   below `maxrto_`);
 //!   past 8 the srtt is cleared into rttvar (`t_rttvar_ += t_srtt_ >> 3; t_srtt_ = 0`), so the
 //!   next sample starts the estimator again; `t_rtxcur_` itself only changes in `rtt_update`.
 //! * `rtt_update` reads the tick clock of the agent, offset by `boot_time_` (drawn uniform in
@@ -41,6 +43,8 @@ struct Ns2Rtt {
     /// The last sample in ticks (`t_rtt_`, 0 before the first).
     t_rtt: i64,
     rtxcur: f64,
+    /// `rfc2988_` (tcp.cc `rtt_timeout`, `rtt_backoff`).
+    rfc2988: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -133,7 +137,18 @@ impl RttEstimator {
             t_srtt: 0,
             t_rttvar: ((12.0 / self.g) as i64) << 2,
             rtxcur: self.initial,
+            rfc2988: true,
         });
+        self
+    }
+
+    /// ns-2's `rfc2988_` (default true) for the ns-2 estimator: false is its older timer, the
+    /// minimum applied after the backoff and the backoff capped at 64 (tcp.cc `rtt_timeout`,
+    /// `rtt_backoff`).
+    pub fn rfc2988(mut self, on: bool) -> Self {
+        if let Some(n) = self.ns2.as_mut() {
+            n.rfc2988 = on;
+        }
         self
     }
 
@@ -224,9 +239,10 @@ impl RttEstimator {
     /// Section 5.5: double the timer (bounded by the maximum).
     pub fn back_off(&mut self) {
         if self.ns2.is_some() {
-            // tcp.cc `rtt_backoff` (rfc2988_ true).
+            // tcp.cc `rtt_backoff`: `t_backoff_ < 64 || (rfc2988_ && rtt_timeout() < maxrto_)`
             let mult = 1u64 << self.backoff;
-            if mult < 64 || self.rto().as_secs_f64() < self.max {
+            let rfc2988 = self.ns2.is_some_and(|n| n.rfc2988);
+            if mult < 64 || (rfc2988 && self.rto().as_secs_f64() < self.max) {
                 self.backoff = (self.backoff + 1).min(30);
             }
             let past_8 = (1u64 << self.backoff) > 8;
@@ -277,7 +293,10 @@ impl RttEstimator {
     pub fn rto_s(&self) -> Option<f64> {
         let n = self.ns2.as_ref()?;
         let mult = (1u64 << self.backoff.min(30)) as f64;
-        let mut t = if n.rtxcur < self.min {
+        let mut t = if !n.rfc2988 {
+            // "only of interest for backwards compatibility": the minimum after the backoff
+            (n.rtxcur * mult).max(self.min)
+        } else if n.rtxcur < self.min {
             self.min * mult
         } else {
             n.rtxcur * mult

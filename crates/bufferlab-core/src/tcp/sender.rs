@@ -213,7 +213,7 @@ impl TcpSender {
         };
         let mut rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
         if p.rules().rto_in_ticks && p.clock_granularity > SimTime::ZERO {
-            rtt = rtt.ns2(p.clock_phase);
+            rtt = rtt.ns2(p.clock_phase).rfc2988(p.ns2.rfc2988);
         }
         let data_end = match &app {
             TcpApp::Bulk => u64::MAX / 4,
@@ -1589,8 +1589,10 @@ impl Endpoint for TcpSender {
         }
         self.fire_delayed_send(cx);
         if self.pacer.as_mut().is_some_and(|p| p.fire(now)) {
-            // ns-3 m_pacingTimer expires: SendPendingData
+            // ns-3 m_pacingTimer expires: SendPendingData (not held back by send jitter)
+            self.forced_send = true;
             self.send_data(cx);
+            self.forced_send = false;
         }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(cx);

@@ -13,6 +13,10 @@
 //! lock deterministic flows into one phase. The draw is the flow's own stream
 //! ("flow/<name>/jitter", `rng.rs`), or ns-2's default RNG when the run follows it
 //! (`ns2_default_rng`: `Random::uniform(r)` is `r` times its next value).
+//!
+//! A paced sender (`tcp/pacing.rs`, which ns-2's agents are not) sends at its pacing timer
+//! without a further delay: the jitter holds back the sends an ACK or a timeout starts, not
+//! each paced release (which would lower the pacing rate by half the jitter per packet).
 
 use super::{State, TcpSender};
 use crate::endpoint::EndpointCtx;
@@ -97,7 +101,7 @@ impl TcpSender {
         if let Some(j) = &mut self.jitter {
             let max = j.max.as_secs_f64();
             let d = j.rng.uniform_between(0.0, max);
-            j.at = Some((cx.now + SimTime::from_secs_f64(d), fresh.then(|| now_s + d)));
+            j.at = Some((cx.now + SimTime::from_secs_f64(d), fresh.then_some(now_s + d)));
         }
     }
 
@@ -106,7 +110,7 @@ impl TcpSender {
         let Some(j) = &mut self.jitter else {
             return;
         };
-        if !j.at.is_some_and(|(t, _)| t <= cx.now) {
+        if j.at.is_none_or(|(t, _)| t > cx.now) {
             return;
         }
         j.at = None;
@@ -130,6 +134,11 @@ impl TcpSender {
         let len = self.mss().min(avail - self.snd_nxt);
         if self.ns2_sack1() && self.in_recovery {
             return self.sack1_pipe < (self.w.cwnd / self.w.mss).floor() as i64;
+        }
+        if self.ns3_sack() || (self.in_recovery && self.p.sack) {
+            // sending by the pipe (RFC 6675, ns-3): retransmissions may go whatever snd_nxt
+            // is; the timer's send finds out
+            return true;
         }
         let win = self.rwnd.min(self.p.max_window).min(self.w.cwnd as u64);
         self.snd_nxt + len <= self.snd_una + win.saturating_sub(self.opening_slot())
