@@ -101,7 +101,10 @@ impl TcpSender {
         if let Some(j) = &mut self.jitter {
             let max = j.max.as_secs_f64();
             let d = j.rng.uniform_between(0.0, max);
-            j.at = Some((cx.now + SimTime::from_secs_f64(d), fresh.then_some(now_s + d)));
+            j.at = Some((
+                cx.now + SimTime::from_secs_f64(d),
+                fresh.then_some(now_s + d),
+            ));
         }
     }
 
