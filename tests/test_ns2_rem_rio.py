@@ -38,7 +38,7 @@ def test_queue_rio_variables_become_the_rio_discipline(tmp_path: Path) -> None:
     assert (q["in_min_th"], q["in_max_th"], q["out_min_th"], q["out_max_th"]) == (10, 20, 3, 9)
     # the Out probability reads RED's linterm_ (10), not out_linterm_ (rio.cc)
     assert (q["in_linterm"], q["out_linterm"], q["q_weight"]) == (50, 10, 0.002)
-    assert q["limit"] == 100 and q["wait"] and not q["in_gentle"] and not q["out_gentle"]
+    assert q["limit"] == "100p" and q["wait"] and not q["in_gentle"] and not q["out_gentle"]
 
 
 def test_rio_with_an_edge_tagger_is_refused_with_the_reason(tmp_path: Path) -> None:

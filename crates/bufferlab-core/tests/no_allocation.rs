@@ -132,7 +132,7 @@ fn steady_state_makes_no_allocation() {
             r#"{ preset = "ns2", cc = "reno" }"#,
         ),
         (
-            r#"{ kind = "rio", limit = 50, in_min_th = 5, in_max_th = 15 }"#,
+            r#"{ kind = "rio", limit = "50p", in_min_th = 5, in_max_th = 15 }"#,
             r#"{ preset = "ns2", cc = "newreno" }"#,
         ),
         (

@@ -308,7 +308,7 @@ fn rio_protects_in_packets() {
         .set("warmup", "\"10s\"")
         .access("100Mbps", "5ms")
         .bottleneck("10Mbps", "20ms")
-        .queue(r#"{ kind = "rio", limit = 100, in_min_th = 10, in_max_th = 20, out_min_th = 3, out_max_th = 9 }"#)
+        .queue(r#"{ kind = "rio", limit = "100p", in_min_th = 10, in_max_th = 20, out_min_th = 3, out_max_th = 9 }"#)
         .flow(
             r#"name = "out"
 count = 5

@@ -517,7 +517,7 @@ def rio_config(q: Queue, limit: int) -> dict[str, Any]:
     gentle = boolean(v["gentle_"])  # rio.cc reset: gentle_ makes both bands gentle
     return {
         "kind": "rio",
-        "limit": limit,
+        "limit": f"{limit}p",
         "in_min_th": number(v["in_thresh_"], "in_thresh_"),
         "in_max_th": number(v["in_maxthresh_"], "in_maxthresh_"),
         "in_linterm": number(v["in_linterm_"], "in_linterm_"),

@@ -136,7 +136,7 @@ impl QueueConfig {
             QueueConfig::DualPi2(c) => super::dualpi2::configured_limit(c),
             QueueConfig::Pi(c) => super::pi::configured_limit(c),
             QueueConfig::Rem(c) => super::rem::configured_limit(c),
-            QueueConfig::Rio(c) => QueueLimit::Packets(c.limit),
+            QueueConfig::Rio(c) => c.limit,
             QueueConfig::Classful(c) => c.limit(),
             // The Python class decides; nothing to check before it runs.
             QueueConfig::Python(_) => QueueLimit::Packets(u64::MAX),

@@ -34,7 +34,7 @@
 
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::units::{Bytes, SimTime};
+use crate::units::{Bytes, QueueLimit, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -46,10 +46,10 @@ use std::collections::VecDeque;
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RioConfig {
-    /// Capacity in packets; an arrival finding the queue at the limit is dropped. Default 50
-    /// (ns-2 `Queue limit_`).
+    /// Capacity in packets (RIO runs in ns-2's packet mode: a byte limit is refused); an
+    /// arrival finding the queue at the limit is dropped. Default 50p (ns-2 `Queue limit_`).
     #[serde(default = "default_limit")]
-    pub limit: u64,
+    pub limit: QueueLimit,
     /// In min threshold on the In average, packets (ns-2 `in_thresh_` 15).
     #[serde(default = "default_in_min_th")]
     pub in_min_th: f64,
@@ -89,8 +89,8 @@ pub struct RioConfig {
     pub ecn: bool,
 }
 
-fn default_limit() -> u64 {
-    50
+fn default_limit() -> QueueLimit {
+    QueueLimit::Packets(50)
 }
 fn default_in_min_th() -> f64 {
     15.0
@@ -183,8 +183,21 @@ impl RioConfig {
                 "must be at least 1B (ns-2 default 500B)".into(),
             ));
         }
-        if self.limit == 0 {
-            return Err(("limit".into(), "give at least 1 packet".into()));
+        match self.limit {
+            QueueLimit::Packets(0) => {
+                return Err(("limit".into(), "give at least 1 packet (\"1p\")".into()));
+            }
+            QueueLimit::Bytes(_) => {
+                return Err((
+                    "limit".into(),
+                    format!(
+                        "{}: RIO counts packets (ns-2's packet mode); give the limit in packets \
+                         (\"50p\")",
+                        self.limit
+                    ),
+                ));
+            }
+            QueueLimit::Packets(_) => {}
         }
         Ok(())
     }
@@ -400,11 +413,11 @@ impl QueueDisc for Rio {
             let ave = self.ave;
             self.outb.decide(ave, qlen, self.cfg.wait, cx)
         };
-        let verdict = if qlen as u64 >= self.cfg.limit {
-            Verdict::Forced
-        } else {
-            verdict
+        let full = match self.cfg.limit {
+            QueueLimit::Packets(n) => qlen as u64 >= n,
+            QueueLimit::Bytes(_) => unreachable!("validate refuses a byte limit for RIO"),
         };
+        let verdict = if full { Verdict::Forced } else { verdict };
         match verdict {
             Verdict::Keep => {}
             Verdict::EarlyOrMark if self.cfg.ecn && cx.mark(&mut pkt) => {}

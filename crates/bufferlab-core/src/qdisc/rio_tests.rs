@@ -92,7 +92,7 @@ fn each_band_is_judged_by_its_own_average() {
 fn the_limit_drops_the_arrival_that_finds_the_queue_full() {
     let mut h = Harness::new(
         Box::new(rio(RioConfig {
-            limit: 4,
+            limit: QueueLimit::Packets(4),
             ..RioConfig::default()
         })),
         Rate(1_500_000),
@@ -131,4 +131,9 @@ fn validation_names_the_field() {
         ..RioConfig::default()
     };
     assert_eq!(bad.validate().unwrap_err().0, "out_linterm");
+    let bad = RioConfig {
+        limit: QueueLimit::Bytes(100_000),
+        ..RioConfig::default()
+    };
+    assert_eq!(bad.validate().unwrap_err().0, "limit");
 }
