@@ -132,3 +132,26 @@ def test_extra_words_after_an_ns2_objects_set_are_ignored(tmp_path: Path) -> Non
     scenario = tomllib.loads(out.read_text())
     rem = [link["queue"] for link in scenario["links"].values() if link["queue"]["kind"] == "rem"]
     assert rem[0]["phi"] == 5
+
+
+def test_old_code_reaches_sack1_agents_only(tmp_path: Path) -> None:
+    """test-suite-rio.tcl sets `Agent/TCP set oldCode_ true`, which only tcp-sack1.cc reads
+    (fast recovery's first pipe_ from int(cwnd_)): a Sack1 flow gets `old_code`, another
+    agent with it is refused."""
+    sack = (
+        RIO.read_text()
+        .replace("Agent/TCP/Newreno", "Agent/TCP/Sack1")
+        .replace("[new Agent/TCPSink]", "[new Agent/TCPSink/Sack1]")
+        .replace("set ns [new Simulator]", "Agent/TCP set oldCode_ true\nset ns [new Simulator]")
+    )
+    (tmp_path / "sack.tcl").write_text(sack)
+    r = run_cli("import-ns2", "sack.tcl", "-o", "sack.toml", cwd=tmp_path)
+    assert r.code == 0, r.stderr
+    flows = tomllib.loads((tmp_path / "sack.toml").read_text())["flows"]
+    assert all(f["tcp"]["ns2_agent"]["old_code"] is True for f in flows)
+    reno = RIO.read_text().replace(
+        "set ns [new Simulator]", "Agent/TCP set oldCode_ true\nset ns [new Simulator]"
+    )
+    (tmp_path / "reno.tcl").write_text(reno)
+    r = run_cli("run", "reno.tcl", "1", "reno.tr", cwd=tmp_path)
+    assert r.code == 2 and "oldCode_" in r.stderr

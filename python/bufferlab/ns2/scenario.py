@@ -323,6 +323,8 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
         if _changed(ag, var) is not None:
             raise Ns2Error(f"{ag.cls} {var} {ag.vars[var]}: {why}")
     read = {*_TCP_FIELDS, *_NS2_AGENT_FIELDS, *_NO_EFFECT, "overhead_", "windowInitOption_"}
+    if ag.cls.endswith("Sack1"):
+        read.add("oldCode_")  # tcp-sack1.cc dupack_action: the only reader here
     unmodelled_variables(ag, read | {"window_", "ssthresh_"})  # ssthresh_: reset_ssthresh
     if ag.peer is not None:
         unmodelled_variables(ag.peer, {"interval_", "SYN_immediate_ack_"})
@@ -336,6 +338,8 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
         for var, (key, conv) in _NS2_AGENT_FIELDS.items()
         if (v := _changed(ag, var)) is not None
     }
+    if "oldCode_" in read and (v := _changed(ag, "oldCode_")) is not None:
+        agent["old_code"] = boolean(v)
     if ag.peer is not None and not boolean(ag.peer.vars.get("SYN_immediate_ack_", "true")):
         agent["syn_immediate_ack"] = False  # tcp-sink.cc DelAckSink::recv
     if agent:

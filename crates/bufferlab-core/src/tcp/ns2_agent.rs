@@ -20,6 +20,9 @@
 //!   0, no limit.
 //! * `rfc2988_` (`rtt_timeout`, `rtt_backoff`): off, the backed-off RTO is raised to `minrto_`
 //!   (not `minrto_` backed off) and the backoff stops at 64 whatever the RTO.
+//! * `oldCode_` (`tcp/tcp-sack1.cc` `dupack_action`, read by Sack1 only): fast recovery starts
+//!   with `pipe_ = int(cwnd_) - numdupacks_` (cwnd_ before the halving) instead of the packets
+//!   outstanding less `numdupacks_`.
 //! * the sink's `SYN_immediate_ack_` (`tcp/tcp-sink.cc` `DelAckSink::recv`): a delayed-ACK
 //!   sink ACKs the opening packet at once; off, it delays that ACK as any in-order packet's
 //!   (`interval_`), unless its timer is already running.
@@ -54,6 +57,10 @@ pub struct Ns2AgentOptions {
     /// the backoff). false: ns-2's older timer (the minimum after it, the backoff at most 64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rfc2988: Option<bool>,
+    /// ns-2 `oldCode_` (default false, ns-default.tcl): Sack1's fast recovery starts with a
+    /// pipe of int(cwnd) - numdupacks instead of the packets outstanding - numdupacks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_code: Option<bool>,
     /// ns-2 `Agent/TCPSink` `SYN_immediate_ack_` (default true, ns-default.tcl): a
     /// delayed-ACK sink answers the opening packet at once. false: after `delack_timeout`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,6 +75,7 @@ pub struct Ns2Agent {
     pub precision_reduce: bool,
     pub maxburst: u32,
     pub rfc2988: bool,
+    pub old_code: bool,
     pub syn_immediate_ack: bool,
 }
 
@@ -81,6 +89,7 @@ impl Default for Ns2Agent {
             precision_reduce: true,
             maxburst: 0,
             rfc2988: true,
+            old_code: false,
             syn_immediate_ack: true,
         }
     }
@@ -96,6 +105,7 @@ impl Ns2Agent {
             a.precision_reduce = o.precision_reduce.unwrap_or(a.precision_reduce);
             a.maxburst = o.maxburst.unwrap_or(a.maxburst);
             a.rfc2988 = o.rfc2988.unwrap_or(a.rfc2988);
+            a.old_code = o.old_code.unwrap_or(a.old_code);
             a.syn_immediate_ack = o.syn_immediate_ack.unwrap_or(a.syn_immediate_ack);
         }
         a
@@ -111,6 +121,7 @@ impl Ns2Agent {
                 "precision_reduce": self.precision_reduce,
                 "maxburst": self.maxburst,
                 "rfc2988": self.rfc2988,
+                "old_code": self.old_code,
                 "syn_immediate_ack": self.syn_immediate_ack,
             })
         })

@@ -166,14 +166,25 @@ impl TcpSender {
         if !(recovered || first) {
             return; // bugFix_: no second fast retransmit in the window of a timeout
         }
-        // sack_action: recover_ = maxseq_, pipe_ = maxseq_ - highest_ack_ - numdupacks_.
+        // sack_action: recover_ = maxseq_, pipe_ = maxseq_ - highest_ack_ - numdupacks_; with
+        // oldCode_, int(cwnd_) - numdupacks_, cwnd_ as it is before slowdown() halves it
+        let cwnd_before = if self.in_recovery {
+            self.ns2_base
+        } else {
+            self.w.cwnd
+        };
+        let pipe = if self.p.ns2.old_code {
+            (cwnd_before / self.w.mss).floor() as i64
+        } else {
+            self.sack1_outstanding()
+        } - self.p.dupack_threshold as i64;
         let half = self.p.ns2.halved(self.ns2_window());
         self.w.ssthresh = self.ns2_half_ssthresh();
         self.w.cwnd = (half * self.w.mss).max(self.w.mss);
         self.ns2_base = self.w.cwnd;
         self.recover = self.snd_max;
         self.ecn_recover = self.ecn_recover.max(self.snd_max);
-        self.sack1_pipe = self.sack1_outstanding() - self.p.dupack_threshold as i64;
+        self.sack1_pipe = pipe;
         self.in_recovery = true;
         self.last_action_timeout = false;
         self.stats.fast_retransmits += 1;
