@@ -178,7 +178,7 @@ puts "not reached"
         (
             "set n0 [$ns node]\nset n1 [$ns node]\n$ns duplex-link $n0 $n1 1Mb 10ms CBQ\n",
             4,
-            "queue type CBQ is not modelled",
+            "queue type CBQ (class-based queueing, Floyd and Jacobson 1995",
         ),
         ("$ns node-config -adhocRouting DSDV\n", 2, "wireless nodes are not modelled"),
         ("set m [new Mac/802_11]\n", 2, "Mac/802_11"),
