@@ -444,9 +444,10 @@ def test_a_study_page_shows_hostile_text_as_text(tmp_path: Path) -> None:
     attribute or javascript: link that was not bufferlab's own."""
     evil = " ".join(HOSTILE_TEXT)
     studies = tmp_path / "studies"
+    discussion = "## Discussion\n\n" + "\n\n".join(HOSTILE_TEXT) + "\n\n[ok](https://example.org)\n"
     make_study(
         studies,
-        discussion="## Discussion\n\n" + "\n\n".join(HOSTILE_TEXT) + "\n\n[ok](https://example.org)\n",
+        discussion=discussion,
         study={"title": "<script>alert(1)</script>", "paper": evil, "summary": evil},
         metrics={"gp": {"expr": "flow('p', 'goodput_bps') / 1e6", "label": evil}},
         table=[{"id": evil, "title": evil, "note": evil, "experiment": "main", "rows": ["limit"],
@@ -465,8 +466,15 @@ def test_a_study_page_shows_hostile_text_as_text(tmp_path: Path) -> None:
     assert_safe_html(html)
     imgs = [a["src"] for t, a in _tags(html) if t == "img"]
     assert len(imgs) == 1 and imgs[0].startswith("small/small_figure_"), imgs
-    assert '<a href="https://example.org">ok</a>' in html  # the discussion's own link stays
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html  # shown, as text
+    # A tiny page leaves the discussion out (it quotes a full run's numbers); a full page
+    # writes it through md_document, which keeps its own link and nothing else
+    assert "[ok](https://example.org)" not in page and "is left out of this tiny page" in page
+    from bufferlab.study.page import md_document
+
+    disc = markdown.markdown(md_document(discussion), extensions=EXTENSIONS)
+    assert_safe_html(disc)
+    assert '<a href="https://example.org">ok</a>' in disc  # the discussion's own link stays
     # The terminal saw the text too, as text.
     assert "<script>alert(1)</script>" in r.stdout
 
