@@ -17,7 +17,6 @@ use crate::sim::Simulation;
 use crate::units::SimTime;
 use std::time::Instant;
 
-#[path = "session_flowmon.rs"]
 mod flowmon;
 
 /// Events between two questions to [`Session::run_before_or`]'s `interrupted` (a power of two):
