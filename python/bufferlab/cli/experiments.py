@@ -196,12 +196,12 @@ def sweep(
             from bufferlab.experiments.stats import aggregate
             from bufferlab.experiments.store import Store
 
-            agg = aggregate(db, sw.name)
-            info = Store(db, read_only=True)
+            store = Store(db, read_only=True)
             try:
-                base = info.sweep_info(sw.name)["base_scenario"]
+                agg = aggregate(store, sw.name)
+                base = store.sweep_info(sw.name)["base_scenario"]
             finally:
-                info.close()
+                store.close()
             for line in identical.notes(agg, base, sw.axes):
                 print(f"note: {line}", file=sys.stderr)
         if out.first_error:

@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt
 from bufferlab.experiments.labels import (
     axis_labels,
     axis_title,
+    axis_value_text,
     metric_bounds,
     metric_label,
     numeric_value,
@@ -58,20 +59,6 @@ def axis_positions(values: Sequence[Any]) -> tuple[list[float], str | None]:
     if all(p is not None for p in parsed) and len({p[1] for p in parsed if p}) == 1:
         return [p[0] for p in parsed if p], parsed[0][1] if parsed[0] else ""
     return list(range(len(values))), None
-
-
-def _category(v: Any) -> str:
-    """A category's tick label: the kind of an inline table (``{"kind": "red", ...}`` -> red),
-    else the value itself."""
-    if isinstance(v, str) and v.startswith("{"):
-        try:
-            d = json.loads(v)
-        except ValueError:
-            return v
-        if isinstance(d, dict) and "kind" in d:
-            rest = ", ".join(f"{k}={w}" for k, w in d.items() if k != "kind")
-            return f"{d['kind']}\n{rest}" if rest else str(d["kind"])
-    return str(v)
 
 
 def default_x_axis(axes: Sequence[str]) -> str:
@@ -145,7 +132,7 @@ def metric_figure(
         else:
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label or None)
     if kind is None:
-        ax.set_xticks(list(xpos.values()), [_category(v) for v in xvals])
+        ax.set_xticks(list(xpos.values()), [axis_value_text(v, two_lines=True) for v in xvals])
     title_x = axis_title(x)
     ax.set_xlabel(f"{title_x} ({unit})" if unit else title_x)
     ax.set_ylabel(ylabel)

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from bufferlab.experiments.labels import metric_bounds
+from bufferlab.experiments.stats import identical_rows
 
 # The scenario option that breaks phase locking (docs/scenario.md, flows).
 JITTER_OPTION = "send_jitter"
@@ -84,7 +85,7 @@ def reason(metric: str, value: float, base_scenario: str | None, axes: Iterable[
 def notes(agg: Any, base_scenario: str | None, axes: Iterable[str]) -> list[str]:
     """One line per cause among the points of an aggregate frame whose replications were
     identical: how many (point, metric) pairs, which metrics, and the cause."""
-    same = agg[(agg["n"] > 1) & (agg["std"] == 0)]
+    same = agg[identical_rows(agg)]
     if same.empty:
         return []
     axes = list(axes)

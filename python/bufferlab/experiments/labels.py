@@ -9,6 +9,7 @@ report's (docs/results-json.md).
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -176,6 +177,23 @@ def numeric_value(v: Any) -> tuple[float, str] | None:
     if not isinstance(v, str):
         return None
     return _core.quantity(v)
+
+
+def axis_value_text(v: Any, two_lines: bool = False) -> str:
+    """An axis value as the sweep file wrote it: an inline table (``{"kind": "red", ...}``,
+    stored as JSON text) by its kind, then its other fields on a second line (a figure's tick)
+    or in parentheses (a table's cell); any other value as it is."""
+    if isinstance(v, str) and v.startswith("{"):
+        try:
+            d = json.loads(v)
+        except ValueError:
+            return v
+        if isinstance(d, dict) and "kind" in d:
+            rest = ", ".join(f"{k}={w}" for k, w in d.items() if k != "kind")
+            if not rest:
+                return str(d["kind"])
+            return f"{d['kind']}\n{rest}" if two_lines else f"{d['kind']} ({rest})"
+    return str(v)
 
 
 def axis_title(axis: str) -> str:

@@ -58,13 +58,10 @@ def summarize(values: Iterable[float], confidence: float = 0.95) -> dict[str, fl
             "ci_high": mean + half, "ci_half": half}  # fmt: skip
 
 
-def identical_points(agg: pd.DataFrame) -> int:
-    """How many grid points of an :func:`aggregate` frame had several replications that all
-    gave the same value (their interval is empty); :mod:`bufferlab.experiments.identical`
-    says why."""
-    if agg.empty:
-        return 0
-    return int(((agg["n"] > 1) & (agg["std"] == 0)).sum())
+def identical_rows(agg: pd.DataFrame) -> pd.Series:
+    """Which rows of an :func:`aggregate` frame had several replications that all gave the
+    same value (their interval is empty); :mod:`bufferlab.experiments.identical` says why."""
+    return (agg["n"] > 1) & (agg["std"] == 0)
 
 
 def clip_to_bounds(row: dict[str, Any], bounds: tuple[float, float]) -> bool:

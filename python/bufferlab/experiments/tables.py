@@ -9,12 +9,12 @@ shares of 1); nothing here changes a stored number, only how it reads.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from bufferlab.experiments.labels import (
     axis_labels,
+    axis_value_text,
     column_unit,
     mean_ci_text,
     metric_words,
@@ -26,16 +26,8 @@ if TYPE_CHECKING:
 
 
 def _axis_cell(v: Any) -> str:
-    """An axis value as the sweep file wrote it (an inline table by its kind)."""
-    if isinstance(v, str) and v.startswith("{"):
-        try:
-            d = json.loads(v)
-        except ValueError:
-            return v
-        if isinstance(d, dict) and "kind" in d:
-            rest = ", ".join(f"{k}={w}" for k, w in d.items() if k != "kind")
-            return f"{d['kind']} ({rest})" if rest else str(d["kind"])
-    return "-" if v is None else str(v)
+    """An axis value in a table's cell (an inline table by its kind and fields; none: -)."""
+    return "-" if v is None else axis_value_text(v)
 
 
 def header(metric: str, unit: str) -> str:
