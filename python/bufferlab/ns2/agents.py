@@ -112,14 +112,15 @@ class Agents:
 
     def agent_method(self, ag: Agent, m: str, a: list[str]) -> str:
         if m in ("attach-app", "attach-source", "attach-traffic"):
-            cls = {"FTP": "Application/FTP"}.get(a[0], a[0]) if a else ""
+            # ns-lib.tcl attach-app: `new Application/$s_type`
+            cls = {"FTP": "Application/FTP", "Telnet": "Application/Telnet"}.get(a[0], a[0]) if a else ""
             if m == "attach-traffic":
                 app = self.objects.get(a[0])
                 if not isinstance(app, App):
                     raise Ns2Error("attach-traffic takes an application")
             else:
-                if cls != "Application/FTP":
-                    raise Ns2Error(f"{m} {a[0] if a else ''}: only FTP is modelled here")
+                if cls != "Application/FTP" and (m != "attach-app" or cls != "Application/Telnet"):
+                    raise Ns2Error(f"{m} {a[0] if a else ''}: only FTP and Telnet are modelled here")
                 app = self.objects[self.new(cls, [])]  # type: ignore[assignment]
                 app.source = m == "attach-source"  # type: ignore[attr-defined]
             assert isinstance(app, App)

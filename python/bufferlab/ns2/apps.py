@@ -11,6 +11,7 @@ from bufferlab.ns2.agents import APP_DATA_OPS
 from bufferlab.ns2.classes import is_a
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
 from bufferlab.ns2.model import App
+from bufferlab.ns2.telnet import TELNET, telnet_method
 from bufferlab.ns2.units import number, time_s
 
 
@@ -41,7 +42,8 @@ class Applications:
                 continue
             times = sorted(x for x in app.times if x[1] not in self.cancelled)
             starts = [i for i, x in enumerate(times) if x[2] == "start"]
-            scripted = app.agent is not None and app.agent.scripted
+            # a Telnet's starts and stops run its timer during the run (telnet.py)
+            scripted = app.agent is not None and app.agent.scripted or app.cls == TELNET
             if not starts or scripted:
                 # never started: its stops run during the run (after finite sends they stop
                 # the connection; before any they change nothing); an application given
@@ -61,6 +63,10 @@ class Applications:
                 heapq.heappush(self.events, (t, seq, self.tcl_list(app.handle, what)))
 
     def app_method(self, app: App, m: str, a: list[str]) -> str:
+        if app.cls == TELNET:
+            done = telnet_method(self, app, m, a)
+            if done is not None:
+                return done
         if m == "attach-agent":
             ag = self.agent(a[0])
             app.agent, ag.app = ag, app

@@ -170,6 +170,8 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "in_prob1_": "0.0",
         "out_prob1_": "0.0",
     },
+    # apps/telnet.cc binds interval_; ns-default.tcl gives 1.0 (printed by `ns`)
+    "Application/Telnet": {"interval_": "1.0"},
     "Application/Traffic/CBR": {
         "rate_": "448Kb",
         "packetSize_": "210",

@@ -50,6 +50,7 @@ from bufferlab.ns2.randoms import RNG_TCL, RandomNumbers
 from bufferlab.ns2.rng import MAXINT, Package, Stream
 from bufferlab.ns2.simulator import Simulator
 from bufferlab.ns2.stopper import Stopper
+from bufferlab.ns2.telnet import SOURCE_TELNET_TCL
 from bufferlab.ns2.topology import Topology
 from bufferlab.ns2.traces import Traces
 from bufferlab.ns2.units import number, rate_bps, time_s
@@ -200,6 +201,7 @@ _CLASSES = sorted(
         "Agent/LossMonitor",
         "Application",
         "Application/FTP",
+        "Application/Telnet",
         "Application/Traffic",
         *TRAFFIC,
         "Queue",
@@ -329,6 +331,7 @@ class Interp(
         # _o1), so that the script's first object is _o3 there: its handles are ns-2's
         self._handle()
         self.tcl.eval(RNG_TCL)
+        self.tcl.eval(SOURCE_TELNET_TCL)  # ns-source.tcl's Source/Telnet
 
     def warn(self, message: str) -> None:
         if message not in self.warned:

@@ -188,6 +188,9 @@ class App(Obj):
     # `advance 268435456` (which reopens `done`, tcp.cc advanceby), where Application/FTP's
     # is `send -1` (which does not).
     source: bool = False
+    # Application/Telnet (telnet.py): telnet.cc's running_, and whether its timer is pending.
+    telnet_running: bool = False
+    telnet_pending: bool = False
 
     def __init__(
         self, handle: str, cls: str, *, agent: Agent | None = None, held: bool = False

@@ -572,6 +572,8 @@ class ObjectSystem:
             self.runner is not None
             and not isinstance(obj, Rng | Integrator)
             and not (obj.cls.startswith("RandomVariable"))
+            # telnet.cc reads interval_ at each draw (telnet.py)
+            and not (obj.cls == "Application/Telnet" and var == "interval_")
         ):
             self._not_while_running(f"setting {var} of {obj.cls}")
         if isinstance(obj, Queue) and var == "limit_":

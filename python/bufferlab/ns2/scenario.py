@@ -213,9 +213,10 @@ def _flow(
     if transfer is not None:
         # import-ns2: the first write the script schedules, a transfer of that much
         flow["app"] = {"kind": "transfer", "size": f"{transfer[1]}B"}
-    elif app.cls == "Application/FTP":
+    elif app.cls in ("Application/FTP", "Application/Telnet"):
         if not tcp:
-            raise Ns2Error(f"Application/FTP {app.handle} is attached to a UDP agent")
+            raise Ns2Error(f"{app.cls} {app.handle} is attached to a UDP agent")
+        # a Telnet's flow is held and written to packet by packet (telnet.py)
         flow["app"] = {"kind": "bulk"}
     elif app.cls in TRAFFIC:
         flow["app"] = traffic_app(app, ag)
@@ -550,17 +551,16 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
         if _changed(q, var) is not None:
             raise Ns2Error(f"Queue/RED {why} is not modelled")
     byte_mode = boolean(v["queue_in_bytes_"])
-    if boolean(v["bytes_"]) != byte_mode:
-        raise Ns2Error(
-            "Queue/RED with bytes_ and queue_in_bytes_ different is not modelled: bufferlab's "
-            "byte_mode sets both; give them the same value"
-        )
     mean = int(number(v["mean_pktsize_"]))
     adaptive = boolean(v["adaptive_"])
     out: dict[str, Any] = {"kind": "ared" if adaptive else "red", "preset": "ns2"}
     out["limit"] = f"{limit * mean}B" if byte_mode else f"{limit}p"
     if not byte_mode:
         out["byte_mode"] = False
+    if boolean(v["bytes_"]) != byte_mode:
+        # red.cc: queue_in_bytes_ measures the queue, its thresholds and limit; bytes_ only
+        # makes modify_p count arrivals in bytes and scale by the packet's size
+        out["byte_count"] = boolean(v["bytes_"])
     if _changed(q, "mean_pktsize_") is not None:
         out["mean_pktsize"] = f"{mean}B"
     # What the script changed after the link was made: ns-2 keeps the rest as computed then

@@ -171,6 +171,12 @@ pub struct RedConfig {
     /// true when the limit is in bytes; floyd: false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub byte_mode: Option<bool>,
+    /// ns-2 `bytes_` where it differs from `queue_in_bytes_` (`byte_mode`): the drop
+    /// probability counts arrivals in bytes (count_bytes / mean_pktsize) and scales with the
+    /// packet's size, red.cc `modify_p`, whatever unit the queue is measured in. Default:
+    /// `byte_mode` (ns-2's defaults set both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub byte_count: Option<bool>,
     /// Gentle RED (Floyd 2000): p rises from max_p to 1 between max_th and 2 max_th. Default true except linux.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gentle: Option<bool>,
@@ -298,7 +304,9 @@ impl RedConfig {
             (Some(Threshold::Bytes(t)), Some(QueueLimit::Bytes(l))) => t >= l as f64,
             _ => false,
         };
-        if over_limit {
+        // ns-2 runs such a RED (red.cc checks nothing): with the ns2 preset it is the
+        // warning of `Params::warnings`, as the validation suites' scripts need.
+        if over_limit && c.preset != RedPreset::Ns2 {
             return Err((
                 "min_th".into(),
                 "is not below the limit: RED would never drop early; give thresholds below \
@@ -350,7 +358,13 @@ mod tests {
             max_th: Some(Threshold::Packets(90.0)),
             ..d()
         };
-        assert_eq!(field(above), "min_th");
+        assert_eq!(field(above.clone()), "min_th");
+        // ns-2 runs it (red.cc checks no threshold against limit_): a warning there
+        let ns2 = RedConfig {
+            preset: RedPreset::Ns2,
+            ..above
+        };
+        assert!(ns2.validate().is_ok());
         assert_eq!(
             field(RedConfig {
                 interval: Some(SimTime::ZERO),

@@ -123,6 +123,8 @@ pub fn configured_limit(cfg: &RedConfig) -> QueueLimit {
 #[derive(Clone, Debug)]
 pub struct Params {
     pub byte_mode: bool,
+    /// ns-2 `bytes_`: `modify_p` counts in bytes and scales by the packet's size.
+    pub byte_count: bool,
     pub mean_pktsize: f64,
     pub limit: QueueLimit,
     /// ns-2 hard-limit test (`qlen >= qlim` before enqueue).
@@ -235,6 +237,7 @@ impl Params {
         let linux = preset == RedPreset::Linux;
         Params {
             byte_mode,
+            byte_count: cfg.byte_count.unwrap_or(byte_mode),
             mean_pktsize: mean,
             limit,
             ns2_limit: preset == RedPreset::Ns2,
@@ -281,6 +284,10 @@ impl Params {
             "ns2_hard_limit": self.ns2_limit,
             "adaptive": self.adaptive,
         });
+        if self.byte_count != self.byte_mode {
+            // Only where ns-2's bytes_ and queue_in_bytes_ differ (earlier outputs keep theirs).
+            v["byte_count"] = self.byte_count.into();
+        }
         if self.ecn {
             // Only with ECN, where it decides something (earlier outputs keep their bytes).
             v["hard_drop"] = self.hard_drop.into();
@@ -365,9 +372,10 @@ impl Params {
         p.min(1.0)
     }
 
-    /// p_a as ns-2 `modify_p`: uniform spacing with the count, `wait`, and byte scaling.
+    /// p_a as ns-2 `modify_p`: uniform spacing with the count, `wait`, and byte scaling
+    /// (ns-2 `bytes_`, `byte_count`).
     pub fn p_a(&self, p_b: f64, count: u64, count_bytes: u64, size: u32) -> f64 {
-        let count1 = if self.byte_mode {
+        let count1 = if self.byte_count {
             (count_bytes as f64 / self.mean_pktsize).floor()
         } else {
             count as f64
@@ -385,7 +393,7 @@ impl Params {
         } else {
             1.0
         };
-        if self.byte_mode && p < 1.0 {
+        if self.byte_count && p < 1.0 {
             p = p * size as f64 / self.mean_pktsize;
         }
         p.min(1.0)
@@ -874,6 +882,27 @@ mod tests {
         let mut h = harness(c2, 10_000_000);
         let d_big = drive(&mut h, 5, 5000.0, 20_000, 1000).len();
         assert!(d_big as f64 > 3.0 * d_small as f64, "{d_big} vs {d_small}");
+    }
+
+    // ---- ns-2's bytes_ apart from queue_in_bytes_ (red.cc modify_p reads only bytes_) ----
+    #[test]
+    fn byte_count_apart_from_the_queue_unit() {
+        let mut c = cfg();
+        c.byte_mode = Some(false);
+        c.byte_count = Some(true);
+        c.wait = Some(false);
+        let p = Params::resolve(&c, Variant::Red, 10e6);
+        // thresholds and queue in packets, the probability counted in bytes
+        assert_eq!((p.min_th, p.max_th), (5.0, 15.0));
+        let base = 0.01 / (1.0 - 4.0 * 0.01);
+        assert!((p.p_a(0.01, 99, 2000, 100) - base * 0.2).abs() < 1e-12);
+        // and the other way: queue in bytes, probability per packet
+        c.byte_mode = Some(true);
+        c.byte_count = Some(false);
+        let p = Params::resolve(&c, Variant::Red, 10e6);
+        assert_eq!((p.min_th, p.max_th), (2500.0, 7500.0));
+        assert!((p.p_a(0.01, 4, 99_999, 100) - base).abs() < 1e-12);
+        assert_eq!(p.to_json()["byte_count"], false);
     }
 
     #[test]

@@ -1,0 +1,97 @@
+"""ns-2's Telnet application over a one-way TCP agent (apps/telnet.cc, `TelnetApp`), and
+`Source/Telnet` (tcl/lib/ns-source.tcl, an OTcl subclass of it whose `attach` is
+`attach-agent`).
+
+ns-2.35's TelnetApp keeps a timer: `start` sets `running_` and schedules it `next()` seconds
+ahead; each expiry, while running, writes one packet to the agent (`agent_->sendmsg(
+agent_->size())`, tcp.cc `sendmsg`: ceil(size_ / size_) = 1 packet added to `curseq_`, then
+`send_much`) and schedules it again `next()` ahead; `stop` clears `running_` (the pending
+expiry then does nothing). `next()` is `Random::exponential() * interval_` (rng.h
+`exponential()`: -log(uniform()) from the default RNG), `interval_` read at each draw (a
+script may change it while the run goes on; ns-default.tcl: 1.0). With `interval_` 0 ns-2
+draws from tcplib's empirical distribution of telnet inter-arrival times (tcp/tcplib-telnet.cc,
+a table of 10 000 measured values): not modelled, refused in one line.
+
+Here the timer is an event of the run's loop (runner.py), scheduled at `now + next()` as
+ns-2's scheduler adds it, run as a script event: its draw comes from the default RNG where the
+engine left it, and its packet is the agent's next write (Runner.data_event, the finite-send
+path of `$tcp send`). The agent's flow is held until the first write.
+"""
+
+from __future__ import annotations
+
+from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.units import time_s
+
+TELNET = "Application/Telnet"
+# The method of the timer's event (not one of ns-2's commands: the loop's own).
+EXPIRE = "__telnet_expire"
+
+# tcl/lib/ns-source.tcl (printed by `ns`: `Source/Telnet info superclass`, `instbody attach`)
+SOURCE_TELNET_TCL = r"""
+Class Source/Telnet -superclass Application/Telnet
+Source/Telnet instproc attach o {
+    $self instvar agent_
+    set agent_ $o
+    $self attach-agent $o
+}
+"""
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from bufferlab.ns2.model import App
+
+
+def next_interval(ip: Any, app: App) -> float:
+    """TelnetApp::next(): an exponential draw times interval_ from ns-2's default RNG."""
+    interval = time_s(app.vars.get("interval_", "1.0"))
+    if interval == 0:
+        raise Ns2Error(
+            f"{TELNET} {app.handle} interval_ 0 (tcplib's empirical telnet inter-arrival "
+            "times, tcp/tcplib-telnet.cc) is not modelled; give interval_ > 0 (exponential "
+            "inter-arrival times of that mean)"
+        )
+    # rng.h: exponential() = -log(uniform()); telnet.cc multiplies it by interval_
+    return ip.default_rng.stream.exponential(1.0) * interval
+
+
+def telnet_method(ip: Any, app: App, m: str, a: list[str]) -> str | None:
+    """`$telnet start` / `stop` during the run and the timer's expiry; None for the other
+    methods (the application's common ones)."""
+    runner = ip.runner
+    if m not in ("start", "stop", EXPIRE) or runner is None:
+        return None
+    if a:
+        raise Ns2Error(f"usage: $telnet {m}")
+    ag = app.agent
+    if ag is None or ag.flow is None:
+        raise Ns2Error(
+            f"{TELNET} {app.handle} {m}: its agent is not a connected TCP flow (attach it to "
+            "an agent that $ns connect joined to a sink, before $ns run)"
+        )
+    if m == "start":
+        if app.telnet_pending:
+            # ns-2: TimerHandler::sched on a pending timer aborts the simulator
+            raise Ns2Error(
+                f"{TELNET} {app.handle} started again while its timer is pending: ns-2 "
+                "aborts (\"Couldn't schedule timer\")"
+            )
+        app.telnet_running = True
+        _schedule(ip, runner, app)
+    elif m == "stop":
+        app.telnet_running = False
+    else:
+        app.telnet_pending = False
+        if app.telnet_running:
+            size = int(float(ag.vars.get("packetSize_", "1000")))
+            runner.data_event(ag, "send", size, said="send")
+            _schedule(ip, runner, app)
+    return ""
+
+
+def _schedule(ip: Any, runner: Any, app: App) -> None:
+    t = next_interval(ip, app)
+    app.telnet_pending = True
+    ip.schedule(runner.now + t, ip.tcl_list(app.handle, EXPIRE))
