@@ -636,6 +636,11 @@ class ObjectSystem:
         if var in obj.vars:
             default = self.ns_default(obj, var)
             return obj.vars[var] if default is None else bound_text(default, obj.vars[var])
+        for c in class_chain(obj.cls):
+            # a variable ns-2 binds and the translation reads only when it is set
+            # (`$tcp set bugFix_` reads its default, as `ns` prints it)
+            if var in NS2_AGENT_DEFAULTS.get(c, {}):
+                return NS2_AGENT_DEFAULTS[c][var]
         raise Ns2Error(f"{obj.cls} {obj.handle} has no variable {var}")
 
     def ns_default(self, obj: Obj, var: str) -> str | None:
