@@ -24,6 +24,8 @@ from bufferlab.ns2.model import Agent, App, Node
 # and FTP's procs that call them (ns-source.tcl; Application::send, app.cc).
 _DATA_OPS = ("send", "advance", "advanceby")
 
+_ATTACHED = {"FTP": "Application/FTP", "Telnet": "Application/Telnet"}
+
 APP_DATA_OPS = {"send": "send", "produce": "advance", "producemore": "advanceby"}
 
 _SCRIPTED = re.compile(
@@ -113,14 +115,16 @@ class Agents:
     def agent_method(self, ag: Agent, m: str, a: list[str]) -> str:
         if m in ("attach-app", "attach-source", "attach-traffic"):
             # ns-lib.tcl attach-app: `new Application/$s_type`
-            cls = {"FTP": "Application/FTP", "Telnet": "Application/Telnet"}.get(a[0], a[0]) if a else ""
+            cls = _ATTACHED.get(a[0], a[0]) if a else ""
             if m == "attach-traffic":
                 app = self.objects.get(a[0])
                 if not isinstance(app, App):
                     raise Ns2Error("attach-traffic takes an application")
             else:
-                if cls != "Application/FTP" and (m != "attach-app" or cls != "Application/Telnet"):
-                    raise Ns2Error(f"{m} {a[0] if a else ''}: only FTP and Telnet are modelled here")
+                telnet = m == "attach-app" and cls == "Application/Telnet"
+                if cls != "Application/FTP" and not telnet:
+                    what = a[0] if a else ""
+                    raise Ns2Error(f"{m} {what}: only FTP and Telnet are modelled here")
                 app = self.objects[self.new(cls, [])]  # type: ignore[assignment]
                 app.source = m == "attach-source"  # type: ignore[attr-defined]
             assert isinstance(app, App)

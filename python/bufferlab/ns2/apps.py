@@ -43,7 +43,7 @@ class Applications:
             times = sorted(x for x in app.times if x[1] not in self.cancelled)
             starts = [i for i, x in enumerate(times) if x[2] == "start"]
             # a Telnet's starts and stops run its timer during the run (telnet.py)
-            scripted = app.agent is not None and app.agent.scripted or app.cls == TELNET
+            scripted = (app.agent is not None and app.agent.scripted) or app.cls == TELNET
             if not starts or scripted:
                 # never started: its stops run during the run (after finite sends they stop
                 # the connection; before any they change nothing); an application given

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import heapq
 import json
-import re
 from pathlib import Path
 
 from bufferlab.ns2.classes import TCP_CC, VAR_TRACES, is_a
@@ -22,6 +21,7 @@ from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.linktrace import TraceRouter, plan
 from bufferlab.ns2.model import Agent, FlowMon, Queue, QueueMonitor
 from bufferlab.ns2.private_file import PrivateFile
+from bufferlab.ns2.run_end import end_time
 from bufferlab.ns2.scenario import to_scenario
 from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import boolean, number
@@ -92,20 +92,6 @@ _INTEGER = {
 # that starts or stops 100 000 things at one instant schedules them before that instant.
 STALL_EVENTS = 100_000
 
-_STOPS = re.compile(r"(?<![\w$:-])(exit|halt)(?![\w-])")
-_WORD = re.compile(r"[A-Za-z_][\w:]*")
-# A braced word with no brace inside: applied until nothing changes, every braced word goes.
-_BRACED_ONE = re.compile(r"\{[^{}]*\}")
-
-
-def _unbraced(script: str) -> str:
-    """The script without its braced words (what runs whatever its conditions say)."""
-    while True:
-        out = _BRACED_ONE.sub(" ", script)
-        if out == script:
-            return out
-        script = out
-
 
 def fmt_value(var: str, v: float) -> str:
     if var in _INTEGER or (float(v).is_integer() and abs(v) < 1e15):
@@ -139,51 +125,11 @@ class Runner:
         self.current = ""  # the event being run (for a stall's message)
         self.same_instant = 0  # events it and its like scheduled at the instant running
 
-    # -- the end of the run -----------------------------------------------------------------------
-
-    def _terminates(
-        self, script: str, depth: int = 0, seen: set[str] | None = None, sure: bool = False
-    ) -> bool:
-        """Whether the script calls exit or halt, directly or through the procs it names;
-        `sure`: outside any braced word (an `if` branch, a loop body), so whenever it runs."""
-        if sure:
-            script = _unbraced(script)
-        if _STOPS.search(script):
-            return True
-        seen = set() if seen is None else seen
-        for word in set(_WORD.findall(script)) - seen:
-            seen.add(word)
-            if depth >= 5:
-                continue
-            bodies = self.ip.classes.bodies(word)  # `$obj word`: a method of that name
-            if self.ip.tcl.call("info", "procs", word):
-                bodies.append(str(self.ip.tcl.call("info", "body", word)))
-            if any(self._terminates(b, depth + 1, seen, sure) for b in bodies):
-                return True
-        return False
-
-    def end_time(self) -> float:
-        ends = [t for t, _, s in self.heap if self._terminates(s)]
-        if ends and min(ends) <= 0:
-            # events at 0 whose exit is only on a branch (the red suite's dumpflows: `exit 1`
-            # for an unknown setting) need not end the run: the next event that may end it
-            later = [t for t, _, s in self.heap if t > 0 and self._terminates(s)]
-            if later and not any(
-                t <= 0 and self._terminates(s, sure=True) for t, _, s in self.heap
-            ):
-                ends = later
-        if not ends:
-            raise Ns2Error(
-                "the script never ends the simulation: schedule a proc that calls exit, as "
-                '$ns at 10.0 "finish", or $ns at 10.0 "$ns halt", before $ns run'
-            )
-        return min(ends)
-
     # -- the loop ---------------------------------------------------------------------------------
 
     def run(self) -> None:
         ip = self.ip
-        self.end = self.end_time()
+        self.end = end_time(ip, self.heap)
         if self.end <= 0:
             raise Ns2Error(f"the simulation ends at {self.end:g} s: nothing to simulate")
         factory = ip.session_factory
