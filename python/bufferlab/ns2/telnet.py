@@ -76,7 +76,7 @@ def telnet_method(ip: Any, app: App, m: str, a: list[str]) -> str | None:
             # ns-2: TimerHandler::sched on a pending timer aborts the simulator
             raise Ns2Error(
                 f"{TELNET} {app.handle} started again while its timer is pending: ns-2 "
-                "aborts (\"Couldn't schedule timer\")"
+                'aborts ("Couldn\'t schedule timer")'
             )
         app.telnet_running = True
         _schedule(ip, runner, app)
