@@ -18,6 +18,7 @@ use crate::units::SimTime;
 use std::time::Instant;
 
 mod flowmon;
+mod summary;
 
 /// Events between two questions to [`Session::run_before_or`]'s `interrupted` (a power of two):
 /// a few hundred a second, and one add-and-mask per event in between.

@@ -166,6 +166,26 @@ impl Session {
         Ok(self.live()?.add_queue_integrators(link, from_node, to_node))
     }
 
+    /// Keeps ns-2's summary statistics (`summarystats_ true`) of the queue of the direction
+    /// `from_node` -> `to_node` of link `link` from now on; false if there is no such queue.
+    fn keep_queue_summary(&mut self, link: &str, from_node: &str, to_node: &str) -> PyResult<bool> {
+        Ok(self.live()?.keep_queue_summary(link, from_node, to_node))
+    }
+
+    /// That queue's summary statistics now (`$queue printstats`): (`true_ave_` over the
+    /// packets, over the bytes, `total_time_`), or None if they are not kept.
+    fn queue_summary(
+        &mut self,
+        link: &str,
+        from_node: &str,
+        to_node: &str,
+    ) -> PyResult<Option<(f64, f64, f64)>> {
+        Ok(self
+            .live()?
+            .queue_summary(link, from_node, to_node)
+            .map(|s| (s.true_ave_packets, s.true_ave_bytes, s.total_time)))
+    }
+
     /// A flow monitor (`$ns attach-fmon`) on the direction `from_node` -> `to_node` of link
     /// `link`, from now on; its id, or None if there is no such queue.
     fn add_flow_monitor(

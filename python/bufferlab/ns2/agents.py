@@ -171,8 +171,13 @@ class Agents:
             if len(a) != 1:
                 raise Ns2Error(f"usage: $tcp {m} n")
             return self.data_op(ag, m, a[0])
-        if m in ("port", "addr"):
-            return str(ag.order if m == "port" else (ag.node.id if ag.node else -1))
+        if m in ("port", "dst-port") and not a:
+            # ns-node.tcl attach: agent_port_ from the node's port classifier (alloc-port,
+            # the first free slot: 0, 1, ... as agents are attached); dst-port the peer's
+            who = ag if m == "port" else ag.peer
+            return str(self.agent_port(who)) if who is not None else "-1"
+        if m == "addr":
+            return str(ag.node.id if ag.node else -1)
         if m in ("clear",):
             return ""
         raise Ns2Error(f"{ag.cls} method `{m}` is not modelled")
@@ -197,6 +202,14 @@ class Agents:
             self._ca_at_zero.append(ag)
         else:
             ag.vars["tcpTick_"] = "0.001"
+
+    def agent_port(self, ag: Agent) -> int:
+        """The agent's port on its node: its place among the node's agents in the order they
+        were attached (ns-node.tcl `attach`, Classifier/Port `alloc-port`); -1 unattached."""
+        if ag.node is None:
+            return -1
+        mates = [x for x in self.net.agents if x.node is ag.node]
+        return sorted(mates, key=lambda x: x.attach_seq).index(ag)
 
     def data_op(self, ag: Agent, op: str, arg: str, said: str | None = None) -> str:
         """`$tcp send n` / `advance n` / `advanceby n` (and FTP's send, produce, producemore):

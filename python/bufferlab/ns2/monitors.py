@@ -8,6 +8,7 @@ from __future__ import annotations
 from bufferlab.ns2.classes import INTEGRATOR_VARS
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
 from bufferlab.ns2.model import Integrator, Link, Queue, QueueMonitor
+from bufferlab.ns2.summary import printstats
 from bufferlab.ns2.units import number
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
@@ -175,6 +176,8 @@ class Monitors:
             return self._drop_target(q, args)
         if method in ("attach", "trace"):
             return self._queue_trace(q, method, args)
+        if method == "printstats":
+            return printstats(self, q, args)
         raise Ns2Error(f"{q.cls} method `{method}` is not modelled")
 
     def monitor_method(self, obj: Integrator | QueueMonitor, method: str, args: list[str]) -> str:

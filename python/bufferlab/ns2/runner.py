@@ -23,6 +23,7 @@ from bufferlab.ns2.model import Agent, FlowMon, Queue, QueueMonitor
 from bufferlab.ns2.private_file import PrivateFile
 from bufferlab.ns2.run_end import end_time
 from bufferlab.ns2.scenario import to_scenario
+from bufferlab.ns2.summary import keep_summaries, snapshot_summaries
 from bufferlab.ns2.toml_text import scenario_text
 from bufferlab.ns2.units import boolean, number
 
@@ -184,6 +185,7 @@ class Runner:
                 self.add_monitor(obj)
             elif isinstance(obj, FlowMon) and obj.link is not None:
                 self.add_flow_monitor(obj)
+        keep_summaries(self)  # the queues' summarystats_ (printstats)
         for ag in ip.net.agents:
             if ag.detached:
                 self.detach(ag)
@@ -282,6 +284,11 @@ class Runner:
         """`$app start` / `$app stop` run by the script while the run goes on: the flow's
         application starts or stops now (Session.retime)."""
         ag = app.agent
+        if what == "stop" and self.finished:
+            # at the run's last instant, after the engine's end: a stop sends nothing more
+            # (FTP's `advance 0`, a source's timer cancelled), so nothing is left to change
+            app.stop = self.now if app.stop is None else app.stop
+            return
         if ag is None or ag.flow is None:
             raise Ns2Error(
                 f"{app.cls} {app.handle} {what}: its agent is not a connected flow (attach the "
@@ -485,6 +492,7 @@ class Runner:
                 if link is not None:
                     for var in AQM_PROBES[obj.cls]:
                         self.snapshot[(obj.handle, var)] = self._probe_queue(link, var)
+        snapshot_summaries(self)
         self.rng_from_engine()
         self.report = json.loads(self.session.finish())
         self.finished = True

@@ -50,6 +50,12 @@ class Topology:
         if m == "attach":
             self._attach(self.agent(a[0]), n)
             return ""
+        if m == "agent" and len(a) == 1:
+            # ns-node.tcl `Node instproc agent port`: the agent at that port, else ""
+            for ag in self.net.agents:
+                if ag.node is n and str(self.agent_port(ag)) == a[0]:
+                    return ag.handle
+            return ""
         if m in _IGNORED_NODE:
             return ""
         raise Ns2Error(f"Node method `{m}` is not modelled")

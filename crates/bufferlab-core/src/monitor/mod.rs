@@ -8,6 +8,7 @@ pub mod flow_stats;
 pub mod histogram;
 pub mod ns2_flowmon;
 pub mod ns2_integrator;
+pub mod ns2_summary;
 pub mod ns2_trace;
 pub mod pcap;
 pub mod queue_series;

@@ -8,6 +8,7 @@ use crate::drop_reason::DropReason;
 use crate::monitor::histogram::Histogram;
 use crate::monitor::ns2_flowmon::Ns2FlowMonitor;
 use crate::monitor::ns2_integrator::QueueIntegrators;
+use crate::monitor::ns2_summary::Ns2Summary;
 use crate::units::SimTime;
 
 pub struct QueueStats {
@@ -37,6 +38,9 @@ pub struct QueueStats {
     /// ns-2 flow monitors over this queue (`$ns attach-fmon`; usually none), told of each
     /// arrival, departure and drop by the port.
     pub ns2_flowmons: Vec<Ns2FlowMonitor>,
+    /// ns-2's summary statistics of this queue (`summarystats_ true`, for `printstats`;
+    /// usually none), brought up to date by the port under ns-2's clock.
+    pub ns2_summary: Option<Ns2Summary>,
     sojourn_sum_ps: u128,
 }
 
@@ -62,6 +66,7 @@ impl QueueStats {
             zero_sojourns: 0,
             ns2_integrators: Vec::new(),
             ns2_flowmons: Vec::new(),
+            ns2_summary: None,
             sojourn_sum_ps: 0,
         }
     }

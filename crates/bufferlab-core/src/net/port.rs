@@ -214,6 +214,10 @@ impl Port {
             // the link has been idle since its last transmission ended
             self.qdisc.link_idle(self.busy_until);
         }
+        if NS2 && self.stats.ns2_summary.is_some() {
+            // ns-2's enque: updateStats with the length before the packet
+            self.summary_point(cx.now_key, self.qdisc.len_packets(), self.qdisc.len_bytes());
+        }
         let mut qcx = QueueCtx::new(
             now,
             &mut self.qdisc_rng,
@@ -326,6 +330,10 @@ impl Port {
             }
             next
         } else {
+            if NS2 && self.stats.ns2_summary.is_some() {
+                // ns-2's deque, called at each resume of the link: updateStats first
+                self.summary_point(cx.now_key, self.qdisc.len_packets(), self.qdisc.len_bytes());
+            }
             Self::dequeue(
                 &mut self.qdisc,
                 &mut self.qdisc_rng,
@@ -403,6 +411,14 @@ impl Port {
     fn integrator_points(&mut self, x: f64, packets: u64, bytes: u64) {
         for i in &mut self.stats.ns2_integrators {
             i.new_point(x, packets, bytes);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn summary_point(&mut self, now_key: u64, packets: usize, bytes: u64) {
+        if let Some(s) = &mut self.stats.ns2_summary {
+            s.update(f64::from_bits(now_key), packets as u64, bytes);
         }
     }
 
