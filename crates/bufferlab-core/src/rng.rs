@@ -41,6 +41,16 @@ impl Rng {
         }
     }
 
+    /// An integer in [0, k): ns-2's `Random::integer(k)`, `uniform_positive_int() % k` with
+    /// uniform_positive_int = (int)((MAXINT + 1) x u) (rng.h `uniform(int)`, rng.cc `RandInt`).
+    #[inline]
+    pub fn integer(&mut self, k: u64) -> u64 {
+        match self {
+            Rng::Own(r) => r.random_range(0..k),
+            Rng::Ns2Default(d) => ((2_147_483_648.0 * d.u01()) as u64) % k,
+        }
+    }
+
     /// ns-2 draws even where the outcome is sure (an error model of rate 0), which moves the
     /// shared stream; an own stream need not.
     pub fn is_ns2_default(&self) -> bool {

@@ -111,6 +111,7 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "top_": "0.5",
         "bottom_": "0",
         "feng_adaptive_": "0",
+        "idle_pktsize_": "100",
         "summarystats_": "false",
         "ave_": "0",
         "curq_": "0",

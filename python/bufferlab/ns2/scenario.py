@@ -541,15 +541,6 @@ def rio_config(q: Queue, limit: int) -> dict[str, Any]:
 
 def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
     v = q.vars
-    for var, why in (
-        ("drop_tail_", "drop_tail_ false (random or front drop on overflow)"),
-        ("drop_front_", "drop_front_ true"),
-        ("drop_rand_", "drop_rand_ true"),
-        ("cautious_", "cautious_"),
-        ("feng_adaptive_", "feng_adaptive_"),
-    ):
-        if _changed(q, var) is not None:
-            raise Ns2Error(f"Queue/RED {why} is not modelled")
     byte_mode = boolean(v["queue_in_bytes_"])
     mean = int(number(v["mean_pktsize_"]))
     adaptive = boolean(v["adaptive_"])
@@ -588,6 +579,7 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
         out["mark_p"] = number(v["mark_p_"])
     if _changed(q, "targetdelay_") is not None:
         out["target_delay"] = fmt_time(time_s(v["targetdelay_"]))
+    red_ns2_knobs(q, out, adaptive)
     if adaptive:
         for var, key in (
             ("alpha_", "alpha"),
@@ -601,6 +593,29 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
             out["interval"] = fmt_time(time_s(v["interval_"]))
     out["link_delay"] = fmt_time(link.delay)
     return out
+
+
+def red_ns2_knobs(q: Queue, out: dict[str, Any], adaptive: bool) -> None:
+    """red.cc's experimental knobs (the core's qdisc/red/ns2_knobs.rs): pickPacketToDrop's
+    victim of a forced drop (drop_front_ before drop_rand_; drop_tail_ is never read there,
+    so false changes nothing), cautious_ (and its idle_pktsize_), and feng_adaptive_ (read only
+    with adaptive_ 1, with alpha_ and beta_ as its factors)."""
+    v = q.vars
+    if boolean(v["drop_front_"]):
+        out["forced_victim"] = "front"
+    elif boolean(v["drop_rand_"]):
+        out["forced_victim"] = "random"
+    cautious = int(number(v["cautious_"], "cautious_"))
+    if cautious not in (0, 1, 2, 3):
+        raise Ns2Error(f"Queue/RED cautious_ {v['cautious_']}: red.cc knows 0, 1, 2 and 3")
+    if cautious:
+        out["cautious"] = cautious
+        if cautious == 3 and _changed(q, "idle_pktsize_") is not None:
+            out["idle_pktsize"] = f"{int(number(v['idle_pktsize_']))}B"
+    if adaptive and int(number(v["feng_adaptive_"], "feng_adaptive_")) == 1:
+        out["feng_adaptive"] = True
+        out["alpha"] = number(v["alpha_"], "alpha_")
+        out["beta"] = number(v["beta_"], "beta_")
 
 
 def unmodelled_variables(ag: Obj, read: set[str]) -> None:

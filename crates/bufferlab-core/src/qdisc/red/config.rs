@@ -126,6 +126,17 @@ pub enum RedPreset {
     Paper003,
 }
 
+/// Which packet a forced drop takes (ns-2 `pickPacketToDrop`, red.cc): the arrival (`tail`,
+/// the default, ns-2's `drop_tail_`), the second in the queue (`front`, `drop_front_`), or one
+/// at random (`random`, `drop_rand_`: `Random::integer(len)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RedVictim {
+    Tail,
+    Front,
+    Random,
+}
+
 /// When RED considers the link idle for its average's decay.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -229,6 +240,23 @@ pub struct RedConfig {
     /// ARED lower bound of max_p (default min(0.01, 80000 / link bit/s), ns-2 bottom_ 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bottom: Option<f64>,
+    /// ns-2 `cautious_` (red.cc, "for experimental purposes only"; `red/ns2_knobs.rs`): 0
+    /// (default) none; 1: no drop test while the queue is below what the average decays to in
+    /// 50 ms; 2: the test's uniform draw scaled up when the queue is below that; 3: the idle
+    /// decay counts packets of `idle_pktsize`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cautious: Option<u8>,
+    /// ns-2 `idle_pktsize_` for `cautious = 3` (ns-default.tcl: 100 B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_pktsize: Option<Bytes>,
+    /// ns-2 `feng_adaptive_` with `adaptive`: Feng et al.'s max_p adaptation (divided by
+    /// `alpha` below min_th, multiplied by `beta` above max_th, once per crossing) instead of
+    /// Adaptive RED's (red.cc `updateMaxPFeng`). Default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feng_adaptive: Option<bool>,
+    /// The victim of a forced drop (ns-2 `drop_front_`, `drop_rand_`). Default `tail`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forced_victim: Option<RedVictim>,
     /// LALRED only: resolution r of the discretized pursuit automaton, step = 1/(4 r)
     /// (default 100, bufferlab's choice; see docs/models/lalred.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -268,10 +296,25 @@ impl RedConfig {
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
         let c = self;
+        let ns2 = c.preset == RedPreset::Ns2;
+        let feng = c.feng_adaptive == Some(true);
         prob("max_p", c.max_p, true)?;
-        prob("mark_p", c.mark_p, false)?;
+        if !ns2 {
+            prob("mark_p", c.mark_p, false)?;
+        } else if c.mark_p.is_some_and(|m| !(m.is_finite() && m >= 0.0)) {
+            // red.cc only compares p_b < mark_p_: any value above 1 marks at every p
+            return Err(("mark_p".into(), "must be zero or positive".into()));
+        }
         prob("top", c.top, true)?;
-        prob("beta", c.beta, true)?;
+        if !feng {
+            prob("beta", c.beta, true)?; // Feng's beta multiplies max_p (ns-2 examples: 2)
+        }
+        if c.cautious.is_some_and(|v| v > 3) {
+            return Err(("cautious".into(), "ns-2's cautious_ is 0, 1, 2 or 3".into()));
+        }
+        if c.idle_pktsize == Some(Bytes(0)) {
+            return Err(("idle_pktsize".into(), "must be at least 1B".into()));
+        }
         if let Some(w) = c.q_weight {
             if !(w > 0.0 && w <= 1.0 || w == 0.0 || w == -1.0 || w == -2.0) {
                 return Err((
@@ -325,7 +368,11 @@ impl RedConfig {
                     .into(),
             ));
         }
-        for (f, v) in [("alpha", c.alpha), ("bottom", c.bottom)] {
+        let alpha = if feng { None } else { c.alpha }; // Feng's alpha divides max_p (3)
+        if feng && c.alpha.is_some_and(|a| !(a.is_finite() && a > 0.0)) {
+            return Err(("alpha".into(), "must be positive (it divides max_p)".into()));
+        }
+        for (f, v) in [("alpha", alpha), ("bottom", c.bottom)] {
             if v.is_some_and(|v| !(v.is_finite() && (0.0..=1.0).contains(&v))) {
                 return Err((
                     f.into(),

@@ -54,8 +54,10 @@
 //! `LinkBandwidth` attribute must be set by hand; bufferlab takes it from the link).
 
 mod config;
+mod ns2_knobs;
 
-pub use config::{LalredScale, RedConfig, RedIdle, RedPreset, Threshold};
+pub use config::{LalredScale, RedConfig, RedIdle, RedPreset, RedVictim, Threshold};
+use ns2_knobs::{cautious_fraction, feng_update, victim_index, FengStatus};
 
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
@@ -129,6 +131,9 @@ pub struct Params {
     pub limit: QueueLimit,
     /// ns-2 hard-limit test (`qlen >= qlim` before enqueue).
     pub ns2_limit: bool,
+    /// ns-2's arithmetic of the drop probability (`calculate_p_new` with reset()'s
+    /// coefficients; the ns2 preset).
+    pub ns2_arith: bool,
     pub min_th: f64,
     pub max_th: f64,
     pub max_p: f64,
@@ -150,6 +155,12 @@ pub struct Params {
     pub interval: SimTime,
     pub top: f64,
     pub bottom: f64,
+    /// ns-2's `cautious_`, `idle_pktsize_`, `feng_adaptive_` and forced-drop victim
+    /// (`red/ns2_knobs.rs`).
+    pub cautious: u8,
+    pub idle_pktsize: f64,
+    pub feng: bool,
+    pub victim: RedVictim,
 }
 
 impl Params {
@@ -241,6 +252,7 @@ impl Params {
             mean_pktsize: mean,
             limit,
             ns2_limit: preset == RedPreset::Ns2,
+            ns2_arith: preset == RedPreset::Ns2,
             min_th,
             max_th,
             max_p,
@@ -263,6 +275,10 @@ impl Params {
             interval: cfg.interval.unwrap_or(SimTime::from_secs_f64(0.5)),
             top: cfg.top.unwrap_or(0.5),
             bottom: cfg.bottom.unwrap_or((80_000.0 / rate_bps).min(0.01)),
+            cautious: cfg.cautious.unwrap_or(0),
+            idle_pktsize: cfg.idle_pktsize.map(|b| b.0 as f64).unwrap_or(100.0),
+            feng: cfg.feng_adaptive.unwrap_or(false),
+            victim: cfg.forced_victim.unwrap_or(RedVictim::Tail),
         }
     }
 
@@ -291,6 +307,16 @@ impl Params {
         if self.ecn {
             // Only with ECN, where it decides something (earlier outputs keep their bytes).
             v["hard_drop"] = self.hard_drop.into();
+        }
+        if self.cautious != 0 {
+            v["cautious"] = self.cautious.into();
+            v["idle_pktsize_bytes"] = self.idle_pktsize.into();
+        }
+        if self.victim != RedVictim::Tail {
+            v["forced_victim"] = serde_json::to_value(self.victim).unwrap_or_default();
+        }
+        if self.feng {
+            v["feng_adaptive"] = true.into();
         }
         if self.adaptive {
             let extra = serde_json::json!({
@@ -353,14 +379,24 @@ impl Params {
         }
     }
 
-    /// p_b as ns-2 `calculate_p_new`.
+    /// p_b as ns-2 `calculate_p_new`. Under the ns2 preset with ns-2's own arithmetic: the
+    /// slope and offset red.cc's `reset()` computes once (`v_a = 1 / th_diff`, `v_b =
+    /// -th_min / th_diff`, `p = (v_a ave + v_b) max_p`), and the gentle region's `v_c`, `v_d`
+    /// from the max_p of that reset, which Adaptive RED's later max_p does not change.
     pub fn p_b(&self, ave: f64, max_p: f64) -> f64 {
         let p = if ave >= self.max_th {
             if self.gentle {
-                (1.0 - max_p) / self.max_th * ave + 2.0 * max_p - 1.0
+                let m = if self.ns2_arith { self.max_p } else { max_p };
+                (1.0 - m) / self.max_th * ave + 2.0 * m - 1.0
             } else {
                 1.0
             }
+        } else if self.ns2_arith {
+            let mut diff = self.max_th - self.min_th;
+            if diff == 0.0 {
+                diff = 1.0;
+            }
+            (1.0 / diff * ave + -self.min_th / diff) * max_p
         } else {
             let diff = if self.max_th > self.min_th {
                 self.max_th - self.min_th
@@ -397,6 +433,17 @@ impl Params {
             p = p * size as f64 / self.mean_pktsize;
         }
         p.min(1.0)
+    }
+}
+
+/// Idle packets per second for the average's decay: ptc, or with `cautious_` 3 ptc x
+/// mean_pktsize / idle_pktsize (red.cc enque, in that order of operations).
+#[inline]
+fn idle_ptc(p: &Params) -> f64 {
+    if p.cautious == 3 {
+        p.ptc * p.mean_pktsize / p.idle_pktsize
+    } else {
+        p.ptc
     }
 }
 
@@ -442,6 +489,8 @@ pub struct Red {
     pub(crate) p_scale: f64,
     /// What happened to the last arrival.
     pub(crate) last_outcome: Outcome,
+    /// Feng's adaptation's status (`feng_adaptive`).
+    feng_status: FengStatus,
 }
 
 impl Red {
@@ -470,6 +519,7 @@ impl Red {
             lastset: SimTime(0),
             p_scale: 1.0,
             last_outcome: Outcome::BelowMin,
+            feng_status: FengStatus::default(),
         }
     }
 
@@ -521,7 +571,7 @@ impl Red {
         let mut m = 0u64;
         if self.idle {
             self.idle = false;
-            m = (p.ptc * (now_s - self.idle_since_s)).max(0.0) as u64;
+            m = (idle_ptc(p) * (now_s - self.idle_since_s)).max(0.0) as u64;
         }
         let q = self.qlen(p.byte_mode);
         self.curq = q;
@@ -545,14 +595,24 @@ impl QueueDisc for Red {
             let mut m = 0.0;
             if self.idle {
                 self.idle = false;
-                m = (p.ptc * now.saturating_sub(self.idle_since).as_secs_f64()).floor();
+                m = (idle_ptc(&p) * now.saturating_sub(self.idle_since).as_secs_f64()).floor();
             }
             let q = self.qlen(p.byte_mode);
             self.curq = q;
             self.ave = self.ave * (1.0 - p.q_w).powf(m + 1.0) + p.q_w * q;
         }
         let q = self.curq;
-        if p.adaptive && now > self.lastset + p.interval {
+        if p.adaptive && p.feng {
+            self.cur_max_p = feng_update(
+                &mut self.feng_status,
+                self.ave,
+                p.min_th,
+                p.max_th,
+                self.cur_max_p,
+                p.alpha,
+                p.beta,
+            );
+        } else if p.adaptive && now > self.lastset + p.interval {
             let part = 0.4 * (p.max_th - p.min_th);
             if self.ave < p.min_th + part && self.cur_max_p > p.bottom {
                 self.cur_max_p *= p.beta;
@@ -586,12 +646,27 @@ impl QueueDisc for Red {
                     p_b = (p_b * self.p_scale).min(1.0);
                 }
                 let p_a = p.p_a(p_b, self.count, self.count_bytes, pkt.size);
-                let u = cx.rng.uniform01();
                 outcome = Outcome::Accepted;
+                // red.cc drop_early: cautious_ 1 skips the test (and its draw) while the
+                // queue is below fraction x ave; 2 scales the draw up there
+                let fraction = if p.cautious == 1 || p.cautious == 2 {
+                    cautious_fraction(p.q_w, p.ptc)
+                } else {
+                    0.0
+                };
+                let skip = p.cautious == 1 && q < fraction * self.ave;
+                let mut u = if skip { f64::INFINITY } else { cx.rng.uniform01() };
+                if p.cautious == 2 {
+                    let ratio = q / (fraction * self.ave);
+                    if ratio < 1.0 {
+                        u *= 1.0 / ratio;
+                    }
+                }
                 if u <= p_a && p_a > 0.0 {
                     self.count = 0;
                     self.count_bytes = 0;
-                    let may_mark = p.ecn && (!p.use_mark_p || p_b <= p.mark_p);
+                    // red.cc drop_early marks only while `v_prob1 < mark_p_` (strictly)
+                    let may_mark = p.ecn && (!p.use_mark_p || p_b < p.mark_p);
                     if may_mark && cx.mark(&mut pkt) {
                         outcome = Outcome::Accepted;
                     } else {
@@ -621,7 +696,17 @@ impl QueueDisc for Red {
                     self.count = 0;
                     self.count_bytes = 0;
                 }
-                cx.drop(pkt, DropReason::RedForced)
+                if p.victim == RedVictim::Tail {
+                    cx.drop(pkt, DropReason::RedForced)
+                } else {
+                    // red.cc enque: the arrival is queued, then pickPacketToDrop's victim goes
+                    self.bytes += pkt.size as u64;
+                    self.q.push_back(pkt);
+                    let i = victim_index(p.victim, self.q.len(), cx.rng);
+                    let victim = self.q.remove(i).expect("a victim in the queue");
+                    self.bytes -= victim.size as u64;
+                    cx.drop(victim, DropReason::RedForced)
+                }
             }
             _ => {
                 self.bytes += pkt.size as u64;
@@ -882,6 +967,27 @@ mod tests {
         let mut h = harness(c2, 10_000_000);
         let d_big = drive(&mut h, 5, 5000.0, 20_000, 1000).len();
         assert!(d_big as f64 > 3.0 * d_small as f64, "{d_big} vs {d_small}");
+    }
+
+    // ---- ns-2's arithmetic: reset()'s coefficients, the gentle region from the first max_p ----
+    #[test]
+    fn ns2_gentle_region_keeps_the_max_p_of_reset() {
+        let c = RedConfig {
+            preset: RedPreset::Ns2,
+            byte_mode: Some(false),
+            min_th: Some(Threshold::Packets(5.0)),
+            max_th: Some(Threshold::Packets(15.0)),
+            ..Default::default()
+        };
+        let p = Params::resolve(&c, Variant::Adaptive, 10e6);
+        assert!(p.ns2_arith);
+        // between the thresholds the current max_p scales p ...
+        assert!((p.p_b(10.0, 0.2) - 0.1).abs() < 1e-15);
+        // ... above max_th red.cc's v_c, v_d keep reset()'s max_p (0.1), not the adapted 0.2
+        let want = (1.0 - 0.1) / 15.0 * 20.0 + 2.0 * 0.1 - 1.0;
+        assert_eq!(p.p_b(20.0, 0.2), want);
+        let ns3 = Params::resolve(&cfg(), Variant::Adaptive, 10e6);
+        assert!(!ns3.ns2_arith);
     }
 
     // ---- ns-2's bytes_ apart from queue_in_bytes_ (red.cc modify_p reads only bytes_) ----
