@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs_ns, run_cli, run_ns
+from conftest import needs_ns, run_both, run_cli, run_ns
 
 # argv: bytes_ queue_in_bytes_ thresh_ limit
 SCRIPT = """\
@@ -99,3 +99,63 @@ def test_printstats_without_summarystats_prints_zeros(tmp_path: Path) -> None:
         "True average queue: 0.000 (in bytes) time: 0.000",
         "True average queue: 0.000 time: 0.000",
     ] * 2
+
+
+# red.cc's experimental knobs on a RED bottleneck (thresholds 5/15, q_weight_ 0.01, limit 20)
+# under a Reno flow, a Sack1 flow and a CBR for 5 s. argv: a Tcl command setting them.
+KNOBS = """\
+eval [lindex $argv 0]
+Queue/RED set q_weight_ 0.01
+Queue/RED set thresh_ 5
+Queue/RED set maxthresh_ 15
+set ns [new Simulator]
+set f [open out.tr w]
+$ns trace-all $f
+set n0 [$ns node]; set n1 [$ns node]; set n2 [$ns node]; set n3 [$ns node]
+$ns duplex-link $n0 $n1 10Mb 2ms DropTail
+$ns duplex-link $n3 $n1 10Mb 3ms DropTail
+$ns duplex-link $n1 $n2 1.5Mb 20ms RED
+$ns queue-limit $n1 $n2 20
+set tcp1 [$ns create-connection TCP/Reno $n0 TCPSink $n2 1]
+set tcp2 [$ns create-connection TCP/Sack1 $n3 TCPSink/Sack1 $n2 2]
+$tcp1 set window_ 40
+$tcp2 set window_ 40
+set udp [$ns create-connection UDP $n0 Null $n2 3]
+set cbr [new Application/Traffic/CBR]
+$cbr set packetSize_ 200
+$cbr set rate_ 300k
+$cbr attach-agent $udp
+set ftp1 [$tcp1 attach-app FTP]
+set ftp2 [$tcp2 attach-app FTP]
+$ns at 0.0 "$ftp1 start"
+$ns at 0.0 "$cbr start"
+$ns at 0.4 "$ftp2 start"
+$ns at 1.7 "$ftp1 stop"
+$ns at 2.9 "$ftp1 start"
+$ns at 5 "close $f; puts [ns-random]; exit 0"
+$ns run
+"""
+
+
+@needs_ns
+@pytest.mark.parametrize(
+    "knob",
+    [
+        "Queue/RED set cautious_ 1",
+        "Queue/RED set cautious_ 2",
+        "Queue/RED set cautious_ 3; Queue/RED set idle_pktsize_ 100",
+        "Queue/RED set drop_rand_ true",
+        "Queue/RED set drop_front_ true",
+        "Queue/RED set drop_tail_ false",
+        "Queue/RED set adaptive_ 1",
+        "Queue/RED set adaptive_ 1; Queue/RED set feng_adaptive_ 1; "
+        "Queue/RED set alpha_ 3; Queue/RED set beta_ 2",
+    ],
+)
+def test_red_knobs_are_ns2s(knob: str, tmp_path: Path) -> None:
+    script = tmp_path / "knobs.tcl"
+    script.write_text(KNOBS)
+    ns_dir, bl_dir, _ = run_both(script, knob, tmp_path=tmp_path)
+    ours = (bl_dir / "out.tr").read_bytes()
+    assert ours == (ns_dir / "out.tr").read_bytes()
+    assert ours.count(b"\nd ") > 40  # drops, early and forced

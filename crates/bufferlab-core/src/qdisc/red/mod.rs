@@ -655,7 +655,11 @@ impl QueueDisc for Red {
                     0.0
                 };
                 let skip = p.cautious == 1 && q < fraction * self.ave;
-                let mut u = if skip { f64::INFINITY } else { cx.rng.uniform01() };
+                let mut u = if skip {
+                    f64::INFINITY
+                } else {
+                    cx.rng.uniform01()
+                };
                 if p.cautious == 2 {
                     let ratio = q / (fraction * self.ave);
                     if ratio < 1.0 {
