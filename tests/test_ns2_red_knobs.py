@@ -95,10 +95,11 @@ def test_printstats_without_summarystats_prints_zeros(tmp_path: Path) -> None:
     assert r.code == 0, r.stderr
     # ns-2's Queue starts true_ave_ and total_time_ at 0 and only summarystats_ moves them
     # (`ns` prints these four lines for this script)
-    assert _stats(r.stdout) == [
+    zeros = [
         "True average queue: 0.000 (in bytes) time: 0.000",
         "True average queue: 0.000 time: 0.000",
-    ] * 2
+    ]
+    assert _stats(r.stdout) == zeros * 2
 
 
 # red.cc's experimental knobs on a RED bottleneck (thresholds 5/15, q_weight_ 0.01, limit 20)
