@@ -702,6 +702,9 @@ class Runner:
             return fmt_value(var, v - self.offsets.get((ag.handle, var), 0.0))
         if sender and var in SENDER_REPORT:
             if not self.finished:
+                v = self.session.probe(ag.flow, var)  # tcp.cc's counters so far
+                if v is not None:
+                    return fmt_value(var, v)
                 raise Ns2Error(
                     f"{var} is counted in the run's report: read it in the proc that ends the "
                     "run (finish); during the run the engine gives " + ", ".join(SENDER_PROBES)

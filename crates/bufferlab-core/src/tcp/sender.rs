@@ -1501,6 +1501,17 @@ impl TcpSender {
     }
 }
 
+impl TcpSender {
+    /// The opening packet's transmissions so far (the first and its retransmissions).
+    fn syn_sends(&self) -> u64 {
+        if self.p.handshake && self.state != State::Idle {
+            1 + self.stats.syn_retransmits
+        } else {
+            0
+        }
+    }
+}
+
 impl Endpoint for TcpSender {
     fn settings(&self) -> Option<serde_json::Value> {
         Some(self.p.to_json())
@@ -1543,6 +1554,18 @@ impl Endpoint for TcpSender {
             "rto_" => Some(self.rtt.rto().as_secs_f64()),
             // tcp.cc binds dupacks_: the duplicates counted since the last new ACK
             "dupacks_" => Some(f64::from(self.dupacks)),
+            // tcp.cc output()'s counters as it keeps them during the run: ++ndatapack_ for
+            // every packet sent, the opening packet and its retransmissions too, and
+            // ++nrexmitpack_ for each of them not above maxseq_; timeout() counts nrexmit_,
+            // recv() nackpack_ (the end-of-run values the ns-2 layer reads from the report)
+            "ndatapack_" => Some((self.stats.segments_sent + self.syn_sends()) as f64),
+            "ndatabytes_" => Some(self.stats.bytes_sent as f64),
+            "nrexmitpack_" => {
+                Some((self.stats.retransmitted_segments + self.stats.syn_retransmits) as f64)
+            }
+            "nrexmitbytes_" => Some(self.stats.retransmitted_bytes as f64),
+            "nrexmit_" => Some(self.stats.timeouts as f64),
+            "nackpack_" => Some(self.stats.acks_received as f64),
             _ => None,
         }
     }
