@@ -111,6 +111,9 @@ pub struct Flow {
     /// Its start in ns-2's double seconds, where picoseconds do not hold it
     /// (`FlowConfig::ns2_start_s`): the key of its first event under ns-2's clock.
     pub ns2_start_s: Option<f64>,
+    /// Its rank among flows that start at one instant (`FlowConfig::start_order`, default its
+    /// index): their first events are scheduled in this order.
+    pub start_order: u32,
     /// Bytes on the wire of a full data packet: a TCP segment with its headers (the resolved
     /// TCP settings), or the UDP source's packet size (the mean for a random size).
     pub packet_size: u64,
@@ -242,8 +245,13 @@ impl Simulation {
 
     /// Schedules every endpoint's first deadline and the first queue sample. Called once by the builder.
     pub(crate) fn start(&mut self) {
-        for a in 0..self.agents.len() {
-            self.update_timer(AgentId(a as u32));
+        // Events of one instant run in the order they were scheduled (FIFO): the flows' first
+        // events go in in their start order (ns-2: the script's `$ns at` order), each flow's
+        // agents in the order they were added.
+        let mut order: Vec<u32> = (0..self.agents.len() as u32).collect();
+        order.sort_by_key(|&a| self.flows[self.agents[a as usize].flow.idx()].start_order);
+        for a in order {
+            self.update_timer(AgentId(a));
         }
         self.next_queue_sample = self.warmup;
         if let Some(t) = self.next_sample() {
@@ -989,6 +997,7 @@ mod tests {
             mss: 1,
             opening_packet: false,
             ns2_start_s: None,
+            start_order: 0,
             packet_size: 100,
             class: 0,
             trace_fid: 0,

@@ -145,9 +145,13 @@ class Agents:
                     f"{', '.join(VAR_TRACES)} are written; sample others with a proc "
                     "rescheduled by $ns at"
                 )
-            self.var_traces.append((ag, a[0]))
+            # tcp.cc TcpAgent::traceVar writes the value as the trace is set up only to a
+            # channel already attached (`if (!channel_) return;`): `trace` before `attach`
+            # writes the changes only
+            attached = ag.handle in self.var_channels
+            self.var_traces.append((ag, a[0], attached))
             if self.runner is not None:
-                self.runner.start_var_trace(ag, a[0])
+                self.runner.start_var_trace(ag, a[0], attached)
             return ""
         if ag.cls == "Agent/TCP/Linux" and m == "select_ca" and len(a) >= 1:
             if self.runner is not None:

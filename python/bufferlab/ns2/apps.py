@@ -52,7 +52,7 @@ class Applications:
                     heapq.heappush(self.events, (t, seq, self.tcl_list(app.handle, what)))
                 continue
             first = starts[0]
-            app.start = times[first][0]
+            app.start, app.start_seq = times[first][0], times[first][1]
             rest = times[first + 1 :]
             stop = next((i for i, x in enumerate(rest) if x[2] == "stop"), None)
             if stop is not None and "start" not in {x[2] for x in rest[stop:]}:

@@ -299,7 +299,8 @@ class Interp(
         self.scenario: dict[str, Any] | None = None  # import_only: what $ns run would run
         self.null_agent: Agent | None = None
         self.var_channels: dict[str, str] = {}  # agent or queue -> channel of `attach`
-        self.var_traces: list[tuple[Agent, str]] = []  # `$agent trace var_`, in order
+        # `$agent trace var_`, in order, and whether a channel was attached then
+        self.var_traces: list[tuple[Agent, str, bool]] = []
         self.queue_traces: list[tuple[Queue, str]] = []  # `$redq trace ave_`, in order
         # The interpreter of tkinter.Tcl() (wantobjects 1, no Tk) without tkinter's classes,
         # which took longer to import than a small script takes to run (docs/performance.md,

@@ -183,6 +183,9 @@ class Agent(Obj):
 
 class App(Obj):
     start: float | None = None
+    # The place of its first `$ns at T "$app start"` among the script's events (ns-2 runs
+    # the events of one instant in that order).
+    start_seq: int | None = None
     stop: float | None = None
     # Made by `$tcp attach-source FTP`: ns-2's Source/FTP (ns-source.tcl), whose start is
     # `advance 268435456` (which reopens `done`, tcp.cc advanceby), where Application/FTP's

@@ -204,17 +204,18 @@ class Runner:
                 heapq.heappush(self.heap, (app.stop, -1, _STOPPED + ag.handle))
         self._ports = _agent_ports(ip.net.flows(), scenario)
         self.watches: dict[int, tuple[Agent | Queue, str]] = {}
-        for ag, var in ip.var_traces:
-            self.start_var_trace(ag, var)
+        for ag, var, attached in ip.var_traces:
+            self.start_var_trace(ag, var, attached)
         for q, var in ip.queue_traces:
             self.start_queue_trace(q, var)
         self.loop()
 
     # -- variable traces ($tcp trace cwnd_) -------------------------------------------------------
 
-    def start_var_trace(self, ag: Agent, var: str) -> None:
-        """Writes the value now, then each change (ns-2 writes the value when the trace is set
-        up, then at each assignment)."""
+    def start_var_trace(self, ag: Agent, var: str, attached: bool = True) -> None:
+        """Writes the value now if a channel was attached when the trace was set up, then each
+        change (ns-2 writes the value when the trace is set up, then at each assignment;
+        tcp.cc `TcpAgent::traceVar` writes nothing without a channel)."""
         if ag.flow is None:
             self.ip.warn(f"$agent trace {var}: {ag.handle} is not a flow; nothing written")
             return
@@ -223,7 +224,8 @@ class Runner:
             raise Ns2Error(f"the engine has no {var} for flow {ag.flow}")
         w, value = got
         self.watches[w] = (ag, var)
-        self._write_var(self.now, ag, var, value)
+        if attached:
+            self._write_var(self.now, ag, var, value)
 
     def _write_var(self, t: float, ag: Agent, var: str, value: float) -> None:
         channel = self.ip.var_channels.get(ag.handle)

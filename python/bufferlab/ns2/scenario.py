@@ -130,12 +130,15 @@ def to_scenario(
         links[f"n{a}_n{b}"] = entry
         net.link_names[(a, b)] = net.link_names[(b, a)] = f"n{a}_n{b}"
     flows = []
+    seqs: list[int | None] = []
     index = 0
     for ag in net.agents:
         f = _flow(ag, index, duration, warn, held)
         if f is not None:
             flows.append(f)
+            seqs.append(ag.app.start_seq if ag.app is not None else None)
             index += 1
+    _start_order(flows, seqs)
     scenario: dict[str, Any] = {
         "name": name,
         "description": f"translated from the ns-2 script {name}.tcl",
@@ -151,6 +154,23 @@ def to_scenario(
     scenario["links"] = links
     scenario["flows"] = flows
     return scenario
+
+
+def _start_order(flows: list[dict[str, Any]], seqs: list[int | None]) -> None:
+    """Flows started at one instant by the script's `$ns at` events start in the order the
+    script scheduled those events, as ns-2's scheduler runs them (FIFO among equal times);
+    where that is not their index order, each flow of the instant gets its `start_order`
+    (the instant's indices, dealt out in the script's order)."""
+    groups: dict[str, list[int]] = {}
+    for i, f in enumerate(flows):
+        groups.setdefault(f["start"], []).append(i)
+    for members in groups.values():
+        if len(members) < 2 or any(seqs[i] is None for i in members):
+            continue
+        by_script = sorted(members, key=lambda i: seqs[i])  # type: ignore[arg-type, return-value]
+        if by_script != members:
+            for rank, i in zip(members, by_script, strict=True):
+                flows[i]["start_order"] = rank
 
 
 def _flow(

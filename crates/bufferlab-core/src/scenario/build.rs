@@ -598,6 +598,7 @@ pub fn build_with(
             mss,
             opening_packet,
             ns2_start_s: f.cfg.ns2_start_s,
+            start_order: f.cfg.start_order.unwrap_or(sim.flows.len() as u32),
             packet_size: size,
             class: f.cfg.class,
             trace_fid: f.cfg.trace_fid.unwrap_or(sim.flows.len() as u32),

@@ -209,6 +209,14 @@ pub struct FlowConfig {
     /// to `start`. `bufferlab run script.tcl` and `import-ns2` write it where it differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_start_s: Option<f64>,
+    /// Among flows that start at the same instant, the order in which they start (lower
+    /// first; default: the flow's index). ns-2 runs the `$ns at T "$app start"` events of
+    /// one instant in the order the script scheduled them (scheduler.cc: FIFO among equal
+    /// times), so the first packets of flows started together leave in that order;
+    /// `bufferlab run script.tcl` and `import-ns2` write it where that order is not the
+    /// flows' own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_order: Option<u32>,
     /// When it stops sending (default: the end of the run).
     #[serde(default)]
     pub stop: Option<SimTime>,

@@ -32,7 +32,8 @@
 //!   (TS.Recent is updated only when the segment arrives with no ACK pending).
 //! * ns-2.35 `tcp-sink.cc` `DelAckSink::recv` without `SYN_immediate_ack_` (`ns2_agent`): the
 //!   opening packet's ACK is delayed as an in-order packet's when no delayed ACK is pending;
-//!   the ACK that goes out first (the timer's, or one for data) answers it.
+//!   the ACK that goes out first (the timer's, or one for data) answers it. The same holds
+//!   for a data packet 0 (an agent with `syn_` false): its ACK waits `interval_` too.
 
 use super::config::{CcKind, TcpParams};
 use crate::endpoint::{Endpoint, EndpointCtx};
@@ -80,7 +81,9 @@ impl TcpReceiver {
             ack_next_at_once: if p.handshake {
                 p.rules().first_data_acked_at_once
             } else {
-                p.rules().opening_data_acked_at_once
+                // tcp-sink.cc DelAckSink::recv: packet 0 (data here, syn_ false) is answered
+                // at once only with SYN_immediate_ack_; off, it is delayed like any other
+                p.rules().opening_data_acked_at_once && p.ns2.syn_immediate_ack
             },
             ce_state_echo: p.ecn && matches!(p.cc, CcKind::Dctcp | CcKind::Prague),
             synack_at: None,
@@ -356,7 +359,12 @@ impl Endpoint for TcpReceiver {
                 let segments = self.delivered.div_ceil(u64::from(self.p.mss.max(1)));
                 let syn = if self.syn_received { self.p.header } else { 0 };
                 let segment = u64::from(self.p.wire_size());
-                Some((segments * segment + u64::from(syn)) as f64)
+                // packet 0 without syn_ came without its headers (opening_data_without_headers)
+                let bare = self.p.rules().opening_data_without_headers
+                    && !self.p.handshake
+                    && segments > 0;
+                let bare = if bare { self.p.data_header() } else { 0 };
+                Some((segments * segment + u64::from(syn) - u64::from(bare)) as f64)
             }
             _ => None,
         }

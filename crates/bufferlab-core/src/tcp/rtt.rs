@@ -261,6 +261,12 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
+    /// Puts back a backoff that a sample cleared (ns-2 tcp.cc `newack` keeps `t_backoff_`
+    /// while ECN-echo holds the window at one packet, `ecn_backoff_`).
+    pub fn restore_backoff(&mut self, backoff: u32) {
+        self.backoff = backoff;
+    }
+
     pub fn backoff(&self) -> u32 {
         self.backoff
     }

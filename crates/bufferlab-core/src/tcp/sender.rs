@@ -110,6 +110,11 @@ pub struct TcpSender {
     cwr_pending: bool,
     /// The last window reduction was a timeout (ns-2 `last_cwnd_action_`).
     last_action_timeout: bool,
+    /// The last window reduction was an ECN echo (ns-2 `last_cwnd_action_ ==
+    /// CWND_ACTION_ECN`): a fast retransmit inside its window does not halve again.
+    last_action_ecn: bool,
+    /// ns-2 `ecn_backoff_` (tcp.cc `ecn`): an ECN echo found cwnd_ at one packet or less.
+    ecn_backoff: bool,
     /// ns-3 `CA_LOSS` (`tcp/flavour/ns3.rs`): after a timeout, until the recovery point is acknowledged.
     in_loss: bool,
     /// ns-3 (`tcp/flavour/ns3.rs`): bytes retransmitted and not yet cumulatively acknowledged.
@@ -178,6 +183,16 @@ pub struct TcpSender {
     jitter: Option<send_timing::SendJitter>,
     /// The send under way is the delayed-send timer's (ns-2 `send_much(1, ...)`).
     forced_send: bool,
+}
+
+/// Where ns-2's packet 0 ends in bufferlab's byte numbering (its `highest_ack_ == 0`): the
+/// SYN's sequence number 0 with the handshake (`syn_`), else the first data segment.
+fn ns2_packet0_end(p: &TcpParams) -> u64 {
+    if p.handshake {
+        1
+    } else {
+        1 + u64::from(p.mss)
+    }
 }
 
 impl TcpSender {
@@ -259,11 +274,19 @@ impl TcpSender {
             fin_acked: false,
             dupacks: 0,
             in_recovery: false,
-            recover: 0,
+            // ns-2 tcp.cc reset(): recover_ = 0, i.e. packet 0 (the opening packet); so
+            // `highest_ack_ > recover_` fails while packet 0 is the highest acknowledged
+            recover: if p.rules().agent_window_halving {
+                ns2_packet0_end(&p)
+            } else {
+                0
+            },
             high_rxt: 0,
             ecn_recover: 0,
             cwr_pending: false,
             last_action_timeout: false,
+            last_action_ecn: false,
+            ecn_backoff: false,
             in_loss: false,
             retx: Scoreboard::new(),
             head_lost_until: 0,
@@ -496,9 +519,11 @@ impl TcpSender {
             fl |= F::CWR; // RFC 3168 section 6.1.2: CWR on the first new data after a reduction
             self.cwr_pending = false;
         }
+        // ns-2 packet 0 without syn_ (rule `opening_data_without_headers`): size_ bytes
+        let bare = self.rules.opening_data_without_headers && !self.p.handshake && seq == 1;
         cx.send(Packet {
             kind: PacketKind::TcpData,
-            size: self.p.data_header() + len as u32,
+            size: if bare { 0 } else { self.p.data_header() } + len as u32,
             payload: len as u32,
             ecn: if self.p.ecn && len > 0 {
                 // RFC 3168 section 6.1.1: data segments are ECT; SYN and pure ACKs are not.
@@ -920,6 +945,12 @@ impl TcpSender {
         if self.state == State::SynSent {
             if h.flags & F::SYN != 0 && h.flags & F::ACK != 0 {
                 self.rwnd = h.window as u64;
+                if self.syn_retx && self.ns2_aimd() {
+                    // tcp.cc recv -> ecn(0): after the opening packet's timeout
+                    // (last_cwnd_action_ == CWND_ACTION_TIMEOUT) its ACK's ECN-echo (the
+                    // ECN negotiation) halves the window too: cong_action_ on the next packet
+                    self.ns2_ecn(pkt);
+                }
                 if self.syn_retx {
                     // RFC 5681 section 3.1 / RFC 6298 section 5.7: after a lost SYN or SYN-ACK
                     // the initial window is one segment and the RTO restarts from its initial value.
@@ -970,6 +1001,10 @@ impl TcpSender {
             }
         }
         self.rwnd = h.window as u64;
+        if self.ns2_aimd() {
+            // tcp.cc / tcp-reno.cc / tcp-newreno.cc / tcp-sack1.cc recv: ecn() comes first
+            self.ns2_ecn(pkt);
+        }
         if self.ns2_sack1() {
             return self.on_ack_sack1(pkt, cx);
         }
@@ -1106,7 +1141,10 @@ impl TcpSender {
             }
             // RFC 6298 sections 5.2 and 5.3.
             if !keep_timer {
-                if self.snd_max > self.snd_una || self.vegas_idle_timeout() {
+                if self.snd_max > self.snd_una
+                    || self.vegas_idle_timeout()
+                    || self.ns2_window_below_one()
+                {
                     self.arm_rto(now);
                 } else {
                     self.rto_at = None;
@@ -1155,9 +1193,15 @@ impl TcpSender {
                         // (highest_ack_ == 0 in dupack_action).
                         || (self.rules.fast_retransmit_when_first_segment_lost
                             && self.p.ns2.bugfix_ss
-                            && self.snd_una == 1))
+                            && self.snd_una == ns2_packet0_end(&self.p)))
                 {
                     self.enter_recovery(cx);
+                } else if self.dupacks == thresh
+                    && self.ns2_aimd()
+                    && self.p.ecn
+                    && self.last_action_ecn
+                {
+                    self.ns2_ecn_dupack_action(cx);
                 } else if self.dupacks < thresh && self.p.limited_transmit {
                     self.limited_transmit(cx);
                 }
@@ -1173,14 +1217,28 @@ impl TcpSender {
 
     /// RTT for the retransmission timer: every ACK with timestamps (RFC 7323 section 4), else
     /// the timed segment (Karn's rule: never a retransmitted one).
+    /// Called for each new ACK: ns-2's `ecn_backoff_` ends on one without ECN-echo
+    /// (tcp.cc `recv_newack_helper`), and the timed segment's ACK keeps the timer's backoff
+    /// while it carries ECN-echo with `ecn_backoff_` (tcp.cc `newack`: "Don't end backoff if
+    /// still in ECN-Echo with a congestion window of 1 packet").
     fn take_rtt_sample(&mut self, h: &TcpHeader, ack: u64, now: SimTime) {
+        let ece = self.p.ecn && h.flags & F::ECE != 0;
         if self.p.timestamps {
             self.rtt.sample(now.saturating_sub(h.ts_echo));
         } else if let Some((end, t0)) = self.timed {
             if ack >= end {
+                let backoff = self.rtt.backoff();
                 self.rtt.sample_at(t0, now);
+                if self.ecn_backoff && ece {
+                    self.rtt.restore_backoff(backoff);
+                } else {
+                    self.ecn_backoff = false;
+                }
                 self.timed = None;
             }
+        }
+        if !ece {
+            self.ecn_backoff = false;
         }
     }
 
@@ -1199,21 +1257,89 @@ impl TcpSender {
     /// RFC 3168 section 6.1.2: an ECN echo reduces the window once per window, as a loss
     /// would, without retransmitting (by the controller's ECN rule: RFC 8257 section 3.3).
     fn on_ece(&mut self, pkt: &Packet, now: SimTime) {
+        if self.ns2_aimd() {
+            return; // ns2_ecn, before the ACK is processed
+        }
         let ece = self.p.ecn && pkt.tcp.flags & F::ECE != 0;
         if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
-            if self.ns2_aimd() {
-                // tcp.cc ecn() -> slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF): cwnd_ = W/2
-                // (not rounded), ssthresh_ = int(W/2), for W = min(cwnd_, window_)
-                let half = self.p.ns2.halved(self.ns2_window()) * self.w.mss;
-                self.w.ssthresh = self.ns2_half_ssthresh();
-                self.w.cwnd = half.max(self.w.mss);
-            } else {
-                self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
-                self.w.cwnd = self.w.ssthresh.max(self.w.mss);
-            }
+            self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
+            self.w.cwnd = self.w.ssthresh.max(self.w.mss);
             self.ecn_recover = self.snd_max;
             self.cwr_pending = true;
             self.stats.ecn_reductions += 1;
+        }
+    }
+
+    /// ns-2.35 tcp.cc `ecn(seqno)`, called by every agent's recv before the ACK is processed:
+    /// an ECN echo on an ACK above `recover_` (or any after a timeout) sets `recover_ =
+    /// maxseq_` and `slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF)`: cwnd_ = W/2, not
+    /// rounded and not raised to one packet (half of a window of one is half a packet, and
+    /// window() = int(cwnd_) then sends nothing until the timer, `newtimer`, expires),
+    /// ssthresh_ = int(W/2) (at least 2), for W = min(cwnd_, window_). With cwnd_ at one
+    /// packet or less the first such echo sets `ecn_backoff_`, the next backs the timer off
+    /// (`rtt_backoff`).
+    fn ns2_ecn(&mut self, pkt: &Packet) {
+        let ece = self.p.ecn && pkt.tcp.flags & F::ECE != 0;
+        if !ece || !(pkt.tcp.ack > self.recover || self.last_action_timeout) {
+            return;
+        }
+        let cwnd = if self.in_recovery {
+            self.ns2_base
+        } else {
+            self.w.cwnd
+        };
+        if cwnd <= self.w.mss {
+            if self.ecn_backoff {
+                self.rtt.back_off();
+            } else {
+                self.ecn_backoff = true;
+            }
+        } else {
+            self.ecn_backoff = false;
+        }
+        let half = self.p.ns2.halved(self.ns2_window()) * self.w.mss;
+        self.w.ssthresh = self.ns2_half_ssthresh();
+        self.w.cwnd = half;
+        self.recover = self.snd_max;
+        self.ecn_recover = self.snd_max;
+        self.last_action_timeout = false;
+        self.last_action_ecn = true;
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+    }
+
+    /// ns-2 tcp.cc `newtimer`: the timer also runs with nothing outstanding while cwnd_ < 1
+    /// ("we can't send another packet until the retransmit timer again expires").
+    fn ns2_window_below_one(&self) -> bool {
+        self.ns2_aimd() && self.w.cwnd < self.w.mss
+    }
+
+    /// ns-2's `dupack_action` at the `numdupacks_`-th duplicate inside the window of an ECN
+    /// reduction (`highest_ack_ <= recover_`, `last_cwnd_action_ == CWND_ACTION_ECN`): no
+    /// second halving. tcp.cc (Tahoe): `slowdown(CLOSE_CWND_ONE)` (ssthresh_ kept) and
+    /// `reset_rtx_timer(0, 0)` (go back N); tcp-reno.cc, tcp-newreno.cc: `reset_rtx_timer(1,
+    /// 0)`, the head retransmitted and `dupwnd_ = numdupacks_` (fast recovery at the window
+    /// the ECN echo left, `recover_` kept).
+    fn ns2_ecn_dupack_action(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        self.last_action_ecn = false;
+        self.last_action_timeout = false;
+        match self.cc.recovery() {
+            Recovery::None => {
+                self.w.cwnd = self.w.mss;
+                self.note_ns2_cong_action();
+                self.snd_nxt = self.snd_una;
+                self.timed = None;
+                self.arm_rto(now);
+            }
+            Recovery::Reno | Recovery::NewReno => {
+                self.in_recovery = true;
+                self.partial_seen = false;
+                self.high_rxt = self.snd_una;
+                self.fast_retransmit_head(cx);
+                self.ns2_base = self.w.cwnd;
+                self.w.cwnd = self.ns2_base + self.p.dupack_threshold as f64 * self.w.mss;
+            }
         }
     }
 
@@ -1297,6 +1423,7 @@ impl TcpSender {
         self.stats.fast_retransmits += 1;
         self.note_ns2_cong_action();
         self.last_action_timeout = false;
+        self.last_action_ecn = false;
         let flight = self.flight();
         let ns2_reno = self.ns2_aimd() && !self.p.sack;
         let half = self.p.ns2.halved(self.ns2_window());
@@ -1372,6 +1499,8 @@ impl TcpSender {
             self.stats.syn_retransmits += 1;
             self.syn_retx = true;
             self.note_ns2_cong_action(); // tcp.cc timeout() -> slowdown() for packet 0 too
+            // tcp.cc timeout(): last_cwnd_action_ = CWND_ACTION_TIMEOUT (read by ecn())
+            self.last_action_timeout |= self.ns2_aimd();
             self.rtt.back_off();
             if self.opening_with_data() {
                 // tcp.cc timeout: cwnd_ = wnd_restart_ (1), t_seqno_ = highest_ack_ + 1 (0):
@@ -1387,19 +1516,29 @@ impl TcpSender {
             self.open(cx);
             return;
         }
+        if self.snd_max <= self.snd_una && self.ns2_window_below_one() {
+            return self.ns2_idle_timeout_below_one(cx);
+        }
         if self.snd_max <= self.snd_una && !self.vegas_idle_timeout() {
             return;
         }
         // RFC 6298 section 5.4-5.6, RFC 5681 section 3.1 (equation 4, loss window).
         self.stats.timeouts += 1;
         self.note_ns2_cong_action();
+        // tcp.cc timeout(): inside the window of an ECN reduction (highest_ack_ < recover_,
+        // last_cwnd_action_ == CWND_ACTION_ECN) only slowdown(CLOSE_CWND_ONE): ssthresh_ stays
+        let ecn_window = self.ns2_aimd() && self.last_action_ecn && self.snd_una < self.recover;
+        let ssthresh_before = self.w.ssthresh;
         self.last_action_timeout = true;
+        self.last_action_ecn = false;
         let ns3 = self.ns3_sack();
         // ns-3 ReTxTimeout: ssthresh from BytesInFlight() before the timeout (the pipe).
         let flight = if ns3 { self.pipe_ns3() } else { self.flight() };
         let ns2_ssthresh = self.ns2_half_ssthresh();
         self.cc.on_timeout(&mut self.w, flight, now);
-        if self.ns2_aimd() || self.ns2_vegas() {
+        if ecn_window {
+            self.w.ssthresh = ssthresh_before;
+        } else if self.ns2_aimd() || self.ns2_vegas() {
             // tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART) (Reno) and
             // tcp-vegas.cc timeout: ssthresh_ = int(min(cwnd_, window_)/2), not FlightSize/2.
             self.w.ssthresh = ns2_ssthresh;
@@ -1434,6 +1573,28 @@ impl TcpSender {
         if self.rto_at.is_none() {
             self.arm_rto(now);
         }
+    }
+
+    /// ns-2 tcp.cc `timeout()` with nothing outstanding and cwnd_ below one packet (an ECN
+    /// echo halved a window of one, `newtimer` kept the timer): cwnd_ = 1; with
+    /// `slow_start_restart_` `recover_ = maxseq_` and `slowdown(CLOSE_CWND_ONE|
+    /// NO_OUTSTANDING_DATA)` (cong_action_ set); `reset_rtx_timer(0, 0)` (no backoff),
+    /// `last_cwnd_action_ = CWND_ACTION_TIMEOUT`, then `send_much`.
+    fn ns2_idle_timeout_below_one(&mut self, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        self.w.cwnd = self.w.mss;
+        if self.p.slow_start_restart {
+            self.recover = self.snd_max;
+            self.note_ns2_cong_action();
+        }
+        self.last_action_timeout = true;
+        self.last_action_ecn = false;
+        self.timed = None;
+        self.snd_nxt = self.snd_una;
+        self.arm_rto(now);
+        // the restart is this timeout's, not RFC 5681's idle rule (next_new_segment)
+        self.last_send = now;
+        self.send_data(cx);
     }
 
     fn json_report(&self) -> serde_json::Value {
@@ -1694,6 +1855,7 @@ impl Endpoint for TcpSender {
                     self.note_ns2_cong_action();
                     self.recover = self.snd_max;
                     self.last_action_timeout = true;
+                    self.last_action_ecn = false;
                     self.timed = None;
                 }
                 // the restart is decided here, not by RFC 5681's rule in next_new_segment

@@ -92,6 +92,9 @@ pub struct Rules {
     /// A delayed-ACK receiver acknowledges the opening packet at once when it is data (a
     /// sender without a handshake: ns-2's packet 0).
     pub opening_data_acked_at_once: bool,
+    /// The opening packet, when it is data (a sender without a handshake), is sent without
+    /// its headers: `mss` bytes on the wire, retransmissions too.
+    pub opening_data_without_headers: bool,
     /// A delayed-ACK receiver acknowledges at once while it echoes congestion (ECE set, RFC
     /// 3168), instead of delaying as usual with ECE on the delayed ACK.
     pub ece_acked_at_once: bool,

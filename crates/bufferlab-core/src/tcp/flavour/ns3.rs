@@ -20,6 +20,7 @@ pub const RULES: Rules = Rules {
     // ProcessSynRcvd: "Always respond to first data packet to speed up the connection".
     first_data_acked_at_once: true,
     opening_data_acked_at_once: false,
+    opening_data_without_headers: false,
     ece_acked_at_once: true,
     // tcp-socket-base.cc ReceivedData: a segment below m_rxBuffer's next sequence is
     // answered with an ACK at once.

@@ -20,6 +20,7 @@ pub const RULES: Rules = Rules {
     // RFC 1122 4.2.3.2 / RFC 5681 section 4.2: delayed ACKs from the first segment on.
     first_data_acked_at_once: false,
     opening_data_acked_at_once: false,
+    opening_data_without_headers: false,
     // Linux tcp_ecn_check_ce: a CE mark enters quick-ACK mode
     ece_acked_at_once: true,
     // RFC 5681 section 4.2: a duplicate segment should be acknowledged at once.

@@ -135,7 +135,7 @@ impl TcpSender {
         self.snd_nxt = self.snd_nxt.max(ack);
         self.dupacks = 0;
         self.sack1_timeout = false;
-        if self.snd_max > self.snd_una {
+        if self.snd_max > self.snd_una || self.ns2_window_below_one() {
             self.arm_rto(now);
         } else {
             self.rto_at = None;
@@ -162,8 +162,11 @@ impl TcpSender {
         let recovered = self.snd_una > self.recover;
         let first = self.rules.fast_retransmit_when_first_segment_lost
             && self.p.ns2.bugfix_ss
-            && self.snd_una == 1;
+            && self.snd_una == super::ns2_packet0_end(&self.p);
         if !(recovered || first) {
+            if self.p.ecn && self.last_action_ecn {
+                self.sack1_ecn_dupack_action(cx);
+            }
             return; // bugFix_: no second fast retransmit in the window of a timeout
         }
         // sack_action: recover_ = maxseq_, pipe_ = maxseq_ - highest_ack_ - numdupacks_; with
@@ -187,12 +190,28 @@ impl TcpSender {
         self.sack1_pipe = pipe;
         self.in_recovery = true;
         self.last_action_timeout = false;
+        self.last_action_ecn = false;
         self.stats.fast_retransmits += 1;
         self.note_ns2_cong_action();
         // reset_rtx_timer(1, 0): the timer restarts and rtt_active_ = 0 (no timed segment).
         self.timed = None;
         self.high_rxt = self.snd_una; // MarkRetran(highest_ack_ + 1) below
         self.resend_head(cx); // output(last_ack_ + 1): not counted in pipe_
+        self.arm_rto(cx.now);
+    }
+
+    /// `Sack1TcpAgent::dupack_action` inside the window of an ECN reduction (`highest_ack_ <=
+    /// recover_`, `last_cwnd_action_ == CWND_ACTION_ECN`): fast recovery without a second
+    /// halving: `reset_rtx_timer(1, 0)`, `pipe_ = maxseq_ - highest_ack_ - numdupacks_`,
+    /// `fastrecov_`, the head marked and retransmitted; `recover_` and cwnd_ stay.
+    fn sack1_ecn_dupack_action(&mut self, cx: &mut EndpointCtx) {
+        self.last_action_ecn = false;
+        self.sack1_pipe = self.sack1_outstanding() - self.p.dupack_threshold as i64;
+        self.ns2_base = self.w.cwnd;
+        self.in_recovery = true;
+        self.timed = None;
+        self.high_rxt = self.snd_una;
+        self.resend_head(cx);
         self.arm_rto(cx.now);
     }
 
