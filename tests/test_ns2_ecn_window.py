@@ -9,6 +9,7 @@ its trace is compared with ns-2.35's byte for byte."""
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -78,7 +79,7 @@ def test_echoes_at_a_window_of_one(tmp_path: Path, agent: tuple[str, str]) -> No
     backed off (`ecn_backoff_`)."""
     trace = _same_trace(tmp_path, agent, "1 3 4 6 7", "")
     sent = [ln.split() for ln in trace.splitlines() if ln.startswith("- ") and " 0 1 tcp " in ln]
-    gaps = [float(b[1]) - float(a[1]) for a, b in zip(sent, sent[1:], strict=False)]
+    gaps = [float(b[1]) - float(a[1]) for a, b in pairwise(sent)]
     assert max(gaps) > 0.19  # a send held for the timer (minrto_ 0.2 s), not an ACK clock
 
 

@@ -1498,8 +1498,9 @@ impl TcpSender {
             // RFC 6298 section 5.5 applies to the SYN too; RFC 9293 section 3.8.1.
             self.stats.syn_retransmits += 1;
             self.syn_retx = true;
-            self.note_ns2_cong_action(); // tcp.cc timeout() -> slowdown() for packet 0 too
-            // tcp.cc timeout(): last_cwnd_action_ = CWND_ACTION_TIMEOUT (read by ecn())
+            // tcp.cc timeout() -> slowdown() for packet 0 too, and last_cwnd_action_ =
+            // CWND_ACTION_TIMEOUT (read by ecn())
+            self.note_ns2_cong_action();
             self.last_action_timeout |= self.ns2_aimd();
             self.rtt.back_off();
             if self.opening_with_data() {
