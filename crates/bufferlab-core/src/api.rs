@@ -41,6 +41,10 @@ pub struct RunRequest<'a> {
     pub extensions: Option<&'a dyn crate::ext::Extensions>,
     /// Wall-time and memory limits (a stalled run is always stopped).
     pub limits: crate::guard::Limits,
+    /// ns-2 scripts: the link directions (from node, to node) whose error model hands its
+    /// losses to a drop-target of the script's own rather than to the link's `drophead_`,
+    /// so that the link's queue and flow monitors do not see them (default none: they do).
+    pub ns2_unmonitored_losses: Vec<(String, String)>,
 }
 
 /// Where the request's text came from, for error messages.
@@ -106,6 +110,9 @@ pub(crate) fn prepare(req: &RunRequest) -> Result<(Scenario, crate::sim::Simulat
             &req.trace_filter,
         )
         .map_err(Error::Scenario)?;
+    }
+    for (from, to) in &req.ns2_unmonitored_losses {
+        sim.unmonitor_losses(from, to).map_err(Error::Scenario)?;
     }
     if let Some(dir) = req.pcap_dir {
         sim.open_pcap(dir, &req.pcap_links)

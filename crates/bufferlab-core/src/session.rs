@@ -56,6 +56,20 @@ enum Watched {
     Queue(usize),
 }
 
+/// The place of a variable's change among the changes of one event, in the order ns-2.35
+/// assigns them (and so writes their trace lines): RED's `ave_` before its `curq_` (red.cc
+/// enque); a TCP sender's, as an ACK assigns them (tcp.cc `recv` -> `newack`: `dupacks_`,
+/// `highest_ack_` (ack_), `t_backoff_`, then `rtt_update`'s `t_rtt_`, `t_srtt_`, `t_rttvar_`;
+/// `opencwnd` or `slowdown`: `ssthresh_` before `cwnd_`; then `send_much` -> `output`:
+/// `maxseq_` before `t_seqno_`).
+fn change_rank(var: &str) -> u8 {
+    const ORDER: [&str; 11] = [
+        "ave_", "curq_", "dupacks_", "ack_", "backoff_", "rtt_", "srtt_", "rttvar_",
+        "ssthresh_", "cwnd_", "maxseq_",
+    ];
+    ORDER.iter().position(|v| *v == var).unwrap_or(ORDER.len()) as u8
+}
+
 impl Watch {
     fn probe(&self, sim: &Simulation) -> Option<f64> {
         match self.of {
@@ -93,15 +107,17 @@ fn probe_flow(sim: &Simulation, i: usize, var: &str) -> Option<f64> {
 fn probe_port(sim: &Simulation, port: usize, var: &str) -> Option<f64> {
     let port = &sim.ports[port];
     let st = port.stats();
+    // an ns-2 queue monitor's counters count the link's losses as drops (Port::ns2_monitor)
+    let (pkts, size, lost, lost_bytes) = port.ns2_monitor();
     Some(match var {
-        "pkts_" => port.waiting_packets() as f64,
-        "size_" => port.waiting_bytes() as f64,
+        "pkts_" => pkts,
+        "size_" => size,
         "parrivals_" => st.arrivals as f64,
         "barrivals_" => st.arrival_bytes as f64,
         "pdepartures_" => st.departures as f64,
         "bdepartures_" => st.departure_bytes as f64,
-        "pdrops_" => st.total_drops() as f64,
-        "bdrops_" => st.drop_bytes as f64,
+        "pdrops_" => (st.total_drops() + lost) as f64,
+        "bdrops_" => (st.drop_bytes + lost_bytes) as f64,
         "pkts_sum_" => st.integrals_to_last_change().0,
         "bytes_sum_" => st.integrals_to_last_change().1,
         "ave_" => port.queue().disc().average()?,
@@ -261,7 +277,7 @@ impl Session {
             of,
             var: var.to_string(),
             last: None,
-            rank: u8::from(var == "curq_"),
+            rank: change_rank(var),
         };
         let v = w.probe(&self.sim)?;
         self.watches.push(Watch { last: Some(v), ..w });
@@ -371,8 +387,9 @@ impl Session {
 
     /// The index of the flow named `flow`, or the error naming it.
     /// Takes one end of flow `flow` off its node (ns-2's `$ns detach-agent`): from now on
-    /// the packets that reach it are discarded; its own timers and sends go on. Scripts'
-    /// scenarios only (`clock = "ns2"`).
+    /// the packets that reach it are discarded, and what it sends goes nowhere (ns-2 makes the
+    /// null agent its target); its own timers go on. Scripts' scenarios only
+    /// (`clock = "ns2"`).
     pub fn detach(&mut self, flow: &str, receiver: bool) -> Result<(), Error> {
         if self.sim.clock != EventClock::Ns2 {
             return Err(Error::Scenario(
@@ -813,6 +830,23 @@ app = { kind = "cbr", rate = "2Mbps", packet_size = "1000B" }
         // the sender gets no ACK any more, though its receiver still sends them
         assert_eq!(s.probe("tcp0", "ack_").unwrap(), acked);
         assert!(s.detach("nobody", true).is_err());
+    }
+
+    #[test]
+    fn a_detached_sender_sends_nothing_more() {
+        let text = format!("clock = \"ns2\"\n{TWO_FLOWS}");
+        let mut s = Session::new(&RunRequest {
+            text: &text,
+            ..Default::default()
+        })
+        .expect("valid");
+        s.run_before(2.0).unwrap();
+        s.detach("udp1", false).unwrap();
+        s.run_before(2.5).unwrap(); // what was on the way arrives
+        let got = s.probe("udp1", "bytes_").unwrap();
+        assert!(got > 0.0);
+        s.run_before(4.0).unwrap();
+        assert_eq!(s.probe("udp1", "bytes_").unwrap(), got);
     }
 
     #[test]

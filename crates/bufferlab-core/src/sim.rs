@@ -120,13 +120,17 @@ pub struct Flow {
     pub class: u8,
     /// The flow id of its ns-2 trace lines (`trace_fid`, default its index).
     pub trace_fid: u32,
+    /// The ports of its ends in ns-2 trace lines (`trace_ports`), or None: numbered per node
+    /// in flow order.
+    pub trace_ports: Option<[u32; 2]>,
     pub start: SimTime,
     pub stop: SimTime,
     pub sender: AgentId,
     pub receiver: AgentId,
     /// Its ends taken off their nodes (ns-2's `$ns detach-agent`; under ns-2's clock only),
     /// sender then receiver: the packets that reach a detached end are discarded (ns-2 hands
-    /// them to the node's null agent); its own timers and sends go on.
+    /// them to the node's null agent); its own timers go on, and what it sends goes to the
+    /// null agent too (its target, ns-node.tcl `detach`).
     pub detached: [bool; 2],
     pub stats: FlowStats,
 }
@@ -572,6 +576,11 @@ impl Simulation {
     fn inject<const NS2: bool>(&mut self, node: NodeId, mut pkt: Packet) {
         pkt.uid = self.next_uid;
         self.next_uid += 1;
+        // ns-node.tcl `Node instproc detach`: a detached agent's target is the null agent, so
+        // what it sends from then on (its uid taken, agent.cc allocpkt) never reaches a link
+        if NS2 && self.flows[pkt.flow.idx()].detached[usize::from(pkt.reverse)] {
+            return;
+        }
         if !pkt.in_warmup {
             let st = &mut self.flows[pkt.flow.idx()].stats;
             if pkt.reverse {
@@ -799,6 +808,22 @@ impl Simulation {
             .sum()
     }
 
+
+    /// The losses of the link direction `from` -> `to` go to a drop-target of the script's
+    /// own, not the link's `drophead_`: its ns-2 queue and flow monitors do not count them.
+    pub fn unmonitor_losses(&mut self, from: &str, to: &str) -> Result<(), String> {
+        let port = self.ports.iter().position(|p| {
+            self.nodes[p.from().idx()].name == from && self.nodes[p.to().idx()].name == to
+        });
+        match port {
+            Some(i) => {
+                self.ports[i].unmonitor_ns2_losses();
+                Ok(())
+            }
+            None => Err(format!("no link goes from \"{from}\" to \"{to}\"")),
+        }
+    }
+
     /// Starts writing an ns-2 trace of the events `filter` selects to `out`.
     pub fn open_ns2_trace(
         &mut self,
@@ -821,6 +846,7 @@ impl Simulation {
             ));
         }
         let mut error_drops = vec![false; self.ports.len()];
+        // (see unmonitor_losses for the same lookup of a direction)
         for (from, to) in &filter.error_drops {
             let port = self.ports.iter().position(|p| {
                 &self.nodes[p.from().idx()].name == from && &self.nodes[p.to().idx()].name == to
@@ -844,6 +870,7 @@ impl Simulation {
                 next_port[f.src.idx()] += 1;
                 let dst_port = next_port[f.dst.idx()];
                 next_port[f.dst.idx()] += 1;
+                let [src_port, dst_port] = f.trace_ports.unwrap_or([src_port, dst_port]);
                 TraceFlow {
                     src_port,
                     dst_port,
@@ -1001,6 +1028,7 @@ mod tests {
             packet_size: 100,
             class: 0,
             trace_fid: 0,
+            trace_ports: None,
             start: SimTime::ZERO,
             stop: SimTime::from_secs(1),
             sender,

@@ -141,6 +141,7 @@ fn run(
             pcap_links: pcap_links.unwrap_or_default(),
             extensions: Some(&ext),
             limits,
+            ns2_unmonitored_losses: Vec::new(),
         };
         let mut last_signal_check = std::time::Instant::now();
         let mut on_progress = |p: Progress| -> bool {

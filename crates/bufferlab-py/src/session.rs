@@ -50,10 +50,12 @@ impl Session {
     /// trace writes as `e` (ns-2's `create-trace EDrop`) rather than `d`. `max_wall`: seconds
     /// of wall time the engine may run from now (`--max-wall`; `stopped()` then says so).
     /// `ns2_show_tcphdr`: the ns-2 trace's lines also carry the TCP header fields (ns-2's
-    /// `Trace set show_tcphdr_ 1`).
+    /// `Trace set show_tcphdr_ 1`). `ns2_unmonitored_losses`: link directions whose error
+    /// model drops into a drop-target of the script's own, unseen by the link's monitors.
     #[new]
     #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None,
-        ns2_error_drops = None, max_wall = None, ns2_show_tcphdr = false))]
+        ns2_error_drops = None, max_wall = None, ns2_show_tcphdr = false,
+        ns2_unmonitored_losses = None))]
     fn new(
         scenario_text: String,
         source: Option<String>,
@@ -62,6 +64,7 @@ impl Session {
         ns2_error_drops: Option<Vec<(String, String)>>,
         max_wall: Option<f64>,
         ns2_show_tcphdr: bool,
+        ns2_unmonitored_losses: Option<Vec<(String, String)>>,
     ) -> PyResult<Self> {
         // no memory limit: as before (Some(0)), the script's process is the user's own
         let limits = crate::limits(max_wall, Some(0))?;
@@ -79,6 +82,7 @@ impl Session {
                     ..Default::default()
                 },
                 limits,
+                ns2_unmonitored_losses: ns2_unmonitored_losses.unwrap_or_default(),
                 ..Default::default()
             })
         })?;

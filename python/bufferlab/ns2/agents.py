@@ -74,6 +74,7 @@ class Agents:
         "connect": "sim_connect",
         "detach-agent": "sim_detach_agent",
         "set": "sim_set",
+        "array": "sim_array",
         **{name: "sim_create_connection" for name in _CONNECTION_PROCS},
     }
 
@@ -97,7 +98,9 @@ class Agents:
     def check_pair(self, s: Agent, d: Agent) -> None:
         if s.cls in TCP_CC and d.cls not in TCP_SINKS:
             raise Ns2Error(f"{s.cls} must be connected to an Agent/TCPSink, not {d.cls}")
-        if is_a(s.cls, "Agent/UDP") and d.cls not in UDP_SINKS:
+        # a UDP agent receives as a Null does (udp.cc UdpAgent::recv hands the packet to an
+        # attached application, if any, and frees it), and may send back over the same pair
+        if is_a(s.cls, "Agent/UDP") and d.cls not in UDP_SINKS and not is_a(d.cls, "Agent/UDP"):
             raise Ns2Error(
                 f"Agent/UDP must be connected to an Agent/Null or LossMonitor, not {d.cls}"
             )
@@ -109,6 +112,7 @@ class Agents:
 
     def _attach(self, ag: Agent, n: Node) -> None:
         ag.node = n
+        ag.port, n.ports_given = n.ports_given, n.ports_given + 1
         self._attach_seq += 1
         ag.attach_seq = self._attach_seq
 
@@ -208,12 +212,9 @@ class Agents:
             ag.vars["tcpTick_"] = "0.001"
 
     def agent_port(self, ag: Agent) -> int:
-        """The agent's port on its node: its place among the node's agents in the order they
-        were attached (ns-node.tcl `attach`, Classifier/Port `alloc-port`); -1 unattached."""
-        if ag.node is None:
-            return -1
-        mates = [x for x in self.net.agents if x.node is ag.node]
-        return sorted(mates, key=lambda x: x.attach_seq).index(ag)
+        """The agent's port on its node, given at attach: the node's next (ns-node.tcl
+        `attach`, Classifier/Port `alloc-port`: 0, 1, ... in attach order); -1 unattached."""
+        return -1 if ag.node is None else ag.port
 
     def data_op(self, ag: Agent, op: str, arg: str, said: str | None = None) -> str:
         """`$tcp send n` / `advance n` / `advanceby n` (and FTP's send, produce, producemore):
@@ -277,4 +278,30 @@ class Agents:
             if self.null_agent is None:
                 self.null_agent = self.agent(self.new("Agent/Null", []))
             return self.null_agent.handle
+        if len(a) == 1 and a[0].startswith("link_(") and a[0].endswith(")"):
+            # ns-lib.tcl keeps each link in `link_($sid:$did)`
+            link = self.net.links_by_key().get(a[0][len("link_(") : -1])
+            if link is None:
+                raise TclScriptError(f'can\'t read "{a[0]}": no such element in array')
+            return link.handle
+        if a == ["link_"]:
+            raise TclScriptError('can\'t read "link_": variable is array')
         raise Ns2Error(f"Simulator variable {a[0] if a else ''} is not modelled")
+
+    def sim_array(self, m: str, a: list[str]) -> str:
+        """`$ns array names link_` / `exists` / `size` / `get` (OTcl's `array` on the
+        simulator's instance variables): its one array a script reads, link_."""
+        if len(a) < 2 or a[1] != "link_":
+            raise Ns2Error(f"$ns array {' '.join(a)}: only the link_ array is modelled")
+        links = self.net.links_by_key()
+        op = a[0]
+        if op == "exists":
+            return "1"
+        if op == "size":
+            return str(len(links))
+        if op in ("names", "get") and len(a) == 2:
+            # in the order of a Tcl array of those keys (Tcl's hash order, as ns-2's)
+            pairs = self.tcl_list(*(x for k, link in links.items() for x in (k, link.handle)))
+            got = self.tcl.call("apply", f"p {{array set a $p; array {op} a}}", pairs)
+            return self.tcl_list(*(str(x) for x in self.tcl.splitlist(got)))
+        raise Ns2Error(f"$ns array {op} link_ {' '.join(a[2:])} is not modelled")

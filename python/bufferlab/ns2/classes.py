@@ -57,6 +57,10 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "backoff_": "1",
         "maxseq_": "-1",
         "dupacks_": "0",
+        # ns-default.tcl: the RTT estimator's fixed-point shifts (tcp.h T_SRTT_BITS 3,
+        # T_RTTVAR_BITS 2)
+        "T_SRTT_BITS": "3",
+        "T_RTTVAR_BITS": "2",
     },
     "Agent/TCP/Vegas": {"v_alpha_": "1", "v_beta_": "3", "v_gamma_": "1"},
     # ns-default.tcl's Agent/TCP/Linux lines (printed by ns-2.35: `Agent/TCP/Linux info vars`)
@@ -353,9 +357,22 @@ NS2_AGENT_DEFAULTS: dict[str, dict[str, str]] = {
     "Agent/TCPSink/Sack1/DelAck": {"interval_": "100ms"},
 }
 
-# Variables `$tcp trace var_` writes, as ns-2's TcpAgent::traceVar (tcp.cc) formats them:
-# a double with %-6.3f, an integer with %d.
-VAR_TRACES = {"cwnd_": "double", "ssthresh_": "int", "ack_": "int", "t_seqno_": "int"}
+# Variables `$tcp trace var_` writes, as ns-2.35's TcpAgent::traceVar (tcp.cc) formats them:
+# a double with %-6.3f, an integer with %d; the RTT estimator's integers (tcpTick_ ticks) as
+# seconds with %-6.3f: rtt_ `t_rtt_ * tcp_tick_`, srtt_ `(t_srtt_ >> T_SRTT_BITS) *
+# tcp_tick_`, rttvar_ `t_rttvar_ * tcp_tick_ / 4.0` (whatever T_RTTVAR_BITS is).
+VAR_TRACES = {
+    "cwnd_": "double",
+    "ssthresh_": "int",
+    "ack_": "int",
+    "t_seqno_": "int",
+    "maxseq_": "int",
+    "dupacks_": "int",
+    "backoff_": "int",
+    "rtt_": "rtt",
+    "srtt_": "srtt",
+    "rttvar_": "rttvar",
+}
 
 # Variables that only label packets or feed nam/traces: accepted silently.
 LABELS = {

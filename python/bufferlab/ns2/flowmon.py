@@ -13,6 +13,7 @@ from bufferlab.ns2.model import FlowDesc, FlowMon, Link
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import ClassVar
 
 # The counters, in the order the engine gives them (ns2_flowmon.rs FlowCounts::NAMES).
@@ -85,14 +86,14 @@ class FlowMonitors:
         fm = obj if isinstance(obj, FlowMon) else obj.monitor
         total, flows = self._fm_counts(fm)
         if isinstance(obj, FlowMon):
-            return str(total[COUNTERS.index(var)]) if var in COUNTERS else None
+            return _counter(total, var)
         row = next((f for f in flows if f[0] == obj.fid), None)
         if row is None:
             return None
         fields = {"flowid_": row[0], "src_": row[1], "dst_": row[2]}
         if var in fields:
             return str(fields[var])
-        return str(row[5][COUNTERS.index(var)]) if var in COUNTERS else None
+        return _counter(row[5], var)
 
     def flowmon_method(self, obj: FlowMon | FlowDesc, method: str, args: list[str]) -> str:
         fm = obj if isinstance(obj, FlowMon) else obj.monitor
@@ -134,3 +135,15 @@ class FlowMonitors:
             ]  # fmt: skip
             line = f"{now:8.3f} " + " ".join(str(w) for w in words)
             self.tcl.call("puts", fm.channel, line)
+
+
+def _counter(counts: Sequence[int], var: str) -> str | None:
+    """A monitor's counter; `pkts_` and `size_` as queue-monitor.cc keeps them: arrivals less
+    departures less drops (below 0 when a link's error model drops after the queue)."""
+    if var in COUNTERS:
+        return str(counts[COUNTERS.index(var)])
+    if var in ("pkts_", "size_"):
+        u = "p" if var == "pkts_" else "b"
+        get = {n: counts[COUNTERS.index(f"{u}{n}_")] for n in ("arrivals", "departures", "drops")}
+        return str(get["arrivals"] - get["departures"] - get["drops"])
+    return None

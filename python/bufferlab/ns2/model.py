@@ -63,6 +63,8 @@ class Node(Obj):
         # ns-node.tcl's neighbor_: the far node of each link made from it (add-neighbor), in
         # order, a node once per link
         self.neighbors: list[Node] = []
+        # ns-node.tcl alloc-port: the agents attached to it get ports 0, 1, ... in attach order
+        self.ports_given = 0
 
     @property
     def name(self) -> str:
@@ -175,6 +177,8 @@ class Agent(Obj):
     ca: str | None = None
     # `$ns detach-agent`: what reaches it is discarded (from $ns run on, if done before)
     detached: bool = False
+    # Its port on its node (ns-node.tcl alloc-port at attach; ns-2's agent_port_ 0 before)
+    port: int = 0
 
     def __init__(self, handle: str, cls: str, *, order: int) -> None:
         super().__init__(handle, cls)
@@ -286,6 +290,10 @@ class Network:
             return self.links[(a.id, b.id)]
         except KeyError:
             raise Ns2Error(f"there is no link from node {a.id} to node {b.id}") from None
+
+    def links_by_key(self) -> dict[str, Link]:
+        """The links as ns-lib.tcl's `link_` array holds them: `$sid:$did` -> link."""
+        return {f"{s}:{d}": link for (s, d), link in self.links.items()}
 
     def flows(self) -> list[Agent]:
         """The sending agents that became flows, in creation order."""

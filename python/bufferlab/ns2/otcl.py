@@ -55,6 +55,30 @@ from bufferlab.ns2.units import bound_text, number, rate_bps, time_s
 # OTcl's root classes: every object is an Object; ns-2's split objects are TclObjects.
 ROOTS = ("TclObject", "Object")
 
+# The roots of ns-2.35's class trees (ns-lib.tcl, ns-default.tcl): a script may declare a
+# subclass of any of their classes (`Class MyFid -superclass Classifier/Hash/Fid`) whether
+# bufferlab models it or not; only making an object of an unmodelled one is refused.
+NS2_TREES = {
+    "Agent",
+    "Application",
+    "Classifier",
+    "Connector",
+    "DelayLink",
+    "ErrorModel",
+    "Link",
+    "LL",
+    "Mac",
+    "Node",
+    "Phy",
+    "Queue",
+    "QueueMonitor",
+    "RandomVariable",
+    "SimpleLink",
+    "Source",
+    "Trace",
+    "TrafficGenerator",
+}
+
 
 class UserClass:
     """A class the script made (`Class Foo -superclass Bar`) and its objects' handles."""
@@ -104,7 +128,7 @@ class Classes:
 
     def set_supers(self, cls: UserClass, supers: list[str]) -> None:
         for s in supers:
-            if not self.exists(s):
+            if not self.exists(s) and s.split("/")[0] not in NS2_TREES:
                 raise Ns2Error(f"Class {cls.name} -superclass {s}: {s} is not a class")
             if s == cls.name or cls.name in self.heritage(s):
                 raise Ns2Error(f"Class {cls.name} -superclass {s}: a class cycle")
@@ -251,6 +275,17 @@ class ObjectSystem:
             raise TclScriptError(f'cannot create "{handle}": a command of that name exists')
         user = self.classes.user.get(cls)
         base = self.classes.builtin_base(cls) if user is not None else None
+        if user is not None:
+            unmodelled = [
+                c
+                for c in self.classes.mro(cls)
+                if c.split("/")[0] in NS2_TREES and not self.classes.exists(c)
+            ]
+            if unmodelled:
+                raise Ns2Error(
+                    f"{cls} is made as ns-2's {unmodelled[0]}, which is not modelled; see "
+                    "docs/ns2-scripts.md for what is"
+                )
         if user is None and cls not in ROOTS:
             obj = self._make(cls, handle or self._handle())
             if cls == "ErrorModule":
@@ -595,6 +630,9 @@ class ObjectSystem:
                 raise Ns2Error(f"link variable {var} is not modelled")
         if isinstance(obj, Agent) and var in TCP_STATE:
             self.warn(f"setting {var} (engine state) before the run is ignored")
+        if isinstance(obj, Agent) and var in ("class_", "fid_"):
+            # agent.cc binds both names to the one field fid_
+            obj.vars["class_"] = obj.vars["fid_"] = value
         obj.vars[var] = value
         return value
 

@@ -23,9 +23,10 @@ from bufferlab.ns2.model import Agent, FlowMon, Queue, QueueMonitor
 from bufferlab.ns2.private_file import PrivateFile
 from bufferlab.ns2.run_end import end_time
 from bufferlab.ns2.scenario import to_scenario
+from bufferlab.ns2.sent_counters import SENT_COUNTERS, SentCounters
 from bufferlab.ns2.summary import keep_summaries, snapshot_summaries
 from bufferlab.ns2.toml_text import scenario_text
-from bufferlab.ns2.units import boolean, number
+from bufferlab.ns2.units import boolean, number, time_s
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
 # it is 2-4 ms of the command's start-up (docs/performance.md).
@@ -164,6 +165,13 @@ class Runner:
             extra["ns2_error_drops"] = traces.error_drops
         if ip.show_tcphdr():  # `Trace set show_tcphdr_ 1`
             extra["ns2_show_tcphdr"] = True
+        elsewhere = [  # an error model whose drop-target is the script's own, not drophead_
+            (link.src.name, link.dst.name)
+            for link in ip.net.links.values()
+            if link.loss is not None and link.loss.handle in ip.net.drop_targets
+        ]
+        if elsewhere:
+            extra["ns2_unmonitored_losses"] = elsewhere
         trace = traces.direct
         if traces.routes:
             if trace is None:
@@ -204,6 +212,8 @@ class Runner:
                 heapq.heappush(self.heap, (app.stop, -1, _STOPPED + ag.handle))
         self._ports = _agent_ports(ip.net.flows(), scenario)
         self.watches: dict[int, tuple[Agent | Queue, str]] = {}
+        # the traced senders whose maxseq_ or t_seqno_ is traced, by handle (sent_counters.py)
+        self.sends: dict[str, SentCounters] = {}
         for ag, var, attached in ip.var_traces:
             self.start_var_trace(ag, var, attached)
         for q, var in ip.queue_traces:
@@ -224,6 +234,22 @@ class Runner:
             raise Ns2Error(f"the engine has no {var} for flow {ag.flow}")
         w, value = got
         self.watches[w] = (ag, var)
+        sent = self.sends.get(ag.handle)
+        if sent is None and var in SENT_COUNTERS:
+            # the packet counters' lines are written by SentCounters, from watches of its own
+            sent = self.sends[ag.handle] = SentCounters(
+                ag, lambda t, v, x: self._write_var(t, ag, v, x), self.session.probe
+            )
+            for v in ("ack_", *SENT_COUNTERS):
+                hidden = self.session.watch(ag.flow, v)
+                assert hidden is not None
+                self.watches[hidden[0]] = (ag, v)
+                sent.follow(hidden[0], v, written=False)
+            for w2, (o, v) in self.watches.items():
+                if o is ag and v == "ack_" and w2 not in sent.hidden:
+                    sent.follow(w2, v, written=True)  # traced before
+        if sent is not None and sent.owns(var):
+            sent.follow(w, var, written=True)
         if attached:
             self._write_var(self.now, ag, var, value)
 
@@ -234,7 +260,7 @@ class Runner:
             return
         sport, daddr, dport = self._ports.get(ag.handle, (0, -1, 0))
         addr = ag.node.id if ag.node is not None else -1
-        v = f"{value:<6.3f}" if VAR_TRACES[var] == "double" else str(int(value))
+        v = _var_text(ag, VAR_TRACES[var], value)
         line = f"{t:<8.5f} {addr:<2d} {sport:<2d} {daddr:<2d} {dport:<2d} {var} {v}"
         self.ip.tcl.call("puts", channel, line)
 
@@ -263,10 +289,18 @@ class Runner:
             return
         for t, w, value in self.session.take_changes():
             obj, var = self.watches[w]
+            sent = self.sends.get(obj.handle) if isinstance(obj, Agent) else None
+            if sent is not None and sent.owns(var):
+                sent.change(t, w, value)
+                continue
+            for other in self.sends.values():
+                other.settle()
             if isinstance(obj, Agent):
                 self._write_var(t, obj, var, value)
             else:
                 self._write_queue_var(t, obj, var, value)
+        for other in self.sends.values():
+            other.settle()
 
     def schedule(self, t: float, seq: int, script: str) -> None:
         if t <= self.now and self.current:
@@ -785,19 +819,14 @@ class Runner:
 
 
 def _agent_ports(agents: list[Agent], scenario: dict[str, Any]) -> dict[str, tuple[int, int, int]]:
-    """Each sender's (port, peer node, peer port), numbered per node in flow order as the
-    engine's trace numbers them (monitor/ns2_trace.rs)."""
+    """Each sender's (port, peer node, peer port): the ports its node and its peer's gave
+    them at attach (ns-node.tcl alloc-port), which the flows' `trace_ports` give the engine."""
     senders = {ag.flow: ag for ag in agents if _is_sender(ag)}
-    nxt: dict[str, int] = {}
     out: dict[str, tuple[int, int, int]] = {}
     for f in scenario.get("flows", []):
-        sp = nxt.get(f["src"], 0)
-        nxt[f["src"]] = sp + 1
-        dp = nxt.get(f["dst"], 0)
-        nxt[f["dst"]] = dp + 1
         ag = senders.get(f["name"])
         if ag is not None and ag.peer is not None and ag.peer.node is not None:
-            out[ag.handle] = (sp, ag.peer.node.id, dp)
+            out[ag.handle] = (ag.port, ag.peer.node.id, ag.peer.port)
     return out
 
 
@@ -833,3 +862,19 @@ def _engine_var(ag: Agent, var: str) -> str:
 
 def _is_sender(ag: Agent) -> bool:
     return ag.cls in TCP_CC or is_a(ag.cls, "Agent/UDP")
+
+
+def _var_text(ag: Agent, kind: str, value: float) -> str:
+    """A traced TCP variable as ns-2.35's TcpAgent::traceVar (tcp.cc) prints it."""
+    if kind == "int":
+        return str(int(value))
+    if kind != "double":
+        tick = time_s(ag.vars.get("tcpTick_", "0.01"))
+        raw = int(value)
+        if kind == "rtt":
+            value = raw * tick
+        elif kind == "srtt":
+            value = (raw >> int(ag.vars.get("T_SRTT_BITS", "3"))) * tick
+        else:
+            value = raw * tick / 4.0
+    return f"{value:<6.3f}"

@@ -132,9 +132,17 @@ def to_scenario(
     flows = []
     seqs: list[int | None] = []
     index = 0
+    numbered: dict[str, int] = {}  # the engine's default: ports per node in flow order
     for ag in net.agents:
         f = _flow(ag, index, duration, warn, held)
         if f is not None:
+            ports = [numbered.get(f[end], 0) for end in ("src", "dst")]
+            for end in ("src", "dst"):
+                numbered[f[end]] = numbered.get(f[end], 0) + 1
+            assert ag.peer is not None
+            if ports != [ag.port, ag.peer.port]:
+                # ns-2's ports: the agents' attach order on each node (ns-node.tcl)
+                f["trace_ports"] = [ag.port, ag.peer.port]
             flows.append(f)
             seqs.append(ag.app.start_seq if ag.app is not None else None)
             index += 1
@@ -187,6 +195,8 @@ def _flow(
     if app is None and tcp and ag.scripted and held:
         # written to by the script's `$tcp advance`/`advanceby`/`send` during the run
         app = ag.app = App(ag.handle, "Application/FTP", agent=ag, held=True)
+    if app is None and not tcp and is_a(ag.peer.cls, "Agent/UDP"):
+        return None  # the receiving end of a UDP pair (udp.cc: it receives as a Null)
     if app is None:
         warn(f"{ag.cls} {ag.handle} has no application: left out")
         return None

@@ -56,6 +56,15 @@ class Topology:
                 if ag.node is n and str(self.agent_port(ag)) == a[0]:
                     return ag.handle
             return ""
+        if m == "detach":
+            # ns-node.tcl `Node instproc detach { agent nullagent }`: the agent's port hands
+            # what arrives to the null agent; `$ns detach-agent` is this with $nullAgent_
+            if len(a) != 2:
+                raise TclScriptError(
+                    f'{n.handle} detach: wrong # args: should be "{n.handle} detach agent '
+                    'nullagent"'
+                )
+            return self.sim_detach_agent("detach-agent", [n.handle, a[0]])  # type: ignore[attr-defined]
         if m in _IGNORED_NODE:
             return ""
         raise Ns2Error(f"Node method `{m}` is not modelled")
@@ -106,7 +115,7 @@ class Topology:
             self._register(q)
             link = Link(
                 self._handle(),
-                "Link",
+                "SimpleLink",  # ns-lib.tcl: `new $linkType` with linkType_ SimpleLink
                 src=s,
                 dst=d,
                 rate=rate,
@@ -120,7 +129,9 @@ class Topology:
             self._register(link)
             net.links[(s.id, d.id)] = link
             s.neighbors.append(d)  # ns-lib.tcl simplex-link: `$n1 add-neighbor $n2`
-        return ""
+        # simplex-link's last command leaves the link's handle as its result (checked with
+        # `ns`: `[$ns simplex-link ...] == [$ns link $n1 $n2]`); duplex-link returns nothing
+        return link.handle if m == "simplex-link" else ""
 
     def sim_queue_limit(self, m: str, a: list[str]) -> str:
         net = self.net
@@ -183,6 +194,8 @@ class Topology:
         if method == "queue":
             assert link.queue is not None
             return link.queue.handle
+        if method in ("src", "dst") and not args:  # ns-link.tcl Link: fromNode_, toNode_
+            return (link.src if method == "src" else link.dst).handle
         if method == "trace-dynamics":
             return self._trace_dynamics(link, args)
         if method == "errormodule":

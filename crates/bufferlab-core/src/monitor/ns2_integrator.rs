@@ -37,9 +37,9 @@ pub struct QueueIntegrators {
 impl QueueIntegrators {
     /// The queue's length changed (or a packet came, left or was dropped) at `x` seconds.
     #[inline]
-    pub fn new_point(&mut self, x: f64, packets: u64, bytes: u64) {
-        self.packets.new_point(x, packets as f64);
-        self.bytes.new_point(x, bytes as f64);
+    pub fn new_point(&mut self, x: f64, packets: f64, bytes: f64) {
+        self.packets.new_point(x, packets);
+        self.bytes.new_point(x, bytes);
     }
 }
 

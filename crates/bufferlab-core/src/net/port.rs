@@ -92,6 +92,14 @@ pub struct Port {
     tx_packets: u64,
     tx_bytes: u64,
     lost_packets: u64,
+    /// Under ns-2's clock: the packets and bytes the link's loss models lost. ns-2 hands them
+    /// to the link's `drophead_` (SimpleLink `errormodule`, `insert-linkloss`), where a queue
+    /// monitor's or flow monitor's drop snoop counts them; queue-monitor.cc `drop` also takes
+    /// them off its `pkts_` and `size_`, which can go below 0.
+    ns2_lost: (u64, u64),
+    /// Whether those losses reach the link's `drophead_` (an error model's drop-target of the
+    /// script's own keeps them from the monitors: `unmonitor_ns2_losses`).
+    ns2_losses_monitored: bool,
     /// The last packet size serialised and its transmission time: a port sees few sizes (data
     /// segments, ACKs), and this spares a 64-bit division per packet.
     last_tx: (u32, SimTime),
@@ -183,6 +191,8 @@ impl Port {
             tx_packets: 0,
             tx_bytes: 0,
             lost_packets: 0,
+            ns2_lost: (0, 0),
+            ns2_losses_monitored: true,
             last_tx: (0, SimTime::ZERO),
         }
     }
@@ -346,6 +356,9 @@ impl Port {
                 cx.pool,
             )
         };
+        // ns-2's queue monitor notes the length when a packet leaves or is dropped, not when
+        // the link asks an empty queue for one (queue-monitor.cc: its snoops see packets)
+        let moved = next.is_some() || !cx.drops.queue.is_empty();
         if let Some(r) = next {
             let pkt = cx.pool.get(r);
             cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), pkt);
@@ -390,7 +403,9 @@ impl Port {
             }
             self.pipeline.push_back((at_key, r));
         }
-        self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
+        if !NS2 || moved {
+            self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
+        }
         self.settle_drops(cx);
         w
     }
@@ -407,10 +422,13 @@ impl Port {
         }
     }
 
+    /// ns-2's queue monitors' integrators follow the monitor's `pkts_` and `size_`: the
+    /// queue's length less what the link's loss models lost (`ns2_lost`).
     #[cold]
     fn integrator_points(&mut self, x: f64, packets: u64, bytes: u64) {
+        let (p, b) = self.ns2_monitor_length(packets, bytes);
         for i in &mut self.stats.ns2_integrators {
-            i.new_point(x, packets, bytes);
+            i.new_point(x, p, b);
         }
     }
 
@@ -420,6 +438,27 @@ impl Port {
         if let Some(s) = &mut self.stats.ns2_summary {
             s.update(f64::from_bits(now_key), packets as u64, bytes);
         }
+    }
+
+    /// A queue monitor's `pkts_` and `size_` (queue-monitor.cc): arrivals less departures
+    /// less drops, the link's losses included.
+    fn ns2_monitor_length(&self, packets: u64, bytes: u64) -> (f64, f64) {
+        (
+            packets as f64 - self.ns2_lost.0 as f64,
+            bytes as f64 - self.ns2_lost.1 as f64,
+        )
+    }
+
+    /// The link's losses go elsewhere than its `drophead_` (`ns2_losses_monitored`).
+    pub fn unmonitor_ns2_losses(&mut self) {
+        self.ns2_losses_monitored = false;
+    }
+
+    /// What a queue monitor of ns-2's reads: (`pkts_`, `size_`, link losses in packets and
+    /// bytes, which its `pdrops_` and `bdrops_` count beside the queue's drops).
+    pub fn ns2_monitor(&self) -> (f64, f64, u64, u64) {
+        let (p, b) = self.ns2_monitor_length(self.waiting_packets() as u64, self.waiting_bytes());
+        (p, b, self.ns2_lost.0, self.ns2_lost.1)
     }
 
     /// Adds a queue monitor's pair of ns-2 integrators (all zero, as ns-2 makes them; they
@@ -503,6 +542,17 @@ impl Port {
     fn lose<const NS2: bool>(&mut self, pkt: Packet, cx: &mut PortCx<NS2>) {
         if cx.now >= cx.warmup {
             self.lost_packets += 1;
+        }
+        if NS2 && self.ns2_losses_monitored {
+            self.ns2_lost.0 += 1;
+            self.ns2_lost.1 += u64::from(pkt.size);
+            if !self.stats.ns2_integrators.is_empty() {
+                let (p, b) = (self.waiting_packets() as u64, self.waiting_bytes());
+                self.integrator_points(f64::from_bits(cx.now_key), p, b);
+            }
+            for m in &mut self.stats.ns2_flowmons {
+                m.drop(&pkt, DropReason::LinkLoss);
+            }
         }
         cx.taps.trace_loss(cx.now, self.tap(), &pkt);
         cx.drops.settled.push((pkt, DropReason::LinkLoss));

@@ -602,6 +602,7 @@ pub fn build_with(
             packet_size: size,
             class: f.cfg.class,
             trace_fid: f.cfg.trace_fid.unwrap_or(sim.flows.len() as u32),
+            trace_ports: f.cfg.trace_ports,
             start: f.start,
             stop,
             sender,

@@ -76,10 +76,12 @@ pub fn check_distribution(path: String, d: &Distribution) -> Result<(), Scenario
     }
 }
 
+/// A Pareto law needs a positive mean (its scale); an exponential one of mean 0 is the
+/// point 0, as ns-2's `ExponentialRandomVariable` with `avg_ 0` draws (an Exponential
+/// source's `idle_time_ 0`: bursts back to back, each draw still taken from the stream).
 fn positive_mean(path: &str, d: &Distribution) -> Result<(), ScenarioError> {
     match d {
-        Distribution::Pareto { mean, .. } | Distribution::Exponential { mean }
-            if *mean == SimTime::ZERO =>
+        Distribution::Pareto { mean, .. } if *mean == SimTime::ZERO =>
         {
             Err(ScenarioError::field(
                 format!("{path}.mean"),
@@ -95,6 +97,7 @@ fn always_zero(d: &Distribution) -> bool {
     match d {
         Distribution::Constant { value } => *value == SimTime::ZERO,
         Distribution::Uniform { max, .. } => *max == SimTime::ZERO,
+        Distribution::Exponential { mean } => *mean == SimTime::ZERO,
         _ => false,
     }
 }

@@ -231,6 +231,13 @@ pub struct FlowConfig {
     /// packets of a flow whose id is not 0 as In (ns-2 RIO `priority_method_ 1`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_fid: Option<u32>,
+    /// The ports of its two ends in ns-2 trace lines (`node.port`), sender then receiver.
+    /// Default: ports numbered per node in flow order. ns-2 numbers the agents attached to a
+    /// node 0, 1, ... in the order they are attached (Node `alloc-port`, tcl/lib/ns-node.tcl,
+    /// ns-2.35), other agents than flows' ends included; `bufferlab run script.tcl` sets it
+    /// from the script's `attach-agent` order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_ports: Option<[u32; 2]>,
     /// IP + transport header bytes included in each packet's size (default 28 for UDP: IPv4 20 + UDP 8;
     /// for TCP the preset's, 40 with `ns2`: ns-2 adds 40 to `packetSize_`).
     #[serde(default)]
