@@ -64,8 +64,17 @@ enum Watched {
 /// `maxseq_` before `t_seqno_`).
 fn change_rank(var: &str) -> u8 {
     const ORDER: [&str; 11] = [
-        "ave_", "curq_", "dupacks_", "ack_", "backoff_", "rtt_", "srtt_", "rttvar_",
-        "ssthresh_", "cwnd_", "maxseq_",
+        "ave_",
+        "curq_",
+        "dupacks_",
+        "ack_",
+        "backoff_",
+        "rtt_",
+        "srtt_",
+        "rttvar_",
+        "ssthresh_",
+        "cwnd_",
+        "maxseq_",
     ];
     ORDER.iter().position(|v| *v == var).unwrap_or(ORDER.len()) as u8
 }

@@ -808,7 +808,6 @@ impl Simulation {
             .sum()
     }
 
-
     /// The losses of the link direction `from` -> `to` go to a drop-target of the script's
     /// own, not the link's `drophead_`: its ns-2 queue and flow monitors do not count them.
     pub fn unmonitor_losses(&mut self, from: &str, to: &str) -> Result<(), String> {

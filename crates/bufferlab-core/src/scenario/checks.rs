@@ -81,13 +81,10 @@ pub fn check_distribution(path: String, d: &Distribution) -> Result<(), Scenario
 /// source's `idle_time_ 0`: bursts back to back, each draw still taken from the stream).
 fn positive_mean(path: &str, d: &Distribution) -> Result<(), ScenarioError> {
     match d {
-        Distribution::Pareto { mean, .. } if *mean == SimTime::ZERO =>
-        {
-            Err(ScenarioError::field(
-                format!("{path}.mean"),
-                "must be positive",
-            ))
-        }
+        Distribution::Pareto { mean, .. } if *mean == SimTime::ZERO => Err(ScenarioError::field(
+            format!("{path}.mean"),
+            "must be positive",
+        )),
         _ => Ok(()),
     }
 }
