@@ -276,7 +276,8 @@ impl TcpSender {
             in_recovery: false,
             // ns-2 tcp.cc reset(): recover_ = 0, i.e. packet 0 (the opening packet); so
             // `highest_ack_ > recover_` fails while packet 0 is the highest acknowledged
-            recover: if p.rules().agent_window_halving {
+            // (with `syn_`; without it bufferlab keeps 0, below packet 0's end)
+            recover: if p.rules().agent_window_halving && p.handshake {
                 ns2_packet0_end(&p)
             } else {
                 0

@@ -574,6 +574,31 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
     assert_eq!(pipe.snd.stats.fast_retransmits, 0);
 }
 
+/// ns-2.35 tcp.cc `ecn()` at a window of one: cwnd_ halves to half a packet (no floor of one),
+/// nothing goes out, `newtimer` keeps the timer running with nothing outstanding, and the
+/// next packet leaves at its expiry (minrto_ 0.2 s), not on the ACK clock.
+#[test]
+fn ns2_ecn_echo_at_a_window_of_one_waits_for_the_timer() {
+    let p = params(|o| {
+        o.iw = Some(1);
+        o.ecn = Some(true);
+    });
+    let mss = f64::from(p.mss);
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(20));
+    // packet 1's echo halves 2 to 1, packet 3's (after the CWR) halves 1 to 0.5
+    pipe.mark = Box::new(|n, _| n == 1 || n == 3);
+    pipe.run_until(ms(1000));
+    assert!(pipe.trace.iter().any(|t| (t.1 - mss / 2.0).abs() < 1e-9));
+    let gap = pipe
+        .sent_log
+        .windows(2)
+        .map(|w| w[1].0 - w[0].0)
+        .max()
+        .unwrap();
+    assert!(gap >= ms(200), "{gap:?}");
+    assert_eq!(pipe.snd.stats.ecn_reductions, 2);
+}
+
 /// The ACKs a receiver with parameters `p` sends while segments arrive one per millisecond:
 /// `(segment index, ECN codepoint)` each, answered as (arrival index, ACK packet).
 fn feed_receiver(p: TcpParams, segs: &[(u64, Ecn)]) -> Vec<(usize, Packet)> {
