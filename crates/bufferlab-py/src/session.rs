@@ -56,6 +56,7 @@ impl Session {
     #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None,
         ns2_error_drops = None, max_wall = None, ns2_show_tcphdr = false,
         ns2_unmonitored_losses = None))]
+    #[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
     fn new(
         scenario_text: String,
         source: Option<String>,
