@@ -108,6 +108,9 @@ pub struct Flow {
     /// A TCP flow that opens with a SYN (ns-2's opening packet): traces number it 0 and the
     /// data segments from 1.
     pub opening_packet: bool,
+    /// ns-2's FullTcp at both ends (`tcp/full/`): traces write byte sequence numbers and the
+    /// listener's packets as type `ack`.
+    pub full_tcp: bool,
     /// Its start in ns-2's double seconds, where picoseconds do not hold it
     /// (`FlowConfig::ns2_start_s`): the key of its first event under ns-2's clock.
     pub ns2_start_s: Option<f64>,
@@ -876,6 +879,7 @@ impl Simulation {
                     type_name: f.trace_type,
                     mss: f.mss,
                     opening_packet: f.opening_packet,
+                    full_tcp: f.full_tcp,
                     fid: f.trace_fid,
                     traced: filter.flows.is_empty() || filter.flows.contains(&f.name),
                 }
@@ -1022,6 +1026,7 @@ mod tests {
             trace_type: "cbr",
             mss: 1,
             opening_packet: false,
+            full_tcp: false,
             ns2_start_s: None,
             start_order: 0,
             packet_size: 100,

@@ -18,6 +18,7 @@ from bufferlab.ns2.classes import (
     is_a,
 )
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
+from bufferlab.ns2.fulltcp import check_full_pair, is_full_tcp
 from bufferlab.ns2.model import Agent, App, Node
 
 # Data written into a one-way TCP agent (tcp.cc command: send -> sendmsg, advance, advanceby)
@@ -96,6 +97,8 @@ class Agents:
         return obj
 
     def check_pair(self, s: Agent, d: Agent) -> None:
+        if is_full_tcp(s.cls) or is_full_tcp(d.cls):
+            return check_full_pair(s, d)
         if s.cls in TCP_CC and d.cls not in TCP_SINKS:
             raise Ns2Error(f"{s.cls} must be connected to an Agent/TCPSink, not {d.cls}")
         # a UDP agent receives as a Null does (udp.cc UdpAgent::recv hands the packet to an
@@ -179,6 +182,11 @@ class Agents:
             if len(a) != 1:
                 raise Ns2Error(f"usage: $tcp {m} n")
             return self.data_op(ag, m, a[0])
+        if m == "listen" and is_full_tcp(ag.cls) and not a:
+            if self.runner is not None:
+                raise Ns2Error("$agent listen during the run is not modelled: call it before $ns run")
+            ag.listening = True  # tcp-full.cc listen(): the passive end
+            return ""
         if m in ("port", "dst-port") and not a:
             # ns-node.tcl attach: agent_port_ from the node's port classifier (alloc-port,
             # the first free slot: 0, 1, ... as agents are attached); dst-port the peer's

@@ -218,6 +218,45 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
     **RANVAR_DEFAULTS,
 }
 
+# ns-2.35's FullTcp agents (tcp/tcp-full.cc; ns-default.tcl's `Agent/TCP/FullTcp set ...`
+# lines, printed by `ns`: `[new Agent/TCP/FullTcp] set segsize_` 536, ...). Tahoe's and
+# Newreno's `instproc init` set reno_fastrecov_ / open_cwnd_on_pack_ false on the object.
+FULL_TCP_DEFAULTS: dict[str, dict[str, str]] = {
+    "Agent/TCP/FullTcp": {
+        "segsperack_": "1",
+        "spa_thresh_": "0",
+        "segsize_": "536",
+        "tcprexmtthresh_": "3",
+        "iss_": "0",
+        "nodelay_": "false",
+        "data_on_syn_": "false",
+        "dupseg_fix_": "true",
+        "dupack_reset_": "false",
+        "interval_": "0.1",
+        "close_on_empty_": "false",
+        "signal_on_empty_": "false",
+        "ts_option_size_": "10",
+        "reno_fastrecov_": "true",
+        "pipectrl_": "false",
+        "open_cwnd_on_pack_": "true",
+        "halfclose_": "false",
+        "nopredict_": "false",
+        "ecn_syn_": "false",
+        "ecn_syn_wait_": "0",
+        "debug_": "false",
+    },
+    "Agent/TCP/FullTcp/Tahoe": {"reno_fastrecov_": "false"},
+    "Agent/TCP/FullTcp/Newreno": {"open_cwnd_on_pack_": "false", "recov_maxburst_": "2"},
+}
+
+# The FullTcp classes bufferlab models -> the `full_tcp` table's variant (tcp/full/).
+FULL_TCP = {
+    "Agent/TCP/FullTcp": "reno",
+    "Agent/TCP/FullTcp/Newreno": "newreno",
+    "Agent/TCP/FullTcp/Tahoe": "tahoe",
+}
+NS_DEFAULTS.update(FULL_TCP_DEFAULTS)
+
 # Every variable ns-2.35's ns-default.tcl gives the TCP agents and sinks (printed by `ns`:
 # `Agent/TCP info vars` and `set`), with its default: a script that sets one away from it
 # changes what ns-2 does, so one that bufferlab does not model stops the script
@@ -356,6 +395,7 @@ NS2_AGENT_DEFAULTS: dict[str, dict[str, str]] = {
     "Agent/TCPSink/DelAck": {"interval_": "100ms"},
     "Agent/TCPSink/Sack1/DelAck": {"interval_": "100ms"},
 }
+NS2_AGENT_DEFAULTS.update(FULL_TCP_DEFAULTS)
 
 # Variables `$tcp trace var_` writes, as ns-2.35's TcpAgent::traceVar (tcp.cc) formats them:
 # a double with %-6.3f, an integer with %d; the RTT estimator's integers (tcpTick_ ticks) as

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from bufferlab.ns2.agents import Agents
 from bufferlab.ns2.apps import Applications
-from bufferlab.ns2.classes import QUEUE_KINDS, TCP_CC, TRAFFIC
+from bufferlab.ns2.classes import FULL_TCP, QUEUE_KINDS, TCP_CC, TRAFFIC
 from bufferlab.ns2.errmodel import ErrModule, ErrorModels
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, ScriptExit, TclScriptError
 from bufferlab.ns2.flowmon import FlowMonitors
@@ -192,6 +192,8 @@ _CLASSES = sorted(
         "Agent/TCP/Sack1",
         "Agent/TCP/Vegas",
         "Agent/TCP/Linux",
+        "Agent/TCP/FullTcp",
+        *FULL_TCP,
         "Agent/TCPSink",
         "Agent/TCPSink/DelAck",
         "Agent/TCPSink/Sack1",
@@ -227,6 +229,9 @@ _CLASSES = sorted(
 
 # Draws from the default RNG that making each TCP sender costs in ns-2 (see _make).
 _TCP_CREATION_DRAWS = {c: 2 if c == "Agent/TCP/Vegas" else 1 for c in TCP_CC}
+# FullTcp's constructor resets twice as Vegas's does (measured with `ns`: after
+# `new Agent/TCP/FullTcp` ns-random gives the stream's third value)
+_TCP_CREATION_DRAWS.update({c: 2 for c in FULL_TCP})
 
 
 class Interp(
@@ -532,7 +537,7 @@ class Interp(
             obj = Obj(h, cls)
         obj.ucls = ucls
         self.init_vars(obj)
-        if cls in TCP_CC:
+        if cls in TCP_CC or cls in FULL_TCP:
             reset_ssthresh(obj)  # the constructor's reset()
         if cls.startswith("RandomVariable"):
             obj.vars.setdefault("rng", self.default_rng.handle)

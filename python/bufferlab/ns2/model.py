@@ -179,6 +179,8 @@ class Agent(Obj):
     detached: bool = False
     # Its port on its node (ns-node.tcl alloc-port at attach; ns-2's agent_port_ 0 before)
     port: int = 0
+    # A FullTcp agent's `$agent listen` (tcp-full.cc listen): the passive end
+    listening: bool = False
 
     def __init__(self, handle: str, cls: str, *, order: int) -> None:
         super().__init__(handle, cls)

@@ -16,7 +16,7 @@ import heapq
 import json
 from pathlib import Path
 
-from bufferlab.ns2.classes import TCP_CC, VAR_TRACES, is_a
+from bufferlab.ns2.classes import FULL_TCP, TCP_CC, VAR_TRACES, is_a
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.linktrace import TraceRouter, plan
 from bufferlab.ns2.model import Agent, FlowMon, Queue, QueueMonitor
@@ -861,6 +861,8 @@ def _engine_var(ag: Agent, var: str) -> str:
 
 
 def _is_sender(ag: Agent) -> bool:
+    if ag.cls in FULL_TCP:
+        return not ag.listening  # the FullTcp source; the listener receives
     return ag.cls in TCP_CC or is_a(ag.cls, "Agent/UDP")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bufferlab.ns2.classes import (
+    FULL_TCP,
     LABELS,
     LINUX_CA,
     NS2_AGENT_DEFAULTS,
@@ -24,6 +25,7 @@ from bufferlab.ns2.classes import (
 )
 from bufferlab.ns2.errmodel import loss_config
 from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.fulltcp import full_tcp_options
 from bufferlab.ns2.model import App, Link, Obj, Queue
 from bufferlab.ns2.units import boolean, fmt_rate, fmt_time, number, rate_bps, time_s
 
@@ -184,9 +186,17 @@ def _start_order(flows: list[dict[str, Any]], seqs: list[int | None]) -> None:
 def _flow(
     ag: Agent, index: int, duration: float, warn: Callable[[str], None], held: bool
 ) -> dict[str, Any] | None:
-    tcp = ag.cls in TCP_CC
+    full = ag.cls in FULL_TCP
+    tcp = ag.cls in TCP_CC or full
     if not tcp and not is_a(ag.cls, "Agent/UDP"):
         return None  # sinks, Null
+    if full and (ag.listening or ag.app is None):
+        if ag.app is not None:
+            raise Ns2Error(
+                f"{ag.cls} {ag.handle}: a listening FullTcp with an application (data both "
+                "ways) is not modelled"
+            )
+        return None  # the listener: the flow's destination
     if ag.peer is None or ag.node is None or ag.peer.node is None:
         if ag.app is not None:
             warn(f"{ag.cls} {ag.handle} is not connected ($ns connect): left out")
@@ -254,7 +264,14 @@ def _flow(
             flow["protocol"] = "tcp"
     else:
         raise Ns2Error(f"{app.cls} is not modelled (FTP, CBR, Exponential, Pareto are)")
-    if tcp:
+    if full:
+        if not ag.peer.listening:
+            raise Ns2Error(
+                f"{ag.peer.cls} {ag.peer.handle} does not listen ($sink listen): a "
+                "simultaneous open is not modelled"
+            )
+        flow["tcp"] = full_tcp_options(ag)
+    elif tcp:
         flow["tcp"] = tcp_options(ag, warn)
         overhead = _changed(ag, "overhead_")
         if overhead is not None:

@@ -11,7 +11,7 @@ import _tkinter
 import heapq
 import math
 
-from bufferlab.ns2.classes import TCP_CC
+from bufferlab.ns2.classes import FULL_TCP, TCP_CC
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.model import Agent, App, reset_ssthresh
 from bufferlab.ns2.units import number, time_s
@@ -122,10 +122,21 @@ class Simulator:
                 by_node.setdefault(ag.node.id, []).append(ag)
         for nid in (int(x) for x in self.tcl.splitlist(order)):
             for ag in sorted(by_node.get(nid, []), key=lambda g: g.attach_seq):
-                if ag.cls in TCP_CC:
+                if ag.cls in TCP_CC or ag.cls in FULL_TCP:
                     tick = time_s(ag.vars.get("tcpTick_", "0.01"))
                     ag.boot_time = tick * self.default_rng.stream.u01()
                     reset_ssthresh(ag)  # the same reset()
+        # A FullTcp source resets once more when its application starts (tcp-full.cc
+        # advance_bytes in CLOSED: reset(), connect()): its clock's phase is that draw,
+        # the next of the default RNG when nothing else draws from it before the start.
+        sources = [
+            ag
+            for ag in self.net.agents
+            if ag.cls in FULL_TCP and ag.app is not None and ag.app.start is not None
+        ]
+        for ag in sorted(sources, key=lambda g: (g.app.start, g.attach_seq)):  # type: ignore[union-attr]
+            tick = time_s(ag.vars.get("tcpTick_", "0.01"))
+            ag.boot_time = tick * self.default_rng.stream.u01()
 
     def run(self) -> str:
         if self.runner is not None:

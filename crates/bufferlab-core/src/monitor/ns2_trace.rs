@@ -87,6 +87,10 @@ pub struct TraceFlow {
     pub mss: u32,
     /// The TCP flow opens with a SYN, numbered 0 (its data from 1).
     pub opening_packet: bool,
+    /// ns-2's FullTcp (tcp-full.cc): seq is the header's byte sequence number, the
+    /// listener's packets are type `ack` (`listen`: `type_ = PT_ACK`) and the opener's `tcp`
+    /// (pure ACKs too); with show_tcphdr the header's ackno, flags and hlen are written.
+    pub full_tcp: bool,
     /// The flow id written in its lines (ns-2's `fid_`).
     pub fid: u32,
     pub traced: bool,
@@ -174,6 +178,10 @@ impl Ns2Trace {
     pub fn record(&mut self, ev: TraceEvent, now: SimTime, from: u32, to: u32, pkt: &Packet) {
         let f = &self.flows[pkt.flow.idx()];
         let (type_name, seq) = match pkt.kind {
+            _ if f.full_tcp => (
+                if pkt.reverse { "ack" } else { "tcp" },
+                pkt.tcp.seq as u32 as i32 as i64,
+            ),
             PacketKind::UdpData => (f.type_name, pkt.seq as i64),
             // byte sequence numbers start at 1 (the SYN takes 0)
             PacketKind::TcpData if pkt.tcp.flags & tcp_flags::SYN != 0 => ("tcp", 0),
@@ -236,7 +244,18 @@ impl Ns2Trace {
                 PacketKind::TcpAck => pkt.tcp.sack_count(),
                 _ => 0,
             };
-            let _ = write!(self.line, " 0 0x0 0 {sa_length}");
+            if f.full_tcp {
+                // tcp-full.cc sendpacket: ackno, flags, hlen = tcpip_base_hdr_size_, no SACK
+                let _ = write!(
+                    self.line,
+                    " {} 0x{:x} {} 0",
+                    pkt.tcp.ack as u32 as i32,
+                    pkt.tcp.flags,
+                    pkt.size - pkt.payload
+                );
+            } else {
+                let _ = write!(self.line, " 0 0x0 0 {sa_length}");
+            }
         }
         self.line.push('\n');
         if self.error.is_none() {

@@ -6,6 +6,7 @@ use super::config::{FlowConfig, Scenario, StartTime};
 use super::topology::{self, Topology};
 use super::ScenarioError;
 use crate::ext::Extensions;
+use crate::tcp::full::FullTcpAgent;
 use crate::ids::{FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_series::FlowSeriesSet;
 use crate::monitor::flow_stats::FlowStats;
@@ -488,6 +489,7 @@ pub fn build_with(
         let fid = FlowId(fi as u32);
         let mss = tcp.as_ref().map_or(1, |p| p.mss);
         let opening_packet = tcp.as_ref().is_some_and(|p| p.handshake);
+        let full_tcp = tcp.as_ref().is_some_and(|p| p.full.is_some());
         let (sender, receiver) = if let Some(p) = tcp {
             let app = match &f.cfg.app {
                 AppConfig::Transfer { size } => TcpApp::Transfer { bytes: size.0 },
@@ -508,6 +510,15 @@ pub fn build_with(
                     rng::stream(seed, &format!("flow/{}/app", f.name)),
                 ),
             };
+            if p.full.is_some() {
+                // ns-2's FullTcp: both ends are agents of the same class (tcp/full/)
+                let snd = FullTcpAgent::active(p.clone(), app, f.start);
+                let rcv = FullTcpAgent::listener(p);
+                (
+                    sim.add_agent(Box::new(snd), fid, src, false),
+                    sim.add_agent(Box::new(rcv), fid, dst, true),
+                )
+            } else {
             let mut snd = if p.cc == CcKind::Python {
                 let opts = f.cfg.tcp.clone().unwrap_or_default();
                 let field = format!("flows[{}].tcp.cc_class", f.entry);
@@ -544,6 +555,7 @@ pub fn build_with(
                 sim.add_agent(Box::new(snd), fid, src, false),
                 sim.add_agent(Box::new(TcpReceiver::new(p)), fid, dst, true),
             )
+            }
         } else {
             let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;
             let mut gen = traffic::build(&f.cfg.app, f.start, stop, header);
@@ -597,6 +609,7 @@ pub fn build_with(
             trace_type: trace_type(&f.cfg.app, f.cfg.protocol()),
             mss,
             opening_packet,
+            full_tcp,
             ns2_start_s: f.cfg.ns2_start_s,
             start_order: f.cfg.start_order.unwrap_or(sim.flows.len() as u32),
             packet_size: size,

@@ -13,6 +13,7 @@
 //!   TCP_TIMEOUT_INIT 1 s, TCP_INIT_CWND 10, TCP_DELACK_MIN 40 ms), `net.ipv4.tcp_rmem/wmem`.
 
 use super::flavour::{Flavour, Rules};
+use super::full::{FullTcp, FullTcpOptions};
 use super::ns2_agent::{Ns2Agent, Ns2AgentOptions};
 use crate::units::{Bytes, QueueLimit, SimTime};
 use schemars::JsonSchema;
@@ -246,6 +247,11 @@ pub struct TcpOptions {
     /// `rfc2988`, the sink's `syn_immediate_ack`; `tcp/ns2_agent.rs`), with ns-2's rules only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns2_agent: Option<Ns2AgentOptions>,
+    /// ns-2.35's two-way TCP (`Agent/TCP/FullTcp`, `/Newreno`, `/Tahoe`; `tcp/full/`): both
+    /// ends are FullTcp agents, the source opens with a SYN, sequence numbers count bytes.
+    /// With the `ns2` preset only; `mss` is its `segsize_` (536 unless given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_tcp: Option<FullTcpOptions>,
 }
 
 impl TcpOptions {
@@ -319,6 +325,8 @@ pub struct TcpParams {
     pub pacing_ca_ratio: f64,
     /// ns-2.35 agent variables (`tcp/ns2_agent.rs`; ns-default.tcl's values in every preset).
     pub ns2: Ns2Agent,
+    /// ns-2's FullTcp agents at both ends (`tcp/full/`), if the flow is one.
+    pub full: Option<FullTcp>,
 }
 
 pub const UNLIMITED: u64 = u64::MAX;
@@ -381,6 +389,7 @@ impl TcpParams {
                 pacing_ss_ratio: 200.0,
                 pacing_ca_ratio: 120.0,
                 ns2: Ns2Agent::default(),
+                full: None,
             },
             // ns-3.44 TcpSocket / TcpSocketBase attribute defaults.
             Preset::Ns3 => TcpParams {
@@ -438,6 +447,7 @@ impl TcpParams {
                 pacing_ss_ratio: 200.0, // TcpSocketState PacingSsRatio 200
                 pacing_ca_ratio: 120.0, // TcpSocketState PacingCaRatio 120
                 ns2: Ns2Agent::default(),
+                full: None,
             },
             // Linux 6.x host defaults.
             Preset::Linux => TcpParams {
@@ -493,6 +503,7 @@ impl TcpParams {
                 pacing_ss_ratio: 200.0, // sysctl tcp_pacing_ss_ratio 200
                 pacing_ca_ratio: 120.0, // sysctl tcp_pacing_ca_ratio 120
                 ns2: Ns2Agent::default(),
+                full: None,
             },
         }
     }
@@ -574,6 +585,7 @@ impl TcpParams {
         set!(pacing_ss_ratio);
         set!(pacing_ca_ratio);
         p.ns2 = Ns2Agent::resolve(o.ns2_agent.as_ref());
+        p.full = o.full_tcp.as_ref().map(FullTcp::resolve);
         // ns-2 tcp.cc timeout(): a lost opening packet makes wnd_init_ 1 only with bugfix_ss_
         if (p.rules().full_initial_window_after_syn_loss || !p.ns2.bugfix_ss)
             && o.iw_after_syn_loss.is_none()
@@ -671,6 +683,13 @@ impl TcpParams {
         if self.clock_phase > SimTime::ZERO {
             j["clock_phase_s"] = self.clock_phase.as_secs_f64().into();
         }
+        if let Some(f) = &self.full {
+            j["full_tcp"] = serde_json::json!({
+                "variant": f.variant, "segsperack": f.segsperack, "interval_s": f.interval_s,
+                "nodelay": f.nodelay, "tcprexmtthresh": f.tcprexmtthresh,
+                "recov_maxburst": f.recov_maxburst,
+            });
+        }
         // Only for the controllers that use them, so earlier reports keep their bytes.
         if matches!(self.cc, CcKind::Dctcp | CcKind::Prague) {
             j["dctcp"] =
@@ -748,6 +767,21 @@ impl TcpParams {
         }
         if self.max_rto < self.min_rto {
             return Err(("max_rto", "must not be below min_rto".into()));
+        }
+        if let Some(f) = &self.full {
+            if self.preset != Preset::Ns2 {
+                return Err((
+                    "full_tcp",
+                    "is ns-2.35's Agent/TCP/FullTcp: give it with preset = \"ns2\"".into(),
+                ));
+            }
+            if self.sack || self.ecn || self.timestamps || self.pacing {
+                return Err((
+                    "full_tcp",
+                    "FullTcp with sack, ecn, timestamps or pacing is not modelled".into(),
+                ));
+            }
+            f.validate().map_err(|e| ("full_tcp", e))?;
         }
         if self.ns2 != Ns2Agent::default() && self.flavour != Flavour::Ns2 {
             return Err((

@@ -13,6 +13,7 @@ pub mod app;
 pub mod cc;
 pub mod config;
 pub mod flavour;
+pub mod full;
 pub mod ns2_agent;
 pub mod pacing;
 pub mod rate;

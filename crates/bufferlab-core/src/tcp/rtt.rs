@@ -328,6 +328,11 @@ impl RttEstimator {
         } as f64)
     }
 
+    /// ns-2's `t_rtxcur_` in seconds (the RTO before clamping and backoff), in ns-2 mode.
+    pub fn ns2_rtxcur(&self) -> Option<f64> {
+        self.ns2.as_ref().map(|n| n.rtxcur)
+    }
+
     pub fn srtt(&self) -> Option<f64> {
         self.has_sample.then_some(self.srtt)
     }
