@@ -40,9 +40,7 @@ $ns run
 
 
 def _script(cls: str, settings: str = "", qlimit: int = 6) -> str:
-    return (
-        BASE.replace("CLASS", cls).replace("SETTINGS", settings).replace("QLIMIT", str(qlimit))
-    )
+    return BASE.replace("CLASS", cls).replace("SETTINGS", settings).replace("QLIMIT", str(qlimit))
 
 
 CASES = {

@@ -184,7 +184,9 @@ class Agents:
             return self.data_op(ag, m, a[0])
         if m == "listen" and is_full_tcp(ag.cls) and not a:
             if self.runner is not None:
-                raise Ns2Error("$agent listen during the run is not modelled: call it before $ns run")
+                raise Ns2Error(
+                    "$agent listen during the run is not modelled: call it before $ns run"
+                )
             ag.listening = True  # tcp-full.cc listen(): the passive end
             return ""
         if m in ("port", "dst-port") and not a:

@@ -33,6 +33,7 @@ _FIELDS: dict[str, tuple[str, str, Any]] = {
     "nodelay_": ("nodelay", "full", boolean),
     "tcprexmtthresh_": ("tcprexmtthresh", "full", lambda v: int(number(v))),
     "recov_maxburst_": ("recov_maxburst", "full", lambda v: int(number(v))),
+    "bugFix_": ("bug_fix", "full", boolean),
     "delay_growth_": ("delay_growth", "agent", boolean),
     "precisionReduce_": ("precision_reduce", "agent", boolean),
     "maxburst_": ("maxburst", "agent", lambda v: int(number(v))),
@@ -139,11 +140,10 @@ def full_tcp_options(ag: Agent) -> dict[str, Any]:
     tables = {"tcp": tcp, "full": full, "agent": agent}
     # segsize_ is the MSS whatever packetSize_ says (tcp-full.cc foutput)
     tcp["mss"] = int(number(ag.vars.get("segsize_", "536"), "segsize_"))
+    skip = LABELS | TCP_STATE | _IGNORED | _BY_CLASS | _UNREAD
     for end in (ag, ag.peer):
         for var, value in sorted(end.vars.items()):
-            if var in LABELS or var in TCP_STATE or var in _IGNORED or var in _BY_CLASS or var in _UNREAD:
-                continue
-            if var in _FIELDS:
+            if var in skip or var in _FIELDS:
                 continue
             default = _default(end.cls, var)
             if default is not None and not _same(value, default):
@@ -165,12 +165,12 @@ def full_tcp_options(ag: Agent) -> dict[str, Any]:
                     f"{ag.cls} {var} {other} on the source differs from the listener's: "
                     "not modelled (one value for both ends)"
                 )
-    for var in ("window_", "minrto_", "maxrto_", "rtxcur_init_", "tcpTick_"):
+    for var in ("minrto_", "maxrto_", "rtxcur_init_", "tcpTick_"):
         a, b = ag.vars.get(var), ag.peer.vars.get(var)
-        if a is not None and b is not None and not _same(a, b) and var != "window_":
+        if a is not None and b is not None and not _same(a, b):
             raise Ns2Error(
                 f"{ag.peer.cls} {var} {b} differs from the source's {a}: not modelled (the "
-                "listener sends no data here, but its timers follow the source's)"
+                "listener's timers follow the source's)"
             )
     if ag.boot_time:
         tcp["clock_phase"] = ag.boot_time

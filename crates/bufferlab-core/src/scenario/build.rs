@@ -6,7 +6,6 @@ use super::config::{FlowConfig, Scenario, StartTime};
 use super::topology::{self, Topology};
 use super::ScenarioError;
 use crate::ext::Extensions;
-use crate::tcp::full::FullTcpAgent;
 use crate::ids::{FlowId, LinkId, NodeId, PortId};
 use crate::monitor::flow_series::FlowSeriesSet;
 use crate::monitor::flow_stats::FlowStats;
@@ -22,6 +21,7 @@ use crate::rng;
 use crate::sim::{Flow, Link, Node, Simulation};
 use crate::tcp::app::TcpApp;
 use crate::tcp::config::CcKind;
+use crate::tcp::full::FullTcpAgent;
 use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::traffic::{self, AppConfig, Distribution, OnOffFlavour};
 use crate::udp::{UdpSender, UdpSink};
@@ -519,42 +519,42 @@ pub fn build_with(
                     sim.add_agent(Box::new(rcv), fid, dst, true),
                 )
             } else {
-            let mut snd = if p.cc == CcKind::Python {
-                let opts = f.cfg.tcp.clone().unwrap_or_default();
-                let field = format!("flows[{}].tcp.cc_class", f.entry);
-                let class = opts.cc_class.ok_or_else(|| ScenarioError::field(&field, "cc = \"python\" needs cc_class = \"module:Class\" (a bufferlab.CongestionControl subclass)"))?;
-                let ext = ext.ok_or_else(|| ScenarioError::field(&field, "Python congestion controllers run only from the Python package (bufferlab.run or the bufferlab command)"))?;
-                let params = serde_json::Value::Object(opts.cc_params.unwrap_or_default());
-                let cc = ext
-                    .congestion_control(&class, &params)
-                    .map_err(|e| ScenarioError::field(&field, e))?;
-                TcpSender::with_cc(p.clone(), app, f.start, stop, cc)
-            } else if p.cc == CcKind::Bbr {
-                // BBR draws its first PROBE_BW phase from the flow's own stream
-                let rng = rng::stream(seed, &format!("flow/{}/cc", f.name));
-                let cc = Box::new(crate::tcp::cc::bbr::Bbr::new(&p, rng));
-                TcpSender::with_cc(p.clone(), app, f.start, stop, cc)
-            } else {
-                TcpSender::new(p.clone(), app, f.start, stop)
-            };
-            if let Some(j) = f.cfg.send_jitter {
-                // ns-2 draws overhead_'s delays from its default RNG (tcp.cc send_much)
-                snd = snd.with_send_jitter(j, stream(true, &format!("flow/{}/jitter", f.name)));
-            }
-            if let Some(dt) = s.monitor.cwnd_interval {
-                let chosen = s
-                    .monitor
-                    .cwnd_flows
-                    .as_ref()
-                    .is_none_or(|names| names.contains(&f.name));
-                if chosen && dt > SimTime::ZERO {
-                    snd = snd.with_series(dt, s.warmup.max(f.start));
+                let mut snd = if p.cc == CcKind::Python {
+                    let opts = f.cfg.tcp.clone().unwrap_or_default();
+                    let field = format!("flows[{}].tcp.cc_class", f.entry);
+                    let class = opts.cc_class.ok_or_else(|| ScenarioError::field(&field, "cc = \"python\" needs cc_class = \"module:Class\" (a bufferlab.CongestionControl subclass)"))?;
+                    let ext = ext.ok_or_else(|| ScenarioError::field(&field, "Python congestion controllers run only from the Python package (bufferlab.run or the bufferlab command)"))?;
+                    let params = serde_json::Value::Object(opts.cc_params.unwrap_or_default());
+                    let cc = ext
+                        .congestion_control(&class, &params)
+                        .map_err(|e| ScenarioError::field(&field, e))?;
+                    TcpSender::with_cc(p.clone(), app, f.start, stop, cc)
+                } else if p.cc == CcKind::Bbr {
+                    // BBR draws its first PROBE_BW phase from the flow's own stream
+                    let rng = rng::stream(seed, &format!("flow/{}/cc", f.name));
+                    let cc = Box::new(crate::tcp::cc::bbr::Bbr::new(&p, rng));
+                    TcpSender::with_cc(p.clone(), app, f.start, stop, cc)
+                } else {
+                    TcpSender::new(p.clone(), app, f.start, stop)
+                };
+                if let Some(j) = f.cfg.send_jitter {
+                    // ns-2 draws overhead_'s delays from its default RNG (tcp.cc send_much)
+                    snd = snd.with_send_jitter(j, stream(true, &format!("flow/{}/jitter", f.name)));
                 }
-            }
-            (
-                sim.add_agent(Box::new(snd), fid, src, false),
-                sim.add_agent(Box::new(TcpReceiver::new(p)), fid, dst, true),
-            )
+                if let Some(dt) = s.monitor.cwnd_interval {
+                    let chosen = s
+                        .monitor
+                        .cwnd_flows
+                        .as_ref()
+                        .is_none_or(|names| names.contains(&f.name));
+                    if chosen && dt > SimTime::ZERO {
+                        snd = snd.with_series(dt, s.warmup.max(f.start));
+                    }
+                }
+                (
+                    sim.add_agent(Box::new(snd), fid, src, false),
+                    sim.add_agent(Box::new(TcpReceiver::new(p)), fid, dst, true),
+                )
             }
         } else {
             let header = f.cfg.header.unwrap_or(Bytes(28)).0 as u32;

@@ -687,7 +687,7 @@ impl TcpParams {
             j["full_tcp"] = serde_json::json!({
                 "variant": f.variant, "segsperack": f.segsperack, "interval_s": f.interval_s,
                 "nodelay": f.nodelay, "tcprexmtthresh": f.tcprexmtthresh,
-                "recov_maxburst": f.recov_maxburst,
+                "recov_maxburst": f.recov_maxburst, "bug_fix": f.bug_fix,
             });
         }
         // Only for the controllers that use them, so earlier reports keep their bytes.

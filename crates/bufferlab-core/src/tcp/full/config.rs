@@ -46,6 +46,11 @@ pub struct FullTcpOptions {
     /// one ACK sends during its recovery.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recov_maxburst: Option<u32>,
+    /// ns-2 `bugFix_` (Agent/TCP's, default true): no second fast retransmit until the ACKs
+    /// pass `recover_` (tcp-full.cc `dupack_action`). false: each third duplicate ACK
+    /// retransmits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bug_fix: Option<bool>,
 }
 
 /// The resolved FullTcp variables.
@@ -57,6 +62,7 @@ pub struct FullTcp {
     pub nodelay: bool,
     pub tcprexmtthresh: u32,
     pub recov_maxburst: u32,
+    pub bug_fix: bool,
     /// ns-2 `reno_fastrecov_`: true, but false for Tahoe (ns-default.tcl's
     /// `Agent/TCP/FullTcp/Tahoe instproc init`).
     pub reno_fastrecov: bool,
@@ -75,6 +81,7 @@ impl FullTcp {
             nodelay: o.nodelay.unwrap_or(false),
             tcprexmtthresh: o.tcprexmtthresh.unwrap_or(3),
             recov_maxburst: o.recov_maxburst.unwrap_or(2),
+            bug_fix: o.bug_fix.unwrap_or(true),
             reno_fastrecov: variant != FullTcpVariant::Tahoe,
             open_cwnd_on_pack: variant != FullTcpVariant::Newreno,
         }

@@ -219,7 +219,9 @@ impl FullTcpAgent {
             }
         }
         let next = match next {
-            Some(Next::ProcessAck) => self.ack_path(true, ackno, datalen, dupseg, &mut needoutput, cx),
+            Some(Next::ProcessAck) => {
+                self.ack_path(true, ackno, datalen, dupseg, &mut needoutput, cx)
+            }
             Some(Next::Step6) => Next::Step6,
             Some(other) => other,
             None => self.ack_path(false, ackno, datalen, dupseg, &mut needoutput, cx),

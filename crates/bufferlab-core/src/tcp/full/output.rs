@@ -47,7 +47,13 @@ impl FullTcpAgent {
 
     /// tcp-full.cc `send_much`: output segments while the window allows (`force`: the first
     /// even if not), at most `maxburst` (0: no limit), stopping after a SYN or FIN.
-    pub(crate) fn send_much(&mut self, force: bool, reason: u8, maxburst: u32, cx: &mut EndpointCtx) {
+    pub(crate) fn send_much(
+        &mut self,
+        force: bool,
+        reason: u8,
+        maxburst: u32,
+        cx: &mut EndpointCtx,
+    ) {
         let mut force = force;
         let mut npackets = 0u32;
         loop {

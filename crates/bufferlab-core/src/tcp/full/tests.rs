@@ -88,7 +88,8 @@ impl Pair {
                 }
             }
             self.order += 1;
-            self.wire.insert((now + self.delay, self.order), (opener, p));
+            self.wire
+                .insert((now + self.delay, self.order), (opener, p));
         }
     }
 
@@ -120,7 +121,15 @@ fn handshake_then_the_initial_window() {
     let s: Vec<(bool, i64, i64, u8, u32)> = x
         .sent
         .iter()
-        .map(|(_, o, p)| (*o, p.tcp.seq as i64, p.tcp.ack as u32 as i32 as i64, p.tcp.flags, p.size))
+        .map(|(_, o, p)| {
+            (
+                *o,
+                p.tcp.seq as i64,
+                p.tcp.ack as u32 as i32 as i64,
+                p.tcp.flags,
+                p.size,
+            )
+        })
         .collect();
     // tcp-full.cc: SYN (PUSH: an infinite send's dataless SYN), SYN+ACK (PUSH: nothing
     // buffered), the opener's ACK, then cwnd_ = initial_window() = 2 segments
@@ -181,7 +190,11 @@ fn tahoe_goes_back_to_one_segment() {
         x.run(t);
     }
     assert_eq!(x.a.cwnd, 1.0);
-    assert_eq!(x.a.t_seqno, lost + 536, "went back to highest_ack_ and sent the hole");
+    assert_eq!(
+        x.a.t_seqno,
+        lost + 536,
+        "went back to highest_ack_ and sent the hole"
+    );
 }
 
 #[test]

@@ -95,8 +95,7 @@ impl FullTcpAgent {
     pub(crate) fn dupack_action(&mut self, cx: &mut EndpointCtx) {
         let recovered = self.highest_ack > self.recover;
         self.fastrecov = true;
-        // bugFix_ true (ns-default.tcl; the script layer refuses false)
-        let bug_fix = true;
+        let bug_fix = self.f.bug_fix;
         if self.f.variant == FullTcpVariant::Tahoe {
             // TahoeFullTcpAgent::dupack_action
             if recovered || !bug_fix || self.highest_ack == 0 {
