@@ -249,6 +249,11 @@ def _flow(
     if fid != index:
         flow["trace_fid"] = fid
     if app.stop is not None and app.stop < duration:
+        if full:
+            raise Ns2Error(
+                f"{app.cls} {app.handle} stop on {ag.cls}: stopping a FullTcp source's "
+                "application is not modelled"
+            )
         flow["stop"] = fmt_time(app.stop)
     if transfer is not None:
         # import-ns2: the first write the script schedules, a transfer of that much

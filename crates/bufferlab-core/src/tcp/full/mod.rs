@@ -310,6 +310,9 @@ impl Endpoint for FullTcpAgent {
     }
 
     fn next_timeout(&self) -> Option<SimTime> {
+        if self.active && !self.started {
+            return (self.start < SimTime::MAX).then_some(self.start);
+        }
         self.next_timeout_s().map(SimTime::from_secs_f64)
     }
 
@@ -321,6 +324,28 @@ impl Endpoint for FullTcpAgent {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    fn retime(
+        &mut self,
+        _now: SimTime,
+        _from: SimTime,
+        start: Option<SimTime>,
+        stop: Option<SimTime>,
+    ) -> Result<(), String> {
+        if start.is_some() {
+            // the source's reset at its start draws its clock's phase from the default RNG
+            // (tcp-full.cc advance_bytes): the translation draws it for a start before the run
+            return Err(
+                "a FullTcp source started by a proc during the run is not modelled; \
+                        start it with $ns at T \"$ftp start\""
+                    .into(),
+            );
+        }
+        if stop.is_some_and(|t| t < SimTime::MAX) {
+            return Err("stopping a FullTcp source's application is not modelled".into());
+        }
+        Ok(())
     }
 
     fn report(&self) -> Option<serde_json::Value> {

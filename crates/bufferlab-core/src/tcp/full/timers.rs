@@ -12,6 +12,7 @@
 
 use super::{FullTcpAgent, State, REASON_NORMAL, TF_ACKNOW, TF_DELACK};
 use crate::endpoint::EndpointCtx;
+use crate::units::SimTime;
 
 impl FullTcpAgent {
     /// tcp.cc `set_rtx_timer` (resched: replaces a pending one).
@@ -42,7 +43,10 @@ impl FullTcpAgent {
     /// Runs the timers due now (tcp-full.cc `timeout`).
     pub(crate) fn fire_timers(&mut self, cx: &mut EndpointCtx) {
         let now = self.now_s;
-        let due = |t: Option<f64>| t.is_some_and(|t| t <= now);
+        let now_t = self.now;
+        // due by ns-2's double, or by the picosecond time the engine keyed it at
+        let due =
+            |t: Option<f64>| t.is_some_and(|t| t <= now || SimTime::from_secs_f64(t) <= now_t);
         if due(self.rtx_at) {
             self.rtx_at = None;
             if self.state != State::Listen {
