@@ -71,6 +71,31 @@ _NS2_AGENT_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "rfc2988_": ("rfc2988", boolean),
 }
 
+# ns-2.35 agent variables of loss recovery and window arithmetic (tcp/ns2_agent/recovery.rs):
+# ns-2 variable -> (field, converter, the classes whose C++ reads it). tcp.cc's TcpAgent
+# (dupack_action, slowdown, opencwnd) and the Reno, Newreno and Sack1 agents built on it;
+# Vegas and Linux have their own recv and window rules, where the variable stays refused.
+_AIMD_AGENTS = ("Agent/TCP", "Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1")
+_RECOVERY_FIELDS: dict[str, tuple[str, Callable[[str], Any], tuple[str, ...]]] = {
+    "bugFix_": ("bug_fix", boolean, _AIMD_AGENTS),
+    "decrease_num_": ("decrease_num", number, _AIMD_AGENTS),
+    "increase_num_": ("increase_num", number, _AIMD_AGENTS),
+    "maxcwnd_": ("maxcwnd", lambda v: int(number(v)), _AIMD_AGENTS),
+    # tcp-newreno.cc
+    "lessCareful_": ("less_careful", boolean, ("Agent/TCP/Newreno",)),
+    "newreno_changes1_": ("newreno_changes1", boolean, ("Agent/TCP/Newreno",)),
+    "partial_window_deflation_": ("partial_window_deflation", boolean, ("Agent/TCP/Newreno",)),
+    "exit_recovery_fix_": ("exit_recovery_fix", boolean, ("Agent/TCP/Newreno",)),
+}
+
+
+def _recovery_fields(cls: str) -> dict[str, tuple[str, Callable[[str], Any]]]:
+    """The recovery variables the agent class reads (_RECOVERY_FIELDS)."""
+    return {
+        var: (key, conv) for var, (key, conv, classes) in _RECOVERY_FIELDS.items() if cls in classes
+    }
+
+
 # ns-default.tcl gives these; ns-2.35's C++ binds no such variable, so no value changes a
 # run (checked with `ns`: a script's trace is byte-identical with the variable false).
 _NO_EFFECT = {"updated_rttvar_"}
@@ -372,10 +397,18 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
             " aggregate goodput and mean queue agree with ns-2.35, drops and per-flow shares "
             "may not (docs/ns2-scripts.md, Agent/TCP/Linux)"
         )
+    recovery = _recovery_fields(ag.cls)
     for var, why in _TCP_UNMODELLED.items():
-        if _changed(ag, var) is not None:
+        if var not in recovery and _changed(ag, var) is not None:
             raise Ns2Error(f"{ag.cls} {var} {ag.vars[var]}: {why}")
-    read = {*_TCP_FIELDS, *_NS2_AGENT_FIELDS, *_NO_EFFECT, "overhead_", "windowInitOption_"}
+    read = {
+        *_TCP_FIELDS,
+        *_NS2_AGENT_FIELDS,
+        *recovery,
+        *_NO_EFFECT,
+        "overhead_",
+        "windowInitOption_",
+    }
     if ag.cls.endswith("Sack1"):
         read.add("oldCode_")  # tcp-sack1.cc dupack_action: the only reader here
     unmodelled_variables(ag, read | {"window_", "ssthresh_"})  # ssthresh_: reset_ssthresh
@@ -388,7 +421,7 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
         opts[key] = conv(v)
     agent = {
         key: conv(v)
-        for var, (key, conv) in _NS2_AGENT_FIELDS.items()
+        for var, (key, conv) in {**_NS2_AGENT_FIELDS, **recovery}.items()
         if (v := _changed(ag, var)) is not None
     }
     if "oldCode_" in read and (v := _changed(ag, "oldCode_")) is not None:
@@ -675,7 +708,7 @@ def unmodelled_variables(ag: Obj, read: set[str]) -> None:
     default and that the translation does not read (`read`): ignoring it would run another
     model than the script's. Labels and the state an agent reports are not settings."""
     for var, value in sorted(ag.vars.items()):  # the first by name: the same every run
-        if var in read or var in LABELS or var in TCP_STATE or var in _TCP_UNMODELLED:
+        if var in read or var in LABELS or var in TCP_STATE:
             continue
         default = next(
             (

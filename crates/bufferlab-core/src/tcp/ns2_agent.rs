@@ -26,6 +26,13 @@
 //! * the sink's `SYN_immediate_ack_` (`tcp/tcp-sink.cc` `DelAckSink::recv`): a delayed-ACK
 //!   sink ACKs the opening packet at once; off, it delays that ACK as any in-order packet's
 //!   (`interval_`), unless its timer is already running.
+//!
+//! The variables of loss recovery and window decrease (`bugFix_`, `lessCareful_`,
+//! `exitFastRetrans_`, NewReno's `newreno_changes1_`, `partial_window_deflation_`,
+//! `exit_recovery_fix_`, `decrease_num_`, `increase_num_`, `maxcwnd_`, Sack1's `partial_ack_`) are in
+//! [`recovery`], with their rules.
+
+mod recovery;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -65,10 +72,52 @@ pub struct Ns2AgentOptions {
     /// delayed-ACK sink answers the opening packet at once. false: after `delack_timeout`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub syn_immediate_ack: Option<bool>,
+    /// ns-2 `bugFix_` (default true, ns-default.tcl): no second fast retransmit for duplicate
+    /// ACKs of packets sent before the last one (`recover_`). false: one at every
+    /// `numdupacks_`-th duplicate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bug_fix: Option<bool>,
+    /// ns-2 `lessCareful_` (default false, ns-default.tcl; read by Agent/TCP/Newreno): with
+    /// `bugFix_`, a fast retransmit also when the duplicates acknowledge exactly `recover_`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub less_careful: Option<bool>,
+    /// ns-2 `exitFastRetrans_` (default true, ns-default.tcl; Reno and Newreno): false, the
+    /// duplicates past `numdupacks_` inflate the window even when no fast retransmit
+    /// started, and the `numdupacks_`-th sets the inflation to `numdupacks_`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_fast_retrans: Option<bool>,
+    /// ns-2 `Agent/TCP/Newreno` `newreno_changes1_` (default 1, ns-default.tcl): only the
+    /// first partial ACK of a recovery restarts the retransmission timer. 0: every one does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub newreno_changes1: Option<bool>,
+    /// ns-2 `Agent/TCP/Newreno` `partial_window_deflation_` (default 1, ns-default.tcl): a
+    /// partial ACK deflates the window by what it acknowledges. 0: the inflation is dropped
+    /// (`dupwnd_ = 0`), cwnd_ is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_window_deflation: Option<bool>,
+    /// ns-2 `Agent/TCP/Newreno` `exit_recovery_fix_` (default 0, ns-default.tcl): 1, the
+    /// full ACK sets cwnd_ to min(ssthresh_, packets outstanding + 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_recovery_fix: Option<bool>,
+    /// ns-2 `decrease_num_` (default 0.5, ns-default.tcl): the multiplicative decrease after
+    /// the first one (which halves).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decrease_num: Option<f64>,
+    /// ns-2 `maxcwnd_` (default 0, ns-default.tcl: no cap): opencwnd() caps cwnd_ at it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maxcwnd: Option<u32>,
+    /// ns-2 `increase_num_` (default 1.0, ns-default.tcl): congestion avoidance adds
+    /// increase_num_ / cwnd_ packets per new ACK.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub increase_num: Option<f64>,
+    /// ns-2 `Agent/TCP/Sack1` `partial_ack_` (default false, ns-default.tcl): a partial ACK
+    /// in fast recovery sends two packets (the next unacknowledged ones).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_ack: Option<bool>,
 }
 
 /// The resolved `ns2_agent` variables (ns-2.35's defaults unless given).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ns2Agent {
     pub delay_growth: bool,
     pub bugfix_ss: bool,
@@ -77,11 +126,25 @@ pub struct Ns2Agent {
     pub rfc2988: bool,
     pub old_code: bool,
     pub syn_immediate_ack: bool,
+    // loss recovery and window decrease (`recovery.rs`)
+    pub bug_fix: bool,
+    pub less_careful: bool,
+    pub exit_fast_retrans: bool,
+    pub newreno_changes1: bool,
+    pub partial_window_deflation: bool,
+    pub exit_recovery_fix: bool,
+    pub decrease_num: f64,
+    pub increase_num: f64,
+    pub maxcwnd: u32,
+    pub partial_ack: bool,
 }
 
 impl Default for Ns2Agent {
     /// ns-2.35 ns-default.tcl: `Agent/TCP set delay_growth_ true`, `bugfix_ss_ 1`,
-    /// `precisionReduce_ true`, `maxburst_ 0`, `rfc2988_ true`; `Agent/TCPSink set SYN_immediate_ack_ true`.
+    /// `precisionReduce_ true`, `maxburst_ 0`, `rfc2988_ true`; `Agent/TCPSink set SYN_immediate_ack_ true`;
+    /// `bugFix_ true`, `lessCareful_ false`, `exitFastRetrans_ true`, `decrease_num_ 0.5`,
+    /// `increase_num_ 1.0`, `maxcwnd_ 0`, `partial_ack_ false`; `Agent/TCP/Newreno set newreno_changes1_ 1`,
+    /// `partial_window_deflation_ 1`, `exit_recovery_fix_ 0`.
     fn default() -> Self {
         Ns2Agent {
             delay_growth: true,
@@ -91,6 +154,16 @@ impl Default for Ns2Agent {
             rfc2988: true,
             old_code: false,
             syn_immediate_ack: true,
+            bug_fix: true,
+            less_careful: false,
+            exit_fast_retrans: true,
+            newreno_changes1: true,
+            partial_window_deflation: true,
+            exit_recovery_fix: false,
+            decrease_num: 0.5,
+            increase_num: 1.0,
+            maxcwnd: 0,
+            partial_ack: false,
         }
     }
 }
@@ -107,6 +180,7 @@ impl Ns2Agent {
             a.rfc2988 = o.rfc2988.unwrap_or(a.rfc2988);
             a.old_code = o.old_code.unwrap_or(a.old_code);
             a.syn_immediate_ack = o.syn_immediate_ack.unwrap_or(a.syn_immediate_ack);
+            a.resolve_recovery(o);
         }
         a
     }
@@ -123,6 +197,16 @@ impl Ns2Agent {
                 "rfc2988": self.rfc2988,
                 "old_code": self.old_code,
                 "syn_immediate_ack": self.syn_immediate_ack,
+                "bug_fix": self.bug_fix,
+                "less_careful": self.less_careful,
+                "exit_fast_retrans": self.exit_fast_retrans,
+                "newreno_changes1": self.newreno_changes1,
+                "partial_window_deflation": self.partial_window_deflation,
+                "exit_recovery_fix": self.exit_recovery_fix,
+                "decrease_num": self.decrease_num,
+                "increase_num": self.increase_num,
+                "maxcwnd": self.maxcwnd,
+                "partial_ack": self.partial_ack,
             })
         })
     }

@@ -34,6 +34,7 @@ use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader};
 use crate::units::SimTime;
 use serde_json::json;
 
+mod ns2_recovery;
 mod ns2_sack1;
 mod ns2_vegas;
 mod ns3;
@@ -135,6 +136,8 @@ pub struct TcpSender {
     ns2_base: f64,
     /// A partial ACK has arrived in this NewReno recovery (ns-2 `firstpartial_`).
     partial_seen: bool,
+    /// ns-2 `first_decrease_` is 0: the window has been decreased once (`sender/ns2_recovery.rs`).
+    ns2_decreased: bool,
     /// ns-2 Sack1 (`sender/ns2_sack1.rs`): `pipe_` in packets, and `timeout_` (duplicate ACKs
     /// are ignored after a timeout until a new ACK).
     sack1_pipe: i64,
@@ -299,6 +302,7 @@ impl TcpSender {
             retrans_data_acked: false,
             ns2_base: 0.0,
             partial_seen: false,
+            ns2_decreased: false,
             sack1_pipe: 0,
             sack1_timeout: false,
             vegas_loss: (p.rules().vegas_fine_grained_retransmit && p.cc == CcKind::Vegas)
@@ -1076,7 +1080,7 @@ impl TcpSender {
                     } else {
                         self.w.cwnd = self.ns2_base;
                     }
-                    self.cc.on_ack(&mut self.w, &info);
+                    self.grow(&info);
                 } else if ack >= self.recover {
                     // Full ACK: RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3,
                     // RFC 6675 section 5 (leave when RecoveryPoint is acknowledged).
@@ -1088,8 +1092,8 @@ impl TcpSender {
                     {
                         // ns-2 tcp-newreno.cc recv (exit_recovery_fix_ 0): dupwnd_ = 0 leaves
                         // cwnd_, then recv_newack_helper opens it (opencwnd).
-                        self.w.cwnd = self.ns2_base;
-                        self.cc.on_ack(&mut self.w, &info);
+                        self.ns2_newreno_exit(ack);
+                        self.grow(&info);
                     } else {
                         self.cc.on_recovery_exit(&mut self.w, now);
                     }
@@ -1103,11 +1107,15 @@ impl TcpSender {
                         // ns-2 partialnewack_helper: newtimer() for the first partial ACK only;
                         // output() of the hole leaves a pending timer alone.
                         self.resend_head(cx);
-                        keep_timer = !first;
+                        keep_timer = !first && self.p.ns2.newreno_changes1;
                     } else {
                         self.retransmit_head(cx);
                     }
-                    if self.rules.partial_ack_deflates_inflation_first && self.ns2_aimd() {
+                    if self.ns2_aimd() && !self.p.ns2.partial_window_deflation {
+                        // ns-2 tcp-newreno.cc recv with partial_window_deflation_ 0:
+                        // dupwnd_ = 0, cwnd_ kept.
+                        self.w.cwnd = self.ns2_base;
+                    } else if self.rules.partial_ack_deflates_inflation_first && self.ns2_aimd() {
                         // ns-2 partialnewack (partial_window_deflation_): off dupwnd_ first,
                         // off cwnd_ past it; dupwnd_ keeps one packet; cwnd_ at least 1.
                         let deflate = acked as f64;
@@ -1132,7 +1140,7 @@ impl TcpSender {
                     self.cc.on_recovery_exit(&mut self.w, now);
                 }
             } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
-                self.cc.on_ack(&mut self.w, &info);
+                self.grow(&info);
             }
             if let Some(sample) = vegas_sample {
                 self.cc.ns2_vegas_rtt_sample(sample);
@@ -1190,6 +1198,8 @@ impl TcpSender {
                 if (self.dupacks == thresh || (lost && self.dupacks < thresh))
                     && (self.snd_una > self.recover
                         || !guard
+                        // ns-2 without bugFix_, or lessCareful_ (sender/ns2_recovery.rs)
+                        || self.ns2_fast_retransmit_again()
                         // ns-2 bugfix_ss_: also when the first data packet is lost
                         // (highest_ack_ == 0 in dupack_action).
                         || (self.rules.fast_retransmit_when_first_segment_lost
@@ -1298,8 +1308,9 @@ impl TcpSender {
         } else {
             self.ecn_backoff = false;
         }
-        let half = self.p.ns2.halved(self.ns2_window()) * self.w.mss;
-        self.w.ssthresh = self.ns2_half_ssthresh();
+        // slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF), decrease_num_ after the first decrease
+        let (ssthresh, half) = self.ns2_slowdown(false);
+        self.w.ssthresh = ssthresh;
         self.w.cwnd = half;
         self.recover = self.snd_max;
         self.ecn_recover = self.snd_max;
@@ -1414,6 +1425,7 @@ impl TcpSender {
     /// ns-2's `cong_action_` (`cwr_after_every_reduction`): the window was closed, so the
     /// next segment sent carries CWR. Not for Vegas, whose own output() ignores it.
     fn note_ns2_cong_action(&mut self) {
+        self.ns2_decreased = true; // slowdown(): first_decrease_ = 0
         if self.rules.cwr_after_every_reduction && !self.ns2_vegas() {
             self.cwr_pending = true;
         }
@@ -1421,17 +1433,22 @@ impl TcpSender {
 
     fn enter_recovery(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
+        let ns2_reno = self.ns2_aimd() && !self.p.sack;
+        // tcp-reno.cc dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
+        // ssthresh_ = int(W/2), cwnd_ = W/2 for W = min(cwnd_, window_), not FlightSize
+        // (decrease_num_ after the first decrease).
+        let (ns2_ssthresh, half) = if ns2_reno {
+            self.ns2_slowdown(false)
+        } else {
+            (0.0, 0.0)
+        };
         self.stats.fast_retransmits += 1;
         self.note_ns2_cong_action();
         self.last_action_timeout = false;
         self.last_action_ecn = false;
         let flight = self.flight();
-        let ns2_reno = self.ns2_aimd() && !self.p.sack;
-        let half = self.p.ns2.halved(self.ns2_window());
         if ns2_reno {
-            // tcp-reno.cc dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
-            // ssthresh_ = int(W/2), cwnd_ = W/2 for W = min(cwnd_, window_), not FlightSize.
-            self.w.ssthresh = self.ns2_half_ssthresh();
+            self.w.ssthresh = ns2_ssthresh;
         } else if self.ns3_sack() {
             // EnterRecovery marks the head lost, then BytesInFlight() sizes ssthresh.
             self.head_lost_until = self.snd_una + self.mss().min(self.flight());
@@ -1483,7 +1500,7 @@ impl TcpSender {
                     self.cc.on_enter_recovery(&mut self.w, &c);
                 } else if ns2_reno {
                     // window() = int(cwnd_) + dupwnd_, dupwnd_ = numdupacks_ (tcp-reno.cc).
-                    self.ns2_base = (half * self.w.mss).max(self.w.mss);
+                    self.ns2_base = half.max(self.w.mss);
                     self.w.cwnd = self.ns2_base + self.p.dupack_threshold as f64 * self.w.mss;
                 } else {
                     self.w.cwnd = self.w.ssthresh + self.p.dupack_threshold as f64 * self.w.mss;

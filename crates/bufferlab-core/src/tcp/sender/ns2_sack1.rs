@@ -96,7 +96,7 @@ impl TcpSender {
                 self.cc.on_ecn_ack(&self.w, info.acked, ece, &info);
             }
             if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
-                self.cc.on_ack(&mut self.w, &info);
+                self.grow(&info);
             }
             self.check_app_progress(now);
         } else if ack == self.snd_una
@@ -163,7 +163,7 @@ impl TcpSender {
         let first = self.rules.fast_retransmit_when_first_segment_lost
             && self.p.ns2.bugfix_ss
             && self.snd_una == super::ns2_packet0_end(&self.p);
-        if !(recovered || first) {
+        if !(recovered || first || self.ns2_fast_retransmit_again()) {
             if self.p.ecn && self.last_action_ecn {
                 self.sack1_ecn_dupack_action(cx);
             }
@@ -181,9 +181,10 @@ impl TcpSender {
         } else {
             self.sack1_outstanding()
         } - self.p.dupack_threshold as i64;
-        let half = self.p.ns2.halved(self.ns2_window());
-        self.w.ssthresh = self.ns2_half_ssthresh();
-        self.w.cwnd = (half * self.w.mss).max(self.w.mss);
+        // slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF), decrease_num_ after the first
+        let (ssthresh, half) = self.ns2_slowdown(false);
+        self.w.ssthresh = ssthresh;
+        self.w.cwnd = half.max(self.w.mss);
         self.ns2_base = self.w.cwnd;
         self.recover = self.snd_max;
         self.ecn_recover = self.ecn_recover.max(self.snd_max);
