@@ -643,3 +643,26 @@ def test_variable_traces_as_ns2(tmp_path: Path) -> None:
         nb = [v for _, x, v in b if x == var]
         assert len(nb) == pytest.approx(len(na), rel=0.15), (var, len(na), len(nb))
         assert nb[-1] == pytest.approx(na[-1], rel=0.15), (var, na[-1], nb[-1])
+
+
+@needs_ns
+@needs_session
+def test_a_variable_trace_set_up_before_attach_writes_no_first_line(tmp_path: Path) -> None:
+    """ns-2 writes a traced variable's value at `trace` only to a channel already attached:
+    with `trace` before `attach` (as ns-2's suites' enable_tracecwnd does) the first line is
+    the first change, as under ns-2.35."""
+    body = _VAR_TRACE.replace(
+        "$tcp attach $f\n$tcp trace cwnd_\n", "$tcp trace cwnd_\n$tcp attach $f\n"
+    )
+    assert body != _VAR_TRACE
+    for d in ("ns", "bl"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "vt.tcl").write_text(body)
+    _ns(tmp_path / "ns" / "vt.tcl", cwd=tmp_path / "ns")
+    r = run_cli("run", str(tmp_path / "bl" / "vt.tcl"), cwd=tmp_path / "bl")
+    assert r.code == 0, r.stderr
+    a, b = _var_lines(tmp_path / "ns" / "cwnd.tr"), _var_lines(tmp_path / "bl" / "cwnd.tr")
+    first = [next(ln for ln in lines if ln[1] == "cwnd_") for lines in (a, b)]
+    assert first[0][0] > 0 and first[1] == first[0]
+    # ack_, traced after attach, still has its line at set-up
+    assert [ln for ln in b if ln[1] == "ack_"][0][0] == 0.0
