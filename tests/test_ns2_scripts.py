@@ -665,4 +665,4 @@ def test_a_variable_trace_set_up_before_attach_writes_no_first_line(tmp_path: Pa
     first = [next(ln for ln in lines if ln[1] == "cwnd_") for lines in (a, b)]
     assert first[0][0] > 0 and first[1] == first[0]
     # ack_, traced after attach, still has its line at set-up
-    assert [ln for ln in b if ln[1] == "ack_"][0][0] == 0.0
+    assert next(ln for ln in b if ln[1] == "ack_")[0] == 0.0
