@@ -101,4 +101,12 @@ pub trait Endpoint {
     fn set_data(&mut self, _now: SimTime, _segments: u64) -> Result<bool, String> {
         Err("its data is its application's".into())
     }
+
+    /// ns-2's `$agent reset` while the run goes on (`session.rs`): the endpoint goes back to
+    /// the state it started in and drops the packets of its previous incarnation (sent
+    /// before now). `phase`: a TCP sender's new tick-clock phase (`boot_time_`, drawn by
+    /// the reset). Err says this endpoint cannot be reset.
+    fn reset(&mut self, _now: SimTime, _phase: Option<SimTime>) -> Result<(), String> {
+        Err("resetting it is not modelled".into())
+    }
 }

@@ -394,6 +394,39 @@ impl Session {
         Ok(())
     }
 
+    /// ns-2's `$tcp reset` / `$sink reset` run by a script while the run goes on: one end
+    /// of flow `flow` (the receiver with `receiver`) goes back to its initial state and drops
+    /// the packets of its previous incarnation (tcp.cc `TcpAgent::reset`, tcp-sink.cc
+    /// `TcpSink::reset`; `tcp/sender/reset.rs`). `phase`: the sender's new `boot_time_` in
+    /// seconds. Its timers are cancelled; the sender sends again when the script writes data
+    /// (`set_data_flow`).
+    pub fn reset_flow(
+        &mut self,
+        flow: &str,
+        receiver: bool,
+        phase: Option<f64>,
+    ) -> Result<(), Error> {
+        let i = self.flow_index(flow)?;
+        let now = self.sim.now;
+        let f = &self.sim.flows[i];
+        let agent = if receiver { f.receiver } else { f.sender };
+        let phase = match phase {
+            Some(s) if s.is_finite() && s >= 0.0 => Some(SimTime::from_secs_f64(s)),
+            Some(s) => {
+                return Err(Error::Scenario(format!(
+                    "a clock phase in seconds, got {s}"
+                )))
+            }
+            None => None,
+        };
+        self.sim.agents[agent.idx()]
+            .ep
+            .reset(now, phase)
+            .map_err(|e| Error::Scenario(format!("flow {flow}: {e}")))?;
+        self.sim.update_timer(agent);
+        Ok(())
+    }
+
     /// The index of the flow named `flow`, or the error naming it.
     /// Takes one end of flow `flow` off its node (ns-2's `$ns detach-agent`): from now on
     /// the packets that reach it are discarded, and what it sends goes nowhere (ns-2 makes the

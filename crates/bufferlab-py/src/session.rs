@@ -290,6 +290,14 @@ impl Session {
         guarded(|| s.set_data_flow(flow, segments))
     }
 
+    /// Resets one end of a flow (the receiver with `receiver`): ns-2's `$tcp reset` /
+    /// `$sink reset` during the run; `phase` is the sender's new tick-clock phase (seconds).
+    #[pyo3(signature = (flow, receiver = false, phase = None))]
+    fn reset(&mut self, flow: &str, receiver: bool, phase: Option<f64>) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.reset_flow(flow, receiver, phase))
+    }
+
     /// Stops `run_until` after the event at which flow `flow`'s `ack_` reaches `ack` (once; a
     /// new value replaces the flow's watch): ns-2's `$tcp done`.
     fn watch_ack(&mut self, flow: &str, ack: f64) -> PyResult<()> {

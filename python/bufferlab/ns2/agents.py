@@ -19,7 +19,8 @@ from bufferlab.ns2.classes import (
 )
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
 from bufferlab.ns2.fulltcp import check_full_pair, is_full_tcp
-from bufferlab.ns2.model import Agent, App, Node
+from bufferlab.ns2.model import Agent, App, Node, reset_ssthresh
+from bufferlab.ns2.units import time_s
 
 # Data written into a one-way TCP agent (tcp.cc command: send -> sendmsg, advance, advanceby)
 # and FTP's procs that call them (ns-source.tcl; Application::send, app.cc).
@@ -189,6 +190,8 @@ class Agents:
                 )
             ag.listening = True  # tcp-full.cc listen(): the passive end
             return ""
+        if m == "reset" and not a and (ag.cls in TCP_CC or ag.cls in TCP_SINKS):
+            return self.reset_agent(ag)
         if m in ("port", "dst-port") and not a:
             # ns-node.tcl attach: agent_port_ from the node's port classifier (alloc-port,
             # the first free slot: 0, 1, ... as agents are attached); dst-port the peer's
@@ -238,6 +241,22 @@ class Agents:
             self.schedule(0.0, self.tcl_list(ag.handle, op, str(n)))
         else:
             self.runner.data_event(ag, op, n, said or op)
+        return ""
+
+    def reset_agent(self, ag: Agent) -> str:
+        """`$tcp reset` / `$sink reset` (tcp.cc `TcpAgent::reset`, tcp-sink.cc
+        `TcpSink::reset`): a TCP sender draws a new `boot_time_ = Random::uniform(tcp_tick_)`
+        from the default RNG and goes back to ssthresh_ = window_ (its other state is the
+        engine's, reset during the run by the runner); before `$ns run` that is all, as `$ns
+        run` resets every agent again."""
+        if ag.cls in TCP_CC:
+            tick = time_s(ag.vars.get("tcpTick_", "0.01"))
+            boot = tick * self.default_rng.stream.u01()
+            reset_ssthresh(ag)
+        else:
+            boot = None
+        if self.runner is not None:
+            self.runner.reset_event(ag, boot)
         return ""
 
     def mark_scripted_agents(self) -> None:

@@ -441,6 +441,27 @@ class Runner:
             app.held, app.start, app.stop = False, self.now, None
         self.watch_done(ag)
 
+    def reset_event(self, ag: Agent, boot_time: float | None) -> None:
+        """`$tcp reset` / `$sink reset` while the run goes on (tcp.cc `TcpAgent::reset`,
+        tcp-sink.cc `TcpSink::reset`): the engine puts that end back in its initial state and
+        drops the packets of its previous incarnation (Session.reset); a sender's `curseq_`
+        is 0 again, so the application's next write opens the connection anew (the opening
+        packet first with syn_)."""
+        if ag.flow is None:
+            raise Ns2Error(
+                f"{ag.cls} {ag.handle} reset at {self.now:g} s: it is not a connected flow "
+                "(connect it to a peer with $ns connect before $ns run)"
+            )
+        sender = _is_sender(ag)
+        try:
+            self.session.reset(ag.flow, receiver=not sender, phase=boot_time)
+        except Exception as e:  # ScenarioError: what the engine cannot reset
+            raise Ns2Error(f"{ag.cls} {ag.handle} reset at {self.now:g} s: {e}") from None
+        if sender:
+            ag.curseq = 0
+            ag.syn_counted = False
+            ag.closed = False
+
     def _retime(self, app: Any, flow: str, **times: float) -> None:
         try:
             self.session.retime(flow, **times)

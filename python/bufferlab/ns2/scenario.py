@@ -69,6 +69,8 @@ _NS2_AGENT_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "precisionReduce_": ("precision_reduce", boolean),
     "maxburst_": ("maxburst", lambda v: int(number(v))),
     "rfc2988_": ("rfc2988", boolean),
+    "timerfix_": ("timerfix", boolean),
+    "rttvar_exp_": ("rttvar_exp", lambda v: int(number(v))),
 }
 
 # ns-2.35 agent variables of loss recovery and window arithmetic (tcp/ns2_agent/recovery.rs):

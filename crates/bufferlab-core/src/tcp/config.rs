@@ -791,6 +791,14 @@ impl TcpParams {
                     .into(),
             ));
         }
+        let n = &self.ns2;
+        if n.rttvar_exp != 2 {
+            // tcp/rtt.rs ns2_scales: the shifts ns-2's rtt_update defines
+            super::rtt::RttEstimator::new(SimTime(1), SimTime::ZERO, SimTime(1), SimTime(1))
+                .ns2(SimTime::ZERO)
+                .ns2_scales(3, 2, n.rttvar_exp)
+                .map_err(|e| ("ns2_agent", e))?;
+        }
         if self.clock_phase > SimTime::ZERO {
             if !(self.rules().rto_in_ticks && self.clock_granularity > SimTime::ZERO) {
                 return Err((

@@ -26,6 +26,11 @@
 //! * the sink's `SYN_immediate_ack_` (`tcp/tcp-sink.cc` `DelAckSink::recv`): a delayed-ACK
 //!   sink ACKs the opening packet at once; off, it delays that ACK as any in-order packet's
 //!   (`interval_`), unless its timer is already running.
+//! * `timerfix_` (`newack`): on, the retransmission timer restarted by a new ACK (`newtimer`)
+//!   is set after the ACK's RTT sample and the end of the backoff (`t_backoff_ = 1`); off, it
+//!   is set first, with the RTO (and backoff) as they were before the ACK.
+//! * `rttvar_exp_` (`rtt_update`): the RTO is the smoothed RTT plus 2^rttvar_exp_ mean
+//!   deviations (see `tcp/rtt.rs`).
 //!
 //! The variables of loss recovery and window decrease (`bugFix_`, `lessCareful_`,
 //! `exitFastRetrans_`, NewReno's `newreno_changes1_`, `partial_window_deflation_`,
@@ -114,6 +119,14 @@ pub struct Ns2AgentOptions {
     /// in fast recovery sends two packets (the next unacknowledged ones).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partial_ack: Option<bool>,
+    /// ns-2 `timerfix_` (default true, ns-default.tcl): a new ACK restarts the timer after
+    /// its RTT sample. false: before it, with the RTO the ACK found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timerfix: Option<bool>,
+    /// ns-2 `rttvar_exp_` (default 2, ns-default.tcl): the RTO is the smoothed RTT plus
+    /// 2^rttvar_exp_ mean deviations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rttvar_exp: Option<u32>,
 }
 
 /// The resolved `ns2_agent` variables (ns-2.35's defaults unless given).
@@ -137,6 +150,8 @@ pub struct Ns2Agent {
     pub increase_num: f64,
     pub maxcwnd: u32,
     pub partial_ack: bool,
+    pub timerfix: bool,
+    pub rttvar_exp: u32,
 }
 
 impl Default for Ns2Agent {
@@ -144,7 +159,8 @@ impl Default for Ns2Agent {
     /// `precisionReduce_ true`, `maxburst_ 0`, `rfc2988_ true`; `Agent/TCPSink set SYN_immediate_ack_ true`;
     /// `bugFix_ true`, `lessCareful_ false`, `exitFastRetrans_ true`, `decrease_num_ 0.5`,
     /// `increase_num_ 1.0`, `maxcwnd_ 0`, `partial_ack_ false`; `Agent/TCP/Newreno set newreno_changes1_ 1`,
-    /// `partial_window_deflation_ 1`, `exit_recovery_fix_ 0`.
+    /// `partial_window_deflation_ 1`, `exit_recovery_fix_ 0`;
+    /// `timerfix_ true`, `rttvar_exp_ 2`.
     fn default() -> Self {
         Ns2Agent {
             delay_growth: true,
@@ -164,6 +180,8 @@ impl Default for Ns2Agent {
             increase_num: 1.0,
             maxcwnd: 0,
             partial_ack: false,
+            timerfix: true,
+            rttvar_exp: 2,
         }
     }
 }
@@ -181,6 +199,8 @@ impl Ns2Agent {
             a.old_code = o.old_code.unwrap_or(a.old_code);
             a.syn_immediate_ack = o.syn_immediate_ack.unwrap_or(a.syn_immediate_ack);
             a.resolve_recovery(o);
+            a.timerfix = o.timerfix.unwrap_or(a.timerfix);
+            a.rttvar_exp = o.rttvar_exp.unwrap_or(a.rttvar_exp);
         }
         a
     }
@@ -207,6 +227,8 @@ impl Ns2Agent {
                 "increase_num": self.increase_num,
                 "maxcwnd": self.maxcwnd,
                 "partial_ack": self.partial_ack,
+                "timerfix": self.timerfix,
+                "rttvar_exp": self.rttvar_exp,
             })
         })
     }

@@ -34,6 +34,11 @@
 //!   opening packet's ACK is delayed as an in-order packet's when no delayed ACK is pending;
 //!   the ACK that goes out first (the timer's, or one for data) answers it. The same holds
 //!   for a data packet 0 (an agent with `syn_` false): its ACK waits `interval_` too.
+//! * ns-2.35 `tcp-sink.cc` `TcpSink::reset` (`$sink reset`, and `DelAckSink::reset`, which
+//!   cancels the delayed-ACK timer first): the acker forgets what it saw (`next_ = 0`,
+//!   `maxseen_ = 0`, `seen_` cleared), the saved ACK goes, and `lastreset_ = now`: `recv`
+//!   drops a packet whose `ts()` (its send time) is before it, the previous incarnation's.
+//!   `bytes_` is not reset: it goes on counting.
 
 use super::config::{CcKind, TcpParams};
 use crate::endpoint::{Endpoint, EndpointCtx};
@@ -73,6 +78,10 @@ pub struct TcpReceiver {
     /// The SYN whose answer waits for the delayed-ACK timer (its flags): ns-2's sink without
     /// `SYN_immediate_ack_`.
     held_syn: Option<u8>,
+    /// ns-2's `lastreset_` (tcp-sink.cc `reset`): packets sent before it are dropped.
+    last_reset: Option<SimTime>,
+    /// `sink_bytes_` when the sink was last reset (ns-2's `bytes_` goes on counting).
+    bytes_at_reset: f64,
 }
 
 impl TcpReceiver {
@@ -104,11 +113,25 @@ impl TcpReceiver {
             delivered: 0,
             syn_received: false,
             held_syn: None,
+            last_reset: None,
+            bytes_at_reset: 0.0,
         }
     }
 
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
+    }
+
+    /// ns-2's `bytes_` since the last reset: the in-order segments times (mss + header),
+    /// plus the opening packet's header bytes (see `probe`).
+    fn sink_bytes(&self) -> f64 {
+        let segments = self.delivered.div_ceil(u64::from(self.p.mss.max(1)));
+        let syn = if self.syn_received { self.p.header } else { 0 };
+        let segment = u64::from(self.p.wire_size());
+        // packet 0 without syn_ came without its headers (opening_data_without_headers)
+        let bare = self.p.rules().opening_data_without_headers && !self.p.handshake && segments > 0;
+        let bare = if bare { self.p.data_header() } else { 0 };
+        (segments * segment + u64::from(syn) - u64::from(bare)) as f64
     }
 
     /// The advertised window, bounded by the largest advertisement: the free receive buffer,
@@ -225,6 +248,9 @@ impl TcpReceiver {
 impl Endpoint for TcpReceiver {
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
         let h = pkt.tcp;
+        if self.last_reset.is_some_and(|t| h.ts_val < t) {
+            return; // tcp-sink.cc recv: a packet of the previous incarnation
+        }
         if h.flags & F::SYN != 0 {
             // RFC 9293 section 3.5: answer every SYN (a retransmitted one too) with a SYN-ACK.
             self.ts_recent = h.ts_val;
@@ -355,18 +381,23 @@ impl Endpoint for TcpReceiver {
     /// not count, where the flow's `rx_bytes` counts every arrival.
     fn probe(&self, var: &str) -> Option<f64> {
         match var {
-            "sink_bytes_" => {
-                let segments = self.delivered.div_ceil(u64::from(self.p.mss.max(1)));
-                let syn = if self.syn_received { self.p.header } else { 0 };
-                let segment = u64::from(self.p.wire_size());
-                // packet 0 without syn_ came without its headers (opening_data_without_headers)
-                let bare = self.p.rules().opening_data_without_headers
-                    && !self.p.handshake
-                    && segments > 0;
-                let bare = if bare { self.p.data_header() } else { 0 };
-                Some((segments * segment + u64::from(syn) - u64::from(bare)) as f64)
-            }
+            "sink_bytes_" => Some(self.bytes_at_reset + self.sink_bytes()),
             _ => None,
         }
+    }
+
+    /// `$sink reset` (tcp-sink.cc `TcpSink::reset`, see the module notes).
+    fn reset(&mut self, now: SimTime, _phase: Option<SimTime>) -> Result<(), String> {
+        if !self.p.rules().rto_in_ticks {
+            return Err("resetting a sink is modelled for ns-2's sinks (preset ns2)".into());
+        }
+        let mut fresh = TcpReceiver::new(self.p.clone());
+        fresh.bytes_at_reset = self.bytes_at_reset + self.sink_bytes();
+        fresh.acks_sent = self.acks_sent;
+        fresh.delack_timeouts = self.delack_timeouts;
+        fresh.ooo_dropped = self.ooo_dropped;
+        fresh.last_reset = Some(now);
+        *self = fresh;
+        Ok(())
     }
 }

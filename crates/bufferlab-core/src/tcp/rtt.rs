@@ -17,7 +17,9 @@
 //!   the ACK (`int((tao + tickoff) / tcp_tick_)`, at least 1), kept in fixed point: `t_srtt_`
 //!   = 8 srtt and `t_rttvar_` = 4 rttvar in ticks (`T_SRTT_BITS` 3, `T_RTTVAR_BITS` 2), updated
 //!   with integer shifts; `t_rtxcur_ = ((t_rttvar_ << 3) + t_srtt_) >> 3` ticks, i.e.
-//!   floor(srtt) + 4 rttvar with no granularity term (`rttvar_exp_` 2).
+//!   floor(srtt) + 4 rttvar with no granularity term (`rttvar_exp_` 2). Other scales
+//!   (`T_SRTT_BITS`, `T_RTTVAR_BITS`, `rttvar_exp_` of `ns2_agent`) follow the same code:
+//!   [`RttEstimator::ns2_scales`] (`ns2_agent` gives `rttvar_exp_`).
 //! * `rtt_timeout`: with `rfc2988_` (default true) a `t_rtxcur_` below `minrto_` is raised to
 //!   `minrto_` before the backoff multiplies it; without it (`ns2_agent.rfc2988 = false`) the
 //!   backed-off `t_rtxcur_` is raised to `minrto_`; then capped by `maxrto_`, at least 2 ticks.
@@ -45,6 +47,11 @@ struct Ns2Rtt {
     rtxcur: f64,
     /// `rfc2988_` (tcp.cc `rtt_timeout`, `rtt_backoff`).
     rfc2988: bool,
+    /// `T_SRTT_BITS`, `T_RTTVAR_BITS` (the fixed-point scales of t_srtt_ and t_rttvar_) and
+    /// `rttvar_exp_` (t_rtxcur_ = srtt + 2^rttvar_exp_ rttvar); ns-2's 3, 2 and 2.
+    srtt_bits: u32,
+    rttvar_bits: u32,
+    rttvar_exp: u32,
 }
 
 #[derive(Debug, Clone)]
@@ -138,8 +145,43 @@ impl RttEstimator {
             t_rttvar: ((12.0 / self.g) as i64) << 2,
             rtxcur: self.initial,
             rfc2988: true,
+            srtt_bits: 3,
+            rttvar_bits: 2,
+            rttvar_exp: 2,
         });
         self
+    }
+
+    /// ns-2's `T_SRTT_BITS`, `T_RTTVAR_BITS` and `rttvar_exp_` for the ns-2 estimator
+    /// (defaults 3, 2, 2; tcp.cc `rtt_init`, `rtt_update`, `rtt_backoff`). Err for values
+    /// whose shifts ns-2 does not define (negative, or past 16).
+    pub fn ns2_scales(
+        mut self,
+        srtt_bits: u32,
+        rttvar_bits: u32,
+        rttvar_exp: u32,
+    ) -> Result<Self, String> {
+        if srtt_bits > 16 || rttvar_bits > 16 || rttvar_exp > 16 || rttvar_bits == 0 {
+            return Err(format!(
+                "T_SRTT_BITS {srtt_bits}, T_RTTVAR_BITS {rttvar_bits}, rttvar_exp_ {rttvar_exp}: \
+                 shifts of 0 to 16 (T_RTTVAR_BITS at least 1) are modelled"
+            ));
+        }
+        if rttvar_exp + srtt_bits < rttvar_bits {
+            return Err(format!(
+                "rttvar_exp_ + T_SRTT_BITS - T_RTTVAR_BITS is negative ({rttvar_exp} + \
+                 {srtt_bits} - {rttvar_bits}): a shift ns-2 does not define"
+            ));
+        }
+        let g = self.g;
+        if let Some(n) = self.ns2.as_mut() {
+            n.srtt_bits = srtt_bits;
+            n.rttvar_bits = rttvar_bits;
+            n.rttvar_exp = rttvar_exp;
+            // rtt_init: t_rttvar_ = int(rttvar_init_ / tcp_tick_) << T_RTTVAR_BITS
+            n.t_rttvar = ((12.0 / g) as i64) << rttvar_bits;
+        }
+        Ok(self)
     }
 
     /// ns-2's `rfc2988_` (default true) for the ns-2 estimator: false is its older timer, the
@@ -184,29 +226,33 @@ impl RttEstimator {
         self.backoff = 0;
     }
 
-    /// tcp.cc `rtt_update` with `t_rtt_` = `ticks`.
+    /// tcp.cc `rtt_update` with `t_rtt_` = `ticks`: t_srtt_ and t_rttvar_ scaled by
+    /// 2^T_SRTT_BITS and 2^T_RTTVAR_BITS, `t_rtxcur_ = ((t_rttvar_ << (rttvar_exp_ +
+    /// T_SRTT_BITS - T_RTTVAR_BITS)) + t_srtt_) >> T_SRTT_BITS` ticks.
     fn ns2_update(&mut self, ticks: i64) {
         let tick = self.g;
         let n = self.ns2.as_mut().expect("ns-2 mode");
+        let (sb, vb) = (n.srtt_bits, n.rttvar_bits);
         n.t_rtt = ticks;
         if n.t_srtt != 0 {
-            let mut delta = ticks - (n.t_srtt >> 3);
+            let mut delta = ticks - (n.t_srtt >> sb);
             n.t_srtt += delta;
             if n.t_srtt <= 0 {
                 n.t_srtt = 1;
             }
-            delta = delta.abs() - (n.t_rttvar >> 2);
+            delta = delta.abs() - (n.t_rttvar >> vb);
             n.t_rttvar += delta;
             if n.t_rttvar <= 0 {
                 n.t_rttvar = 1;
             }
         } else {
-            n.t_srtt = ticks << 3;
-            n.t_rttvar = ticks << 1;
+            n.t_srtt = ticks << sb;
+            n.t_rttvar = ticks << (vb - 1);
         }
-        n.rtxcur = (((n.t_rttvar << 3) + n.t_srtt) >> 3) as f64 * tick;
-        self.srtt = (n.t_srtt >> 3) as f64 * tick;
-        self.rttvar = (n.t_rttvar >> 2) as f64 * tick;
+        let shift = n.rttvar_exp + sb - vb;
+        n.rtxcur = (((n.t_rttvar << shift) + n.t_srtt) >> sb) as f64 * tick;
+        self.srtt = (n.t_srtt >> sb) as f64 * tick;
+        self.rttvar = (n.t_rttvar >> vb) as f64 * tick;
         self.has_sample = true;
     }
 
@@ -247,7 +293,7 @@ impl RttEstimator {
             }
             let past_8 = (1u64 << self.backoff) > 8;
             if let Some(n) = self.ns2.as_mut().filter(|_| past_8) {
-                n.t_rttvar += n.t_srtt >> 3;
+                n.t_rttvar += n.t_srtt >> n.srtt_bits;
                 n.t_srtt = 0;
             }
             return;

@@ -38,6 +38,7 @@ mod ns2_recovery;
 mod ns2_sack1;
 mod ns2_vegas;
 mod ns3;
+mod reset;
 mod send_timing;
 
 use ns2_vegas::VegasLoss;
@@ -150,6 +151,13 @@ pub struct TcpSender {
     /// `rto_at` and the same deadline in ns-2's doubles (`clock.rs`): the time of the event
     /// that armed it plus ns-2's `rtt_timeout()`, under ns-2's estimator.
     rto_at_s: Option<(SimTime, f64)>,
+    /// ns-2 `timerfix_` false (tcp.cc `newack`): the RTO (and its double) as the ACK being
+    /// handled found it, before its RTT sample and the end of the backoff; `newtimer` sets
+    /// the timer with it. None with `timerfix_` (the default) or outside an ACK.
+    newack_rto: Option<(SimTime, Option<f64>)>,
+    /// ns-2's `lastreset_` (tcp.cc `reset`): the ACKs sent before it are dropped
+    /// (`reset.rs`).
+    last_reset: Option<SimTime>,
     /// The time of the event being handled in the event clock's seconds
     /// (`EndpointCtx::now_s`).
     now_s: f64,
@@ -232,6 +240,10 @@ impl TcpSender {
         let mut rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
         if p.rules().rto_in_ticks && p.clock_granularity > SimTime::ZERO {
             rtt = rtt.ns2(p.clock_phase).rfc2988(p.ns2.rfc2988);
+            let n = &p.ns2;
+            rtt = rtt
+                .ns2_scales(3, 2, n.rttvar_exp)
+                .expect("checked by TcpParams::resolve");
         }
         let data_end = match &app {
             TcpApp::Bulk => u64::MAX / 4,
@@ -312,6 +324,8 @@ impl TcpSender {
             rwnd: p.recv_buffer.min(p.max_adv_window),
             rto_at: None,
             rto_at_s: None,
+            newack_rto: None,
+            last_reset: None,
             now_s: 0.0,
             app_at: None,
             syn_sent_at: SimTime::ZERO,
@@ -586,15 +600,33 @@ impl TcpSender {
     /// also kept as ns-2's double (tcp.cc `set_rtx_timer`: `resched(rtt_timeout())`), which
     /// keys the timer's event (`next_timeout_s`).
     pub(super) fn arm_rto(&mut self, now: SimTime) {
-        let at = now + self.rtt.rto();
+        self.arm_rto_for(now, self.rtt.rto(), self.rtt.rto_s());
+    }
+
+    /// Arms the timer at now + `rto` (`rto_s`: the same in ns-2's doubles, if any).
+    fn arm_rto_for(&mut self, now: SimTime, rto: SimTime, rto_s: Option<f64>) {
+        let at = now + rto;
         self.rto_at = Some(at);
         // now_s is the handled event's; a call from outside one (a script's command) has none
         let fresh = SimTime::from_secs_f64(self.now_s).0.abs_diff(now.0) <= 1;
-        self.rto_at_s = self
-            .rtt
-            .rto_s()
-            .filter(|_| fresh)
-            .map(|d| (at, self.now_s + d));
+        self.rto_at_s = rto_s.filter(|_| fresh).map(|d| (at, self.now_s + d));
+    }
+
+    /// The timer a new ACK restarts (tcp.cc `newack` -> `newtimer`): with `timerfix_` after
+    /// the ACK's RTT sample (the current RTO), without it with the RTO the ACK found.
+    pub(super) fn arm_newack_rto(&mut self, now: SimTime) {
+        match self.newack_rto {
+            Some((rto, rto_s)) => self.arm_rto_for(now, rto, rto_s),
+            None => self.arm_rto(now),
+        }
+    }
+
+    /// Before a new ACK's RTT sample: keeps the RTO for `newtimer` when `timerfix_` is off
+    /// (tcp.cc `newack`: `if (!timerfix_) newtimer(pkt)` comes first).
+    fn note_newack_rto(&mut self) {
+        if !self.p.ns2.timerfix && self.rtt.is_ns2() {
+            self.newack_rto = Some((self.rtt.rto(), self.rtt.rto_s()));
+        }
     }
 
     /// Retransmits the segment starting at snd_una (fast retransmit, partial ACK).
@@ -802,9 +834,11 @@ impl TcpSender {
             });
         }
         self.rto_at = None;
-        if self.snd_max > self.snd_una {
-            // data left beside ns-2's opening packet: newack() -> newtimer() rearms the timer
-            self.arm_rto(cx.now);
+        if self.snd_max > self.snd_una || self.newack_rto.is_some() {
+            // data left beside ns-2's opening packet: newack() -> newtimer() rearms the timer;
+            // without timerfix_ newtimer() runs first (t_seqno_ > 0 sets it) and send_much
+            // leaves the pending timer alone
+            self.arm_newack_rto(cx.now);
         }
         self.start_object(cx.now);
         self.send_data(cx);
@@ -975,7 +1009,10 @@ impl TcpSender {
                         self.rtt.reset_backoff();
                     }
                 } else {
-                    self.rtt.sample_at(self.syn_sent_at, now);
+                    self.note_newack_rto();
+                    // a measurement left running by a reset (reset.rs) times from its send
+                    let t0 = self.timed.take().map_or(self.syn_sent_at, |(_, t)| t);
+                    self.rtt.sample_at(t0, now);
                 }
                 if self.opening_with_data() {
                     // ns-2 recv -> recv_newack_helper -> opencwnd() for packet 0's ACK, with no
@@ -1154,7 +1191,7 @@ impl TcpSender {
                     || self.vegas_idle_timeout()
                     || self.ns2_window_below_one()
                 {
-                    self.arm_rto(now);
+                    self.arm_newack_rto(now);
                 } else {
                     self.rto_at = None;
                 }
@@ -1233,6 +1270,7 @@ impl TcpSender {
     /// while it carries ECN-echo with `ecn_backoff_` (tcp.cc `newack`: "Don't end backoff if
     /// still in ECN-Echo with a congestion window of 1 packet").
     fn take_rtt_sample(&mut self, h: &TcpHeader, ack: u64, now: SimTime) {
+        self.note_newack_rto();
         let ece = self.p.ecn && h.flags & F::ECE != 0;
         if self.p.timestamps {
             self.rtt.sample(now.saturating_sub(h.ts_echo));
@@ -1752,6 +1790,9 @@ impl Endpoint for TcpSender {
 
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
         self.note_warmup(cx);
+        if self.sent_before_reset(pkt.tcp.ts_val) {
+            return; // tcp.cc recv: from a previous incarnation (lastreset_)
+        }
         self.now_s = cx.now_s;
         self.record_series(cx.now);
         let una = self.snd_una;
@@ -1759,8 +1800,10 @@ impl Endpoint for TcpSender {
         if self.snd_una > una {
             // tcp.cc newack() -> newtimer(): the timer is rearmed on each new ACK, also the
             // one that acknowledges everything sent (set_data reads when it expires)
-            self.idle_timeout_at = (self.snd_una >= self.snd_max).then(|| cx.now + self.rtt.rto());
+            let rto = self.newack_rto.map_or_else(|| self.rtt.rto(), |r| r.0);
+            self.idle_timeout_at = (self.snd_una >= self.snd_max).then(|| cx.now + rto);
         }
+        self.newack_rto = None;
     }
 
     fn on_timeout(&mut self, cx: &mut EndpointCtx) {
@@ -1839,6 +1882,10 @@ impl Endpoint for TcpSender {
     /// = maxseq_, last_cwnd_action_ = CWND_ACTION_TIMEOUT, the timed segment forgotten;
     /// the timer then fires every RTO without backoff, which changes nothing more). Data
     /// already sent is never taken back: the end is at least what was sent.
+    fn reset(&mut self, now: SimTime, phase: Option<SimTime>) -> Result<(), String> {
+        self.ns2_reset(now, phase)
+    }
+
     fn set_data(&mut self, now: SimTime, segments: u64) -> Result<bool, String> {
         if !matches!(self.app, TcpApp::Bulk) {
             return Err(format!(

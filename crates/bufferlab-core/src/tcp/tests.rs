@@ -1609,3 +1609,58 @@ fn ns3_syn_timer_is_the_connection_timeout() {
         assert_eq!(pipe.snd.stats.syn_retransmits, 2);
     }
 }
+
+/// ns-2 tcp.cc newack with timerfix_ false: the timer a new ACK restarts is set before the
+/// ACK's RTT sample and the end of the backoff (newtimer first), so after a timeout the ACK of
+/// the first timed packet leaves it backed off; with timerfix_ (the default) it is set after.
+#[test]
+fn ns2_timerfix_off_restarts_the_timer_with_the_rto_the_ack_found() {
+    let deadline = |timerfix: bool| {
+        let p = params(|o| {
+            o.iw = Some(1);
+            o.ns2_agent = Some(crate::tcp::ns2_agent::Ns2AgentOptions {
+                timerfix: Some(timerfix),
+                ..Default::default()
+            });
+        });
+        let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+        // packet 0 lost: timeout at 3 s (rtxcur_init_), backoff 2; its retransmission's ACK
+        // (not timed) at 3.1 s sends 1 (timed) and 2 (lost); the ACK of 1 comes at 3.2 s
+        pipe.drop = drop_seqs(vec![seg(0), seg(2)]);
+        pipe.run_until(ms(3250));
+        assert_eq!(pipe.snd.stats.timeouts, 1);
+        pipe.snd.next_timeout().unwrap()
+    };
+    // without timerfix_: 3.2 s + the backed-off RTO the ACK found, 2 x 3 s
+    assert_eq!(deadline(false), ms(9200));
+    // with it: the sample of 100 ms (30 ticks of RTO) and backoff 1: 3.2 s + 0.3 s
+    assert_eq!(deadline(true), ms(3500));
+}
+
+/// ns-2 tcp.cc TcpAgent::reset and tcp-sink.cc TcpSink::reset: both ends go back to their
+/// initial state, the sender with no data and no timer; the packets sent before the reset
+/// (ts() < lastreset_) are dropped at either end.
+#[test]
+fn ns2_reset_starts_afresh_and_drops_the_previous_incarnation() {
+    let p = params(|o| o.iw = Some(2));
+    let mut pipe = Pipe::new(p, TcpApp::Bulk, ms(50));
+    let ssthresh = pipe.snd.ssthresh();
+    pipe.run_until(ms(420)); // data in flight both ways
+    assert!(pipe.snd.snd_max() > seg(10) && pipe.rcv.rcv_nxt() > seg(5));
+    pipe.snd.reset(pipe.now, None).unwrap();
+    pipe.rcv.reset(pipe.now, None).unwrap();
+    assert_eq!((pipe.snd.snd_una(), pipe.snd.snd_max()), (1, 1));
+    assert_eq!((pipe.cwnd_segs(), pipe.snd.ssthresh()), (2.0, ssthresh));
+    assert_eq!(pipe.snd.next_timeout(), None, "no data, no timer");
+    assert_eq!(pipe.rcv.rcv_nxt(), 1);
+    let acks = pipe.snd.stats.acks_received;
+    pipe.run_until(ms(600)); // what was in flight arrives and is dropped
+    assert_eq!(pipe.snd.stats.acks_received, acks);
+    assert_eq!(pipe.rcv.rcv_nxt(), 1);
+    assert_eq!((pipe.snd.snd_una(), pipe.snd.snd_max()), (1, 1));
+    // new data: the connection opens again from packet 0's window
+    pipe.snd.set_data(pipe.now, 5).unwrap();
+    pipe.run_until(ms(1200));
+    assert_eq!(pipe.snd.snd_una(), seg(5));
+    assert_eq!(pipe.rcv.rcv_nxt(), seg(5));
+}

@@ -136,7 +136,7 @@ impl TcpSender {
         self.dupacks = 0;
         self.sack1_timeout = false;
         if self.snd_max > self.snd_una || self.ns2_window_below_one() {
-            self.arm_rto(now);
+            self.arm_newack_rto(now); // timerfix_ off: with the RTO before the sample
         } else {
             self.rto_at = None;
         }
