@@ -17,7 +17,7 @@ impl TcpSender {
             return false;
         }
         let a = &self.p.ns2;
-        (!a.bug_fix && !(self.p.ecn && self.last_action_ecn))
+        (!a.bug_fix && (!self.p.ecn || !self.last_action_ecn))
             || (a.less_careful
                 && !self.p.sack
                 && self.cc.recovery() == Recovery::NewReno
