@@ -18,6 +18,7 @@ use crate::units::SimTime;
 use std::time::Instant;
 
 mod flowmon;
+mod links;
 mod summary;
 
 /// Events between two questions to [`Session::run_before_or`]'s `interrupted` (a power of two):

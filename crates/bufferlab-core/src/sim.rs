@@ -55,6 +55,9 @@ pub(crate) enum Event {
     /// The port's device queue has room again: refill it from the discipline (ns-3 runs this
     /// as a `ScheduleNow` after everything already due at the same instant).
     DeviceWake(PortId),
+    /// A timed action of the port: an error model before its queue releases a packet it held
+    /// (ns-2's `delay_pkt_`), a Delayer's timer expires.
+    PortTimer(PortId),
 }
 
 /// Two tag bits and a 30-bit index: a queue entry stays 16 bytes (see `sched`).
@@ -67,6 +70,7 @@ impl Packed32 for Event {
             Event::Timer(a) => 2 << 30 | a.0,
             Event::Sample => 3 << 30,
             Event::DeviceWake(p) => 3 << 30 | (p.0 + 1),
+            Event::PortTimer(p) => 3 << 30 | 1 << 29 | p.0,
         }
     }
     #[inline]
@@ -77,6 +81,7 @@ impl Packed32 for Event {
             1 => Event::Arrive(PortId(id)),
             2 => Event::Timer(AgentId(id)),
             _ if id == 0 => Event::Sample,
+            _ if id >= 1 << 29 => Event::PortTimer(PortId(id - (1 << 29))),
             _ => Event::DeviceWake(PortId(id - 1)),
         }
     }
@@ -84,6 +89,9 @@ impl Packed32 for Event {
 
 /// Ports and endpoints are numbered below this (an event packs the index into 30 bits).
 pub(crate) const MAX_EVENT_INDEX: usize = 1 << 30;
+/// Ports are numbered below this: `DeviceWake` and `PortTimer` share the fourth tag, told apart
+/// by the index's top bit.
+pub(crate) const MAX_PORT_INDEX: usize = (1 << 29) - 1;
 
 pub struct Node {
     pub name: String,
@@ -406,6 +414,7 @@ impl Simulation {
                 Event::Timer(a) => self.timer::<NS2>(a),
                 Event::Sample => self.sample(),
                 Event::DeviceWake(p) => self.device_wake::<NS2>(p),
+                Event::PortTimer(p) => self.port_timer::<NS2>(p),
             }
             if after(self) || yield_after {
                 return false;
@@ -420,7 +429,9 @@ impl Simulation {
     /// docs/performance.md); a prefetch changes no result, only when the data arrives.
     #[inline(always)]
     fn prefetch_port(&self, ev: Event) {
-        let (Event::Arrive(p) | Event::TxDone(p) | Event::DeviceWake(p)) = ev else {
+        let (Event::Arrive(p) | Event::TxDone(p) | Event::DeviceWake(p) | Event::PortTimer(p)) =
+            ev
+        else {
             return;
         };
         if let Some(port) = self.ports.get(p.idx()) {
@@ -447,6 +458,7 @@ impl Simulation {
             Event::TxDone(p) => format!("a transmission end on link {}", self.link_name(p)),
             Event::Arrive(p) => format!("an arrival over link {}", self.link_name(p)),
             Event::DeviceWake(p) => format!("a device-queue wake-up on link {}", self.link_name(p)),
+            Event::PortTimer(p) => format!("a timed action on link {}", self.link_name(p)),
             Event::Timer(a) => {
                 let agent = &self.agents[a.idx()];
                 let side = if agent.is_receiver {
@@ -633,9 +645,37 @@ impl Simulation {
         self.port_done::<NS2>(pid, w);
     }
 
+    /// A timed action of a port (`Port::fire_timer`).
+    fn port_timer<const NS2: bool>(&mut self, pid: PortId) {
+        let mut cx = port_cx!(self);
+        let w = self.ports[pid.idx()].fire_timer(&mut cx);
+        self.port_done::<NS2>(pid, w);
+    }
+
+    /// Runs `op` on port `pid` now, outside the event loop, under ns-2's clock (a script's
+    /// command to a Delayer), and schedules what it asks for.
+    pub(crate) fn port_command(
+        &mut self,
+        pid: PortId,
+        op: impl FnOnce(&mut Port, &mut PortCx<true>) -> Wakeups,
+    ) {
+        const NS2: bool = true;
+        let mut cx = port_cx!(self);
+        let w = op(&mut self.ports[pid.idx()], &mut cx);
+        self.port_done::<NS2>(pid, w);
+    }
+
+    /// Schedules a port's timed action at `key` (`Port::delayer_spike`'s first spike).
+    pub(crate) fn schedule_port_timer(&mut self, pid: PortId, key: u64) {
+        self.schedule_any(key, Event::PortTimer(pid));
+    }
+
     /// Schedules what a port operation asked for and charges its drops to their flows.
     #[inline(always)]
     fn port_done<const NS2: bool>(&mut self, pid: PortId, w: Wakeups) {
+        for k in w.timers.into_iter().flatten() {
+            self.schedule_in::<NS2>(k, Event::PortTimer(pid));
+        }
         if w.device_wake {
             let key = self.now_key();
             self.schedule_in::<NS2>(key, Event::DeviceWake(pid));

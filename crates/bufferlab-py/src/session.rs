@@ -147,6 +147,56 @@ impl Session {
         guarded(|| s.detach(flow, receiver))
     }
 
+    /// Changes the direction `from_node` -> `to_node` of link `link` from now on (ns-2's
+    /// `$ns bandwidth`, `$ns delay`, `$ns queue-limit` run during the run): `what` is `rate`
+    /// (bits per second), `delay` (seconds) or `limit` (packets of a DropTail queue).
+    fn set_link(
+        &mut self,
+        link: &str,
+        from_node: &str,
+        to_node: &str,
+        what: &str,
+        value: f64,
+    ) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.set_link(link, from_node, to_node, what, value))
+    }
+
+    /// Puts ns-2's Delayer on the direction `from_node` -> `to_node` of link `link`
+    /// (`$ns insert-delayer`), with `alloc` ((kind, a, b) interval, (kind, a, b) length) and
+    /// `spike` (interval, length, first spike's time in seconds); kind `uniform` (min, max),
+    /// `exponential` (avg, 0) or `constant` (val, 0).
+    #[pyo3(signature = (link, from_node, to_node, alloc=None, spike=None))]
+    #[allow(clippy::type_complexity)]
+    fn add_delayer(
+        &mut self,
+        link: &str,
+        from_node: &str,
+        to_node: &str,
+        alloc: Option<((String, f64, f64), (String, f64, f64))>,
+        spike: Option<((String, f64, f64), (String, f64, f64), f64)>,
+    ) -> PyResult<()> {
+        let s = self.live()?;
+        fn w(v: &(String, f64, f64)) -> (&str, f64, f64) {
+            (v.0.as_str(), v.1, v.2)
+        }
+        let alloc = alloc.as_ref().map(|(i, l)| (w(i), w(l)));
+        let spike = spike.as_ref().map(|(i, l, t)| (w(i), w(l), *t));
+        guarded(|| s.add_delayer(link, from_node, to_node, alloc, spike))
+    }
+
+    /// `$delayer block` (true) / `unblock` (false) now on the Delayer of that direction.
+    fn delayer_block(
+        &mut self,
+        link: &str,
+        from_node: &str,
+        to_node: &str,
+        block: bool,
+    ) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.delayer_block(link, from_node, to_node, block))
+    }
+
     /// Records every change of a queue variable of the direction `from_node` -> `to_node`
     /// of link `link` from now on (`$redq trace ave_` / `curq_`); returns (watch number,
     /// value now), or None. Its changes come with the flows' in `take_changes`.

@@ -82,4 +82,11 @@ def import_script(
             "itself (bufferlab run)"
         )
     left_out = [f'$ns at {t:g} "{s}"' for t, _, s in sorted(interp.runner.heap)]
+    # what the engine learns at $ns run, not the scenario (delayer.py)
+    for link in interp.net.links.values():
+        ends = f"{link.src.id} {link.dst.id}"
+        if link.delayer is not None:
+            left_out.append(f"$ns insert-delayer {ends} (a Delayer)")
+        if link.avoid_reordering:
+            left_out.append(f"DelayLink avoidReordering_ true on link {ends}")
     return interp.scenario, left_out

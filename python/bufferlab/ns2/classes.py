@@ -197,7 +197,21 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "packetSize_": "210",
         "shape_": "1.5",
     },
-    "ErrorModel": {"rate_": "0", "enable_": "1", "markecn_": "false", "delay_pkt_": "false"},
+    "ErrorModel": {
+        "rate_": "0",
+        "enable_": "1",
+        "markecn_": "false",
+        "delay_pkt_": "false",
+        "delay_": "0",
+    },
+    # delay.cc's bound variables and delayer.cc's (ns-default.tcl)
+    "DelayLink": {
+        "bandwidth_": "1.5Mb",
+        "delay_": "100ms",
+        "debug_": "false",
+        "avoidReordering_": "false",
+    },
+    "Delayer": {"debug_": "false"},
     # PeriodicErrorModel's bound variables (ns-default.tcl; printed with `ns`)
     "ErrorModel/Periodic": {
         "offset_": "0",

@@ -16,20 +16,26 @@ ErrorModule) and ``tcl/lib/ns-errmodel.tcl`` / ``ns-link.tcl`` (printed with ``n
   refuses such a script before it runs.
 * ``ErrorModel/Periodic`` (``offset_``, ``period_``, ``burstlen_``) and ``ErrorModel/List``
   (``droplist``) count packets, or bytes with ``unit byte``; ``markecn_ true`` marks instead of
-  dropping. The rules are the core's ``net/error_module.rs``; a random ``ErrorModel`` is the
+  dropping; ``delay_pkt_ true`` holds the packet ``delay_`` seconds and then hands it to the
+  model's target, past its module (``ErrorModel::recv``: ``Scheduler::schedule(target_, p,
+  delay_)``). The rules are the core's ``net/error_module.rs``; a random ``ErrorModel`` is the
   core's Bernoulli loss (``net/loss.rs``).
+* A second ``$link errormodule`` goes in front of the first (``add-to-head``: its target is
+  the first module), so packets meet the last one put there first; the core chains them
+  (``then``). ``$link errormodule`` with no argument answers the last one.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import deque
 from collections.abc import Callable
 
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
 from bufferlab.ns2.model import Link, Obj
-from bufferlab.ns2.units import boolean, number
+from bufferlab.ns2.units import boolean, fmt_time, number
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
 TYPE_CHECKING = False
@@ -75,10 +81,14 @@ class ErrorModels:
         if self.runner is not None:
             self._not_while_running("$link errormodule")
         if link.loss is not None:
-            raise Ns2Error(
-                f"a second error module on link {link.src.id}->{link.dst.id} ($link errormodule "
-                "or $ns lossmodel) is not modelled"
-            )
+            if link.loss_after or not _counting(link.loss) or not _counting(em):
+                raise Ns2Error(
+                    f"a second error module on link {link.src.id}->{link.dst.id} ($link "
+                    "errormodule or $ns lossmodel) is not modelled unless both are ErrorModule "
+                    "Fid or ErrorModel/Periodic / List before the queue"
+                )
+            # add-to-head: the new one in front, its target the one that was there
+            link.loss_chain.insert(0, link.loss)
         link.loss, link.loss_after = em, False
         self.net.drop_targets.pop(em.handle, None)
         return ""
@@ -170,6 +180,12 @@ class ErrorModels:
         return len(values)
 
 
+def _strtod_prefix(text: str) -> float:
+    """strtod: the number at the start of the text (0 if none)."""
+    m = re.match(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text)
+    return float(m.group(0)) if m else 0.0
+
+
 def _leading_digits(w: str) -> list[str]:
     out = []
     for c in w:
@@ -179,20 +195,48 @@ def _leading_digits(w: str) -> list[str]:
     return out
 
 
+def _counting(em: Obj) -> bool:
+    return isinstance(em, ErrModule) or em.cls in COUNTING
+
+
 def loss_config(
-    em: Obj, after_link: bool, net: Network, warn: Callable[[str], None]
+    em: Obj,
+    after_link: bool,
+    net: Network,
+    warn: Callable[[str], None],
+    chain: list[Obj] | None = None,
 ) -> dict[str, Any] | None:
     """The scenario loss of one link direction from what the script put there: an
     ErrorModule (a `per_flow` loss), a counting model alone (a `per_flow` loss all flows go
-    through), or a random ErrorModel (`bernoulli`)."""
+    through), or a random ErrorModel (`bernoulli`); `chain`: the modules packets meet after
+    it (a `per_flow` loss's `then`)."""
     position = "after_link" if after_link else "before_queue"
     if isinstance(em, ErrModule):
-        return _module_config(em, net, position)
-    if em.cls in COUNTING:
+        out = _module_config(em, net, position)
+    elif em.cls in COUNTING:
         cfg = _model_config(em, [])
         _check_marking(em, cfg, lambda fid: True, net)
-        return {"kind": "per_flow", "models": [cfg], "unbound": 0, "position": position}
-    return _random_config(em, position, warn)
+        out = {"kind": "per_flow", "models": [cfg], "unbound": 0, "position": position}
+    else:
+        return _random_config(em, position, warn)
+    then = []
+    if chain and em.handle in net.drop_targets:
+        raise Ns2Error(
+            f"{em.cls} {em.handle}: a drop-target of its own on a module in front of another "
+            "($link errormodule twice) is not modelled"
+        )
+    for m in chain or []:
+        if m.handle in net.drop_targets:
+            raise Ns2Error(
+                f"{m.cls} {m.handle}: a drop-target of its own on a module behind another "
+                "($link errormodule twice) is not modelled"
+            )
+        cfg = loss_config(m, after_link, net, warn)
+        assert cfg is not None and cfg["kind"] == "per_flow"
+        then.append({k: cfg[k] for k in ("models", "unbound") if k in cfg})
+    if then:
+        out["then"] = then
+    return out
 
 
 def _module_config(em: ErrModule, net: Network, position: str) -> dict[str, Any]:
@@ -232,11 +276,6 @@ def _model_config(m: Obj, flows: list[int]) -> dict[str, Any]:
             "modelled there"
         )
     v = m.vars
-    if boolean(v.get("delay_pkt_", "false")):
-        raise Ns2Error(
-            f"{m.cls} delay_pkt_ true (delaying a packet by delay_ instead of dropping it) is "
-            "not modelled"
-        )
     unit = v.get("unit_", "pkt")
     if unit not in ("pkt", "byte"):
         raise Ns2Error(f"{m.cls} unit {unit}: only unit pkt and unit byte are modelled")
@@ -257,6 +296,10 @@ def _model_config(m: Obj, flows: list[int]) -> dict[str, Any]:
         out["drop"] = list(m.droplist or [])
     if boolean(v.get("markecn_", "false")):
         out["mark_ecn"] = True
+    elif boolean(v.get("delay_pkt_", "false")):
+        # ErrorModel::recv: markecn_ first, then delay_pkt_; delay_ is a plain bound double
+        # (bind, not bind_time: `50ms` reads 50, checked with `ns`), default 0
+        out["delay"] = fmt_time(max(0.0, _strtod_prefix(str(v.get("delay_", "0")))))
     return out
 
 
@@ -299,7 +342,14 @@ def _check_marking(m: Obj, cfg: dict[str, Any], sees: Callable[[int], bool], net
     its opening packet (seqno 0, sent without ECT)."""
     if not cfg.get("mark_ecn"):
         return
-    link = next((lk for lk in net.links.values() if lk.loss is m or _holds(lk.loss, m)), None)
+    link = next(
+        (
+            lk
+            for lk in net.links.values()
+            if any(x is m or _holds(x, m) for x in [lk.loss, *lk.loss_chain])
+        ),
+        None,
+    )
     if link is None:
         return
     seen = []
@@ -358,7 +408,7 @@ def _no_unbound_flow(em: ErrModule, net: Network) -> None:
     """Without a default, ns-2 stops at the first packet of an unbound fid (Classifier
     no-slot): refuses a script where a flow's packets (its data, a TCP flow's ACKs too) of an
     unbound fid take a shortest path (static routing) through the module's link."""
-    link = next((lk for lk in net.links.values() if lk.loss is em), None)
+    link = next((lk for lk in net.links.values() if lk.loss is em or em in lk.loss_chain), None)
     if link is None:
         return
     for ag in _senders(net):

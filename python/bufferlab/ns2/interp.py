@@ -25,6 +25,7 @@ from pathlib import Path
 from bufferlab.ns2.agents import Agents
 from bufferlab.ns2.apps import Applications
 from bufferlab.ns2.classes import FULL_TCP, QUEUE_KINDS, TCP_CC, TRAFFIC
+from bufferlab.ns2.delayer import DelayerObj, Delayers
 from bufferlab.ns2.errmodel import ErrModule, ErrorModels
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, ScriptExit, TclScriptError
 from bufferlab.ns2.flowmon import FlowMonitors
@@ -213,6 +214,8 @@ _CLASSES = sorted(
         "ErrorModel/Periodic",
         "ErrorModel/List",
         "ErrorModule",
+        "Delayer",
+        "DelayLink",
         "RNG",
         "RandomVariable",
         "RandomVariable/Uniform",
@@ -239,6 +242,7 @@ class Interp(
     Simulator,
     Topology,
     ErrorModels,
+    Delayers,
     Agents,
     Applications,
     Monitors,
@@ -248,7 +252,8 @@ class Interp(
 ):
     """One ns-2 script in one Tcl interpreter. Each ns-2 concept's commands are a part of it
     (a mixin in its own module): the OTcl object system (otcl.py), the Simulator
-    (simulator.py), nodes and links (topology.py), error models (errmodel.py), agents
+    (simulator.py), nodes and links (topology.py), error models (errmodel.py), Delayers
+    (delayer.py), agents
     (agents.py), applications (apps.py), queue monitors (monitors.py), flow monitors
     (flowmon.py), traces (traces.py)
     and random numbers (randoms.py); this class holds the Tcl interpreter, the objects and
@@ -257,6 +262,7 @@ class Interp(
     SIM_COMMANDS: ClassVar[dict[str, str]] = {
         **Simulator.SIM_COMMANDS,
         **Topology.SIM_COMMANDS,
+        "insert-delayer": "sim_insert_delayer",
         **Agents.SIM_COMMANDS,
         **Traces.SIM_COMMANDS,
         **Monitors.SIM_COMMANDS,
@@ -528,6 +534,8 @@ class Interp(
             )
         elif cls == "ErrorModule":
             obj = ErrModule(h, cls)
+        elif cls == "Delayer":
+            obj = DelayerObj(h, cls)
         elif cls.startswith("Queue"):
             raise Ns2Error(
                 "new Queue/...: a queue made outside a link is not modelled; give the queue "
@@ -654,6 +662,8 @@ class Interp(
             return self.error_model_method(obj, method, args)
         if isinstance(obj, ErrModule):
             return self.error_module_method(obj, method, args)
+        if isinstance(obj, DelayerObj):
+            return self.delayer_method(obj, method, args)
         if isinstance(obj, Integrator | QueueMonitor):
             return self.monitor_method(obj, method, args)
         if isinstance(obj, FlowMon | FlowDesc):

@@ -121,6 +121,10 @@ class Link(Obj):
 
     loss: Obj | None = None
     loss_after: bool = False  # put by `$ns link-lossmodel` (after the link), not `lossmodel`
+    # error modules packets meet after `loss` (a second `$link errormodule` goes in front)
+    loss_chain: list[Obj]
+    delayer: Obj | None = None  # `insert-delayer` (delayer.py)
+    avoid_reordering: bool = False  # DelayLink's avoidReordering_ when it was made
     monitor: QueueMonitor | None = None  # the last `$ns monitor-queue` on it (qMonitor_)
 
     def __init__(
@@ -142,6 +146,7 @@ class Link(Obj):
         self.delay = delay
         self.queue = queue
         self.duplex = duplex
+        self.loss_chain = []
         # The channels of the link's Enque/Deque/Drop/Recv trace sets, in the order they
         # were added: the trace-all file when the link was made after `$ns trace-all`
         # (ns-2's simplex-link calls trace-queue then), then each `$ns trace-queue` /

@@ -188,6 +188,7 @@ class Runner:
             ns2_trace=trace,
             **extra,
         )
+        ip.links_to_engine(self.session)  # Delayers, avoidReordering_ (delayer.py)
         for obj in list(ip.objects.values()):
             if isinstance(obj, QueueMonitor):
                 self.add_monitor(obj)

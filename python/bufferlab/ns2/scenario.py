@@ -153,7 +153,11 @@ def to_scenario(
         if rq != q:
             entry["reverse_queue"] = rq
         for key, way in (("loss", fwd), ("reverse_loss", rev)):
-            loss = loss_config(way.loss, way.loss_after, net, warn) if way.loss else None
+            loss = (
+                loss_config(way.loss, way.loss_after, net, warn, way.loss_chain)
+                if way.loss
+                else None
+            )
             if loss is not None:
                 entry[key] = loss
         links[f"n{a}_n{b}"] = entry

@@ -7,6 +7,7 @@ on a link (the error models themselves are errmodel.py's).
 from __future__ import annotations
 
 from bufferlab.ns2.classes import QUEUE_KINDS
+from bufferlab.ns2.delayer import delay_link_default
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
 from bufferlab.ns2.model import Link, Node, Queue, red_automatic
 from bufferlab.ns2.units import number, rate_bps, time_s
@@ -29,6 +30,7 @@ class Topology:
         "simplex-link": "sim_link",
         "queue-limit": "sim_queue_limit",
         "delay": "sim_delay",
+        "bandwidth": "sim_bandwidth",
         "link": "sim_link_of",
         "lossmodel": "sim_lossmodel",
         "link-lossmodel": "sim_lossmodel",
@@ -123,6 +125,7 @@ class Topology:
                 queue=q,
                 duplex=m == "duplex-link",
             )
+            link.avoid_reordering = delay_link_default(self)
             if net.trace_channel is not None:  # simplex-link: trace-queue n1 n2 $traceall
                 link.traces.append(net.trace_channel)
                 self.trace_made(f"the trace of link {s.id}->{d.id}")
@@ -137,11 +140,13 @@ class Topology:
         net = self.net
         if len(a) != 3:
             raise Ns2Error("usage: $ns queue-limit n1 n2 limit")
-        if self.runner is not None:
-            self._not_while_running("$ns queue-limit")
-        q = net.link(self.node(a[0]), self.node(a[1])).queue
+        link = net.link(self.node(a[0]), self.node(a[1]))
+        q = link.queue
         assert q is not None
-        q.vars["limit_"] = str(int(number(a[2], "queue limit")))
+        limit = int(number(a[2], "queue limit"))
+        if self.runner is not None:  # from now on (DropTail::enque reads qlim_ per arrival)
+            self._change_link(link, "limit", limit, "$ns queue-limit")
+        q.vars["limit_"] = str(limit)
         q.limit_set = True
         return ""
 
@@ -151,15 +156,45 @@ class Topology:
         link is left alone."""
         if len(a) not in (3, 4):
             raise TclScriptError('wrong # args: should be "$ns delay n1 n2 delay ?type?"')
-        if self.runner is not None:
-            self._not_while_running("$ns delay")
+        return self._set_links(a, "delay", time_s(a[2]))
+
+    def sim_bandwidth(self, m: str, a: list[str]) -> str:
+        """ns-lib.tcl `$ns bandwidth n1 n2 bw ?type?`: the link n1->n2 (and n2->n1 when type
+        is duplex) gets that rate (`$link set bandwidth_`, bind_bw); a direction with no link
+        is left alone."""
+        if len(a) not in (3, 4):
+            raise TclScriptError('wrong # args: should be "$ns bandwidth n1 n2 bw ?type?"')
+        return self._set_links(a, "rate", rate_bps(a[2]))
+
+    def _set_links(self, a: list[str], what: str, value: float) -> str:
+        """`$ns delay` / `$ns bandwidth`: before the run the links' own value, during it the
+        engine's (what the link sends from now on: delay.cc LinkDelay::recv reads delay_ and
+        bandwidth_ as each packet starts)."""
         n1, n2 = self.node(a[0]), self.node(a[1])
         ends = [(n1, n2), (n2, n1)] if len(a) == 4 and a[3] == "duplex" else [(n1, n2)]
         for s, d in ends:
             link = self.net.links.get((s.id, d.id))
-            if link is not None:
-                link.delay = time_s(a[2])
+            if link is None:
+                continue
+            if self.runner is not None:
+                said = "$ns bandwidth" if what == "rate" else "$ns delay"
+                self._change_link(link, what, value, said)
+            if what == "rate":
+                link.rate = value
+            else:
+                link.delay = value
         return ""
+
+    def _change_link(self, link: Link, what: str, value: float, said: str) -> None:
+        """A link direction changes while the run goes on: the engine's port from now on."""
+        runner = self.runner
+        name = self.net.link_names.get((link.src.id, link.dst.id))
+        if name is None or runner.session is None:
+            raise Ns2Error(f"{said} {link.src.id} {link.dst.id}: the engine has no such link")
+        try:
+            runner.session.set_link(name, link.src.name, link.dst.name, what, value)
+        except Exception as e:  # ScenarioError: what the engine cannot change
+            raise Ns2Error(f"{said} during the run: {e}; not modelled") from None
 
     def sim_link_of(self, m: str, a: list[str]) -> str:
         net = self.net
@@ -200,6 +235,8 @@ class Topology:
             return self._trace_dynamics(link, args)
         if method == "errormodule":
             return self.link_errormodule(link, args)  # type: ignore[attr-defined]
+        if method == "insert-delayer":
+            return self.link_insert_delayer(link, args)  # type: ignore[attr-defined]
         if method == "install-error":
             raise Ns2Error("link install-error: use $link errormodule $em")
         if method in ("queue-sample-timeout", "sample-queue-size") and not args:

@@ -15,9 +15,18 @@
 //!   which the byte count reaches each listed value.
 //!
 //! A lost packet is dropped (ns-2 hands it to the link's drop trace), or with `mark_ecn`
-//! marked Congestion Experienced and passed on (`markecn_ true`).
+//! marked Congestion Experienced and passed on (`markecn_ true`), or with `delay` held that
+//! long and then passed on past the module (`delay_pkt_ true` with `delay_`: errmodel.cc
+//! `ErrorModel::recv` schedules it to the model's target, the module's, `delay_` later, where
+//! it does not meet the model again).
+//!
+//! Several modules on one link direction ([`ErrorChain`]) see a packet one after the other: ns-2's
+//! `$link errormodule` (tcl/lib/ns-link.tcl `SimpleLink errormodule`, `add-to-head`) puts each
+//! new module in front of those already there, so the last one put on the link sees packets
+//! first, and a packet one of them holds goes on to the next one when it is released.
 
 use crate::packet::{Ecn, Packet};
+use crate::units::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +67,10 @@ pub enum FlowLossModel {
         /// Mark lost packets Congestion Experienced and pass them on (ns-2's `markecn_`).
         #[serde(default)]
         mark_ecn: bool,
+        /// Hold lost packets this long, then pass them on past the module instead of dropping
+        /// them (ns-2's `delay_pkt_ true` with `delay_`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        delay: Option<SimTime>,
     },
     /// ns-2's `ErrorModel/List`: the packets numbered in `drop` (from 0, in the order the
     /// model sees them) are lost; in byte units, those during which the count of bytes reaches
@@ -71,6 +84,9 @@ pub enum FlowLossModel {
         drop: Vec<u64>,
         #[serde(default)]
         mark_ecn: bool,
+        /// Hold lost packets this long, then pass them on past the module (`delay_pkt_ true`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        delay: Option<SimTime>,
     },
 }
 
@@ -84,6 +100,40 @@ impl FlowLossModel {
             FlowLossModel::Periodic { flows, .. } | FlowLossModel::List { flows, .. } => flows,
         }
     }
+
+    /// The model holds the packets it chooses (`delay`) instead of losing them.
+    pub fn holds(&self) -> bool {
+        self.delay().is_some()
+    }
+
+    fn delay(&self) -> Option<SimTime> {
+        match self {
+            FlowLossModel::Periodic { delay, .. } | FlowLossModel::List { delay, .. } => *delay,
+        }
+    }
+}
+
+/// One more error module on the same link direction, after the one that holds it (a second
+/// `$link errormodule` in ns-2 goes in front of the first: see the module's doc).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModuleConfig {
+    /// The models, each with the flow ids whose packets it sees.
+    pub models: Vec<FlowLossModel>,
+    /// The model that sees the packets of the flows no model lists; left out, they pass.
+    #[serde(default)]
+    pub unbound: Option<usize>,
+}
+
+/// What a module (or a chain of them) does with a packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// It goes on (marked, if a marking model chose it).
+    Pass,
+    /// It is lost: the link's drop trace takes it.
+    Lost,
+    /// It is held `delay`, then goes on from module `next` of the chain.
+    Held { delay: SimTime, next: usize },
 }
 
 /// Checks a `per_flow` loss: each flow id bound once, `unbound` naming a model, a drop list
@@ -146,6 +196,7 @@ enum Counter {
 struct Model {
     bytes: bool,
     mark_ecn: bool,
+    delay: Option<SimTime>,
     count: u64,
     counter: Counter,
 }
@@ -184,6 +235,7 @@ impl Model {
         Model {
             bytes: unit == CountUnit::Bytes,
             mark_ecn,
+            delay: cfg.delay(),
             count: 0,
             counter,
         }
@@ -271,20 +323,64 @@ impl ErrorModule {
     /// Whether the packet is lost (dropped); a model that marks instead sets its ECN field to
     /// CE and lets it pass.
     pub fn lose(&mut self, pkt: &mut Packet) -> bool {
+        self.fate(pkt, 0) == Fate::Lost
+    }
+
+    /// What this module (module `at` of its chain) does with the packet. ErrorModel::recv:
+    /// a chosen packet is marked (`markecn_`), else held (`delay_pkt_`), else dropped.
+    fn fate(&mut self, pkt: &mut Packet, at: usize) -> Fate {
         let Some(i) = self.by_flow.get(pkt.flow.idx()).copied().flatten() else {
-            return false;
+            return Fate::Pass;
         };
         let m = &mut self.models[i];
         if !m.corrupt(pkt.size) {
-            return false;
+            return Fate::Pass;
         }
         if m.mark_ecn {
             if pkt.ecn.is_capable() {
                 pkt.ecn = Ecn::Ce;
             }
-            return false;
+            return Fate::Pass;
         }
-        true
+        match m.delay {
+            Some(delay) => Fate::Held {
+                delay,
+                next: at + 1,
+            },
+            None => Fate::Lost,
+        }
+    }
+}
+
+/// The error modules of one link direction, in the order packets meet them.
+pub struct ErrorChain {
+    modules: Vec<ErrorModule>,
+}
+
+impl ErrorChain {
+    /// The first module, then those of `then` in order.
+    pub fn new(first: ErrorModule, then: &[ModuleConfig]) -> Self {
+        let mut modules = vec![first];
+        modules.extend(then.iter().map(|m| ErrorModule::new(&m.models, m.unbound)));
+        ErrorChain { modules }
+    }
+
+    pub fn set_flow_ids(&mut self, fids: &[u32]) {
+        for m in &mut self.modules {
+            m.set_flow_ids(fids);
+        }
+    }
+
+    /// What the modules from `from` on do with the packet: the first that loses or holds it
+    /// decides; a module that passes it hands it to the next.
+    pub fn fate(&mut self, pkt: &mut Packet, from: usize) -> Fate {
+        for (i, m) in self.modules.iter_mut().enumerate().skip(from) {
+            let f = m.fate(pkt, i);
+            if f != Fate::Pass {
+                return f;
+            }
+        }
+        Fate::Pass
     }
 }
 
@@ -300,6 +396,7 @@ mod tests {
             period,
             burst,
             mark_ecn: false,
+            delay: None,
         })
     }
 
@@ -340,6 +437,7 @@ mod tests {
             period: 2000,
             burst: 0,
             mark_ecn: false,
+            delay: None,
         });
         // counts 1000, 2000 (lost, 0), 1000, 2000 (lost, 0), 40, ...
         assert_eq!(lost(&mut m, [1000, 1000, 1000, 1000, 40]), vec![2, 4]);
@@ -352,6 +450,7 @@ mod tests {
             unit,
             drop,
             mark_ecn: false,
+            delay: None,
         };
         // packets 0, 3 and 4 of the model (the 1st, 4th and 5th): the list is sorted first
         let mut m = Model::new(&cfg(CountUnit::Packets, vec![4, 0, 3]));
@@ -379,6 +478,7 @@ mod tests {
                 unit: CountUnit::Packets,
                 drop: vec![1, 2],
                 mark_ecn: false,
+                delay: None,
             },
             FlowLossModel::Periodic {
                 flows: vec![9],
@@ -387,6 +487,7 @@ mod tests {
                 period: 1,
                 burst: 0,
                 mark_ecn: true,
+                delay: None,
             },
         ];
         assert!(check(&models, None).is_ok());
@@ -416,12 +517,57 @@ mod tests {
     }
 
     #[test]
+    fn a_holding_model_holds_and_the_chain_goes_on_from_the_next_module() {
+        let list = |drop: Vec<u64>, delay| FlowLossModel::List {
+            flows: vec![5],
+            unit: CountUnit::Packets,
+            drop,
+            mark_ecn: false,
+            delay,
+        };
+        let d = SimTime::from_millis(200);
+        let front = ErrorModule::new(&[list(vec![1], Some(d))], None);
+        let then = [ModuleConfig {
+            models: vec![list(vec![0], None)],
+            unbound: None,
+        }];
+        let mut chain = ErrorChain::new(front, &then);
+        chain.set_flow_ids(&[5]);
+        // packet 0: the front module passes it, the next one loses it (its packet 0)
+        assert_eq!(chain.fate(&mut pkt(0, Ecn::NotEct), 0), Fate::Lost);
+        // packet 1: the front module holds it; it goes on from module 1
+        let held = chain.fate(&mut pkt(0, Ecn::NotEct), 0);
+        assert_eq!(held, Fate::Held { delay: d, next: 1 });
+        // a later packet passes both (module 1's packet 1)
+        assert_eq!(chain.fate(&mut pkt(0, Ecn::NotEct), 0), Fate::Pass);
+        // the held one, released, is module 1's packet 2: it passes; the front module does
+        // not count it again
+        assert_eq!(chain.fate(&mut pkt(0, Ecn::NotEct), 1), Fate::Pass);
+        // a marking model marks first (ErrorModel::recv: markecn_ before delay_pkt_)
+        let marking = FlowLossModel::Periodic {
+            flows: vec![5],
+            unit: CountUnit::Packets,
+            offset: 0,
+            period: 1,
+            burst: 0,
+            mark_ecn: true,
+            delay: Some(d),
+        };
+        let mut chain = ErrorChain::new(ErrorModule::new(&[marking], None), &[]);
+        chain.set_flow_ids(&[5]);
+        let mut p = pkt(0, Ecn::Ect0);
+        assert_eq!(chain.fate(&mut p, 0), Fate::Pass);
+        assert_eq!(p.ecn, Ecn::Ce);
+    }
+
+    #[test]
     fn checks_name_the_field() {
         let list = |flows: Vec<u32>, drop: Vec<u64>| FlowLossModel::List {
             flows,
             unit: CountUnit::Packets,
             drop,
             mark_ecn: false,
+            delay: None,
         };
         let e = check(&[list(vec![1], vec![2]), list(vec![1], vec![3])], None).unwrap_err();
         assert_eq!(e.0, "models[1].flows");

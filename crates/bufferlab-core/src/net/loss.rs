@@ -7,7 +7,8 @@
 //!   bad state p_good_bad / (p_good_bad + p_bad_good).
 //! * Per flow: ns-2's `ErrorModule Fid` with its deterministic models (`error_module.rs`).
 
-use super::error_module::{ErrorModule, FlowLossModel};
+pub use super::error_module::Fate;
+use super::error_module::{ErrorChain, ErrorModule, FlowLossModel, ModuleConfig};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use rand::RngExt;
@@ -64,6 +65,11 @@ pub enum LossConfig {
         /// Default `before_queue`: ns-2's `$link errormodule` puts the module at the link's head.
         #[serde(default = "before_queue")]
         position: LossPosition,
+        /// More error modules the packets this one passes meet next, in order (ns-2: each
+        /// `$link errormodule` puts its module in front of those on the link already, so this
+        /// one is the last the script put there).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        then: Vec<ModuleConfig>,
     },
 }
 
@@ -99,7 +105,7 @@ pub enum LossModel {
         loss_bad: f64,
         bad: bool,
     },
-    PerFlow(Box<ErrorModule>),
+    PerFlow(Box<ErrorChain>),
 }
 
 impl LossModel {
@@ -121,8 +127,14 @@ impl LossModel {
                 bad: false,
             },
             Some(LossConfig::PerFlow {
-                models, unbound, ..
-            }) => LossModel::PerFlow(Box::new(ErrorModule::new(models, *unbound))),
+                models,
+                unbound,
+                then,
+                ..
+            }) => LossModel::PerFlow(Box::new(ErrorChain::new(
+                ErrorModule::new(models, *unbound),
+                then,
+            ))),
         }
     }
 
@@ -137,15 +149,32 @@ impl LossModel {
     /// instead sets the packet's ECN field and returns false).
     #[inline]
     pub fn lose(&mut self, rng: &mut Rng, pkt: &mut Packet) -> bool {
+        self.fate(rng, pkt, 0) == Fate::Lost
+    }
+
+    /// Decides the fate of one packet from module `from` of a per-flow chain on (0 for a
+    /// packet arriving; a held packet's `next` when it is released): it passes, is lost, or
+    /// (a per-flow model with `delay`) is held.
+    #[inline]
+    pub fn fate(&mut self, rng: &mut Rng, pkt: &mut Packet, from: usize) -> Fate {
         // every packet of every link asks: the common answer stays inline, the draws do not
-        !matches!(self, LossModel::None) && self.draw(rng, pkt)
+        if matches!(self, LossModel::None) {
+            return Fate::Pass;
+        }
+        if let LossModel::PerFlow(chain) = self {
+            return chain.fate(pkt, from);
+        }
+        if self.draw(rng) {
+            Fate::Lost
+        } else {
+            Fate::Pass
+        }
     }
 
     #[inline(never)]
-    fn draw(&mut self, rng: &mut Rng, pkt: &mut Packet) -> bool {
+    fn draw(&mut self, rng: &mut Rng) -> bool {
         match self {
-            LossModel::None => false,
-            LossModel::PerFlow(em) => em.lose(pkt),
+            LossModel::None | LossModel::PerFlow(_) => false,
             // ns-2 `ErrorModel::CorruptPkt`: `u < rate_`, u drawn for every packet
             LossModel::Bernoulli { p } => {
                 (*p > 0.0 || rng.is_ns2_default()) && rng.uniform01() < *p

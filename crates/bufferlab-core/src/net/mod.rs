@@ -1,6 +1,8 @@
 //! The network: output ports with their queues and
-//! link pipelines, random and per-flow loss models, and static shortest-path routing.
+//! link pipelines, random and per-flow loss models, ns-2's Delayer, and static shortest-path
+//! routing.
 
+pub mod delayer;
 pub mod device_queue;
 pub mod error_module;
 pub mod loss;

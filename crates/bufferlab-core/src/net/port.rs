@@ -21,8 +21,11 @@
 //! The event queue holds at most two events per port however many packets are on the wire
 //! (three with a device queue: its `DeviceWake`).
 
+mod delayer_ops;
+
+use super::delayer::Delayer;
 use super::device_queue::DeviceQueue;
-use super::loss::LossModel;
+use super::loss::{Fate, LossModel};
 use super::loss::LossPosition;
 use super::packet_pool::{PacketPool, PacketRef};
 use super::port_queue::PortQueue;
@@ -82,9 +85,23 @@ pub struct Port {
     /// Packets on the wire (being serialised or propagating), with the keys of their arrival
     /// times at `to`; the packets themselves are in the pool (16 bytes a slot instead of 136).
     pipeline: VecDeque<(u64, PacketRef)>,
+    /// The propagation delay changed during the run (`set_delay`): a packet sent later may
+    /// arrive before one sent earlier, so an arrival takes the packet due first, not the
+    /// wire's head.
+    reorders: bool,
+    /// DelayLink's `avoidReordering_` (delay.cc `LinkDelay::recv`): no packet arrives before
+    /// one sent ahead of it, `latest` the last arrival scheduled (ns-2's `latest_time_`).
+    avoid_reordering: bool,
+    latest: f64,
     loss: LossModel,
     loss_rng: Rng,
     loss_position: LossPosition,
+    /// The port's timed actions, each with its `PortTimer` event's key, in the order they
+    /// were set: packets an error model holds before the queue (ns-2's `delay_pkt_`), a
+    /// Delayer's timers. An event runs the first action of its key.
+    timers: Vec<(u64, PortTimer)>,
+    /// ns-2's Delayer between the queue and the wire (`net/delayer.rs`; ns-2's clock only).
+    delayer: Option<Box<Delayer>>,
     /// Time spent serialising since the warm-up, counted when a transmission starts (up to
     /// its end); `busy_time_until` removes what lies past the present.
     busy_time: SimTime,
@@ -132,6 +149,28 @@ pub struct Wakeups {
     pub tx_done: Option<u64>,
     /// `Arrive` at this key: the packet just sent is the only one on the wire.
     pub arrive: Option<u64>,
+    /// `PortTimer` at these keys: an error model holds a packet until then, a Delayer's
+    /// timer is set (at most two in one operation: a spike's next turn and a channel
+    /// allocation).
+    pub timers: [Option<u64>; 2],
+}
+
+impl Wakeups {
+    fn add_timer(&mut self, key: u64) {
+        let slot = usize::from(self.timers[0].is_some());
+        self.timers[slot] = Some(key);
+    }
+}
+
+/// A port's timed action (`Port::timers`).
+#[derive(Copy, Clone, Debug)]
+enum PortTimer {
+    /// An error model's held packet goes on from module `next` of the chain.
+    Release { next: usize, r: PacketRef },
+    /// The Delayer's channel allocation ends (`AllocTimer::expire`).
+    Alloc,
+    /// The Delayer's spike timer (`SpikeTimer::expire`).
+    Spike,
 }
 
 /// Packets dropped at ports, reused so that dropping never allocates in the steady state.
@@ -184,9 +223,14 @@ impl Port {
             // empty: the wire grows to the most packets it holds at once (4, 8, 16, ...), early in
             // a run; reserving room up front cost 2 KB a port at 10 000 flows (docs/performance.md)
             pipeline: VecDeque::new(),
+            reorders: false,
+            avoid_reordering: false,
+            latest: 0.0,
             loss: c.loss,
             loss_rng: c.loss_rng,
             loss_position: c.loss_position,
+            timers: Vec::new(),
+            delayer: None,
             busy_time: SimTime::ZERO,
             tx_packets: 0,
             tx_bytes: 0,
@@ -204,13 +248,55 @@ impl Port {
     /// into service.
     #[inline(always)]
     pub fn receive<const NS2: bool>(&mut self, r: PacketRef, cx: &mut PortCx<NS2>) -> Wakeups {
-        let now = cx.now;
-        if self.loss_position == LossPosition::BeforeQueue
-            && self.loss.lose(&mut self.loss_rng, cx.pool.get_mut(r))
-        {
-            let pkt = cx.pool.take(r);
-            self.lose(pkt, cx);
+        self.receive_from(r, 0, cx)
+    }
+
+    /// A timed action of this port is due (`PortTimer`, keyed now): a packet an error model
+    /// held goes on from the module after the one that held it (errmodel.cc
+    /// `ErrorModel::recv`: `delay_` later, to the model's target), or a Delayer's timer
+    /// expires.
+    pub fn fire_timer<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
+        let Some(i) = self.timers.iter().position(|t| t.0 == cx.now_key) else {
             return Wakeups::default();
+        };
+        match self.timers.remove(i).1 {
+            PortTimer::Release { next, r } => self.receive_from(r, next, cx),
+            PortTimer::Alloc => {
+                let mut w = Wakeups::default();
+                if let Some(d) = self.delayer.as_mut() {
+                    d.alloc_free = true;
+                }
+                self.delayer_try_send(cx, &mut w);
+                self.delayer_done(cx);
+                w
+            }
+            PortTimer::Spike => self.spike(cx),
+        }
+    }
+
+    /// A packet reaches the error modules before the queue from module `from` on, then the
+    /// queue.
+    #[inline(always)]
+    fn receive_from<const NS2: bool>(
+        &mut self,
+        r: PacketRef,
+        from: usize,
+        cx: &mut PortCx<NS2>,
+    ) -> Wakeups {
+        let now = cx.now;
+        if self.loss_position == LossPosition::BeforeQueue {
+            match self
+                .loss
+                .fate(&mut self.loss_rng, cx.pool.get_mut(r), from)
+            {
+                Fate::Pass => {}
+                Fate::Lost => {
+                    let pkt = cx.pool.take(r);
+                    self.lose(pkt, cx);
+                    return Wakeups::default();
+                }
+                Fate::Held { delay, next } => return self.hold(r, delay, next, cx),
+            }
         }
         let pkt = cx.pool.get_mut(r);
         cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), pkt);
@@ -244,6 +330,13 @@ impl Port {
             self.stats.on_marks(now, marks);
         }
         self.settle_drops(cx);
+        if NS2 && self.delayer.is_some() {
+            // Queue::recv: the queue hands the Delayer its head if its place is empty
+            let mut w = Wakeups::default();
+            self.delayer_feed(cx, &mut w);
+            self.delayer_done(cx);
+            return w;
+        }
         if self.device.wants_fill() {
             self.fill_device(cx);
         }
@@ -267,10 +360,34 @@ impl Port {
         }
     }
 
+    /// An error model holds the packet `delay` (ns-2: `Scheduler::schedule(target_, p,
+    /// delay_)`, at `clock_ + delay_` in doubles), then it goes on from module `next`.
+    #[cold]
+    fn hold<const NS2: bool>(
+        &mut self,
+        r: PacketRef,
+        delay: SimTime,
+        next: usize,
+        cx: &mut PortCx<NS2>,
+    ) -> Wakeups {
+        let key = if NS2 {
+            (f64::from_bits(cx.now_key) + delay.as_secs_f64()).to_bits()
+        } else {
+            (cx.now + delay).0
+        };
+        self.timers.push((key, PortTimer::Release { next, r }));
+        let mut w = Wakeups::default();
+        w.add_timer(key);
+        w
+    }
+
     /// The packet on the wire is out (`TxDone`) and others wait: send the next one.
     #[inline(always)]
     pub fn complete_tx<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         self.tx_pending = false;
+        if NS2 && self.delayer.is_some() {
+            return self.target_free(cx);
+        }
         self.start_tx(cx)
     }
 
@@ -299,10 +416,12 @@ impl Port {
     /// the link's delay) and ns-3's receive error model decide it.
     #[inline(always)]
     pub fn leave_wire<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Option<PacketRef> {
-        let (_, r) = self
-            .pipeline
-            .pop_front()
-            .expect("Arrive only with a packet on the wire");
+        let (_, r) = if self.reorders {
+            self.pop_first_due()
+        } else {
+            self.pipeline.pop_front()
+        }
+        .expect("Arrive only with a packet on the wire");
         if self.loss_position == LossPosition::AfterLink
             && self.loss.lose(&mut self.loss_rng, cx.pool.get_mut(r))
         {
@@ -313,6 +432,60 @@ impl Port {
         cx.taps
             .trace(TraceEvent::Receive, cx.now, self.tap(), cx.pool.get(r));
         Some(r)
+    }
+
+    /// The packet of the wire due first (the first sent of equal keys), once the delay has
+    /// changed: under ns-2's clock each has its own `Arrive`, and they run in key order.
+    #[cold]
+    fn pop_first_due(&mut self) -> Option<(u64, PacketRef)> {
+        let i = (0..self.pipeline.len()).min_by_key(|&i| self.pipeline[i].0)?;
+        self.pipeline.remove(i)
+    }
+
+    /// A new rate for the packets sent from now on (ns-2's `$ns bandwidth` during a run:
+    /// delay.cc `LinkDelay::txtime` reads `bandwidth_` as each packet starts); the packet
+    /// being sent keeps its end.
+    pub fn set_rate(&mut self, rate: Rate) {
+        self.rate = rate;
+        self.last_tx = (0, rate.tx_time(self.overhead as u64));
+    }
+
+    /// A new propagation delay for the packets sent from now on (ns-2's `$ns delay` during a
+    /// run: `LinkDelay::recv` schedules each packet's arrival at `txt + delay_` as it starts);
+    /// packets on the wire keep their arrival. Only under ns-2's clock, where every packet
+    /// on the wire has its own arrival event (the session refuses it otherwise).
+    pub fn set_delay(&mut self, delay: SimTime) {
+        if delay != self.delay {
+            self.delay = delay;
+            self.reorders = true;
+        }
+    }
+
+    /// DelayLink's `avoidReordering_` from now on.
+    pub fn set_avoid_reordering(&mut self, on: bool) {
+        self.avoid_reordering = on;
+    }
+
+    /// The arrival key of a packet starting at `now_s` with transmission time `txt` on a link
+    /// that avoids reordering (delay.cc `LinkDelay::recv`, Andrei Gurtov's code: after the
+    /// last scheduled arrival, one transmission time later, when the delay would bring it
+    /// before that).
+    #[cold]
+    fn arrival_in_order(&mut self, now_s: f64, txt: f64) -> u64 {
+        let delay = self.delay.as_secs_f64();
+        if txt + delay < self.latest - now_s && self.latest > 0.0 {
+            self.latest += txt;
+            (now_s + (self.latest - now_s)).to_bits()
+        } else {
+            self.latest = now_s + txt + delay;
+            (now_s + (txt + delay)).to_bits()
+        }
+    }
+
+    /// A new packet limit for the queue (`PortQueue::set_packet_limit`); false when the
+    /// discipline keeps its own.
+    pub fn set_queue_limit(&mut self, packets: u64) -> bool {
+        self.qdisc.set_packet_limit(packets)
     }
 
     /// When the head of the wire reaches the far node, if a packet is on the wire and its
@@ -360,54 +533,65 @@ impl Port {
         // the link asks an empty queue for one (queue-monitor.cc: its snoops see packets)
         let moved = next.is_some() || !cx.drops.queue.is_empty();
         if let Some(r) = next {
-            let pkt = cx.pool.get(r);
-            cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), pkt);
-            self.stats.on_departure(now, pkt.size, pkt.enqueued);
-            for m in &mut self.stats.ns2_flowmons {
-                m.departure(pkt);
-            }
-            let tx = self.tx_time(pkt.size);
-            let end = now + tx;
-            self.busy_until = end;
-            let at_key = if NS2 {
-                // delay.cc LinkDelay::recv: the arrival at now + (txt + delay_), the queue's
-                // resume at now + txt; txtime() = 8. * size / bandwidth_
-                let txt = 8.0 * (pkt.size + self.overhead) as f64 / self.rate.0 as f64;
-                let now_s = f64::from_bits(cx.now_key);
-                self.busy_until_key = (now_s + txt).to_bits();
-                (now_s + (txt + self.delay.as_secs_f64())).to_bits()
-            } else {
-                (end + self.delay).0
-            };
-            // Captured as it starts on the wire (starts are in order, so timestamps never go
-            // back); counted as transmitted from then on.
-            cx.taps.capture(now, self.tap(), pkt);
-            if now >= cx.warmup {
-                self.tx_packets += 1;
-                self.tx_bytes += pkt.size as u64;
-            }
-            if end > cx.warmup {
-                self.busy_time = self.busy_time + (end - now.max(cx.warmup));
-            }
-            // ns-2 schedules the queue's resume for every packet it sends (delay.cc: `intr_`
-            // at now + txt), and which of two events at one double instant runs first is the
-            // order they were scheduled in: under its clock the wake-up goes in now
-            if NS2 || self.waiting_packets() > 0 {
-                self.tx_pending = true;
-                w.tx_done = Some(self.busy_until_key::<NS2>());
-            }
-            // ns-2: every packet's arrival is scheduled as it starts (the wire's head only
-            // under the picosecond clock, the next one as it arrives)
-            if NS2 || self.pipeline.is_empty() {
-                w.arrive = Some(at_key);
-            }
-            self.pipeline.push_back((at_key, r));
+            self.transmit(r, cx, &mut w);
         }
         if !NS2 || moved {
             self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
         }
         self.settle_drops(cx);
         w
+    }
+
+    /// Puts the packet onto the wire: its `-` line, its transmission and its arrival.
+    #[inline(always)]
+    fn transmit<const NS2: bool>(&mut self, r: PacketRef, cx: &mut PortCx<NS2>, w: &mut Wakeups) {
+        let now = cx.now;
+        let pkt = cx.pool.get(r);
+        cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), pkt);
+        self.stats.on_departure(now, pkt.size, pkt.enqueued);
+        for m in &mut self.stats.ns2_flowmons {
+            m.departure(pkt);
+        }
+        let tx = self.tx_time(pkt.size);
+        let end = now + tx;
+        self.busy_until = end;
+        let at_key = if NS2 {
+            // delay.cc LinkDelay::recv: the arrival at now + (txt + delay_), the queue's
+            // resume at now + txt; txtime() = 8. * size / bandwidth_
+            let txt = 8.0 * (pkt.size + self.overhead) as f64 / self.rate.0 as f64;
+            let now_s = f64::from_bits(cx.now_key);
+            self.busy_until_key = (now_s + txt).to_bits();
+            if self.avoid_reordering {
+                self.arrival_in_order(now_s, txt)
+            } else {
+                (now_s + (txt + self.delay.as_secs_f64())).to_bits()
+            }
+        } else {
+            (end + self.delay).0
+        };
+        // Captured as it starts on the wire (starts are in order, so timestamps never go
+        // back); counted as transmitted from then on.
+        cx.taps.capture(now, self.tap(), pkt);
+        if now >= cx.warmup {
+            self.tx_packets += 1;
+            self.tx_bytes += pkt.size as u64;
+        }
+        if end > cx.warmup {
+            self.busy_time = self.busy_time + (end - now.max(cx.warmup));
+        }
+        // ns-2 schedules the queue's resume for every packet it sends (delay.cc: `intr_`
+        // at now + txt), and which of two events at one double instant runs first is the
+        // order they were scheduled in: under its clock the wake-up goes in now
+        if NS2 || self.waiting_packets() > 0 {
+            self.tx_pending = true;
+            w.tx_done = Some(self.busy_until_key::<NS2>());
+        }
+        // ns-2: every packet's arrival is scheduled as it starts (the wire's head only
+        // under the picosecond clock, the next one as it arrives)
+        if NS2 || self.pipeline.is_empty() {
+            w.arrive = Some(at_key);
+        }
+        self.pipeline.push_back((at_key, r));
     }
 
     /// The queue's length after a packet came, left or was dropped: the statistics' integral
@@ -667,6 +851,10 @@ impl Port {
     pub fn release_packets(&mut self) {
         self.qdisc.release();
         self.pipeline = VecDeque::new();
+        self.timers = Vec::new();
+        if let Some(d) = self.delayer.as_mut() {
+            d.slot = None;
+        }
     }
 
     /// Makes room for a full queue and a full wire (as many 1000-byte packets as the

@@ -133,6 +133,15 @@ impl PortQueue {
         }
     }
 
+    /// A DropTail queue's new packet limit (`DropTail::set_packet_limit`); false for another
+    /// discipline or a byte limit, which keep theirs.
+    pub fn set_packet_limit(&mut self, packets: u64) -> bool {
+        match self {
+            PortQueue::DropTail(q) => q.rule.set_packet_limit(packets),
+            PortQueue::Dyn(_) => false,
+        }
+    }
+
     /// The flows' ns-2 flow ids, by flow index (`QueueDisc::set_flow_ids`).
     pub fn set_flow_ids(&mut self, fids: &[u32]) {
         if let PortQueue::Dyn(q) = self {

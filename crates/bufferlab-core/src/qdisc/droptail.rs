@@ -85,6 +85,17 @@ impl DropTail {
         }
     }
 
+    /// A new packet limit for the packets that arrive from now on (ns-2's `$ns queue-limit`
+    /// during a run: queue.cc binds `limit_` to `qlim_`, which `DropTail::enque` reads at each
+    /// arrival; the packets already waiting stay). False for a byte limit.
+    pub fn set_packet_limit(&mut self, packets: u64) -> bool {
+        if let QueueLimit::Packets(_) = self.limit {
+            self.limit = QueueLimit::Packets(packets);
+            return true;
+        }
+        false
+    }
+
     #[inline]
     fn would_overflow(&self, size: u64) -> bool {
         self.overflows(self.q.len(), self.bytes, size)

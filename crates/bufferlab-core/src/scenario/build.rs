@@ -745,12 +745,12 @@ pub fn build_with(
         }
         super::bounds::check_sampling("monitor.queue_interval", dt, s.duration, sim.series.len())?;
     }
-    if sim.ports.len() >= crate::sim::MAX_EVENT_INDEX
+    if sim.ports.len() >= crate::sim::MAX_PORT_INDEX
         || sim.agents.len() >= crate::sim::MAX_EVENT_INDEX
     {
         return Err(ScenarioError::field(
             "topology",
-            "has more than 2^30 link directions or endpoints; split the study into smaller runs",
+            "has more than 2^29 link directions or 2^30 endpoints; split the study into smaller runs",
         ));
     }
     // The tables grew by doubling while they were filled: up to half of each is spare room

@@ -4,7 +4,7 @@
 
 use super::config::FlowConfig;
 use super::ScenarioError;
-use crate::net::loss::LossConfig;
+use crate::net::loss::{LossConfig, LossPosition};
 use crate::packet::Protocol;
 use crate::tcp::TcpParams;
 use crate::traffic::{self, AppConfig, Distribution, ObjectSize, OnOffFlavour};
@@ -44,9 +44,31 @@ pub fn check_loss(path: String, l: &LossConfig) -> Result<(), ScenarioError> {
             check_prob(format!("{path}.loss_bad"), *loss_bad)
         }
         LossConfig::PerFlow {
-            models, unbound, ..
-        } => crate::net::error_module::check(models, *unbound)
-            .map_err(|(field, msg)| ScenarioError::field(format!("{path}.{field}"), msg)),
+            models,
+            unbound,
+            then,
+            position,
+        } => {
+            let field = |f: String, msg| ScenarioError::field(format!("{path}.{f}"), msg);
+            crate::net::error_module::check(models, *unbound).map_err(|(f, m)| field(f, m))?;
+            for (i, m) in then.iter().enumerate() {
+                crate::net::error_module::check(&m.models, m.unbound)
+                    .map_err(|(f, msg)| field(format!("then[{i}].{f}"), msg))?;
+            }
+            let held = models
+                .iter()
+                .chain(then.iter().flat_map(|m| &m.models))
+                .any(|m| m.holds());
+            if held && *position != LossPosition::BeforeQueue {
+                return Err(field(
+                    "position".into(),
+                    "a model with `delay` holds packets before the queue only; set \
+                     position = \"before_queue\""
+                        .into(),
+                ));
+            }
+            Ok(())
+        }
     }
 }
 
