@@ -154,9 +154,21 @@ def test_an_unbound_fid_without_default_is_refused(tmp_path: Path) -> None:
     assert len(r.stderr.strip().splitlines()) == 1
 
 
-def test_a_delaying_error_model_is_refused_naming_it(tmp_path: Path) -> None:
+@needs_ns
+def test_a_delaying_error_model_delays_as_ns2(tmp_path: Path) -> None:
+    """delay_pkt_ true: the chosen packets reach the queue delay_ later instead of being
+    dropped (errmodel.cc ErrorModel::recv); the trace is ns-2's byte for byte."""
+    module = "ErrorModel set delay_pkt_ true\nErrorModel set delay_ 0.25\n" + PERIODIC_AND_LIST
+    out, lines = _both(module, tmp_path)
+    assert out == "3\n1\n"
+    # no loss at the head: every packet that reaches link 1->2 is queued or dropped there
+    assert not any(_lost(seen) for seen in _arrivals(lines).values())
+
+
+def test_a_delaying_random_error_model_is_refused_naming_it(tmp_path: Path) -> None:
+    module = "set em [new ErrorModel]\n$em set rate_ 0.01\n$em set delay_pkt_ true\n"
     script = tmp_path / "d.tcl"
-    script.write_text(NET.replace("MODULE", "ErrorModel set delay_pkt_ true\n" + PERIODIC_AND_LIST))
+    script.write_text(NET.replace("MODULE", module + "$ns lossmodel $em $n1 $n2\n"))
     r = run_cli("run", str(script), cwd=tmp_path)
     assert r.code == 2, r.stderr
     assert "delay_pkt_ true" in r.stderr and "not modelled" in r.stderr

@@ -43,9 +43,7 @@ $ns run
 """
 
 
-def _same(
-    tmp_path: Path, before: str = "", events: str = "", first: str = ""
-) -> list[list[str]]:
+def _same(tmp_path: Path, before: str = "", events: str = "", first: str = "") -> list[list[str]]:
     script = tmp_path / "links.tcl"
     script.write_text(first + NET.replace("BEFORE", before).replace("EVENTS", events))
     ns_dir, bl_dir, _ = run_both(script, tmp_path=tmp_path)

@@ -429,8 +429,7 @@ impl Simulation {
     /// docs/performance.md); a prefetch changes no result, only when the data arrives.
     #[inline(always)]
     fn prefetch_port(&self, ev: Event) {
-        let (Event::Arrive(p) | Event::TxDone(p) | Event::DeviceWake(p) | Event::PortTimer(p)) =
-            ev
+        let (Event::Arrive(p) | Event::TxDone(p) | Event::DeviceWake(p) | Event::PortTimer(p)) = ev
         else {
             return;
         };

@@ -25,8 +25,8 @@ mod delayer_ops;
 
 use super::delayer::Delayer;
 use super::device_queue::DeviceQueue;
-use super::loss::{Fate, LossModel};
 use super::loss::LossPosition;
+use super::loss::{Fate, LossModel};
 use super::packet_pool::{PacketPool, PacketRef};
 use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
@@ -285,10 +285,7 @@ impl Port {
     ) -> Wakeups {
         let now = cx.now;
         if self.loss_position == LossPosition::BeforeQueue {
-            match self
-                .loss
-                .fate(&mut self.loss_rng, cx.pool.get_mut(r), from)
-            {
+            match self.loss.fate(&mut self.loss_rng, cx.pool.get_mut(r), from) {
                 Fate::Pass => {}
                 Fate::Lost => {
                     let pkt = cx.pool.take(r);

@@ -75,7 +75,12 @@ impl Port {
 
     /// `Delayer::recv`: the packet takes the place; a channel allocation due makes it wait
     /// (`at_.resched(alloc_len)`), else `try_send`.
-    fn delayer_recv<const NS2: bool>(&mut self, r: PacketRef, cx: &mut PortCx<NS2>, w: &mut Wakeups) {
+    fn delayer_recv<const NS2: bool>(
+        &mut self,
+        r: PacketRef,
+        cx: &mut PortCx<NS2>,
+        w: &mut Wakeups,
+    ) {
         let now_s = f64::from_bits(cx.now_key);
         let d = self.delayer.as_mut().expect("a Delayer");
         d.slot = Some(r);
