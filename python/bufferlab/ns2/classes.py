@@ -542,5 +542,14 @@ def class_chain(cls: str) -> list[str]:
     return out
 
 
+def ns2_agent_default(cls: str, var: str) -> str | None:
+    """ns-2.35's default of an agent variable (NS2_AGENT_DEFAULTS) for a class, inherited
+    from its parents; None for a variable ns-2 does not give it."""
+    for c in class_chain(cls):
+        if var in NS2_AGENT_DEFAULTS.get(c, {}):
+            return NS2_AGENT_DEFAULTS[c][var]
+    return None
+
+
 def is_a(cls: str, base: str) -> bool:
     return base in class_chain(cls)

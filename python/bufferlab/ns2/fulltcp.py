@@ -7,9 +7,9 @@ listener has none. `Agent/TCP/FullTcp/Sack` is refused (SackFullTcpAgent is not 
 
 from __future__ import annotations
 
-from bufferlab.ns2.classes import FULL_TCP, NS2_AGENT_DEFAULTS, class_chain
+from bufferlab.ns2.classes import FULL_TCP, ns2_agent_default
 from bufferlab.ns2.errors import Ns2Error
-from bufferlab.ns2.units import boolean, fmt_time, number, time_s
+from bufferlab.ns2.units import boolean, fmt_time, number, same_value, time_s
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -99,30 +99,10 @@ def check_full_pair(s: Agent, d: Agent) -> None:
         )
 
 
-def _default(cls: str, var: str) -> str | None:
-    for c in class_chain(cls):
-        if var in NS2_AGENT_DEFAULTS.get(c, {}):
-            return NS2_AGENT_DEFAULTS[c][var]
-    return None
-
-
-def _same(value: str, default: str) -> bool:
-    if value == default:
-        return True
-    try:
-        return float(value) == float(default)
-    except ValueError:
-        pass
-    try:
-        return boolean(value) == boolean(default)
-    except Ns2Error:
-        return False
-
-
 def _changed(ag: Agent, var: str) -> str | None:
     value = ag.vars.get(var)
-    default = _default(ag.cls, var)
-    if value is None or default is None or _same(value, default):
+    default = ns2_agent_default(ag.cls, var)
+    if value is None or default is None or same_value(value, default):
         return None
     return value
 
@@ -145,8 +125,8 @@ def full_tcp_options(ag: Agent) -> dict[str, Any]:
         for var, value in sorted(end.vars.items()):
             if var in skip or var in _FIELDS:
                 continue
-            default = _default(end.cls, var)
-            if default is not None and not _same(value, default):
+            default = ns2_agent_default(end.cls, var)
+            if default is not None and not same_value(value, default):
                 raise Ns2Error(
                     f"{end.cls} {var} {value}: ns-2's {var} other than its default {default} "
                     "is not modelled for FullTcp"
@@ -160,14 +140,14 @@ def full_tcp_options(ag: Agent) -> dict[str, Any]:
         if table == "full" and var in ("segsperack_", "interval_"):
             # the source's own ACK variables must agree: one table holds both ends'
             other = _changed(ag, var)
-            if other is not None and (v is None or not _same(other, v)):
+            if other is not None and (v is None or not same_value(other, v)):
                 raise Ns2Error(
                     f"{ag.cls} {var} {other} on the source differs from the listener's: "
                     "not modelled (one value for both ends)"
                 )
     for var in ("minrto_", "maxrto_", "rtxcur_init_", "tcpTick_"):
         a, b = ag.vars.get(var), ag.peer.vars.get(var)
-        if a is not None and b is not None and not _same(a, b):
+        if a is not None and b is not None and not same_value(a, b):
             raise Ns2Error(
                 f"{ag.peer.cls} {var} {b} differs from the source's {a}: not modelled (the "
                 "listener's timers follow the source's)"

@@ -14,7 +14,6 @@ from bufferlab.ns2.classes import (
     FULL_TCP,
     LABELS,
     LINUX_CA,
-    NS2_AGENT_DEFAULTS,
     NS_DEFAULTS,
     TCP_CC,
     TCP_SINKS,
@@ -22,12 +21,21 @@ from bufferlab.ns2.classes import (
     TRAFFIC,
     class_chain,
     is_a,
+    ns2_agent_default,
 )
 from bufferlab.ns2.errmodel import loss_config
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.fulltcp import full_tcp_options
 from bufferlab.ns2.model import App, Link, Obj, Queue
-from bufferlab.ns2.units import boolean, fmt_rate, fmt_time, number, rate_bps, time_s
+from bufferlab.ns2.units import (
+    boolean,
+    fmt_rate,
+    fmt_time,
+    number,
+    rate_bps,
+    same_value,
+    time_s,
+)
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
 # it is 2-4 ms of the command's start-up (docs/performance.md).
@@ -454,9 +462,9 @@ def _initial_window_option(ag: Agent, opts: dict[str, Any]) -> None:
     1095 bytes, 3 below 2190, else 2 (RFC 3390's rule); a lost opening packet sets it back to
     option 1 (`timeout`: wnd_init_option_ = 1), windowInit_ packets."""
     option = ag.vars.get("windowInitOption_", "1")
-    if _same_value(option, "1"):
+    if same_value(option, "1"):
         return
-    if not _same_value(option, "2"):
+    if not same_value(option, "2"):
         raise Ns2Error(
             f"{ag.cls} {ag.handle} windowInitOption_ {option}: ns-2 has options 1 and 2 only"
         )
@@ -716,31 +724,9 @@ def unmodelled_variables(ag: Obj, read: set[str]) -> None:
     for var, value in sorted(ag.vars.items()):  # the first by name: the same every run
         if var in read or var in LABELS or var in TCP_STATE:
             continue
-        default = next(
-            (
-                NS2_AGENT_DEFAULTS[c][var]
-                for c in class_chain(ag.cls)
-                if var in NS2_AGENT_DEFAULTS.get(c, {})
-            ),
-            None,
-        )
-        if default is None or _same_value(value, default):
+        default = ns2_agent_default(ag.cls, var)
+        if default is None or same_value(value, default):
             continue
         raise Ns2Error(
             f"{ag.cls} {var} {value}: ns-2's {var} other than its default {default} is not modelled"
         )
-
-
-def _same_value(value: str, default: str) -> bool:
-    """Whether a value is ns-2's default, as a bound variable reads it (a number, or a
-    boolean: true/false, 1/0)."""
-    if value == default:
-        return True
-    try:
-        return float(value) == float(default)
-    except ValueError:
-        pass
-    try:
-        return boolean(value) == boolean(default)
-    except Ns2Error:
-        return False

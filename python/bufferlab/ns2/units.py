@@ -91,6 +91,21 @@ def fmt_time(seconds: float) -> str | float:
     return seconds
 
 
+def same_value(value: str, default: str) -> bool:
+    """Whether a value is ns-2's default, as a bound variable reads it (a number, or a
+    boolean: true/false, 1/0)."""
+    if value == default:
+        return True
+    try:
+        return float(value) == float(default)
+    except ValueError:
+        pass
+    try:
+        return boolean(value) == boolean(default)
+    except Ns2Error:
+        return False
+
+
 def bound_text(default: str, value: str) -> str:
     """A variable ns-2 binds to C++ (TclObject `bind`, `bind_bw`, `bind_time`, `bind_bool`)
     reads back as the C++ value prints, not as the script wrote it: `448Kb` reads `448000`,
