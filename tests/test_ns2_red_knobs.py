@@ -149,6 +149,9 @@ $ns run
         "Queue/RED set drop_front_ true",
         "Queue/RED set drop_tail_ false",
         "Queue/RED set adaptive_ 1",
+        # ns-2 changes its trace at line 1020 of this script with it (the count goes on
+        # after the hard limit's forced drops, as red.cc keeps it for ns-1)
+        "Queue/RED set ns1_compat_ true",
         "Queue/RED set adaptive_ 1; Queue/RED set feng_adaptive_ 1; "
         "Queue/RED set alpha_ 3; Queue/RED set beta_ 2",
     ],

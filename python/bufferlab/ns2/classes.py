@@ -116,6 +116,7 @@ NS_DEFAULTS: dict[str, dict[str, str]] = {
         "bottom_": "0",
         "feng_adaptive_": "0",
         "idle_pktsize_": "100",
+        "ns1_compat_": "false",
         "summarystats_": "false",
         "ave_": "0",
         "curq_": "0",

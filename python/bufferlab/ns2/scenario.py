@@ -695,7 +695,8 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
 
 
 def red_ns2_knobs(q: Queue, out: dict[str, Any], adaptive: bool) -> None:
-    """red.cc's experimental knobs (the core's qdisc/red/ns2_knobs.rs): pickPacketToDrop's
+    """red.cc's experimental knobs (the core's qdisc/red/ns2_knobs.rs): ns1_compat_,
+    pickPacketToDrop's
     victim of a forced drop (drop_front_ before drop_rand_; drop_tail_ is never read there,
     so false changes nothing), cautious_ (and its idle_pktsize_), and feng_adaptive_ (read only
     with adaptive_ 1, with alpha_ and beta_ as its factors)."""
@@ -711,6 +712,9 @@ def red_ns2_knobs(q: Queue, out: dict[str, Any], adaptive: bool) -> None:
         out["cautious"] = cautious
         if cautious == 3 and _changed(q, "idle_pktsize_") is not None:
             out["idle_pktsize"] = f"{int(number(v['idle_pktsize_']))}B"
+    if boolean(v["ns1_compat_"]):
+        # red.cc enque: with ns1_compat_, a forced drop leaves the count since the last drop
+        out["forced_drop_resets_count"] = False
     if adaptive and int(number(v["feng_adaptive_"], "feng_adaptive_")) == 1:
         out["feng_adaptive"] = True
         out["alpha"] = number(v["alpha_"], "alpha_")

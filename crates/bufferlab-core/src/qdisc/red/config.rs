@@ -254,6 +254,11 @@ pub struct RedConfig {
     /// Adaptive RED's (red.cc `updateMaxPFeng`). Default false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feng_adaptive: Option<bool>,
+    /// Whether a forced drop restarts the count of packets since the last drop (red.cc `enque`,
+    /// the "bug-fix from Philip Liu" that ns-2 skips when `ns1_compat_` is true). ns2, floyd,
+    /// linux: true; ns3, paper003: false (ns-3's red-queue-disc.cc leaves `m_count` alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forced_drop_resets_count: Option<bool>,
     /// The victim of a forced drop (ns-2 `drop_front_`, `drop_rand_`). Default `tail`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub forced_victim: Option<RedVictim>,

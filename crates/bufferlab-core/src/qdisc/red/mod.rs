@@ -267,7 +267,9 @@ impl Params {
                 _ => RedIdle::LinkIdle,
             }),
             ptc,
-            reset_count_on_forced: !matches!(preset, RedPreset::Ns3 | RedPreset::Paper003),
+            reset_count_on_forced: cfg
+                .forced_drop_resets_count
+                .unwrap_or(!matches!(preset, RedPreset::Ns3 | RedPreset::Paper003)),
             hard_drop: cfg.hard_drop.unwrap_or(!linux),
             adaptive: cfg.adaptive.unwrap_or(ared),
             alpha: cfg.alpha.unwrap_or((max_p / 4.0).min(0.01)),
@@ -1116,6 +1118,25 @@ mod tests {
         }
         assert_eq!(h.q.len_packets(), 3);
         assert!(h.dropped.iter().all(|(_, r)| *r == DropReason::RedForced));
+    }
+
+    /// red.cc `enque`: a forced drop restarts the count (Philip Liu's fix) unless ns-2's
+    /// `ns1_compat_` (`forced_drop_resets_count = false`) keeps it counting.
+    #[test]
+    fn forced_drop_restarts_the_count_unless_ns1_compat() {
+        for (resets, want) in [(None, 0), (Some(false), 5)] {
+            let mut c = cfg();
+            c.preset = RedPreset::Ns2;
+            c.limit = Some(QueueLimit::Packets(3));
+            c.forced_drop_resets_count = resets;
+            let mut h = harness(c, 10_000_000);
+            for _ in 0..5 {
+                let p = h.packet(0, 1000);
+                h.enqueue(SimTime(0), p);
+            }
+            assert_eq!(h.dropped.len(), 2);
+            assert_eq!(red_mut(&mut h).count, want, "{resets:?}");
+        }
     }
 
     // ---- Adaptive RED moves max_p towards the target band ----
