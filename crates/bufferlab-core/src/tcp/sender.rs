@@ -100,6 +100,9 @@ pub struct TcpSender {
     snd_max: u64,
     /// One past the last data byte the application has written.
     data_end: u64,
+    /// Where new transmissions stop short of `data_end` (rule `stop_withholds_highest_sent`:
+    /// ns-2's `$ftp stop`); `u64::MAX` otherwise.
+    send_limit: u64,
     /// The application has no more data: a FIN follows `data_end`.
     closing: bool,
     fin_acked: bool,
@@ -281,6 +284,7 @@ impl TcpSender {
             start,
             stop,
             stopped: false,
+            send_limit: u64::MAX,
             snd_una: 1,
             snd_nxt: 1,
             snd_max: 1,
@@ -440,7 +444,7 @@ impl TcpSender {
     /// buffer (unsent + unacknowledged data fit in `send_buffer`).
     fn avail_end(&self) -> u64 {
         let buf = self.snd_una.saturating_add(self.p.send_buffer);
-        self.data_end.min(buf)
+        self.data_end.min(buf).min(self.send_limit)
     }
 
     /// The application acts at `now`: a web client starts its next object; a packet source
@@ -1815,6 +1819,12 @@ impl Endpoint for TcpSender {
             // The application stops writing (ns-2 `$ftp stop`); what was sent is still delivered.
             self.stopped = true;
             self.data_end = self.data_end.min(self.snd_max.max(self.snd_una));
+            if self.rules.stop_withholds_highest_sent {
+                // ns-source.tcl FTP stop is `advance 0`: curseq_ = maxseq_, and send_much /
+                // send_one send only t_seqno_ < curseq_ (tcp.cc), never the highest packet
+                // sent again (a retransmission by dupack_action still is)
+                self.send_limit = self.snd_max.saturating_sub(self.mss());
+            }
             self.app_at = None;
         }
         if self.state == State::Idle && now >= self.start && !self.stopped {
@@ -1898,6 +1908,7 @@ impl Endpoint for TcpSender {
             // -1`): the connection goes on from where it stopped, until a later stop
             self.stopped = false;
             self.stop = SimTime::MAX;
+            self.send_limit = u64::MAX;
         }
         let end = segments
             .saturating_mul(self.mss())

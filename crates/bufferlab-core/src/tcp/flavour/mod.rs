@@ -137,6 +137,10 @@ pub struct Rules {
     /// instead of RFC 5681's restart window after an idle RTO counted from the last send.
     /// Applied where a script writes more data into an idle connection (`set_data`).
     pub idle_timeout_closes_cwnd_to_one: bool,
+    /// When the application stops (`$ftp stop`), new transmissions (after a timeout's go-back-N,
+    /// or limited transmit) stop before the highest segment sent instead of at its end:
+    /// ns-2's FTP stop is `advance 0`, curseq_ = maxseq_, and tcp.cc sends t_seqno_ < curseq_.
+    pub stop_withholds_highest_sent: bool,
 
     // ---- loss recovery and windows
     /// The agents' own window arithmetic for Tahoe, Reno, NewReno and Vegas: ssthresh is half of

@@ -68,6 +68,9 @@ pub const RULES: Rules = Rules {
     // seqno); timeout() with highest_ack_ == maxseq_, slow_start_restart_ and restart_bugfix_
     // calls slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA) and rearms it without backoff.
     idle_timeout_closes_cwnd_to_one: true,
+    // ns-source.tcl Application/FTP stop: `advance 0` sets curseq_ = maxseq_ (tcp.cc command);
+    // send_much and send_one send while t_seqno_ < curseq_, so not packet maxseq_ again.
+    stop_withholds_highest_sent: true,
     // tcp.cc slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF) with precision_reduce_: windowd() =
     // min(cwnd_, window_) in packets; tcp-reno.cc window() = cwnd_ + dupwnd_; tcp-vegas.cc
     // timeout halves the same window.

@@ -46,6 +46,7 @@ pub const RULES: Rules = Rules {
     restart_timer_on_head_retransmit: false,
     // no idle timeout: the preset runs without slow_start_restart (the RFC rule where set).
     idle_timeout_closes_cwnd_to_one: false,
+    stop_withholds_highest_sent: false,
     // EnterRecovery / ReTxTimeout: ssthresh from BytesInFlight() (the controller's GetSsThresh).
     agent_window_halving: false,
     fast_retransmit_when_first_segment_lost: false,

@@ -46,6 +46,7 @@ pub const RULES: Rules = Rules {
     restart_timer_on_head_retransmit: true,
     // RFC 5681 section 4.1: the restart window after an idle period longer than the RTO.
     idle_timeout_closes_cwnd_to_one: false,
+    stop_withholds_highest_sent: false,
     // RFC 5681 equation (4): ssthresh = max(FlightSize / 2, 2 SMSS).
     agent_window_halving: false,
     // RFC 6582 section 3.2 step 1: the recovery point guards the window.
