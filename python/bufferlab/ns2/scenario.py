@@ -493,6 +493,10 @@ def traffic_app(app: App, ag: Agent) -> dict[str, Any]:
         }
         if boolean(v.get("random_", "0")):
             out["random"] = True
+        if rate > 0 and rate != round(rate):
+            # cbr_traffic.cc init: interval_ = (size_ << 3) / rate_ in doubles; a rate_ made
+            # from interval_ (ns-lib's CBR set) is no whole number of bit/s
+            out["ns2_interval_s"] = (size * 8) / rate
     else:
         rate = rate_bps(v["rate_"])
         on, off = time_s(v["burst_time_"]), time_s(v["idle_time_"])

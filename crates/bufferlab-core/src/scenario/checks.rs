@@ -265,6 +265,22 @@ pub fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
     {
         crate::scenario::bounds::check_rate(&format!("flows[{entry}].app.rate"), *rate)?;
     }
+    if let AppConfig::Cbr {
+        ns2_interval_s: Some(i),
+        clock,
+        ..
+    } = app
+    {
+        if !(i.is_finite() && *i > 0.0 && *i <= 1e6) || *clock != traffic::CbrClock::Ns2 {
+            return Err(ScenarioError::field(
+                format!("flows[{entry}].app.ns2_interval_s"),
+                format!(
+                    "{i} is not used: give a gap in seconds in (0, 1e6] with clock = \"ns2\", \
+                     or leave it out (the gap comes from rate)"
+                ),
+            ));
+        }
+    }
     if let AppConfig::Onoff {
         on_time,
         off_time,

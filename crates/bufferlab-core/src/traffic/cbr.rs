@@ -37,6 +37,13 @@ impl Cbr {
     }
 }
 
+impl Cbr {
+    /// The gap in seconds of the ns-2 clock, as the scenario gives it (`ns2_interval_s`).
+    pub fn set_ns2_interval(&mut self, seconds: f64) {
+        self.interval_s = seconds;
+    }
+}
+
 impl Generator for Cbr {
     fn next(&mut self, rng: &mut Rng) -> Option<(SimTime, u32)> {
         if self.started {
@@ -105,6 +112,35 @@ mod tests {
     }
 
     // ---- ns-2's clock and draws ----
+    #[test]
+    fn ns2_interval_from_a_fractional_rate_keeps_ns2s_double() {
+        // 190 B every 3 ms (rate_ 506666.666... bit/s) from 1.4 s: ns-2's 255th packet is at
+        // 2.1619999999999844 s (printed 2.162); a rate of whole bit/s (506667) puts it
+        // 0.5 us earlier (2.161999)
+        let rate_ = 190.0 * 8.0 / 0.003;
+        let mk = || {
+            Cbr::new(
+                SimTime::from_millis(1400),
+                Rate(506_667),
+                190,
+                false,
+                CbrClock::Ns2,
+            )
+        };
+        let (mut given, mut rounded) = (mk(), mk());
+        given.set_ns2_interval(190.0 * 8.0 / rate_);
+        let mut rng = crate::rng::stream(1, "t");
+        let at = |g: &mut Cbr, rng: &mut crate::rng::Rng| {
+            (0..255).map(|_| g.next(rng).unwrap().0).last().unwrap()
+        };
+        let mut s = 1.4f64;
+        for _ in 0..254 {
+            s += 190.0 * 8.0 / rate_;
+        }
+        assert_eq!(at(&mut given, &mut rng), SimTime::from_secs_f64(s));
+        assert!(at(&mut rounded, &mut rng) < SimTime::from_secs_f64(2.1619995));
+    }
+
     #[test]
     fn ns2_clock_adds_seconds_as_ns2s_scheduler_does() {
         // ns-2: 500 B at 0.6 Mb/s from 0.5 s; three gaps give 0.5200000000000001 s, 500 B at

@@ -61,13 +61,14 @@ pub fn build(app: &AppConfig, start: SimTime, stop: SimTime, header: u32) -> Box
             packet_size,
             random,
             clock,
-        } => Box::new(cbr::Cbr::new(
-            start,
-            *rate,
-            packet_size.0 as u32,
-            *random,
-            *clock,
-        )),
+            ns2_interval_s,
+        } => {
+            let mut g = cbr::Cbr::new(start, *rate, packet_size.0 as u32, *random, *clock);
+            if let Some(i) = ns2_interval_s {
+                g.set_ns2_interval(*i);
+            }
+            Box::new(g)
+        }
         AppConfig::Poisson {
             rate,
             packet_size,

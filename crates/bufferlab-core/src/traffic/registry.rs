@@ -27,6 +27,12 @@ pub enum AppConfig {
         /// drift as ns-2's do; two emissions in one picosecond go in the order scheduled).
         #[serde(default)]
         clock: CbrClock,
+        /// With `clock = "ns2"`: the gap in seconds as ns-2 holds it, cbr_traffic.cc `init`'s
+        /// `(size_ << 3) / rate_` with `rate_` a double (a CBR given `interval_` gets rate_ =
+        /// size * 8 / interval from ns-lib's `set`, seldom a whole number of bit/s). Default:
+        /// from `rate`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ns2_interval_s: Option<f64>,
     },
     /// Poisson arrivals: exponential interarrival times with mean packet_size*8/rate.
     Poisson {

@@ -1134,7 +1134,7 @@ mod tests {
                 let p = h.packet(0, 1000);
                 h.enqueue(SimTime(0), p);
             }
-            assert_eq!(h.dropped.len(), 2);
+            assert_eq!(h.dropped.len(), 3); // the ns2 preset's hard limit, `hard_limit_hit`
             assert_eq!(red_mut(&mut h).count, want, "{resets:?}");
         }
     }
