@@ -84,6 +84,8 @@ class FlowMonitors:
     def flowmon_read(self, obj: FlowMon | FlowDesc, var: str) -> str | None:
         """`$fm set VAR` / `$flow set VAR`: None for a variable not counted here."""
         fm = obj if isinstance(obj, FlowMon) else obj.monitor
+        if var == "pmarks_":
+            return self.fm_marks()  # flowmon_classifier.py
         total, flows = self._fm_counts(fm)
         if isinstance(obj, FlowMon):
             return _counter(total, var)
@@ -109,6 +111,10 @@ class FlowMonitors:
             self._channel_path(args[0], "$fmon attach")
             fm.channel = args[0]
             return ""
+        if isinstance(obj, FlowMon) and method == "classifier":
+            return self.fm_classifier(obj, args)  # flowmon_classifier.py
+        if isinstance(obj, FlowMon) and method == "traceDist":
+            return self.fm_trace_dist(obj, args)  # flowmon_classifier.py
         if isinstance(obj, FlowMon) and method == "dump":
             self._fm_dump(fm)
             return ""

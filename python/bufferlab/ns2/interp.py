@@ -29,6 +29,7 @@ from bufferlab.ns2.delayer import DelayerObj, Delayers
 from bufferlab.ns2.errmodel import ErrModule, ErrorModels
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, ScriptExit, TclScriptError
 from bufferlab.ns2.flowmon import FlowMonitors
+from bufferlab.ns2.flowmon_classifier import FlowClassifier, FlowClassifiers
 from bufferlab.ns2.model import (
     Agent,
     App,
@@ -175,7 +176,7 @@ proc exec {args} {
 rename unknown ::ns2::tcl_unknown
 proc unknown {args} {
     set name [lindex $args 0]
-    if {[string match */* $name] || $name in {Mac Phy LL Antenna Classifier Trace}} {
+    if {[string match */* $name] || $name in {Mac Phy LL Antenna Classifier Trace QueueMonitor}} {
         return [::ns2::dispatch __unknown__ {*}$args]
     }
     uplevel 1 [list ::ns2::tcl_unknown {*}$args]
@@ -247,6 +248,7 @@ class Interp(
     Applications,
     Monitors,
     FlowMonitors,
+    FlowClassifiers,
     Traces,
     RandomNumbers,
 ):
@@ -301,6 +303,7 @@ class Interp(
         self.cancelled: set[int] = set()
         self._seq = 0
         self._count = 0
+        self._fm_classifiers: dict[str, FlowClassifier] = {}  # flow monitor -> its classifier
         self._attach_seq = 0
         self._ca_at_zero: list[Agent] = []  # Agent/TCP/Linux given `$ns at 0 "$tcp select_ca"`
         self.runner: Any = None  # the Runner once $ns run has started
@@ -668,4 +671,6 @@ class Interp(
             return self.monitor_method(obj, method, args)
         if isinstance(obj, FlowMon | FlowDesc):
             return self.flowmon_method(obj, method, args)
+        if isinstance(obj, FlowClassifier):
+            return self.classifier_method(obj, method, args)
         raise Ns2Error(f"{obj.cls} method `{method}` is not modelled")
