@@ -46,6 +46,10 @@ impl<'a> EndpointCtx<'a> {
     }
 }
 
+/// One line of ns-2's event trace of a TCP agent (`$ns eventtrace-all`; tcp.cc
+/// `TcpAgent::trace_event`): when, the event's name, `t_seqno_` and `int(cwnd_)` then.
+pub use crate::monitor::ns2_trace::TcpEventLine as Ns2TcpEvent;
+
 /// A transport endpoint.
 pub trait Endpoint {
     fn on_packet(&mut self, pkt: Packet, cx: &mut EndpointCtx);
@@ -73,6 +77,15 @@ pub trait Endpoint {
     /// A state variable by its ns-2 name (`cwnd_`, `ack_`, ...; `session.rs`), if it has it.
     fn probe(&self, _var: &str) -> Option<f64> {
         None
+    }
+    /// Starts recording ns-2's event trace lines (an ns-2 TCP sender's; `sim.rs` writes
+    /// them into the ns-2 trace): false if this endpoint writes none.
+    fn record_ns2_events(&mut self) -> bool {
+        false
+    }
+    /// The event trace lines recorded since the last call, in order.
+    fn take_ns2_events(&mut self) -> Vec<Ns2TcpEvent> {
+        Vec::new()
     }
     /// [`probe`](Endpoint::probe) at time `now`, for a variable a timer would have changed
     /// by then without an event of the endpoint's own (ns-2's idle timeout of `cwnd_`).

@@ -257,6 +257,16 @@ impl Session {
         probe_flow(&self.sim, i, var)
     }
 
+    /// The sender of flow `flow` writes ns-2's event trace lines (`E`, tcp.cc
+    /// `trace_event`) into the ns-2 trace from now on (`$ns eventtrace-all`); false if the
+    /// flow does not exist or its sender writes none (`tcp/sender/ns2_events.rs`).
+    pub fn record_ns2_events(&mut self, flow: &str) -> bool {
+        match self.sim.flows.iter().position(|f| f.name == flow) {
+            Some(i) => self.sim.record_ns2_events(i),
+            None => false,
+        }
+    }
+
     /// Records every change of a flow variable from now on (ns-2's `$agent trace var`): after
     /// each engine event the variable is read and, when it differs from the last value, the
     /// time and the new value are kept for [`take_changes`](Session::take_changes). Returns

@@ -504,6 +504,16 @@ impl Simulation {
             Some(p) => agent.ep.on_packet(p, &mut cx),
             None => agent.ep.on_timeout(&mut cx),
         }
+        if NS2 && self.taps.ns2_events && !agent.is_receiver {
+            // the event trace lines of this call, before the packets it sent (tcp.cc
+            // trace_event runs before output)
+            let events = agent.ep.take_ns2_events();
+            if let Some(t) = self.taps.ns2_trace.as_mut() {
+                for e in &events {
+                    t.record_event(agent.flow.idx(), from.0, to.0, e);
+                }
+            }
+        }
         let node = agent.node;
         if !self.out_buf.is_empty() {
             let mut out = std::mem::take(&mut self.out_buf);
@@ -866,6 +876,18 @@ impl Simulation {
     }
 
     /// Starts writing an ns-2 trace of the events `filter` selects to `out`.
+    /// The sender of flow `flow` (its index) records ns-2's event trace lines from now on,
+    /// written into the ns-2 trace under ns-2's clock (`$ns eventtrace-all`; `Endpoint::
+    /// record_ns2_events`). False if that sender writes none.
+    pub fn record_ns2_events(&mut self, flow: usize) -> bool {
+        let Some(f) = self.flows.get(flow) else {
+            return false;
+        };
+        let on = self.agents[f.sender.idx()].ep.record_ns2_events();
+        self.taps.ns2_events |= on;
+        on
+    }
+
     pub fn open_ns2_trace(
         &mut self,
         out: Box<dyn std::io::Write>,

@@ -313,6 +313,12 @@ impl Session {
         Ok(())
     }
 
+    /// The flow's sender writes ns-2's event trace lines into the ns-2 trace from now on
+    /// (`$ns eventtrace-all`); False if it writes none.
+    fn record_ns2_events(&mut self, flow: &str) -> PyResult<bool> {
+        Ok(self.live()?.record_ns2_events(flow))
+    }
+
     /// Records every change of a flow variable from now on (`$tcp trace cwnd_`); returns
     /// (watch number, value now), or None.
     fn watch(&mut self, flow: &str, var: &str) -> PyResult<Option<(usize, f64)>> {

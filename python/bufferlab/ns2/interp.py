@@ -28,6 +28,7 @@ from bufferlab.ns2.classes import FULL_TCP, QUEUE_KINDS, TCP_CC, TRAFFIC
 from bufferlab.ns2.delayer import DelayerObj, Delayers
 from bufferlab.ns2.errmodel import ErrModule, ErrorModels
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, ScriptExit, TclScriptError
+from bufferlab.ns2.eventtrace import EventTraces
 from bufferlab.ns2.flowmon import FlowMonitors
 from bufferlab.ns2.flowmon_classifier import FlowClassifier, FlowClassifiers
 from bufferlab.ns2.model import (
@@ -250,6 +251,7 @@ class Interp(
     FlowMonitors,
     FlowClassifiers,
     Traces,
+    EventTraces,
     RandomNumbers,
 ):
     """One ns-2 script in one Tcl interpreter. Each ns-2 concept's commands are a part of it
@@ -267,6 +269,7 @@ class Interp(
         "insert-delayer": "sim_insert_delayer",
         **Agents.SIM_COMMANDS,
         **Traces.SIM_COMMANDS,
+        **EventTraces.SIM_COMMANDS,
         **Monitors.SIM_COMMANDS,
         **FlowMonitors.SIM_COMMANDS,
     }

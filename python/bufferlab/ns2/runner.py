@@ -161,6 +161,7 @@ class Runner:
         # the trace files are the engine's one trace, routed (linktrace.py): the trace-all
         # file itself when it is exactly that trace, else one of its own that goes away
         traces = plan(ip.net)
+        ip.event_trace_routes(traces)  # `$ns eventtrace-all` (eventtrace.py)
         if traces.error_drops:
             extra["ns2_error_drops"] = traces.error_drops
         if ip.show_tcphdr():  # `Trace set show_tcphdr_ 1`
@@ -189,6 +190,7 @@ class Runner:
             **extra,
         )
         ip.links_to_engine(self.session)  # Delayers, avoidReordering_ (delayer.py)
+        ip.start_event_traces(self.session)  # the senders' E lines (eventtrace.py)
         for obj in list(ip.objects.values()):
             if isinstance(obj, QueueMonitor):
                 self.add_monitor(obj)

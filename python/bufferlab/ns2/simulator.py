@@ -34,9 +34,6 @@ _UNSUPPORTED_SIM = {
     "rtmodel": "link failures (rtmodel) are not modelled",
     "rtmodel-at": "link failures (rtmodel) are not modelled",
     "dynlink": "link failures are not modelled",
-    # ns-lib.tcl eventtrace-all + Agent/TCP init's create-eventtrace: tcp.cc trace_event
-    "eventtrace-all": "$ns eventtrace-all (the TCP agents' E lines, tcp.cc trace_event: "
-    "SLOW_START, TIMEOUT, FAST_RETX, ...) is not modelled",
     # ns-lib.tcl maketbtagger: an edge tagger (token buckets writing the packets' pri_)
     "maketbtagger": "$ns maketbtagger (an edge tagger marking RIO's In/Out packets with "
     "token buckets) is not modelled",

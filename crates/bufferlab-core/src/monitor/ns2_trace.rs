@@ -77,6 +77,16 @@ impl TraceEvent {
     }
 }
 
+/// One event trace line of a TCP agent ([`Ns2Trace::record_event`]): when, the event's
+/// name, `t_seqno_` and `int(cwnd_)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TcpEventLine {
+    pub at: SimTime,
+    pub kind: &'static str,
+    pub seqno: i64,
+    pub cwnd: i64,
+}
+
 /// Per-flow facts the trace needs, fixed when the trace is opened.
 #[derive(Debug, Clone)]
 pub struct TraceFlow {
@@ -265,6 +275,31 @@ impl Ns2Trace {
         }
     }
 
+    /// An event trace line of a TCP agent (`$ns eventtrace-all`): tcp.cc
+    /// `TcpAgent::trace_event`'s `"E " TIME_FORMAT " %d %d TCP %s %d %d %d"`: time (rounded
+    /// as the other lines, basetrace.h `round`), the agent's node, its peer's node, the
+    /// event, the flow id (of `flow`, the flow's index), `t_seqno_` and `int(cwnd_)`.
+    pub fn record_event(&mut self, flow: usize, node: u32, peer: u32, e: &TcpEventLine) {
+        let fid = self.flows.get(flow).map_or(0, |f| f.fid);
+        self.line.clear();
+        let _ = writeln!(
+            self.line,
+            "E {} {} {} TCP {} {} {} {}",
+            ns2_time(e.at),
+            node,
+            peer,
+            e.kind,
+            fid,
+            e.seqno,
+            e.cwnd
+        );
+        if self.error.is_none() {
+            if let Err(err) = self.out.write_all(self.line.as_bytes()) {
+                self.error = Some(err);
+            }
+        }
+    }
+
     /// Flushes the file; reports the first write error, if any.
     pub fn finish(&mut self) -> io::Result<()> {
         if let Some(e) = self.error.take() {
@@ -277,6 +312,46 @@ impl Ns2Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A buffer the trace writes into and the test reads back.
+    #[derive(Clone, Default)]
+    struct Shared(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+    impl Write for Shared {
+        fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn event_lines_print_as_tcp_cc_trace_event() {
+        let buf = Shared::default();
+        let flow = TraceFlow {
+            src_port: 0,
+            dst_port: 0,
+            type_name: "tcp",
+            mss: 1000,
+            opening_packet: false,
+            full_tcp: false,
+            fid: 1,
+            traced: true,
+        };
+        let mut t = Ns2Trace::new(Box::new(buf.clone()), vec![flow], vec![true], "");
+        let e = TcpEventLine {
+            at: SimTime(2_509_816_400_000),
+            kind: "FAST_RECOVERY",
+            seqno: 20,
+            cwnd: 5,
+        };
+        t.record_event(0, 0, 3, &e);
+        t.finish().unwrap();
+        let text = String::from_utf8(buf.0.borrow().clone()).unwrap();
+        assert_eq!(text, "E 2.509816 0 3 TCP FAST_RECOVERY 1 20 5\n");
+    }
 
     // ---- ns-2's time format ----
     #[test]

@@ -22,6 +22,9 @@ pub struct Taps {
     pub ns2_trace: Option<Ns2Trace>,
     /// pcap files being written, if asked for.
     pub pcap: Option<PcapSet>,
+    /// Some sender records ns-2's event trace lines (`$ns eventtrace-all`), which go into
+    /// the ns-2 trace (`Simulation::record_ns2_events`).
+    pub ns2_events: bool,
 }
 
 impl Taps {

@@ -263,6 +263,10 @@ impl TcpOptions {
     }
 }
 
+/// ns-2's `ts_option_size_` default (ns-default.tcl `Agent/TCP set ts_option_size_ 10`): the
+/// bytes a data packet's header grows by with `timestamps_` (see [`TcpParams::data_header`]).
+pub const NS2_TS_OPTION_BYTES: u32 = 10;
+
 /// Resolved settings of one TCP connection (both ends), all in bytes and simulated time.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TcpParams {
@@ -886,11 +890,18 @@ impl TcpParams {
     }
 
     /// Header bytes on the wire of a data segment: `header`, none without `use_headers`.
+    /// With ns-2's rules and timestamps, `header` plus the timestamp option's
+    /// [`NS2_TS_OPTION_BYTES`] (tcp.cc `TcpAgent::headersize`: `tcpip_base_hdr_size_` +
+    /// `ts_option_size_` when `ts_option_`, added by `output` to data packets only; the opening
+    /// packet of `syn_` stays at `tcpip_base_hdr_size_`). Not for Vegas, whose
+    /// `VegasTcpAgent::output` (tcp-vegas.cc) never adds `headersize()`.
     pub fn data_header(&self) -> u32 {
-        if self.use_headers {
-            self.header
-        } else {
+        if !self.use_headers {
             0
+        } else if self.timestamps && self.preset == Preset::Ns2 && self.cc != CcKind::Vegas {
+            self.header + NS2_TS_OPTION_BYTES
+        } else {
+            self.header
         }
     }
 

@@ -261,9 +261,11 @@ impl RttEstimator {
     pub fn sample(&mut self, rtt: SimTime) {
         let raw = rtt.as_secs_f64();
         if let Some(n) = self.ns2 {
-            // A duration alone: count it from a tick boundary.
+            // A duration alone (the timestamp echo's, tcp.cc `recv_newack_helper` with
+            // `ts_option_`): `rtt_update` rounds it to the nearest tick,
+            // `t_rtt_ = int(tao / tcp_tick_ + 0.5)`, at least 1.
             self.record(raw);
-            let ticks = (rtt.0 / n.tick.0).max(1) as i64;
+            let ticks = ((rtt.0 + n.tick.0 / 2) / n.tick.0).max(1) as i64;
             return self.ns2_update(ticks);
         }
         self.record(raw);
@@ -456,6 +458,20 @@ mod tests {
         b.sample_at(ms(1), ms(9));
         assert_eq!(a.base_rto(), b.base_rto());
         assert!((a.base_rto() - 0.03).abs() < 1e-12);
+    }
+
+    /// tcp.cc `rtt_update` with `ts_option_`: the echoed duration rounded to the nearest
+    /// tick (`int(tao / tcp_tick_ + 0.5)`), at least one.
+    #[test]
+    fn ns2_timestamp_samples_round_to_the_nearest_tick() {
+        let est = || RttEstimator::new(ms(3000), ms(0), ms(60_000), ms(100)).ns2(SimTime::ZERO);
+        let (mut a, mut b, mut c) = (est(), est(), est());
+        a.sample(ms(249)); // 2.49 ticks -> 2
+        b.sample(ms(250)); // 2.5 -> 3
+        c.sample(ms(20)); // 0.2 -> 0, counted as 1
+        assert!((a.srtt().unwrap() - 0.2).abs() < 1e-12);
+        assert!((b.srtt().unwrap() - 0.3).abs() < 1e-12);
+        assert!((c.srtt().unwrap() - 0.1).abs() < 1e-12);
     }
 
     /// tcp.cc `rtt_update` without timestamps, in its doubles: the whole ticks between the

@@ -29,11 +29,12 @@ use super::pacing::Pacer;
 use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
 use super::sack::Scoreboard;
-use crate::endpoint::{Endpoint, EndpointCtx};
+use crate::endpoint::{Endpoint, EndpointCtx, Ns2TcpEvent};
 use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader};
 use crate::units::SimTime;
 use serde_json::json;
 
+mod ns2_events;
 mod ns2_recovery;
 mod ns2_sack1;
 mod ns2_vegas;
@@ -146,6 +147,8 @@ pub struct TcpSender {
     /// are ignored after a timeout until a new ACK).
     sack1_pipe: i64,
     sack1_timeout: bool,
+    /// ns-2's event trace lines not yet taken (`sender/ns2_events.rs`); None: not recorded.
+    ns2_events: Option<Vec<Ns2TcpEvent>>,
     /// ns-2 Vegas's loss handling (`sender/ns2_vegas.rs`), when its rule applies.
     vegas_loss: Option<VegasLoss>,
     rwnd: u64,
@@ -321,6 +324,7 @@ impl TcpSender {
             ns2_decreased: false,
             sack1_pipe: 0,
             sack1_timeout: false,
+            ns2_events: None,
             vegas_loss: (p.rules().vegas_fine_grained_retransmit && p.cc == CcKind::Vegas)
                 .then(|| VegasLoss::new(p.max_window / u64::from(p.mss.max(1)))),
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
@@ -1220,6 +1224,14 @@ impl TcpSender {
                     // RFC 5681 section 3.2 step 4: inflate by one SMSS per duplicate.
                     self.w.cwnd += self.w.mss;
                 }
+                if self.p.cc == CcKind::Newreno
+                    && self.ns2_aimd()
+                    && !self.p.sack
+                    && self.dupacks > self.p.dupack_threshold
+                {
+                    // tcp-newreno.cc recv: dupacks_ > numdupacks_ in fast recovery
+                    self.ns2_event(now, "NEWRENO_FAST_RECOVERY");
+                }
             } else {
                 let lost =
                     self.p.sack && self.sb.is_lost(self.snd_una, self.p.dupack_threshold, mss);
@@ -1276,7 +1288,21 @@ impl TcpSender {
     fn take_rtt_sample(&mut self, h: &TcpHeader, ack: u64, now: SimTime) {
         self.note_newack_rto();
         let ece = self.p.ecn && h.flags & F::ECE != 0;
-        if self.p.timestamps {
+        if self.p.timestamps && self.rtt.is_ns2() {
+            // tcp.cc newack with ts_option_: rtt_update on every new ACK, but t_backoff_ ends
+            // only at the ACK of the timed segment (rtt_active_, rtt_seq_), as without
+            // timestamps (ts_resetRTO_, which would end it at every ACK, is off by default)
+            let backoff = self.rtt.backoff();
+            self.rtt.sample(now.saturating_sub(h.ts_echo));
+            self.rtt.restore_backoff(backoff);
+            if self.timed.is_some_and(|(end, _)| ack >= end) {
+                if !(self.ecn_backoff && ece) {
+                    self.rtt.restore_backoff(0);
+                    self.ecn_backoff = false;
+                }
+                self.timed = None;
+            }
+        } else if self.p.timestamps {
             self.rtt.sample(now.saturating_sub(h.ts_echo));
         } else if let Some((end, t0)) = self.timed {
             if ack >= end {
@@ -1476,6 +1502,16 @@ impl TcpSender {
     fn enter_recovery(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
         let ns2_reno = self.ns2_aimd() && !self.p.sack;
+        let slow_start = ns2_reno && self.ns2_in_slow_start();
+        if ns2_reno {
+            // tcp.cc / tcp-reno.cc / tcp-newreno.cc dupack_action: trace_event before slowdown
+            let kind = match self.p.cc {
+                CcKind::Tahoe => "FAST_RETX",
+                CcKind::Reno => "RENO_FAST_RETX",
+                _ => "NEWRENO_FAST_RETX",
+            };
+            self.ns2_event(now, kind);
+        }
         // tcp-reno.cc dupack_action -> slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF):
         // ssthresh_ = int(W/2), cwnd_ = W/2 for W = min(cwnd_, window_), not FlightSize
         // (decrease_num_ after the first decrease).
@@ -1484,6 +1520,15 @@ impl TcpSender {
         } else {
             (0.0, 0.0)
         };
+        if ns2_reno {
+            // Tahoe's slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_ONE): cwnd_ 1
+            let after = if self.cc.recovery() == Recovery::None {
+                1.0
+            } else {
+                half.max(self.w.mss) / self.w.mss
+            };
+            self.ns2_slowdown_event(now, slow_start, after);
+        }
         self.stats.fast_retransmits += 1;
         self.note_ns2_cong_action();
         self.last_action_timeout = false;
@@ -1554,6 +1599,15 @@ impl TcpSender {
     fn on_rto(&mut self, cx: &mut EndpointCtx) {
         let now = cx.now;
         self.rto_at = None;
+        // tcp.cc timeout(TCP_TIMER_RTX): trace_event("TIMEOUT") first; every branch below
+        // but an idle one without slow_start_restart_ then calls slowdown, which leaves cwnd_
+        // at 1 (CLOSE_CWND_RESTART with wnd_restart_ 1, or CLOSE_CWND_ONE): SLOW_START.
+        self.ns2_event(now, "TIMEOUT");
+        let idle = self.snd_max <= self.snd_una && self.state != State::SynSent;
+        if !idle || self.p.slow_start_restart {
+            let slow_start = self.ns2_in_slow_start();
+            self.ns2_slowdown_event(now, slow_start, 1.0);
+        }
         if self.state == State::SynSent {
             // RFC 6298 section 5.5 applies to the SYN too; RFC 9293 section 3.8.1.
             self.stats.syn_retransmits += 1;
@@ -1737,6 +1791,23 @@ impl TcpSender {
 impl Endpoint for TcpSender {
     fn settings(&self) -> Option<serde_json::Value> {
         Some(self.p.to_json())
+    }
+
+    /// ns-2's Tahoe, Reno, NewReno and Sack1 agents write event trace lines
+    /// (`sender/ns2_events.rs`); no other sender does here.
+    fn record_ns2_events(&mut self) -> bool {
+        if !(self.ns2_aimd() || self.ns2_sack1()) {
+            return false;
+        }
+        self.ns2_events.get_or_insert_with(Vec::new);
+        true
+    }
+
+    fn take_ns2_events(&mut self) -> Vec<Ns2TcpEvent> {
+        self.ns2_events
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// ns-2 `Agent/TCP` variables (tcp.h): windows in packets of `mss`, times in seconds,

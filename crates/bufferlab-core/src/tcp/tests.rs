@@ -1664,3 +1664,19 @@ fn ns2_reset_starts_afresh_and_drops_the_previous_incarnation() {
     assert_eq!(pipe.snd.snd_una(), seg(5));
     assert_eq!(pipe.rcv.rcv_nxt(), seg(5));
 }
+
+/// ns-2 tcp.cc `TcpAgent::headersize`: with `timestamps_` a data packet's header is
+/// `tcpip_base_hdr_size_` + `ts_option_size_` (40 + 10); the opening packet of `syn_` keeps
+/// `tcpip_base_hdr_size_` (tcp.cc `output`), and Vegas adds no header at all.
+#[test]
+fn ns2_timestamps_add_the_option_bytes_to_data_packets() {
+    let p = params(|o| o.timestamps = Some(true));
+    assert_eq!((p.header, p.data_header(), p.wire_size()), (40, 50, 1050));
+    let plain = params(|_| {});
+    assert_eq!(plain.data_header(), 40);
+    let vegas = params(|o| {
+        o.timestamps = Some(true);
+        o.cc = Some(CcKind::Vegas);
+    });
+    assert_eq!(vegas.data_header(), 0);
+}

@@ -181,8 +181,12 @@ impl TcpSender {
         } else {
             self.sack1_outstanding()
         } - self.p.dupack_threshold as i64;
-        // slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF), decrease_num_ after the first
+        // trace_event("FAST_RECOVERY"), then slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF),
+        // decrease_num_ after the first (sender/ns2_events.rs)
+        self.ns2_event(cx.now, "FAST_RECOVERY");
+        let slow_start = self.ns2_in_slow_start();
         let (ssthresh, half) = self.ns2_slowdown(false);
+        self.ns2_slowdown_event(cx.now, slow_start, half.max(self.w.mss) / self.w.mss);
         self.w.ssthresh = ssthresh;
         self.w.cwnd = half.max(self.w.mss);
         self.ns2_base = self.w.cwnd;
