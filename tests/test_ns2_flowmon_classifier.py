@@ -1,7 +1,8 @@
 """A flow monitor's classifier (`$fmon classifier`, `$fcl lookup auto src dst fid`), its
-`pmarks_` without ECN and `$fmon traceDist` at the histogram defaults
-(python/bufferlab/ns2/flowmon_classifier.py), compared with ns-2.35 where it is installed;
-and the cases refused in one line."""
+`$fmon traceDist` at the histogram defaults
+(python/bufferlab/ns2/flowmon_classifier.py) and `pmarks_` with ECN (the engine's
+monitor/ns2_flowmon.rs), compared with ns-2.35 where it is installed; and the histograms
+refused in one line."""
 
 from __future__ import annotations
 
@@ -75,13 +76,44 @@ $ns attach-fmon [$ns link $n0 $n1] $fm
 """
 
 
-def test_marks_with_ecn_are_refused(tmp_path: Path) -> None:
-    text = _BASE + (
-        "Agent/TCP set ecn_ 1\n"
-        "set a [$ns create-connection TCP $n0 TCPSink $n1 1]\n"
-        '$ns at 1 "puts [$fm set pmarks_]; exit 0"\n$ns run\n'
-    )
-    assert "pmarks_" in _refusal(tmp_path, text) and "not modelled" in _refusal(tmp_path, text)
+# ECN senders through a marking RED queue: the monitor and its flows count the departures
+# that carry the CE mark (queue-monitor.cc QueueMonitor::out), checked at three instants.
+MARKS = """\
+Queue/RED set setbit_ true
+Agent/TCP set ecn_ 1
+set ns [new Simulator]
+set n0 [$ns node]; set n1 [$ns node]; set n2 [$ns node]
+$ns duplex-link $n0 $n1 10Mb 2ms DropTail
+$ns duplex-link $n1 $n2 1Mb 20ms RED
+$ns queue-limit $n1 $n2 30
+set fm [$ns makeflowmon Fid]
+$ns attach-fmon [$ns link $n1 $n2] $fm
+set a [$ns create-connection TCP/Reno $n0 TCPSink $n2 1]
+set b [$ns create-connection TCP/Sack1 $n0 TCPSink/Sack1 $n2 2]
+$a set window_ 40
+$b set window_ 40
+$ns at 0 "[$a attach-app FTP] start; [$b attach-app FTP] start"
+proc show {} {
+  global ns fm
+  set cl [$fm classifier]
+  puts "[$ns now] [$fm set pmarks_] [$fm set pdrops_] [$fm set pdepartures_]"
+  foreach fid {1 2} {
+    set f [$cl lookup auto 0 0 $fid]
+    puts "  $fid [$f set pmarks_] [$f set pdrops_]"
+  }
+}
+foreach t {1 2 4} { $ns at $t "show" }
+$ns at 4 "exit 0"
+$ns run
+"""
+
+
+@needs_ns
+def test_marks_counted_as_ns2(tmp_path: Path) -> None:
+    script = tmp_path / "marks.tcl"
+    script.write_text(MARKS)
+    _, _, out = run_both(script, tmp_path=tmp_path)
+    assert int(out.splitlines()[-3].split()[1]) > 0  # RED marked some packets
 
 
 def test_histograms_are_refused(tmp_path: Path) -> None:

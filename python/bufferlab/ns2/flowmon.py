@@ -26,6 +26,7 @@ COUNTERS = (
     "bdrops_",
     "epdrops_",
     "ebdrops_",
+    "pmarks_",
 )
 # ns-2.35 common/packet.h's packet_t numbers of the packet types a flow's record shows
 # (checked with `ns`: a TCP flow's dump line says 0, a CBR's 2, TCP's ACKs 5).
@@ -84,8 +85,6 @@ class FlowMonitors:
     def flowmon_read(self, obj: FlowMon | FlowDesc, var: str) -> str | None:
         """`$fm set VAR` / `$flow set VAR`: None for a variable not counted here."""
         fm = obj if isinstance(obj, FlowMon) else obj.monitor
-        if var == "pmarks_":
-            return self.fm_marks()  # flowmon_classifier.py
         total, flows = self._fm_counts(fm)
         if isinstance(obj, FlowMon):
             return _counter(total, var)

@@ -1,5 +1,5 @@
-"""A flow monitor's classifier and its ECN mark counter, as test-suite-simple.tcl's
-`printdrops` and `printall` read them.
+"""A flow monitor's classifier and its `traceDist`, as test-suite-simple.tcl's `printdrops`
+and `stats4` use them (its `pmarks_` is counted by the engine with the others, flowmon.py).
 
 * `$fmon classifier` (ns-2.35 tools/flowmon.cc `FlowMon::command`, "classifier" with no
   argument): the Classifier/Hash/Fid that ns-lib.tcl's `makeflowmon` gave the monitor.
@@ -9,10 +9,6 @@
   classifier's `unknown-flow` at the flow's first packet). A Fid classifier compares the flow
   id only, so SRC and DST are not read (the suite passes 0 0); HASHBUCKET ("auto") is ignored
   by ns-2 too.
-* `pmarks_` of the monitor and of its flows (tools/queue-monitor.cc `QueueMonitor::out`:
-  counted when a departing packet carries the CE mark). A packet is marked only when it is
-  ECN-capable, so with no agent whose `ecn_` is on the count is 0; with one it is not
-  modelled (the engine does not count marks per monitor) and is refused.
 * `$fmon traceDist $chan` (tools/queue-monitor.cc `QueueMonitor::command`): the channel
   the RTT and sequence-number histograms are written to by `printRTTs` and `printSeqnos`,
   which write only with `keepRTTstats_` / `keepSeqnoStats_` (ns-default.tcl: 0). At those
@@ -25,7 +21,6 @@ from __future__ import annotations
 from bufferlab.ns2.classes import class_chain
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.model import FlowMon, Obj
-from bufferlab.ns2.units import boolean
 
 
 class FlowClassifier(Obj):
@@ -86,15 +81,6 @@ class FlowClassifiers:
             for table in (self.class_vars, self.unmodelled_defaults):
                 if var in table.get(c, {}):
                     return table[c][var]
-        return "0"
-
-    def fm_marks(self) -> str:
-        """`pmarks_` of a flow monitor or one of its flows (see the module's doc)."""
-        if any(boolean(ag.vars.get("ecn_", "0")) for ag in self.net.agents):
-            raise Ns2Error(
-                "QueueMonitor/ED/Flowmon pmarks_ (the ECN marks a flow monitor counts, "
-                "queue-monitor.cc QueueMonitor::out) is not modelled"
-            )
         return "0"
 
 

@@ -226,6 +226,9 @@ def not_modelled_class(cls: str) -> str:
         "LL": "link layers (LAN) are not modelled",
         "Classifier": "custom classifiers are not modelled",
         "Trace": "custom trace objects are not modelled",
+        # queue-monitor.cc: one made by hand, e.g. for its RTT and sequence-number histograms
+        "QueueMonitor": "queue monitors made by hand (new QueueMonitor) are not modelled; "
+        "$ns monitor-queue and $ns makeflowmon make theirs",
     }.get(root)
     if what:
         return f"{cls}: {what}"

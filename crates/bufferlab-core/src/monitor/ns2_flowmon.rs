@@ -14,6 +14,7 @@
 //!   through the queue's early-drop target (`SnoopQueue/EDrop`), which counts them in
 //!   `epdrops_`/`ebdrops_` as well (`EDQueueMonitor::edrop` calls `QueueMonitor::drop`);
 //!   without it they are plain drops;
+//! * a departure with the CE mark counts in `pmarks_` (queue-monitor.cc `QueueMonitor::out`);
 //! * `reset` zeroes the counters (the monitor's or one flow's), the flows stay.
 
 use crate::drop_reason::DropReason;
@@ -30,11 +31,13 @@ pub struct FlowCounts {
     pub bdrops: u64,
     pub epdrops: u64,
     pub ebdrops: u64,
+    /// Departures carrying the CE mark (`QueueMonitor::out`: `ce() && ect()`).
+    pub pmarks: u64,
 }
 
 impl FlowCounts {
     /// The counters in the order [`FlowCounts::NAMES`] gives.
-    pub fn as_array(&self) -> [u64; 8] {
+    pub fn as_array(&self) -> [u64; 9] {
         [
             self.parrivals,
             self.barrivals,
@@ -44,11 +47,12 @@ impl FlowCounts {
             self.bdrops,
             self.epdrops,
             self.ebdrops,
+            self.pmarks,
         ]
     }
 
     /// ns-2's names of the counters, in [`FlowCounts::as_array`]'s order.
-    pub const NAMES: [&'static str; 8] = [
+    pub const NAMES: [&'static str; 9] = [
         "parrivals_",
         "barrivals_",
         "pdepartures_",
@@ -57,6 +61,7 @@ impl FlowCounts {
         "bdrops_",
         "epdrops_",
         "ebdrops_",
+        "pmarks_",
     ];
 }
 
@@ -126,14 +131,19 @@ impl Ns2FlowMonitor {
         f.counts.barrivals += size;
     }
 
-    /// A packet leaving the queue for the link (`FlowMon::out`).
+    /// A packet leaving the queue for the link (`FlowMon::out`; `QueueMonitor::out` counts
+    /// it in `pmarks_` too when it carries the CE mark, which only an ECN-capable packet
+    /// gets).
     pub fn departure(&mut self, pkt: &Packet) {
         let size = u64::from(pkt.size);
+        let mark = u64::from(pkt.ecn == crate::packet::Ecn::Ce);
         self.total.pdepartures += 1;
         self.total.bdepartures += size;
+        self.total.pmarks += mark;
         let f = self.record(pkt);
         f.counts.pdepartures += 1;
         f.counts.bdepartures += size;
+        f.counts.pmarks += mark;
     }
 
     /// A packet the queue dropped (`FlowMon::drop`, or `FlowMon::edrop` for an early one).
@@ -164,5 +174,35 @@ fn count_drop(c: &mut FlowCounts, size: u64, early: bool) {
     if early {
         c.epdrops += 1;
         c.ebdrops += size;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Ecn;
+
+    /// queue-monitor.cc `QueueMonitor::out`: a departure carrying the CE mark counts in
+    /// `pmarks_`, the monitor's and its flow's; an unmarked one does not.
+    #[test]
+    fn marked_departures_count_in_pmarks() {
+        let mut m = Ns2FlowMonitor::new(vec![7], false);
+        let plain = Packet {
+            size: 1040,
+            ecn: Ecn::Ect0,
+            ..Packet::default()
+        };
+        let marked = Packet {
+            ecn: Ecn::Ce,
+            ..plain
+        };
+        for p in [&plain, &marked, &marked] {
+            m.arrival(p);
+            m.departure(p);
+        }
+        assert_eq!((m.total.pmarks, m.total.pdepartures), (2, 3));
+        assert_eq!(m.flows[0].fid, 7);
+        assert_eq!(m.flows[0].counts.pmarks, 2);
+        assert_eq!(FlowCounts::NAMES[8], "pmarks_");
     }
 }
