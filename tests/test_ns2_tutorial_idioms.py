@@ -346,13 +346,21 @@ $ns run
 
 
 @needs_ns
-def test_fq_is_ns2s_scheduler(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flow_limit", [None, "6"])
+def test_fq_is_ns2s_scheduler(flow_limit: str | None, tmp_path: Path) -> None:
     """ns-2's queue/fq.cc (`kind = "fq", preset = "ns2"`): the self-clocked default parted from
-    ns-2.35 at 0.58 s, where the bottleneck sent the other flow's packet."""
-    ns_dir, bl_dir, out = _run_both(FQ_TWO_FLOWS, "fq.tcl", tmp_path)
+    ns-2.35 at 0.58 s, where the bottleneck sent the other flow's packet. FQLink's `new-flow`
+    makes each flow's DropTail when its first packet comes, with the class's limit_ then: a
+    `Queue set limit_` after the link was made still reaches it."""
+    script = FQ_TWO_FLOWS
+    if flow_limit is not None:
+        script = script.replace("$ns at 0.0", f"Queue set limit_ {flow_limit}\n$ns at 0.0", 1)
+    ns_dir, bl_dir, out = _run_both(script, "fq.tcl", tmp_path)
     assert len(out.splitlines()) == 29
     mine, theirs = trace_events(bl_dir / "fq.tr"), trace_events(ns_dir / "fq.tr")
     assert mine == theirs and len(mine) > 40_000
+    drops = sum(1 for e in mine if e[0] == "d")
+    assert (drops > 0) == (flow_limit is not None), drops
 
 
 # Class-level agent defaults, a simplex-link pair, RED with automatic thresholds (gentle), a

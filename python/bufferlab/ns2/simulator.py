@@ -139,6 +139,7 @@ class Simulator:
         if self.runner is not None:
             raise Ns2Error("$ns run called twice")
         self.mark_scripted_agents()
+        self.fq_flow_queues()
         self.resolve_app_times()
         self.draw_boot_times()
         for ag in self._ca_at_zero:  # select_ca at 0, after the draws (tcp_tick_ then 1 ms)

@@ -112,8 +112,6 @@ class Topology:
             self.init_vars(q)
             if qtype == "RED":
                 red_automatic(q, rate, delay)
-            if qtype == "FQ":
-                q.vars["flow_limit_"] = self.default("Queue/DropTail", "limit_") or "50"
             self._register(q)
             link = Link(
                 self._handle(),
@@ -135,6 +133,22 @@ class Topology:
         # simplex-link's last command leaves the link's handle as its result (checked with
         # `ns`: `[$ns simplex-link ...] == [$ns link $n1 $n2]`); duplex-link returns nothing
         return link.handle if m == "simplex-link" else ""
+
+    def fq_flow_queues(self) -> None:
+        """At `$ns run`: ns-queue.tcl's FQLink makes each flow's queue (`new-flow`, when the
+        flow's first packet comes) a `new Queue/$queueManagement_`, so its limit_ is the class
+        default then, not when the link was made (test-suite-schedule.tcl fq_small_queue sets
+        `Queue set limit_ 12` after its topology)."""
+        manage = self.default("FQLink", "queueManagement_") or "DropTail"
+        for q in self.objects.values():
+            if not isinstance(q, Queue) or q.kind != "FQ":
+                continue
+            if manage != "DropTail":
+                raise Ns2Error(
+                    f"FQLink queueManagement_ {manage}: per-flow queues other than DropTail "
+                    "are not modelled"
+                )
+            q.vars["flow_limit_"] = self.default("Queue/DropTail", "limit_") or "50"
 
     def sim_queue_limit(self, m: str, a: list[str]) -> str:
         net = self.net
