@@ -262,6 +262,19 @@ FULL_TCP_DEFAULTS: dict[str, dict[str, str]] = {
     },
     "Agent/TCP/FullTcp/Tahoe": {"reno_fastrecov_": "false"},
     "Agent/TCP/FullTcp/Newreno": {"open_cwnd_on_pack_": "false", "recov_maxburst_": "2"},
+    # ns-default.tcl's `Agent/TCP/FullTcp/Sack set ...` lines and its `instproc init`
+    # (reno_fastrecov_, open_cwnd_on_pack_ false); tcp/full/sack.rs models these values only
+    "Agent/TCP/FullTcp/Sack": {
+        "reno_fastrecov_": "false",
+        "open_cwnd_on_pack_": "false",
+        "sack_block_size_": "8",
+        "sack_option_size_": "2",
+        "max_sack_blocks_": "3",
+        "clear_on_timeout_": "true",
+        "sack_rtx_cthresh_": "1",
+        "sack_rtx_bthresh_": "1",
+        "sack_rtx_threshmode_": "1",
+    },
 }
 
 # The FullTcp classes bufferlab models -> the `full_tcp` table's variant (tcp/full/).
@@ -269,6 +282,7 @@ FULL_TCP = {
     "Agent/TCP/FullTcp": "reno",
     "Agent/TCP/FullTcp/Newreno": "newreno",
     "Agent/TCP/FullTcp/Tahoe": "tahoe",
+    "Agent/TCP/FullTcp/Sack": "sack",
 }
 NS_DEFAULTS.update(FULL_TCP_DEFAULTS)
 

@@ -1,8 +1,9 @@
 """ns-2.35's two-way TCP agents in a script (tcp/tcp-full.cc): `Agent/TCP/FullTcp`,
-`/Newreno` and `/Tahoe` at both ends of a connection (`$ns connect $src $sink`, then
+`/Newreno`, `/Tahoe` and `/Sack` at both ends of a connection (`$ns connect $src $sink`, then
 `$sink listen`), translated to a flow whose `tcp` table has a `full_tcp` table
 (crates/bufferlab-core/src/tcp/full/). The source is the agent with the application; the
-listener has none. `Agent/TCP/FullTcp/Sack` is refused (SackFullTcpAgent is not modelled).
+listener has none. SackFullTcpAgent's own variables (sack_block_size_, max_sack_blocks_,
+clear_on_timeout_, sack_rtx_*) are modelled at their defaults only: another value is refused.
 """
 
 from __future__ import annotations

@@ -232,11 +232,6 @@ def not_modelled_class(cls: str) -> str:
     }.get(root)
     if what:
         return f"{cls}: {what}"
-    if cls == "Agent/TCP/FullTcp/Sack":
-        return (
-            "ns-2 class Agent/TCP/FullTcp/Sack is not modelled (SackFullTcpAgent, "
-            "tcp-full.cc); Agent/TCP/FullTcp, /Newreno and /Tahoe are"
-        )
     return f"ns-2 class {cls} is not modelled; see docs/ns2-scripts.md for what is"
 
 

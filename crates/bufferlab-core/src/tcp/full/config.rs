@@ -18,6 +18,9 @@ pub enum FullTcpVariant {
     Newreno,
     /// `Agent/TCP/FullTcp/Tahoe` (TahoeFullTcpAgent): slow start after a fast retransmit.
     Tahoe,
+    /// `Agent/TCP/FullTcp/Sack` (SackFullTcpAgent): SACK blocks and pipe-controlled
+    /// recovery (sack.rs).
+    Sack,
 }
 
 /// The `full_tcp` table (every field optional; ns-2.35's default when left out). With it
@@ -26,7 +29,7 @@ pub enum FullTcpVariant {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FullTcpOptions {
-    /// The class: `reno` (Agent/TCP/FullTcp, default), `newreno` or `tahoe`.
+    /// The class: `reno` (Agent/TCP/FullTcp, default), `newreno`, `tahoe` or `sack`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<FullTcpVariant>,
     /// ns-2 `segsperack_` (default 1): the receiver ACKs every this many full segments.
@@ -63,11 +66,11 @@ pub struct FullTcp {
     pub tcprexmtthresh: u32,
     pub recov_maxburst: u32,
     pub bug_fix: bool,
-    /// ns-2 `reno_fastrecov_`: true, but false for Tahoe (ns-default.tcl's
-    /// `Agent/TCP/FullTcp/Tahoe instproc init`).
+    /// ns-2 `reno_fastrecov_`: true, but false for Tahoe and Sack (ns-default.tcl's
+    /// `Agent/TCP/FullTcp/Tahoe instproc init`, `Agent/TCP/FullTcp/Sack instproc init`).
     pub reno_fastrecov: bool,
-    /// ns-2 `open_cwnd_on_pack_`: true, but false for Newreno (ns-default.tcl's
-    /// `Agent/TCP/FullTcp/Newreno instproc init`).
+    /// ns-2 `open_cwnd_on_pack_`: true, but false for Newreno and Sack (ns-default.tcl's
+    /// `Agent/TCP/FullTcp/Newreno instproc init`, `Agent/TCP/FullTcp/Sack instproc init`).
     pub open_cwnd_on_pack: bool,
 }
 
@@ -82,8 +85,8 @@ impl FullTcp {
             tcprexmtthresh: o.tcprexmtthresh.unwrap_or(3),
             recov_maxburst: o.recov_maxburst.unwrap_or(2),
             bug_fix: o.bug_fix.unwrap_or(true),
-            reno_fastrecov: variant != FullTcpVariant::Tahoe,
-            open_cwnd_on_pack: variant != FullTcpVariant::Newreno,
+            reno_fastrecov: !matches!(variant, FullTcpVariant::Tahoe | FullTcpVariant::Sack),
+            open_cwnd_on_pack: !matches!(variant, FullTcpVariant::Newreno | FullTcpVariant::Sack),
         }
     }
 

@@ -7,7 +7,7 @@
 
 use super::{FullTcpAgent, State, TF_ACKNOW, TF_DELACK, TF_NEEDFIN};
 use crate::endpoint::EndpointCtx;
-use crate::packet::{tcp_flags as th, Packet};
+use crate::packet::{tcp_flags as th, Packet, TcpHeader};
 
 /// Where `recv`'s gotos lead.
 enum Next {
@@ -19,13 +19,14 @@ enum Next {
 }
 
 impl FullTcpAgent {
-    /// tcp-full.cc `predict_ok` (no timestamps, ECN or SACK here).
-    fn predict_ok(&self, seqno: i64, tiflags: u8) -> bool {
+    /// tcp-full.cc `predict_ok` (no timestamps or ECN here; p8: no SACK blocks).
+    fn predict_ok(&self, seqno: i64, tiflags: u8, nsack: usize) -> bool {
         self.state == State::Established
             && tiflags & (th::SYN | th::FIN | th::ACK) == th::ACK
             && self.flags & TF_NEEDFIN == 0
             && seqno == self.rcv_nxt
             && self.t_seqno == self.maxseq
+            && nsack == 0
     }
 
     /// tcp-full.cc `newack`: timers, `highest_ack_`, the RTT sample of the timed segment.
@@ -60,47 +61,26 @@ impl FullTcpAgent {
         }
     }
 
-    /// tcp-full.cc `reass` with the ReassemblyQueue (`rq_.add`, `cleartonxt`): adds
-    /// [start, end) and, when it fills the hole at `rcv_nxt_`, advances `rcv_nxt_` over the
-    /// blocks now in order; returns the flags of the blocks passed on.
+    /// tcp-full.cc `reass`: adds [start, end) to the ReassemblyQueue (`rq_.add`, which moves
+    /// `rcv_nxt_` over a filled hole) and, when it filled the hole at `rcv_nxt_`, drops the
+    /// blocks now in order (`cleartonxt`); returns their flags.
     fn reass(&mut self, start: i64, end: i64, tiflags: u8) -> u8 {
         let fillshole = start == self.rcv_nxt;
-        let i = self.rq.partition_point(|b| b.0 < start);
-        self.rq.insert(i, (start, end, tiflags));
-        // coalesce overlapping/adjacent blocks
-        let mut merged: Vec<(i64, i64, u8)> = Vec::with_capacity(self.rq.len());
-        for &(s, e, f) in &self.rq {
-            match merged.last_mut() {
-                Some(last) if s <= last.1 => {
-                    last.1 = last.1.max(e);
-                    last.2 |= f;
-                }
-                _ => merged.push((s, e, f)),
-            }
-        }
-        self.rq = merged;
+        let mut flags = self.rq.add(start, end, tiflags, &mut self.rcv_nxt);
         if !self.state.have_rcvd_syn() || !fillshole {
             return 0;
         }
         if self.state == State::SynReceived && end > start {
             return 0;
         }
-        let mut flags = 0;
-        while let Some(&(s, e, f)) = self.rq.first() {
-            if s > self.rcv_nxt {
-                break;
-            }
-            self.rcv_nxt = self.rcv_nxt.max(e);
-            flags |= f;
-            self.rq.remove(0);
-        }
+        flags |= self.rq.clearto(self.rcv_nxt);
         flags
     }
 
     /// tcp-full.cc `recv`.
     pub(crate) fn recv(&mut self, pkt: Packet, cx: &mut EndpointCtx) {
-        let hlen = self.p.header as i64;
-        let mut datalen = pkt.size as i64 - hlen;
+        // size - hlen: the header carries the SACK option's bytes too (sendpacket)
+        let mut datalen = pkt.payload as i64;
         let ackno = pkt.tcp.ack as u32 as i32 as i64;
         let mut seqno = pkt.tcp.seq as u32 as i32 as i64;
         let mut tiflags = pkt.tcp.flags;
@@ -114,7 +94,7 @@ impl FullTcpAgent {
             return;
         }
         self.arm_delack();
-        if self.predict_ok(seqno, tiflags) {
+        if self.predict_ok(seqno, tiflags, pkt.tcp.sack_count()) {
             if datalen == 0 {
                 if ackno > self.highest_ack
                     && ackno < self.maxseq
@@ -125,7 +105,7 @@ impl FullTcpAgent {
                     self.send_much(false, super::REASON_NORMAL, self.maxburst, cx);
                     return;
                 }
-            } else if ackno == self.highest_ack && self.rq.is_empty() {
+            } else if ackno == self.highest_ack && self.rq.empty() {
                 self.rcv_nxt += datalen;
                 self.flags |= TF_DELACK;
                 self.deliver(datalen, cx);
@@ -220,11 +200,11 @@ impl FullTcpAgent {
         }
         let next = match next {
             Some(Next::ProcessAck) => {
-                self.ack_path(true, ackno, datalen, dupseg, &mut needoutput, cx)
+                self.ack_path(true, &pkt.tcp, datalen, dupseg, &mut needoutput, cx)
             }
             Some(Next::Step6) => Next::Step6,
             Some(other) => other,
-            None => self.ack_path(false, ackno, datalen, dupseg, &mut needoutput, cx),
+            None => self.ack_path(false, &pkt.tcp, datalen, dupseg, &mut needoutput, cx),
         };
         match next {
             Next::Step6 => self.step6(seqno, datalen, (tiflags, pkt.tcp.flags), needoutput, cx),
@@ -236,12 +216,13 @@ impl FullTcpAgent {
     fn ack_path(
         &mut self,
         straight_to_process: bool,
-        ackno: i64,
+        hdr: &TcpHeader,
         datalen: i64,
         dupseg: bool,
         needoutput: &mut bool,
         cx: &mut EndpointCtx,
     ) -> Next {
+        let ackno = hdr.ack as u32 as i32 as i64;
         if !straight_to_process {
             if self.state == State::SynReceived {
                 if ackno < self.highest_ack || ackno > self.maxseq {
@@ -254,6 +235,10 @@ impl FullTcpAgent {
                 } else {
                     self.state = State::Established;
                 }
+            }
+            // in ESTABLISHED or later, the SACK blocks into the scoreboard
+            if self.state >= State::Established && hdr.sack_count() > 0 {
+                self.process_sack(hdr, hdr.flags & th::FIN != 0);
             }
             if self.fastrecov && (datalen == 0 || ackno > self.highest_ack) {
                 self.pipe -= self.maxseg();
@@ -335,7 +320,7 @@ impl FullTcpAgent {
     ) {
         let mut tiflags = tiflags;
         if (datalen > 0 || tiflags & th::FIN != 0) && !self.state.have_rcvd_fin() {
-            if seqno == self.rcv_nxt && self.rq.is_empty() {
+            if seqno == self.rcv_nxt && self.rq.empty() {
                 self.flags |= TF_DELACK;
                 self.rcv_nxt += datalen;
                 tiflags = orig_flags & th::FIN;

@@ -1,6 +1,6 @@
 //! ns-2.35's two-way TCP, `Agent/TCP/FullTcp` and its Newreno and Tahoe subclasses
 //! (`tcp/tcp-full.cc`, `tcp/tcp-full.h`, FullTcpAgent, NewRenoFullTcpAgent,
-//! TahoeFullTcpAgent), as a sans-IO endpoint. Both ends of a flow are one of these: the source
+//! TahoeFullTcpAgent) and SackFullTcpAgent, as a sans-IO endpoint. Both ends of a flow are one of these: the source
 //! is the active opener (`connect`: SYN), the destination listens (`listen`: it answers
 //! SYN+ACK and sends its packets as ns-2 type `ack`, `type_ = PT_ACK`). Sequence numbers
 //! count bytes from `iss_` 0 (the SYN takes 0, data starts at 1).
@@ -13,12 +13,17 @@
 //!   loss responses (`dupack_action`, `pack_action`, `ack_action`, `timeout_action`);
 //! * `timers.rs`: the retransmission and delayed-ACK timers (`timeout`), in ns-2's doubles.
 //!
-//! Not modelled (refused by the ns-2 script layer): FullTcp/Sack, timestamps, ECN, `close`,
+//! * `rq.rs`: the ReassemblyQueue (rq.cc), the receiver's and the SACK scoreboard's;
+//! * `sack.rs`: SackFullTcpAgent (`Agent/TCP/FullTcp/Sack`).
+//!
+//! Not modelled (refused by the ns-2 script layer): timestamps, ECN, `close`,
 //! `data_on_syn_`, `pipectrl_`, `close_on_empty_`, `halfclose_`.
 
 pub mod config;
 mod input;
 mod output;
+mod rq;
+mod sack;
 #[cfg(test)]
 mod tests;
 mod timers;
@@ -114,8 +119,17 @@ pub struct FullTcpAgent {
     pub(crate) rcv_nxt: i64,
     pub(crate) irs: i64,
     pub(crate) last_ack_sent: i64,
-    /// ReassemblyQueue: out-of-order blocks [start, end) with their flags, by start.
-    pub(crate) rq: Vec<(i64, i64, u8)>,
+    /// The receiver's ReassemblyQueue (`rq_`, rq.cc).
+    pub(crate) rq: rq::ReassemblyQueue,
+    // SackFullTcpAgent (sack.rs)
+    /// The scoreboard of the peer's SACK blocks (`sq_`).
+    pub(crate) sq: rq::ReassemblyQueue,
+    /// `sack_min_`: the scoreboard's next-expected number.
+    pub(crate) sack_min: i64,
+    /// `h_seqno_`: the next sequence number to fill a hole with.
+    pub(crate) h_seqno: i64,
+    /// `pipectrl_`: "pipe" control during SACK recovery.
+    pub(crate) pipectrl: bool,
     // timers
     pub(crate) rtt: RttEstimator,
     pub(crate) rtt_active: bool,
@@ -175,7 +189,11 @@ impl FullTcpAgent {
             rcv_nxt: -1,
             irs: -1,
             last_ack_sent: -1,
-            rq: Vec::new(),
+            rq: rq::ReassemblyQueue::default(),
+            sq: rq::ReassemblyQueue::default(),
+            sack_min: -1,
+            h_seqno: -1,
+            pipectrl: false,
             rtt,
             rtt_active: false,
             rtt_seq: -1,
@@ -211,6 +229,9 @@ impl FullTcpAgent {
     /// tcp-full.cc `reset` (with tcp.cc TcpAgent::reset's part: the window starts at 1,
     /// `set_initial_window` with syn_ and delay_growth_; ssthresh_ = window_).
     pub(crate) fn reset(&mut self) {
+        if self.is_sack() {
+            self.sack_reset();
+        }
         self.rtx_at = None;
         self.delack_at = None;
         self.dupacks = 0;
@@ -276,6 +297,10 @@ impl FullTcpAgent {
 
     /// tcp-full.h `sent`.
     pub(crate) fn sent(&mut self, seq: i64, amt: i64) {
+        // SackFullTcpAgent::sent first moves h_seqno_
+        if self.is_sack() && seq == self.h_seqno {
+            self.h_seqno += amt;
+        }
         if seq == self.t_seqno {
             self.t_seqno += amt;
         }

@@ -37,6 +37,9 @@ impl FullTcpAgent {
     /// tcp-full.cc `send_allowed`: `seq` lies below the top of the window (or of the
     /// application's data, `curseq_`).
     pub(crate) fn send_allowed(&self, seq: i64) -> bool {
+        if self.pipectrl {
+            return self.sack_send_allowed(seq);
+        }
         let win = self.window() * self.maxseg();
         let mut topwin = self.curseq;
         if topwin > self.highest_ack + win || self.infinite_send {
@@ -57,7 +60,11 @@ impl FullTcpAgent {
         let mut force = force;
         let mut npackets = 0u32;
         loop {
-            let seq = self.t_seqno; // nxt_tseq
+            let seq = if self.is_sack() {
+                self.sack_nxt_tseq()
+            } else {
+                self.t_seqno // FullTcpAgent::nxt_tseq
+            };
             if !force && !self.send_allowed(seq) {
                 break;
             }
@@ -103,9 +110,11 @@ impl FullTcpAgent {
             }
             off = seqno - self.iss;
         }
-        // data_on_syn_ false (the script layer refuses true); pipectrl_ false
+        // data_on_syn_ false (the script layer refuses true); pipectrl_ only by SACK recovery
         let mut datalen = if syn {
             0
+        } else if self.pipectrl {
+            buffered_bytes - off
         } else {
             buffered_bytes.min(win) - off
         };
@@ -163,7 +172,8 @@ impl FullTcpAgent {
         reliable
     }
 
-    /// tcp-full.cc `sendpacket`: the header (`hlen` = tcpip_base_hdr_size_, no options),
+    /// tcp-full.cc `sendpacket`: the header (`hlen` = tcpip_base_hdr_size_ plus the options
+    /// of `build_options`: SackFullTcpAgent's SACK blocks),
     /// the size (data + header), the counters, `last_ack_sent_`. The listener's packets are
     /// ns-2 type `ack` (`listen`: `type_ = PT_ACK`), the opener's `tcp`.
     pub(crate) fn sendpacket(
@@ -175,7 +185,14 @@ impl FullTcpAgent {
         reason: u8,
         cx: &mut EndpointCtx,
     ) {
-        let hlen = self.p.header;
+        let mut tcp = TcpHeader {
+            seq: seqno as u64,
+            // -1 before a SYN arrived: traces fold it to 32 bits and print it signed
+            ack: ackno as u64,
+            flags: pflags,
+            ..TcpHeader::default()
+        };
+        let hlen = self.p.header + self.sack_build_options(&mut tcp);
         if datalen <= 0 {
             self.nackpack += 1;
         } else {
@@ -195,13 +212,7 @@ impl FullTcpAgent {
             } else {
                 PacketKind::TcpAck
             },
-            tcp: TcpHeader {
-                seq: seqno as u64,
-                // -1 before a SYN arrived: traces fold it to 32 bits and print it signed
-                ack: ackno as u64,
-                flags: pflags,
-                ..TcpHeader::default()
-            },
+            tcp,
             ..Packet::default()
         });
     }

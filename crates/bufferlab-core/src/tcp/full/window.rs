@@ -14,6 +14,7 @@
 //!   (`pack_action`, `ack_action`); `open_cwnd_on_pack_` false.
 //! * TahoeFullTcpAgent: `dupack_action` sets cwnd_ to 1 (CLOSE_SSTHRESH_HALF|CLOSE_CWND_ONE)
 //!   and goes back to `highest_ack_`; no inflation (`reno_fastrecov_` false).
+//! * SackFullTcpAgent: sack.rs.
 //! * `timeout_action` (all): `recover_` = `maxseq_`, CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART,
 //!   the timer backed off, `t_seqno_` back to `highest_ack_`.
 
@@ -85,7 +86,7 @@ impl FullTcpAgent {
     }
 
     /// tcp-full.cc `fast_retransmit`.
-    fn fast_retransmit(&mut self, seq: i64, cx: &mut EndpointCtx) -> i64 {
+    pub(crate) fn fast_retransmit(&mut self, seq: i64, cx: &mut EndpointCtx) -> i64 {
         self.recover = self.maxseq;
         self.last_cwnd_action = CWND_ACTION_DUPACK;
         self.foutput(seq, REASON_DUPACK, cx)
@@ -93,6 +94,9 @@ impl FullTcpAgent {
 
     /// The `tcprexmtthresh_`-th duplicate ACK: the class's `dupack_action`.
     pub(crate) fn dupack_action(&mut self, cx: &mut EndpointCtx) {
+        if self.is_sack() {
+            return self.sack_dupack_action(cx);
+        }
         let recovered = self.highest_ack > self.recover;
         self.fastrecov = true;
         let bug_fix = self.f.bug_fix;
@@ -148,6 +152,9 @@ impl FullTcpAgent {
             }
             return;
         }
+        if self.is_sack() {
+            return self.sack_pack_action();
+        }
         self.reno_pack_action();
     }
 
@@ -165,6 +172,9 @@ impl FullTcpAgent {
         if self.f.variant == FullTcpVariant::Newreno && self.save_maxburst >= 0 {
             self.maxburst = self.save_maxburst as u32;
             self.save_maxburst = -1;
+        }
+        if self.is_sack() {
+            return self.sack_ack_action();
         }
         self.reno_pack_action();
     }
@@ -185,5 +195,8 @@ impl FullTcpAgent {
         };
         self.fastrecov = false;
         self.dupacks = 0;
+        if self.is_sack() {
+            self.sack_timeout_action();
+        }
     }
 }
