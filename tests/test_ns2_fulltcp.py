@@ -79,7 +79,6 @@ def test_the_scenario_says_full_tcp(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("cls", "settings", "says"),
     [
-        ("FullTcp/Sack", "", "Agent/TCP/FullTcp/Sack is not modelled"),
         ("FullTcp", "$src set data_on_syn_ true", "data_on_syn_ true"),
         ("FullTcp", "$src set ecn_ 1", "ecn_ 1"),
     ],

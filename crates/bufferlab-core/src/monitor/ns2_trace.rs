@@ -30,6 +30,8 @@
 //!   at the zeroed header's 0 (ns-2's packets are allocated zeroed, packet.h `Packet::init`;
 //!   their sequence and ACK numbers go in `seqno`); a SACK sink's ACK has its number of SACK
 //!   blocks in sa_length (tcp-sink.cc `Sacker::append_ack`); every other packet 0 0x0 0 0.
+//!   FullTcp's segments have their real header fields, a FullTcp/Sack segment's sa_length its
+//!   SACK blocks (tcp-full.cc `sendpacket`, SackFullTcpAgent::build_options).
 //!   Checked with `ns` itself (Reno, Newreno, Vegas, Sack1 and Linux senders, with and without
 //!   delayed ACKs, CBR over UDP).
 
@@ -255,13 +257,15 @@ impl Ns2Trace {
                 _ => 0,
             };
             if f.full_tcp {
-                // tcp-full.cc sendpacket: ackno, flags, hlen = tcpip_base_hdr_size_, no SACK
+                // tcp-full.cc sendpacket: ackno, flags, hlen = tcpip_base_hdr_size_ plus the
+                // options, sa_length = SackFullTcpAgent::build_options' blocks (0 otherwise)
                 let _ = write!(
                     self.line,
-                    " {} 0x{:x} {} 0",
+                    " {} 0x{:x} {} {}",
                     pkt.tcp.ack as u32 as i32,
                     pkt.tcp.flags,
-                    pkt.size - pkt.payload
+                    pkt.size - pkt.payload,
+                    pkt.tcp.sack_count()
                 );
             } else {
                 let _ = write!(self.line, " 0 0x0 0 {sa_length}");

@@ -241,7 +241,7 @@ impl ReassemblyQueue {
     /// rq.cc `gensack`: up to `max` blocks, the most recently pushed first.
     pub(crate) fn gensack(&self, max: usize) -> Vec<(i64, i64)> {
         let mut order: Vec<&Seg> = self.segs.iter().collect();
-        order.sort_by(|a, b| b.pushed.cmp(&a.pushed));
+        order.sort_by_key(|s| std::cmp::Reverse(s.pushed));
         order.iter().take(max).map(|s| (s.start, s.end)).collect()
     }
 
@@ -278,5 +278,81 @@ impl ReassemblyQueue {
     #[cfg(test)]
     pub(crate) fn blocks(&self) -> Vec<(i64, i64)> {
         self.segs.iter().map(|s| (s.start, s.end)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ReassemblyQueue;
+
+    #[test]
+    fn blocks_merge_and_the_next_expected_number_moves_over_a_filled_hole() {
+        let mut q = ReassemblyQueue::default();
+        let mut nxt = 1;
+        q.add(11, 21, 0, &mut nxt);
+        q.add(31, 41, 0, &mut nxt);
+        assert_eq!(q.blocks(), vec![(11, 21), (31, 41)]);
+        assert_eq!((nxt, q.total()), (1, 20));
+        // joins the first block on its right: still out of order
+        q.add(21, 31, 0, &mut nxt);
+        assert_eq!(q.blocks(), vec![(11, 41)]);
+        assert_eq!(nxt, 1);
+        // fills the hole at nxt: nxt moves to the block's end, clearto drops it
+        q.add(1, 11, 0x08, &mut nxt);
+        assert_eq!((q.blocks(), nxt, q.total()), (vec![(1, 41)], 41, 40));
+        assert_eq!(q.clearto(nxt), 0x08);
+        assert!(q.empty());
+        assert_eq!(q.total(), 0);
+    }
+
+    #[test]
+    fn sack_blocks_come_newest_first_and_a_grown_block_keeps_its_place() {
+        let mut q = ReassemblyQueue::default();
+        let mut nxt = 0;
+        for s in [10, 30, 50] {
+            q.add(s, s + 10, 0, &mut nxt);
+        }
+        assert_eq!(q.gensack(3), vec![(50, 60), (30, 40), (10, 20)]);
+        // [20, 25) joins the oldest block: rq.cc coalesce drops the new one, the old stays
+        q.add(20, 25, 0, &mut nxt);
+        assert_eq!(q.gensack(3), vec![(50, 60), (30, 40), (10, 25)]);
+        // a block of its own goes on top; only max blocks are reported
+        q.add(70, 80, 0, &mut nxt);
+        assert_eq!(q.gensack(3), vec![(70, 80), (50, 60), (30, 40)]);
+    }
+
+    #[test]
+    fn covering_blocks_are_replaced_and_exact_duplicates_only_add_flags() {
+        let mut q = ReassemblyQueue::default();
+        let mut nxt = 0;
+        q.add(10, 20, 0, &mut nxt);
+        q.add(30, 40, 0, &mut nxt);
+        assert_eq!(q.add(30, 40, 0x01, &mut nxt), 0x01);
+        assert_eq!(q.blocks(), vec![(10, 20), (30, 40)]);
+        q.add(25, 45, 0, &mut nxt);
+        assert_eq!(q.blocks(), vec![(10, 20), (25, 45)]);
+        // overlapping the start of a block extends it
+        q.add(5, 15, 0, &mut nxt);
+        assert_eq!(q.blocks(), vec![(5, 20), (25, 45)]);
+        assert_eq!(q.total(), 35);
+        // clearto in the middle of a block trims it
+        q.clearto(30);
+        assert_eq!(q.blocks(), vec![(30, 45)]);
+        assert_eq!(q.total(), 15);
+    }
+
+    #[test]
+    fn nexthole_finds_the_hole_and_counts_the_blocks_after_it() {
+        let mut q = ReassemblyQueue::default();
+        let mut nxt = -1;
+        q.add(100, 200, 0, &mut nxt);
+        q.add(300, 400, 0, &mut nxt);
+        // below the first block: the hole is seq itself, two blocks (200 bytes) follow
+        assert_eq!(q.nexthole(50), (50, 2, 200));
+        // inside the first block: the hole starts at its end, one block follows
+        assert_eq!(q.nexthole(150), (200, 1, 100));
+        // inside the last block: its end, nothing follows
+        assert_eq!(q.nexthole(350), (400, -1, -1));
+        assert_eq!(q.nexthole(500), (-1, -1, -1));
     }
 }
