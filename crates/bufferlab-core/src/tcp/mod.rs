@@ -15,6 +15,7 @@ pub mod config;
 pub mod flavour;
 pub mod full;
 pub mod ns2_agent;
+pub mod ns2_sacker;
 pub mod pacing;
 pub mod rate;
 pub mod receiver;

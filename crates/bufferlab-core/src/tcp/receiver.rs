@@ -41,6 +41,7 @@
 //!   `bytes_` is not reset: it goes on counting.
 
 use super::config::{CcKind, TcpParams};
+use super::ns2_sacker::Sacker;
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader, MAX_SACK_BLOCKS};
 use crate::units::SimTime;
@@ -82,10 +83,15 @@ pub struct TcpReceiver {
     last_reset: Option<SimTime>,
     /// `sink_bytes_` when the sink was last reset (ns-2's `bytes_` goes on counting).
     bytes_at_reset: f64,
+    /// ns-2's `SackStack` (`Rules::sack_blocks_from_ns2_stack`, tcp/ns2_sacker.rs).
+    sacker: Option<Sacker>,
+    /// The first byte of the last packet received: the packet an ACK answers.
+    last_seq: u64,
 }
 
 impl TcpReceiver {
     pub fn new(p: TcpParams) -> Self {
+        let sacker = (p.sack && p.rules().sack_blocks_from_ns2_stack).then(Sacker::new);
         Self {
             ack_next_at_once: if p.handshake {
                 p.rules().first_data_acked_at_once
@@ -115,6 +121,8 @@ impl TcpReceiver {
             held_syn: None,
             last_reset: None,
             bytes_at_reset: 0.0,
+            sacker,
+            last_seq: 0,
         }
     }
 
@@ -161,7 +169,12 @@ impl TcpReceiver {
             ts_val: cx.now,
             ..TcpHeader::default()
         };
-        if self.p.sack && !self.ooo.is_empty() {
+        if let Some(sacker) = self.sacker.as_mut() {
+            let max_seen = self.ooo.last().map_or(self.rcv_nxt, |r| r.1);
+            sacker.blocks(self.last_seq, self.rcv_nxt, &self.ooo, max_seen, |s, e| {
+                h.push_sack(s, e)
+            });
+        } else if self.p.sack && !self.ooo.is_empty() {
             let first = self
                 .last_block
                 .and_then(|(s, _)| self.ooo.iter().copied().find(|r| r.0 <= s && s < r.1));
@@ -287,6 +300,7 @@ impl Endpoint for TcpReceiver {
             }
         }
         let s = h.seq;
+        self.last_seq = s;
         let e = s + len + fin as u64;
         if fin {
             self.fin_seq = Some(s + len);

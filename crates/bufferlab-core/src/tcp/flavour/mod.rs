@@ -184,6 +184,10 @@ pub struct Rules {
     /// W/2 through and after recovery, any hole below the highest SACK retransmitted, the
     /// scoreboard cleared by new ACKs and timeouts; instead of RFC 6675's loop.
     pub sack_sender_as_ns2_sack1: bool,
+    /// A SACK receiver chooses its blocks as ns-2's `Sacker` (`tcp/ns2_sacker.rs`): the run of
+    /// the packet received, then the first blocks of its last ACKs from a stack of three,
+    /// which forgets older runs. Off: that run, then the highest runs held (RFC 2018).
+    pub sack_blocks_from_ns2_stack: bool,
     /// Retransmitted ranges are remembered until acknowledged (ns-3's `m_retrans`).
     pub remember_retransmitted_ranges: bool,
     /// Proportional Rate Reduction can be turned on (`prr`).

@@ -105,6 +105,8 @@ pub const RULES: Rules = Rules {
     // recv, dupack_action, send_much, timeout and ScoreBoardRQ::GetNextRetran
     // (scoreboard-rq.cc); each rule in tcp/sender/ns2_sack1.rs.
     sack_sender_as_ns2_sack1: true,
+    // tcp-sink.cc Sacker::append_ack and SackStack (maxSackBlocks_ 3, ns-default.tcl).
+    sack_blocks_from_ns2_stack: true,
     remember_retransmitted_ranges: false,
     prr_available: false,
     // ns-2.35 has no delivery-rate estimation; Linux's rule.

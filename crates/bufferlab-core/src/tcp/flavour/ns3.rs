@@ -64,6 +64,7 @@ pub const RULES: Rules = Rules {
     // ProcessAck, DupAck, SendPendingData, ReTxTimeout: the congestion states and the SACK pipe.
     sack_sender_by_states: true,
     sack_sender_as_ns2_sack1: false,
+    sack_blocks_from_ns2_stack: false,
     // TcpTxBuffer: m_retrans marks on the sent list.
     remember_retransmitted_ranges: true,
     // TcpPrrRecovery, the default RecoveryType.

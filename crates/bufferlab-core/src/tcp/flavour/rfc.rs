@@ -71,6 +71,7 @@ pub const RULES: Rules = Rules {
     sack_sender_by_states: false,
     // RFC 6675 section 5 (the previous rule).
     sack_sender_as_ns2_sack1: false,
+    sack_blocks_from_ns2_stack: false,
     remember_retransmitted_ranges: false,
     // RFC 6937 is offered as ns-3 implements it only (docs/models/tcp.md).
     prr_available: false,
