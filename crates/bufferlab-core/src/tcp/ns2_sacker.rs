@@ -69,7 +69,9 @@ impl Sacker {
         // rightward, leftward); at or below it: sack_left = 0, sack_right = the first hole,
         // not sent
         let first = if pkt_start >= cum {
-            held.iter().copied().find(|r| r.0 <= pkt_start && pkt_start < r.1)
+            held.iter()
+                .copied()
+                .find(|r| r.0 <= pkt_start && pkt_start < r.1)
         } else {
             None
         };

@@ -14,7 +14,8 @@
 //!   Without delayed ACKs every segment is ACKed (ns-2 `TCPSink`).
 //! * RFC 2018 section 4: up to 3 SACK blocks; the first holds the most recently received
 //!   segment, the others follow from the highest down (a simplification of "most recently
-//!   reported first").
+//!   reported first"). With `ns2_rules`, ns-2.35's choice instead (`tcp-sink.cc`
+//!   `Sacker::append_ack`, `tcp/ns2_sacker.rs`).
 //! * RFC 3168 section 6.1.3: after a CE-marked segment every ACK carries ECE until a segment
 //!   with CWR arrives.
 //! * RFC 8257 section 3.2 (DCTCP, and Prague, whose AccECN feedback is not modelled): the ECE
