@@ -27,6 +27,7 @@ from bufferlab.ns2.errmodel import loss_config
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.fulltcp import full_tcp_options
 from bufferlab.ns2.model import App, Link, Obj, Queue
+from bufferlab.ns2.recovery_knobs import recovery_knobs, sink_knobs
 from bufferlab.ns2.units import (
     boolean,
     fmt_rate,
@@ -425,9 +426,13 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     }
     if ag.cls.endswith("Sack1"):
         read.add("oldCode_")  # tcp-sack1.cc dupack_action: the only reader here
-    unmodelled_variables(ag, read | {"window_", "ssthresh_"})  # ssthresh_: reset_ssthresh
+    # exitFastRetrans_, partial_ack_, F-RTO (recovery_knobs.py)
+    knobs_read, knobs = recovery_knobs(ag.cls, ag.vars, lambda var: _changed(ag, var))
+    unmodelled_variables(ag, read | knobs_read | {"window_", "ssthresh_"})  # reset_ssthresh
     if ag.peer is not None:
-        unmodelled_variables(ag.peer, {"interval_", "SYN_immediate_ack_"})
+        sink_read, sink_fields = sink_knobs(ag.peer.cls, ag.peer.vars)
+        knobs.update(sink_fields)
+        unmodelled_variables(ag.peer, {"interval_", "SYN_immediate_ack_"} | sink_read)
     for var, (key, conv) in _TCP_FIELDS.items():
         v = _changed(ag, var)
         if v is None:
@@ -442,6 +447,7 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
         agent["old_code"] = boolean(v)
     if ag.peer is not None and not boolean(ag.peer.vars.get("SYN_immediate_ack_", "true")):
         agent["syn_immediate_ack"] = False  # tcp-sink.cc DelAckSink::recv
+    agent.update(knobs)
     if agent:
         opts["ns2_agent"] = agent
     _initial_window_option(ag, opts)

@@ -35,7 +35,10 @@
 //! The variables of loss recovery and window decrease (`bugFix_`, `lessCareful_`,
 //! `exitFastRetrans_`, NewReno's `newreno_changes1_`, `partial_window_deflation_`,
 //! `exit_recovery_fix_`, `decrease_num_`, `increase_num_`, `maxcwnd_`, Sack1's `partial_ack_`) are in
-//! [`recovery`], with their rules.
+//! [`recovery`], with their rules. `exitFastRetrans_ false`, `partial_ack_ true` and F-RTO
+//! (`frto_enabled_`, `sfrto_enabled_`) are the sender's (`tcp/sender/ns2_exit_fast_retrans.rs`,
+//! `ns2_sack1_partial_ack.rs`, `ns2_frto.rs`), the sink's `RFC2581_immediate_ack_` the
+//! receiver's (`tcp/receiver.rs`).
 
 mod recovery;
 
@@ -123,6 +126,19 @@ pub struct Ns2AgentOptions {
     /// its RTT sample. false: before it, with the RTO the ACK found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timerfix: Option<bool>,
+    /// ns-2 `frto_enabled_` (default 0, ns-default.tcl): F-RTO (RFC 4138) after a timeout:
+    /// two new packets after its first new ACK, and a second new ACK reverts the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frto_enabled: Option<bool>,
+    /// ns-2 `sfrto_enabled_` (default 0, ns-default.tcl): Sack1's SACK-based F-RTO (a
+    /// duplicate ACK whose SACK blocks cover only data sent before the timeout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sfrto_enabled: Option<bool>,
+    /// ns-2 `Agent/TCPSink` `RFC2581_immediate_ack_` (default true, ns-default.tcl): a
+    /// delayed-ACK sink answers a packet that fills a gap at once. false: it delays that
+    /// ACK as an in-order packet's unless the packet releases data held out of order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rfc2581_immediate_ack: Option<bool>,
     /// ns-2 `rttvar_exp_` (default 2, ns-default.tcl): the RTO is the smoothed RTT plus
     /// 2^rttvar_exp_ mean deviations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,6 +168,10 @@ pub struct Ns2Agent {
     pub partial_ack: bool,
     pub timerfix: bool,
     pub rttvar_exp: u32,
+    // F-RTO (`tcp/sender/ns2_frto.rs`) and the sink's RFC2581_immediate_ack_
+    pub frto_enabled: bool,
+    pub sfrto_enabled: bool,
+    pub rfc2581_immediate_ack: bool,
 }
 
 impl Default for Ns2Agent {
@@ -182,6 +202,9 @@ impl Default for Ns2Agent {
             partial_ack: false,
             timerfix: true,
             rttvar_exp: 2,
+            frto_enabled: false,
+            sfrto_enabled: false,
+            rfc2581_immediate_ack: true,
         }
     }
 }
@@ -201,6 +224,9 @@ impl Ns2Agent {
             a.resolve_recovery(o);
             a.timerfix = o.timerfix.unwrap_or(a.timerfix);
             a.rttvar_exp = o.rttvar_exp.unwrap_or(a.rttvar_exp);
+            a.frto_enabled = o.frto_enabled.unwrap_or(a.frto_enabled);
+            a.sfrto_enabled = o.sfrto_enabled.unwrap_or(a.sfrto_enabled);
+            a.rfc2581_immediate_ack = o.rfc2581_immediate_ack.unwrap_or(a.rfc2581_immediate_ack);
         }
         a
     }
@@ -229,6 +255,9 @@ impl Ns2Agent {
                 "partial_ack": self.partial_ack,
                 "timerfix": self.timerfix,
                 "rttvar_exp": self.rttvar_exp,
+                "frto_enabled": self.frto_enabled,
+                "sfrto_enabled": self.sfrto_enabled,
+                "rfc2581_immediate_ack": self.rfc2581_immediate_ack,
             })
         })
     }

@@ -312,7 +312,8 @@ impl Endpoint for TcpReceiver {
             if self.p.rules().repeat_of_last_segment_ack_delayed
                 && self.p.delayed_ack
                 && e == self.rcv_nxt
-                && self.ooo.is_empty()
+                // below the highest seen, RFC2581_immediate_ack_ answers at once
+                && (self.ooo.is_empty() || !self.p.ns2.rfc2581_immediate_ack)
                 && self.delack_at.is_none()
                 && self.unacked == 0
             {
@@ -329,6 +330,7 @@ impl Endpoint for TcpReceiver {
             }
             let old = self.rcv_nxt;
             self.rcv_nxt = e;
+            // a packet below the highest seen (acker_->Maxseen()) fills a gap
             let filled = !self.ooo.is_empty();
             // Pull in out-of-order data that is now contiguous.
             while let Some(&(a, b)) = self.ooo.first() {
@@ -348,6 +350,10 @@ impl Endpoint for TcpReceiver {
                 cx.stats.goodput_bytes += delivered;
             }
             self.unacked += 1;
+            // ns-2 DelAckSink::recv without RFC2581_immediate_ack_: a gap filler waits as an
+            // in-order packet does, unless it released data held out of order (th->seqno()
+            // != acker_->Seqno(): the ACK goes at once)
+            let filled = filled && (self.p.ns2.rfc2581_immediate_ack || self.rcv_nxt > e);
             let at_once = std::mem::replace(&mut self.ack_next_at_once, false);
             let fin_in = self.fin_seq.is_some_and(|f| f < self.rcv_nxt);
             if !self.p.delayed_ack

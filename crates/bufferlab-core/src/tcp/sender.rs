@@ -35,8 +35,12 @@ use crate::units::SimTime;
 use serde_json::json;
 
 mod ns2_events;
+mod ns2_exit_fast_retrans;
+mod ns2_frto;
 mod ns2_recovery;
 mod ns2_sack1;
+mod ns2_sack1_partial_ack;
+mod ns2_sack1_send;
 mod ns2_vegas;
 mod ns3;
 mod reset;
@@ -139,6 +143,11 @@ pub struct TcpSender {
     retrans_data_acked: bool,
     /// ns-2 Reno during fast recovery: `cwnd_` without the `dupwnd_` inflation (bytes).
     ns2_base: f64,
+    /// ns-2 Reno/Newreno with `exitFastRetrans_` false: `dupwnd_` inflates the window outside
+    /// fast recovery, cwnd_ in `ns2_base` (`sender/ns2_exit_fast_retrans.rs`).
+    ns2_dupwnd_out: bool,
+    /// ns-2's F-RTO (`frto_`, `pipe_prev_`, `prev_highest_ack_`; `sender/ns2_frto.rs`).
+    frto: ns2_frto::Frto,
     /// A partial ACK has arrived in this NewReno recovery (ns-2 `firstpartial_`).
     partial_seen: bool,
     /// ns-2 `first_decrease_` is 0: the window has been decreased once (`sender/ns2_recovery.rs`).
@@ -149,6 +158,10 @@ pub struct TcpSender {
     sack1_timeout: bool,
     /// ns-2's event trace lines not yet taken (`sender/ns2_events.rs`); None: not recorded.
     ns2_events: Option<Vec<Ns2TcpEvent>>,
+    /// ns-2 Sack1 with `partial_ack_` (`sender/ns2_sack1_partial_ack.rs`): `next_pkt_` (a
+    /// byte sequence number) and `firstpartial_`.
+    sack1_next_pkt: u64,
+    sack1_first_partial: bool,
     /// ns-2 Vegas's loss handling (`sender/ns2_vegas.rs`), when its rule applies.
     vegas_loss: Option<VegasLoss>,
     rwnd: u64,
@@ -320,11 +333,15 @@ impl TcpSender {
             ack_delivered: 0,
             retrans_data_acked: false,
             ns2_base: 0.0,
+            ns2_dupwnd_out: false,
+            frto: ns2_frto::Frto::default(),
             partial_seen: false,
             ns2_decreased: false,
             sack1_pipe: 0,
             sack1_timeout: false,
             ns2_events: None,
+            sack1_next_pkt: 0,
+            sack1_first_partial: false,
             vegas_loss: (p.rules().vegas_fine_grained_retransmit && p.cc == CcKind::Vegas)
                 .then(|| VegasLoss::new(p.max_window / u64::from(p.mss.max(1)))),
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
@@ -681,7 +698,8 @@ impl TcpSender {
         let len = self.mss().min(avail - self.snd_nxt);
         let mut win = self.rwnd.min(self.p.max_window);
         if use_cwnd {
-            win = win.min(self.w.cwnd as u64);
+            // ns-2 window(): force_wnd(2) instead of cwnd_ while F-RTO sends new data
+            win = win.min(self.ns2_frto_window().unwrap_or(self.w.cwnd as u64));
         }
         win = win.saturating_sub(self.opening_slot());
         if self.snd_nxt + len > self.snd_una + win {
@@ -718,12 +736,20 @@ impl TcpSender {
             self.send_data_sack1(cx);
             return;
         }
+        if self.ns2_sack1() && !self.sb.is_empty() {
+            self.send_data_sack1_open(cx);
+            return;
+        }
         let mss = self.mss();
         let dt = self.p.dupack_threshold;
-        // ns-2 NewReno sends at most `recovery_burst_limit` new packets per ACK in recovery.
+        // ns-2 NewReno sends at most `recovery_burst_limit` new packets per ACK in recovery
+        // (tcp-newreno.cc recv: send_much(0, 0, 2) once dupacks_ >= numdupacks_, also for the
+        // inflation of exitFastRetrans_ false outside recovery).
         let mut burst = match self.rules.recovery_burst_limit {
             Some(n)
-                if self.in_recovery && !self.p.sack && self.cc.recovery() == Recovery::NewReno =>
+                if (self.in_recovery || self.ns2_dupwnd_out)
+                    && !self.p.sack
+                    && self.cc.recovery() == Recovery::NewReno =>
             {
                 n
             }
@@ -1082,6 +1108,8 @@ impl TcpSender {
             self.sb.advance(ack);
             let dupacks_before = self.dupacks;
             self.dupacks = 0;
+            // ns-2 exitFastRetrans_ false: dupwnd_ = 0 outside fast recovery too.
+            self.ns2_end_dupwnd(Some(ack));
             // ns-2 tcp-vegas.cc recv: the inflated window falls before the new-ACK rules.
             self.vegas_deflate(dupacks_before);
             // ns-2 NewReno with newreno_changes1_: a partial ACK after the first leaves the
@@ -1187,6 +1215,9 @@ impl TcpSender {
             } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
                 self.grow(&info);
             }
+            if self.ns2_aimd() {
+                self.ns2_frto_new_ack(ack - acked); // recv_newack_helper (tcp.cc)
+            }
             if let Some(sample) = vegas_sample {
                 self.cc.ns2_vegas_rtt_sample(sample);
             }
@@ -1211,8 +1242,18 @@ impl TcpSender {
         {
             // A duplicate ACK (RFC 5681 section 2; the window field is not compared, as
             // out-of-order data shrinks a finite receive buffer's window).
-            self.dupacks += 1;
             self.stats.dupacks_received += 1;
+            if self.ns2_aimd() && self.ns2_frto_dupack() {
+                // recv_frto_helper: dupacks_ = -1, then recv's ++dupacks_ (0): send_one
+                // (singledup_), then send_much
+                self.dupacks = 0;
+                if self.p.limited_transmit {
+                    self.limited_transmit(cx);
+                }
+                self.on_ece(pkt, now);
+                return self.after_ack(cx);
+            }
+            self.dupacks += 1;
             if self.vegas_loss.is_some() {
                 // ns-2 tcp-vegas.cc recv; send_much only if dupacks_ is 0 or >= numdupacks_.
                 self.vegas_on_dupack(cx);
@@ -1230,6 +1271,13 @@ impl TcpSender {
                     && self.dupacks > self.p.dupack_threshold
                 {
                     // tcp-newreno.cc recv: dupacks_ > numdupacks_ in fast recovery
+                    self.ns2_event(now, "NEWRENO_FAST_RECOVERY");
+                }
+            } else if self.ns2_dupwnd_out {
+                // ns-2 exitFastRetrans_ false: ++dupwnd_ outside fast recovery too.
+                self.ns2_dupwnd_without_recovery();
+                if self.p.cc == CcKind::Newreno {
+                    // tcp-newreno.cc recv: the same branch traces NEWRENO_FAST_RECOVERY
                     self.ns2_event(now, "NEWRENO_FAST_RECOVERY");
                 }
             } else {
@@ -1268,6 +1316,10 @@ impl TcpSender {
                     self.ns2_ecn_dupack_action(cx);
                 } else if self.dupacks < thresh && self.p.limited_transmit {
                     self.limited_transmit(cx);
+                }
+                if self.dupacks == thresh {
+                    // ns-2 exitFastRetrans_ false: dupwnd_ = numdupacks_ after dupack_action()
+                    self.ns2_dupwnd_without_recovery();
                 }
                 if !self.rules.send_on_early_dupacks && self.dupacks < thresh {
                     // ns-2 recv calls send_much only when dupacks_ is 0 or >= numdupacks_.
@@ -1362,7 +1414,7 @@ impl TcpSender {
         if !ece || !(pkt.tcp.ack > self.recover || self.last_action_timeout) {
             return;
         }
-        let cwnd = if self.in_recovery {
+        let cwnd = if self.in_recovery || self.ns2_dupwnd_out {
             self.ns2_base
         } else {
             self.w.cwnd
@@ -1379,7 +1431,7 @@ impl TcpSender {
         // slowdown(CLOSE_CWND_HALF|CLOSE_SSTHRESH_HALF), decrease_num_ after the first decrease
         let (ssthresh, half) = self.ns2_slowdown(false);
         self.w.ssthresh = ssthresh;
-        self.w.cwnd = half;
+        self.ns2_ecn_keeps_dupwnd(half);
         self.recover = self.snd_max;
         self.ecn_recover = self.snd_max;
         self.last_action_timeout = false;
@@ -1631,6 +1683,11 @@ impl TcpSender {
             self.open(cx);
             return;
         }
+        // ns-2 RenoTcpAgent::timeout: dupwnd_ = 0 before TcpAgent::timeout (exitFastRetrans_)
+        self.ns2_end_dupwnd(None);
+        // tcp.cc timeout: frto_ = 0, pipe_prev_ = max(window(), ssthresh_)
+        self.ns2_frto_timeout_start();
+        let sack1_recovery = self.ns2_sack1() && self.in_recovery;
         if self.snd_max <= self.snd_una && self.ns2_window_below_one() {
             return self.ns2_idle_timeout_below_one(cx);
         }
@@ -1659,6 +1716,8 @@ impl TcpSender {
             self.w.ssthresh = ns2_ssthresh;
         }
         self.in_recovery = false;
+        // tcp.cc timeout: frto_ = 1 after the slowdown (not after Sack1's fast recovery)
+        self.ns2_frto_timeout_end(sack1_recovery);
         self.vegas_on_timeout(cx.now_s);
         // ns-2 tcp.cc timeout() keeps dupacks_ (Agent/TCP); RenoTcpAgent::timeout clears it.
         if !(self.rules.tahoe_timeout_keeps_dupacks
@@ -1824,6 +1883,7 @@ impl Endpoint for TcpSender {
             "cwnd_" if opening_unacked => Some(1.0),
             // ns-2 Reno/NewReno keep the fast-recovery inflation in dupwnd_, not in cwnd_
             // (tcp-reno.cc: window() = cwnd_ + dupwnd_).
+            "cwnd_" if self.ns2_dupwnd_out => Some(self.ns2_base / mss),
             "cwnd_"
                 if self.in_recovery
                     && self.ns2_aimd()

@@ -701,6 +701,40 @@ fn ns2_delack_sink_delays_the_ack_of_a_repeated_last_segment() {
     );
 }
 
+/// tcp-sink.cc DelAckSink::recv with RFC2581_immediate_ack_ false: a packet that fills a gap,
+/// with data still held out of order above the next gap, waits as an in-order packet does;
+/// one that releases held data is ACKed at once either way.
+#[test]
+fn ns2_delack_sink_without_rfc2581_immediate_ack_delays_a_gap_filler() {
+    let acks = |immediate: bool, segs: &[u64]| {
+        let p = params(|o| {
+            o.delayed_ack = Some(true);
+            o.delack_count = Some(2);
+            o.handshake = Some(true);
+            o.ns2_agent = Some(crate::tcp::ns2_agent::Ns2AgentOptions {
+                rfc2581_immediate_ack: Some(immediate),
+                ..Default::default()
+            });
+        });
+        let segs: Vec<(u64, Ecn)> = segs.iter().map(|&k| (k, Packet::default().ecn)).collect();
+        feed_receiver(p, &segs)
+            .into_iter()
+            .map(|(i, a)| (i, a.tcp.ack))
+            .collect::<Vec<_>>()
+    };
+    // 0 1 | 3 (out of order: a duplicate ACK) | 2 fills the gap and releases 3
+    assert_eq!(
+        acks(false, &[0, 1, 3, 2]),
+        vec![(1, 2001), (2, 2001), (3, 4001)]
+    );
+    // 0 1 | 4 | 2 fills the first gap, 4 stays held: at once by default, delayed without
+    assert_eq!(
+        acks(true, &[0, 1, 4, 2]),
+        vec![(1, 2001), (2, 2001), (3, 3001)]
+    );
+    assert_eq!(acks(false, &[0, 1, 4, 2]), vec![(1, 2001), (2, 2001)]);
+}
+
 #[test]
 fn dctcp_receiver_sends_the_held_ack_at_a_ce_change_with_the_old_state() {
     // Segments 0 1 | 2(CE) | 3 4: every second segment is ACKed, but the change 1 -> 0 at

@@ -29,7 +29,7 @@ impl TcpSender {
     /// one-packet floor. The first decrease of the connection and one in slow start halve;
     /// later ones keep `decrease_num_` of the window (`Ns2Agent::slowdown`).
     pub(super) fn ns2_slowdown(&mut self, timeout: bool) -> (f64, f64) {
-        let cwnd = if self.in_recovery && !self.ns2_vegas() {
+        let cwnd = if (self.in_recovery && !self.ns2_vegas()) || self.ns2_dupwnd_out {
             self.ns2_base
         } else {
             self.w.cwnd

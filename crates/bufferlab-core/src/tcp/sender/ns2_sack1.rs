@@ -50,6 +50,7 @@ impl TcpSender {
                 // timeout_ = FALSE, ClearScoreBoard().
                 self.in_recovery = false;
                 self.recover = 0;
+                self.frto.prev_una = self.snd_una; // newack(): prev_highest_ack_
                 self.sack1_new_ack(h, ack, now);
                 self.sb.clear();
                 self.high_rxt = ack;
@@ -61,9 +62,11 @@ impl TcpSender {
                 self.snd_nxt = self.snd_nxt.max(ack);
                 self.sb.advance(ack);
                 self.record_sack_blocks(pkt);
-                self.sack1_pipe -= 1;
-                self.arm_rto(now);
-                self.rtt.reset_backoff();
+                if !self.sack1_partial_ack(cx) {
+                    self.sack1_pipe -= 1;
+                    self.arm_rto(now);
+                    self.rtt.reset_backoff();
+                }
                 self.check_app_progress(now);
             } else if ack == self.snd_una && pkt.payload == 0 {
                 // Another duplicate: the scoreboard learns its blocks (dupacks_ counts on).
@@ -76,7 +79,9 @@ impl TcpSender {
             return;
         }
         if ack > self.snd_una {
-            // recv_newack_helper: newack() and opencwnd(); timeout_ = FALSE; ClearScoreBoard().
+            // firstpartial_ = 0; recv_newack_helper: newack() and opencwnd(); timeout_ = FALSE;
+            // ClearScoreBoard().
+            self.sack1_first_partial = false;
             let info = Ack {
                 now,
                 acked: ack - self.snd_una,
@@ -98,6 +103,7 @@ impl TcpSender {
             if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
                 self.grow(&info);
             }
+            self.ns2_frto_new_ack(ack - info.acked); // recv_newack_helper (tcp.cc)
             self.check_app_progress(now);
         } else if ack == self.snd_una
             && self.snd_max > self.snd_una
@@ -106,7 +112,8 @@ impl TcpSender {
         {
             // A duplicate only if its SACK blocks are news (scb_->CheckUpdate()).
             self.stats.dupacks_received += 1;
-            if self.record_sack_blocks(pkt) > 0 {
+            let changed = self.record_sack_blocks(pkt) > 0;
+            if changed {
                 self.dupacks += 1;
                 let thresh = self.p.dupack_threshold;
                 if self.dupacks == thresh {
@@ -115,6 +122,9 @@ impl TcpSender {
                     self.limited_transmit(cx); // send_one (singledup_)
                 }
             }
+            // SACK-based F-RTO (sfrto_enabled_, frto_ == 2)
+            let past = self.sack_past_recover(pkt);
+            self.ns2_sfrto_dupack(changed, past);
         }
         self.on_ece(pkt, now);
         if self.dupacks == 0 {
