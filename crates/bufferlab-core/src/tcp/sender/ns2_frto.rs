@@ -221,8 +221,8 @@ mod tests {
         s.ns2_frto_new_ack(seg(11));
         assert_eq!(s.frto.state, 0);
         assert_eq!(s.ns2_frto_window(), None);
-        // packets 11 to 21 outstanding before this ACK: 22 - 11
-        assert_eq!(s.w.cwnd, 11.0 * s.w.mss);
+        // t_seqno_ 22 - prev_highest_ack_ 10 (packets 0 to 10 were acknowledged before it)
+        assert_eq!(s.w.cwnd, 12.0 * s.w.mss);
         assert_eq!(s.w.ssthresh, 10.0 * s.w.mss);
         // recover_ = highest_ack_ - 1: a fast retransmit is allowed again
         assert!(s.snd_una > s.recover);
