@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bufferlab.ns2.agent_knobs import knob_fields
 from bufferlab.ns2.classes import (
     FULL_TCP,
     LABELS,
@@ -426,13 +427,18 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     }
     if ag.cls.endswith("Sack1"):
         read.add("oldCode_")  # tcp-sack1.cc dupack_action: the only reader here
-    # exitFastRetrans_, partial_ack_, F-RTO (recovery_knobs.py)
+    # exitFastRetrans_, partial_ack_, F-RTO (recovery_knobs.py); one-off variables of
+    # timestamps, ECN and the sink (agent_knobs.py)
     knobs_read, knobs = recovery_knobs(ag.cls, ag.vars, lambda var: _changed(ag, var))
-    unmodelled_variables(ag, read | knobs_read | {"window_", "ssthresh_"})  # reset_ssthresh
+    one_off_read, sink_one_off_read, one_off = knob_fields(ag)
+    knobs.update(one_off)
+    read |= knobs_read | one_off_read
+    unmodelled_variables(ag, read | {"window_", "ssthresh_"})  # ssthresh_: reset_ssthresh
     if ag.peer is not None:
         sink_read, sink_fields = sink_knobs(ag.peer.cls, ag.peer.vars)
         knobs.update(sink_fields)
-        unmodelled_variables(ag.peer, {"interval_", "SYN_immediate_ack_"} | sink_read)
+        sink_read |= {"interval_", "SYN_immediate_ack_", *sink_one_off_read}
+        unmodelled_variables(ag.peer, sink_read)
     for var, (key, conv) in _TCP_FIELDS.items():
         v = _changed(ag, var)
         if v is None:

@@ -796,11 +796,12 @@ impl TcpParams {
             ));
         }
         let n = &self.ns2;
-        if n.rttvar_exp != 2 {
+        let k = &n.knobs;
+        if n.rttvar_exp != 2 || k.srtt_bits != 3 || k.rttvar_bits != 2 {
             // tcp/rtt.rs ns2_scales: the shifts ns-2's rtt_update defines
             super::rtt::RttEstimator::new(SimTime(1), SimTime::ZERO, SimTime(1), SimTime(1))
                 .ns2(SimTime::ZERO)
-                .ns2_scales(3, 2, n.rttvar_exp)
+                .ns2_scales(k.srtt_bits, k.rttvar_bits, n.rttvar_exp)
                 .map_err(|e| ("ns2_agent", e))?;
         }
         if self.clock_phase > SimTime::ZERO {
@@ -891,15 +892,20 @@ impl TcpParams {
 
     /// Header bytes on the wire of a data segment: `header`, none without `use_headers`.
     /// With ns-2's rules and timestamps, `header` plus the timestamp option's
-    /// [`NS2_TS_OPTION_BYTES`] (tcp.cc `TcpAgent::headersize`: `tcpip_base_hdr_size_` +
+    /// `ts_option_size_` (`ns2_agent.ts_option_size`, default [`NS2_TS_OPTION_BYTES`]; tcp.cc
+    /// `TcpAgent::headersize`: `tcpip_base_hdr_size_` +
     /// `ts_option_size_` when `ts_option_`, added by `output` to data packets only; the opening
     /// packet of `syn_` stays at `tcpip_base_hdr_size_`). Not for Vegas, whose
     /// `VegasTcpAgent::output` (tcp-vegas.cc) never adds `headersize()`.
     pub fn data_header(&self) -> u32 {
         if !self.use_headers {
             0
-        } else if self.timestamps && self.preset == Preset::Ns2 && self.cc != CcKind::Vegas {
-            self.header + NS2_TS_OPTION_BYTES
+        } else if self.timestamps
+            && self.rules().timestamps_as_ns2_agent
+            && self.cc != CcKind::Vegas
+        {
+            // ns-2 tcp.cc headersize(): tcpip_base_hdr_size_ + ts_option_size_
+            self.header + self.ns2.knobs.ts_option_size
         } else {
             self.header
         }

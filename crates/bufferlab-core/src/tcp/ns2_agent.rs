@@ -38,8 +38,10 @@
 //! [`recovery`], with their rules. `exitFastRetrans_ false`, `partial_ack_ true` and F-RTO
 //! (`frto_enabled_`, `sfrto_enabled_`) are the sender's (`tcp/sender/ns2_exit_fast_retrans.rs`,
 //! `ns2_sack1_partial_ack.rs`, `ns2_frto.rs`), the sink's `RFC2581_immediate_ack_` the
-//! receiver's (`tcp/receiver.rs`).
+//! receiver's (`tcp/receiver.rs`). The one-off variables of timestamps, ECN,
+//! `numdupacksFrac_` and `max_connects_` are in [`knobs`].
 
+mod knobs;
 mod recovery;
 
 use schemars::JsonSchema;
@@ -143,6 +145,48 @@ pub struct Ns2AgentOptions {
     /// 2^rttvar_exp_ mean deviations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rttvar_exp: Option<u32>,
+    /// ns-2 `ts_option_size_` (default 10, ns-default.tcl): bytes the timestamp option adds
+    /// to each data packet with `timestamps_` (tcp.cc `headersize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts_option_size: Option<u32>,
+    /// ns-2 `ts_resetRTO_` (default false, ns-default.tcl): with `timestamps_`, every new
+    /// ACK's RTT sample ends the timer's backoff (not only the timed packet's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts_reset_rto: Option<bool>,
+    /// ns-2 `Agent/TCPSink` `ts_echo_rfc1323_` (default false, ns-default.tcl): the sink
+    /// echoes the timestamp of the packet that advances its ACK, even an older one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts_echo_rfc1323: Option<bool>,
+    /// ns-2 `bugFix_ack_` (default false, ns-default.tcl; read by Agent/TCP/Newreno): with
+    /// `bugFix_`, a fast retransmit also when the last new ACK advanced by at most
+    /// `numdupacks_` packets and cwnd_ is above one packet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bug_fix_ack: Option<bool>,
+    /// ns-2 `bugFix_ts_` (default false, ns-default.tcl; read by Agent/TCP/Newreno): with
+    /// `bugFix_`, a fast retransmit also when the last new ACK echoed the send time of the
+    /// last transmission of the packet it acknowledged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bug_fix_ts: Option<bool>,
+    /// ns-2 `old_ecn_` (default 0, ns-default.tcl): an ACK with ECN-echo opens the window
+    /// when the new ACK before it carried ECN-echo too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_ecn: Option<bool>,
+    /// ns-2 `T_SRTT_BITS` (default 3, ns-default.tcl): the fixed-point scale of the smoothed
+    /// RTT (gain 1/2^T_SRTT_BITS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srtt_bits: Option<u32>,
+    /// ns-2 `T_RTTVAR_BITS` (default 2, ns-default.tcl): the fixed-point scale of the mean
+    /// deviation (gain 1/2^T_RTTVAR_BITS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rttvar_bits: Option<u32>,
+    /// ns-2 `numdupacksFrac_` (default -1, ns-default.tcl; read by Agent/TCP/Sack1): when
+    /// positive, the duplicate-ACK threshold is max(numdupacks_, int(cwnd_) / it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numdupacks_frac: Option<i32>,
+    /// ns-2 `max_connects_` (default -1, ns-default.tcl: no limit): when positive, the
+    /// opening packet is sent at most this many times; the next try aborts the connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_connects: Option<i32>,
 }
 
 /// The resolved `ns2_agent` variables (ns-2.35's defaults unless given).
@@ -172,6 +216,8 @@ pub struct Ns2Agent {
     pub frto_enabled: bool,
     pub sfrto_enabled: bool,
     pub rfc2581_immediate_ack: bool,
+    /// The one-off variables (`knobs.rs`).
+    pub knobs: knobs::Ns2Knobs,
 }
 
 impl Default for Ns2Agent {
@@ -205,6 +251,7 @@ impl Default for Ns2Agent {
             frto_enabled: false,
             sfrto_enabled: false,
             rfc2581_immediate_ack: true,
+            knobs: knobs::Ns2Knobs::default(),
         }
     }
 }
@@ -227,6 +274,7 @@ impl Ns2Agent {
             a.frto_enabled = o.frto_enabled.unwrap_or(a.frto_enabled);
             a.sfrto_enabled = o.sfrto_enabled.unwrap_or(a.sfrto_enabled);
             a.rfc2581_immediate_ack = o.rfc2581_immediate_ack.unwrap_or(a.rfc2581_immediate_ack);
+            a.knobs = knobs::Ns2Knobs::resolve(o);
         }
         a
     }
@@ -258,6 +306,7 @@ impl Ns2Agent {
                 "frto_enabled": self.frto_enabled,
                 "sfrto_enabled": self.sfrto_enabled,
                 "rfc2581_immediate_ack": self.rfc2581_immediate_ack,
+                "knobs": self.knobs.to_json(),
             })
         })
     }

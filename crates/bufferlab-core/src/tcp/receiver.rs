@@ -40,6 +40,14 @@
 //!   `maxseen_ = 0`, `seen_` cleared), the saved ACK goes, and `lastreset_ = now`: `recv`
 //!   drops a packet whose `ts()` (its send time) is before it, the previous incarnation's.
 //!   `bytes_` is not reset: it goes on counting.
+//! * ns-2.35 `tcp-sink.cc` `Acker::update_ts` (`Rules::ts_echo_as_ns2_acker`), for every
+//!   packet before it is taken in: the timestamp to echo becomes the packet's when the packet
+//!   starts at most one past the last ACK sent and its timestamp is not older than the one
+//!   held (duplicates included); with `ts_echo_rfc1323_` (`ns2_agent`), whenever it starts
+//!   exactly there.
+//! * ns-2.35 `tcp-sink.cc` `DelAckSink::recv` with `RFC2581_immediate_ack_` false
+//!   (`ns2_agent`): an in-order packet with a hole still above it is not ACKed at once (its
+//!   ACK waits as any in-order packet's); one that brings held packets in order still is.
 
 use super::config::{CcKind, TcpParams};
 use super::ns2_sacker::Sacker;
@@ -88,6 +96,8 @@ pub struct TcpReceiver {
     sacker: Option<Sacker>,
     /// The first byte of the last packet received: the packet an ACK answers.
     last_seq: u64,
+    /// The cumulative ACK of the last ACK sent (ns-2's `last_ack_sent_ + 1`, in bytes).
+    last_ack_sent: u64,
 }
 
 impl TcpReceiver {
@@ -104,7 +114,6 @@ impl TcpReceiver {
             ce_state_echo: p.ecn && matches!(p.cc, CcKind::Dctcp | CcKind::Prague),
             synack_at: None,
             synacks: 0,
-            p,
             rcv_nxt: 1,
             ooo: Vec::with_capacity(16),
             ooo_bytes: 0,
@@ -124,6 +133,13 @@ impl TcpReceiver {
             bytes_at_reset: 0.0,
             sacker,
             last_seq: 0,
+            // ns-2 Acker: last_ack_sent_ 0, i.e. packet 1 (the first data packet with syn_)
+            last_ack_sent: if p.handshake {
+                1
+            } else {
+                1 + u64::from(p.mss)
+            },
+            p,
         }
     }
 
@@ -207,6 +223,17 @@ impl TcpReceiver {
         self.acks_sent += 1;
         self.unacked = 0;
         self.delack_at = None;
+        self.last_ack_sent = self.rcv_nxt;
+    }
+
+    /// ns-2.35 tcp-sink.cc `Acker::update_ts(seqno, ts, ts_echo_rfc1323_)`, in bytes: the
+    /// packet starting at `seq` (ns-2's seqno), sent at `ts`.
+    fn ns2_update_ts(&mut self, seq: u64, ts: SimTime) {
+        if self.p.ns2.knobs.ts_echo_rfc1323 && seq == self.last_ack_sent {
+            self.ts_recent = ts;
+        } else if ts >= self.ts_recent && seq <= self.last_ack_sent {
+            self.ts_recent = ts;
+        }
     }
 
     /// A SYN-ACK; with `ns3_rules` its retransmission timer (ns-3 `ConnTimeout` 3 s, doubled
@@ -265,9 +292,15 @@ impl Endpoint for TcpReceiver {
         if self.last_reset.is_some_and(|t| h.ts_val < t) {
             return; // tcp-sink.cc recv: a packet of the previous incarnation
         }
+        let ns2_ts = self.p.rules().ts_echo_as_ns2_acker;
+        if ns2_ts {
+            self.ns2_update_ts(h.seq, h.ts_val);
+        }
         if h.flags & F::SYN != 0 {
             // RFC 9293 section 3.5: answer every SYN (a retransmitted one too) with a SYN-ACK.
-            self.ts_recent = h.ts_val;
+            if !ns2_ts {
+                self.ts_recent = h.ts_val;
+            }
             self.syn_received = true;
             if self.p.delayed_ack && !self.p.ns2.syn_immediate_ack && self.delack_at.is_none() {
                 // tcp-sink.cc DelAckSink::recv: no timer pending, in order: delay the ACK
@@ -309,6 +342,7 @@ impl Endpoint for TcpReceiver {
         if e <= self.rcv_nxt {
             // Entirely old: a spurious retransmission; ACK at once (ns-2's delayed-ACK sink
             // delays it like new data when it repeats the last in-order segment).
+            // (with RFC2581_immediate_ack_ false, also with packets held above it)
             if self.p.rules().repeat_of_last_segment_ack_delayed
                 && self.p.delayed_ack
                 && e == self.rcv_nxt
@@ -325,7 +359,7 @@ impl Endpoint for TcpReceiver {
             return;
         }
         if s <= self.rcv_nxt {
-            if self.unacked == 0 {
+            if self.unacked == 0 && !ns2_ts {
                 self.ts_recent = h.ts_val;
             }
             let old = self.rcv_nxt;

@@ -235,12 +235,13 @@ impl RttEstimator {
         let (sb, vb) = (n.srtt_bits, n.rttvar_bits);
         n.t_rtt = ticks;
         if n.t_srtt != 0 {
-            let mut delta = ticks - (n.t_srtt >> sb);
+            // `register short delta`: each assignment keeps 16 bits
+            let mut delta = i64::from((ticks - (n.t_srtt >> sb)) as i16);
             n.t_srtt += delta;
             if n.t_srtt <= 0 {
                 n.t_srtt = 1;
             }
-            delta = delta.abs() - (n.t_rttvar >> vb);
+            delta = i64::from((delta.abs() - (n.t_rttvar >> vb)) as i16);
             n.t_rttvar += delta;
             if n.t_rttvar <= 0 {
                 n.t_rttvar = 1;
@@ -254,6 +255,23 @@ impl RttEstimator {
         self.srtt = (n.t_srtt >> sb) as f64 * tick;
         self.rttvar = (n.t_rttvar >> vb) as f64 * tick;
         self.has_sample = true;
+    }
+
+    /// ns-2.35 tcp.cc `rtt_update` with `ts_option_` (timestamps): the sample is the echoed
+    /// timestamp's age rounded to the nearest tick, `t_rtt_ = int(tao / tcp_tick_ + 0.5)`
+    /// (at least 1); unlike a timed packet's sample it leaves the backoff (`newack` ends it
+    /// for the timed packet, or with `ts_resetRTO_`). Outside ns-2 mode, [`Self::sample`].
+    pub fn ns2_ts_sample(&mut self, rtt: SimTime) {
+        if self.ns2.is_none() {
+            return self.sample(rtt);
+        }
+        let backoff = self.backoff;
+        let tao = rtt.as_secs_f64();
+        self.record(tao);
+        self.backoff = backoff;
+        // in doubles, as ns-2 computes it
+        let ticks = ((tao / self.g + 0.5) as i64).max(1);
+        self.ns2_update(ticks);
     }
 
     /// Feeds one RTT measurement (section 2.2 / 2.3). Clears the backoff (Karn: a valid

@@ -37,6 +37,7 @@ use serde_json::json;
 mod ns2_events;
 mod ns2_exit_fast_retrans;
 mod ns2_frto;
+mod ns2_knobs;
 mod ns2_recovery;
 mod ns2_sack1;
 mod ns2_sack1_partial_ack;
@@ -213,6 +214,8 @@ pub struct TcpSender {
     jitter: Option<send_timing::SendJitter>,
     /// The send under way is the delayed-send timer's (ns-2 `send_much(1, ...)`).
     forced_send: bool,
+    /// ns-2's one-off agent variables (`sender/ns2_knobs.rs`).
+    knobs: ns2_knobs::KnobState,
 }
 
 /// Where ns-2's packet 0 ends in bufferlab's byte numbering (its `highest_ack_ == 0`): the
@@ -261,7 +264,7 @@ impl TcpSender {
             rtt = rtt.ns2(p.clock_phase).rfc2988(p.ns2.rfc2988);
             let n = &p.ns2;
             rtt = rtt
-                .ns2_scales(3, 2, n.rttvar_exp)
+                .ns2_scales(n.knobs.srtt_bits, n.knobs.rttvar_bits, n.rttvar_exp)
                 .expect("checked by TcpParams::resolve");
         }
         let data_end = match &app {
@@ -270,6 +273,7 @@ impl TcpSender {
             TcpApp::Web { .. } | TcpApp::Writes { .. } => 1,
         };
         let closing = matches!(app, TcpApp::Transfer { .. });
+        let knobs = ns2_knobs::KnobState::new(ns2_packet0_end(&p), p.mss);
         let owns_window = cc.owns_window();
         Self {
             pacer: p.paced().then(|| {
@@ -290,6 +294,7 @@ impl TcpSender {
             ack_ctx: None,
             jitter: None,
             forced_send: false,
+            knobs,
             rules: p.rules(),
             cc,
             w,
@@ -592,6 +597,7 @@ impl TcpSender {
             self.vegas_on_send(seq, cx.now_s);
         }
         let end = seq + len + fin as u64;
+        self.ns2_note_send(end, now);
         if self.rules.prr_available && self.in_recovery {
             // TcpPrrRecovery::UpdateBytesSent, from SendDataPacket in CA_RECOVERY
             self.prr_out = self.prr_out.wrapping_add(len as u32);
@@ -811,6 +817,9 @@ impl TcpSender {
     }
 
     fn send_syn(&mut self, cx: &mut EndpointCtx) {
+        if self.ns2_connect_aborts(cx.now) {
+            return; // ns-2 max_connects_ (sender/ns2_knobs.rs)
+        }
         // ns-2's opening packet after a timeout carries cong_action (`note_ns2_cong_action`)
         let cwr = if self.rules.cwr_after_every_reduction && self.cwr_pending {
             self.cwr_pending = false;
@@ -1042,6 +1051,13 @@ impl TcpSender {
                     if !self.rules.backoff_kept_after_syn_loss {
                         self.rtt.reset_backoff();
                     }
+                    if self.ns2_timestamps() {
+                        // newack with ts_option_: a sample from the echo all the same
+                        self.ns2_ts_new_ack(h, now, false);
+                    }
+                } else if self.ns2_timestamps() {
+                    self.note_newack_rto();
+                    self.ns2_ts_new_ack(h, now, true);
                 } else {
                     self.note_newack_rto();
                     // a measurement left running by a reset (reset.rs) times from its send
@@ -1135,6 +1151,12 @@ impl TcpSender {
             if extent {
                 self.cc.on_ecn_ack(&self.w, acked, ece, &info);
             }
+            // ns-2 recv_newack_helper (not NewReno's partial ACKs): old_ecn_, ecn_burst_
+            let newreno_partial = self.in_recovery
+                && !self.p.sack
+                && self.cc.recovery() == Recovery::NewReno
+                && ack < self.recover;
+            let ecn_opens = newreno_partial || self.ns2_ecn_opens(ece);
             if self.in_recovery {
                 let ns2_exit = !self.p.sack
                     && ((self.ns2_aimd() && self.cc.recovery() == Recovery::Reno)
@@ -1212,7 +1234,7 @@ impl TcpSender {
                     self.in_recovery = false;
                     self.cc.on_recovery_exit(&mut self.w, now);
                 }
-            } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
+            } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && ecn_opens) {
                 self.grow(&info);
             }
             if self.ns2_aimd() {
@@ -1301,6 +1323,8 @@ impl TcpSender {
                         || !guard
                         // ns-2 without bugFix_, or lessCareful_ (sender/ns2_recovery.rs)
                         || self.ns2_fast_retransmit_again()
+                        // ns-2 NewReno's bugFix_ack_, bugFix_ts_ (sender/ns2_knobs.rs)
+                        || self.ns2_newreno_heuristic()
                         // ns-2 bugfix_ss_: also when the first data packet is lost
                         // (highest_ack_ == 0 in dupack_action).
                         || (self.rules.fast_retransmit_when_first_segment_lost
@@ -1339,21 +1363,11 @@ impl TcpSender {
     /// still in ECN-Echo with a congestion window of 1 packet").
     fn take_rtt_sample(&mut self, h: &TcpHeader, ack: u64, now: SimTime) {
         self.note_newack_rto();
+        self.ns2_note_new_ack(ack);
         let ece = self.p.ecn && h.flags & F::ECE != 0;
-        if self.p.timestamps && self.rtt.is_ns2() {
-            // tcp.cc newack with ts_option_: rtt_update on every new ACK, but t_backoff_ ends
-            // only at the ACK of the timed segment (rtt_active_, rtt_seq_), as without
-            // timestamps (ts_resetRTO_, which would end it at every ACK, is off by default)
-            let backoff = self.rtt.backoff();
-            self.rtt.sample(now.saturating_sub(h.ts_echo));
-            self.rtt.restore_backoff(backoff);
-            if self.timed.is_some_and(|(end, _)| ack >= end) {
-                if !(self.ecn_backoff && ece) {
-                    self.rtt.restore_backoff(0);
-                    self.ecn_backoff = false;
-                }
-                self.timed = None;
-            }
+        if self.ns2_timestamps() {
+            let timed = self.timed.is_some_and(|(end, _)| ack >= end);
+            self.ns2_ts_new_ack(h, now, timed);
         } else if self.p.timestamps {
             self.rtt.sample(now.saturating_sub(h.ts_echo));
         } else if let Some((end, t0)) = self.timed {

@@ -130,6 +130,14 @@ pub struct Rules {
     /// The RTO is kept in whole clock ticks with fixed-point averages (needs a clock
     /// granularity).
     pub rto_in_ticks: bool,
+    /// With timestamps, the timestamp option's bytes (`ns2_agent.ts_option_size`) are added
+    /// to the header of data packets only (not to the opening packet or ACKs), and a
+    /// timestamp RTT sample is the nearest whole number of ticks and ends the backoff only
+    /// as `ts_resetRTO_` says (`tcp/ns2_agent/knobs.rs`).
+    pub timestamps_as_ns2_agent: bool,
+    /// The receiver echoes the timestamp that ns-2's `Acker::update_ts` keeps (any packet up
+    /// to one past the last ACK sent, not older than the one held), not RFC 7323's TS.Recent.
+    pub ts_echo_as_ns2_acker: bool,
     /// A fast retransmission of the head restarts the retransmission timer.
     pub restart_timer_on_head_retransmit: bool,
     /// With `slow_start_restart`, the retransmission timer keeps running once everything

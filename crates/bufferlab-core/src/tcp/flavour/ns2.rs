@@ -62,6 +62,13 @@ pub const RULES: Rules = Rules {
     // tcp.cc rtt_update(): t_srtt_ and t_rttvar_ fixed-point in ticks of tcpTick_, rtt_timeout()
     // rounds up to whole ticks.
     rto_in_ticks: true,
+    // tcp.cc headersize(): tcpip_base_hdr_size_ + ts_option_size_ with ts_option_ (data
+    // packets: output adds it in the else of `if (seqno == 0)`); rtt_update: with ts_option_
+    // t_rtt_ = int(tao / tcp_tick_ + 0.5); newack: t_backoff_ = 1 only for the timed packet
+    // unless ts_resetRTO_.
+    timestamps_as_ns2_agent: true,
+    // tcp-sink.cc Acker::update_ts (ts_echo_bugfix_ true: ack() echoes ts_to_echo_).
+    ts_echo_as_ns2_acker: true,
     // tcp-reno.cc dupack_action(): reset_rtx_timer(1, 0) after the fast retransmission.
     restart_timer_on_head_retransmit: true,
     // tcp.cc newack() -> newtimer() rearms the timer on the last new ACK (t_seqno_ > its

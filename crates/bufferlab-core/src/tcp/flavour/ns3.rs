@@ -42,6 +42,10 @@ pub const RULES: Rules = Rules {
     // byte + m_maxBuffer): out-of-order data above m_nextRxSeq does not shrink the window.
     rx_window_from_next_expected: true,
     rto_in_ticks: false,
+    // the header (52) already holds the timestamp option; RFC 6298 samples.
+    timestamps_as_ns2_agent: false,
+    // RFC 7323 section 4.3: TS.Recent from the segment at the left edge.
+    ts_echo_as_ns2_acker: false,
     // SendDataPacket starts the timer only when it is not running.
     restart_timer_on_head_retransmit: false,
     // no idle timeout: the preset runs without slow_start_restart (the RFC rule where set).

@@ -42,6 +42,10 @@ pub const RULES: Rules = Rules {
     rx_window_from_next_expected: false,
     // RFC 6298: RTT variables in real time.
     rto_in_ticks: false,
+    // the header holds the options; RFC 6298 / RFC 7323 samples.
+    timestamps_as_ns2_agent: false,
+    // RFC 7323 section 4.3: TS.Recent from the segment at the left edge.
+    ts_echo_as_ns2_acker: false,
     // Linux tcp_retransmit_skb rearms the timer for the retransmitted head.
     restart_timer_on_head_retransmit: true,
     // RFC 5681 section 4.1: the restart window after an idle period longer than the RTO.

@@ -100,7 +100,8 @@ impl TcpSender {
             if extent {
                 self.cc.on_ecn_ack(&self.w, info.acked, ece, &info);
             }
-            if (extent && self.may_grow_after_ecn(ack)) || (!extent && !ece) {
+            let ecn_opens = self.ns2_ecn_opens(ece); // old_ecn_ (sender/ns2_knobs.rs)
+            if (extent && self.may_grow_after_ecn(ack)) || (!extent && ecn_opens) {
                 self.grow(&info);
             }
             self.ns2_frto_new_ack(ack - info.acked); // recv_newack_helper (tcp.cc)
@@ -115,7 +116,8 @@ impl TcpSender {
             let changed = self.record_sack_blocks(pkt) > 0;
             if changed {
                 self.dupacks += 1;
-                let thresh = self.p.dupack_threshold;
+                // numdupacks(cwnd_): numdupacksFrac_ (sender/ns2_knobs.rs)
+                let thresh = self.sack1_numdupacks();
                 if self.dupacks == thresh {
                     self.dupack_action_sack1(cx);
                 } else if self.dupacks < thresh && self.p.limited_transmit {
@@ -190,7 +192,7 @@ impl TcpSender {
             (cwnd_before / self.w.mss).floor() as i64
         } else {
             self.sack1_outstanding()
-        } - self.p.dupack_threshold as i64;
+        } - self.sack1_numdupacks() as i64;
         // trace_event("FAST_RECOVERY"), then slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF),
         // decrease_num_ after the first (sender/ns2_events.rs)
         self.ns2_event(cx.now, "FAST_RECOVERY");
@@ -221,7 +223,7 @@ impl TcpSender {
     /// `fastrecov_`, the head marked and retransmitted; `recover_` and cwnd_ stay.
     fn sack1_ecn_dupack_action(&mut self, cx: &mut EndpointCtx) {
         self.last_action_ecn = false;
-        self.sack1_pipe = self.sack1_outstanding() - self.p.dupack_threshold as i64;
+        self.sack1_pipe = self.sack1_outstanding() - self.sack1_numdupacks() as i64;
         self.ns2_base = self.w.cwnd;
         self.in_recovery = true;
         self.timed = None;
