@@ -27,7 +27,9 @@ def _script(
     drops: str = "2 3 8 22 36 43 56 57",
     red: bool = False,
 ) -> str:
-    s = _timer_script(settings, agent=agent, sink=sink).replace(DROPS, f"$list droplist {{{drops}}}")
+    s = _timer_script(settings, agent=agent, sink=sink).replace(
+        DROPS, f"$list droplist {{{drops}}}"
+    )
     if red:
         # a RED bottleneck that marks (ECN) instead of dropping early
         s = s.replace("800Kb 30ms DropTail", "800Kb 30ms RED").replace(

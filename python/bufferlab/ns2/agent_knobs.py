@@ -115,4 +115,3 @@ def knob_fields(ag: Agent) -> tuple[set[str], set[str], dict[str, Any]]:
                 continue
             fields[key] = conv(value)
     return read, sink_read, fields
-

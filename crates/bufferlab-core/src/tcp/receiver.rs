@@ -134,11 +134,7 @@ impl TcpReceiver {
             sacker,
             last_seq: 0,
             // ns-2 Acker: last_ack_sent_ 0, i.e. packet 1 (the first data packet with syn_)
-            last_ack_sent: if p.handshake {
-                1
-            } else {
-                1 + u64::from(p.mss)
-            },
+            last_ack_sent: if p.handshake { 1 } else { 1 + u64::from(p.mss) },
             p,
         }
     }
@@ -229,9 +225,10 @@ impl TcpReceiver {
     /// ns-2.35 tcp-sink.cc `Acker::update_ts(seqno, ts, ts_echo_rfc1323_)`, in bytes: the
     /// packet starting at `seq` (ns-2's seqno), sent at `ts`.
     fn ns2_update_ts(&mut self, seq: u64, ts: SimTime) {
-        if self.p.ns2.knobs.ts_echo_rfc1323 && seq == self.last_ack_sent {
-            self.ts_recent = ts;
-        } else if ts >= self.ts_recent && seq <= self.last_ack_sent {
+        // rfc1323: the packet that advances the ACK; else (rfc1323-bis) one up to there,
+        // duplicates included, not older than the timestamp held
+        let advances = self.p.ns2.knobs.ts_echo_rfc1323 && seq == self.last_ack_sent;
+        if advances || (ts >= self.ts_recent && seq <= self.last_ack_sent) {
             self.ts_recent = ts;
         }
     }

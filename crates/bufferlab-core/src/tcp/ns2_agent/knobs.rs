@@ -94,7 +94,7 @@ impl Ns2Knobs {
     }
 
     /// The variables for `bufferlab validate --json`.
-    pub fn to_json(&self) -> serde_json::Value {
+    pub fn to_json(self) -> serde_json::Value {
         serde_json::json!({
             "ts_option_size": self.ts_option_size,
             "ts_reset_rto": self.ts_reset_rto,
