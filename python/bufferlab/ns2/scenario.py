@@ -24,6 +24,7 @@ from bufferlab.ns2.classes import (
     is_a,
     ns2_agent_default,
 )
+from bufferlab.ns2.cwv import CWV_FIELDS
 from bufferlab.ns2.errmodel import loss_config
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.fulltcp import full_tcp_options
@@ -102,10 +103,10 @@ _RECOVERY_FIELDS: dict[str, tuple[str, Callable[[str], Any], tuple[str, ...]]] =
 
 
 def _recovery_fields(cls: str) -> dict[str, tuple[str, Callable[[str], Any]]]:
-    """The recovery variables the agent class reads (_RECOVERY_FIELDS)."""
-    return {
-        var: (key, conv) for var, (key, conv, classes) in _RECOVERY_FIELDS.items() if cls in classes
-    }
+    """The recovery and window validation variables the agent class reads (_RECOVERY_FIELDS,
+    cwv.CWV_FIELDS)."""
+    fields = {**_RECOVERY_FIELDS, **CWV_FIELDS}
+    return {var: (key, conv) for var, (key, conv, classes) in fields.items() if cls in classes}
 
 
 # ns-default.tcl gives these; ns-2.35's C++ binds no such variable, so no value changes a

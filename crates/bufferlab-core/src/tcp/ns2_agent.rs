@@ -39,8 +39,11 @@
 //! (`frto_enabled_`, `sfrto_enabled_`) are the sender's (`tcp/sender/ns2_exit_fast_retrans.rs`,
 //! `ns2_sack1_partial_ack.rs`, `ns2_frto.rs`), the sink's `RFC2581_immediate_ack_` the
 //! receiver's (`tcp/receiver.rs`). The one-off variables of timestamps, ECN,
-//! `numdupacksFrac_` and `max_connects_` are in [`knobs`].
+//! `numdupacksFrac_` and `max_connects_` are in [`knobs`]. Congestion window validation and
+//! the window's use (`QOption_`, `EnblRTTCtr_`, `control_increase_`) and
+//! `aggressive_maxburst_` are in [`cwv`].
 
+mod cwv;
 mod knobs;
 mod recovery;
 
@@ -187,6 +190,22 @@ pub struct Ns2AgentOptions {
     /// opening packet is sent at most this many times; the next try aborts the connection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_connects: Option<i32>,
+    /// ns-2 `QOption_` (default 0, ns-default.tcl): RFC 2861's congestion window validation
+    /// after each packet sent (the window decays after an idle or application-limited RTO).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qoption: Option<bool>,
+    /// ns-2 `EnblRTTCtr_` (default 0, ns-default.tcl): with `QOption_`, idle time is counted
+    /// in round trips (`rtt_counting`) instead of RTOs of the tick clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_counter: Option<bool>,
+    /// ns-2 `control_increase_` (default 0, ns-default.tcl): a new ACK opens the window only
+    /// when the window it acknowledges was used in full.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_increase: Option<bool>,
+    /// ns-2 `aggressive_maxburst_` (default 1, ns-default.tcl): an ACK below the cumulative
+    /// ACK may send data too. false: only valid ACKs do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aggressive_maxburst: Option<bool>,
 }
 
 /// The resolved `ns2_agent` variables (ns-2.35's defaults unless given).
@@ -218,6 +237,11 @@ pub struct Ns2Agent {
     pub rfc2581_immediate_ack: bool,
     /// The one-off variables (`knobs.rs`).
     pub knobs: knobs::Ns2Knobs,
+    // window validation and the window's use (`cwv.rs`)
+    pub qoption: bool,
+    pub rtt_counter: bool,
+    pub control_increase: bool,
+    pub aggressive_maxburst: bool,
 }
 
 impl Default for Ns2Agent {
@@ -226,7 +250,8 @@ impl Default for Ns2Agent {
     /// `bugFix_ true`, `lessCareful_ false`, `exitFastRetrans_ true`, `decrease_num_ 0.5`,
     /// `increase_num_ 1.0`, `maxcwnd_ 0`, `partial_ack_ false`; `Agent/TCP/Newreno set newreno_changes1_ 1`,
     /// `partial_window_deflation_ 1`, `exit_recovery_fix_ 0`;
-    /// `timerfix_ true`, `rttvar_exp_ 2`.
+    /// `timerfix_ true`, `rttvar_exp_ 2`; `QOption_ 0`, `EnblRTTCtr_ 0`, `control_increase_ 0`,
+    /// `aggressive_maxburst_ 1`.
     fn default() -> Self {
         Ns2Agent {
             delay_growth: true,
@@ -252,6 +277,10 @@ impl Default for Ns2Agent {
             sfrto_enabled: false,
             rfc2581_immediate_ack: true,
             knobs: knobs::Ns2Knobs::default(),
+            qoption: false,
+            rtt_counter: false,
+            control_increase: false,
+            aggressive_maxburst: true,
         }
     }
 }
@@ -275,6 +304,7 @@ impl Ns2Agent {
             a.sfrto_enabled = o.sfrto_enabled.unwrap_or(a.sfrto_enabled);
             a.rfc2581_immediate_ack = o.rfc2581_immediate_ack.unwrap_or(a.rfc2581_immediate_ack);
             a.knobs = knobs::Ns2Knobs::resolve(o);
+            a.resolve_cwv(o);
         }
         a
     }
@@ -307,6 +337,10 @@ impl Ns2Agent {
                 "sfrto_enabled": self.sfrto_enabled,
                 "rfc2581_immediate_ack": self.rfc2581_immediate_ack,
                 "knobs": self.knobs.to_json(),
+                "qoption": self.qoption,
+                "rtt_counter": self.rtt_counter,
+                "control_increase": self.control_increase,
+                "aggressive_maxburst": self.aggressive_maxburst,
             })
         })
     }

@@ -394,6 +394,11 @@ impl RttEstimator {
         } as f64)
     }
 
+    /// ns-2's `T_SRTT_BITS` (t_srtt_'s fixed-point scale), in ns-2 mode (else 3).
+    pub fn ns2_srtt_bits(&self) -> u32 {
+        self.ns2.as_ref().map_or(3, |n| n.srtt_bits)
+    }
+
     /// ns-2's `t_rtxcur_` in seconds (the RTO before clamping and backoff), in ns-2 mode.
     pub fn ns2_rtxcur(&self) -> Option<f64> {
         self.ns2.as_ref().map(|n| n.rtxcur)

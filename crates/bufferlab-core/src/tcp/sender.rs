@@ -38,6 +38,7 @@ mod ns2_events;
 mod ns2_exit_fast_retrans;
 mod ns2_frto;
 mod ns2_knobs;
+mod ns2_cwv;
 mod ns2_recovery;
 mod ns2_sack1;
 mod ns2_sack1_partial_ack;
@@ -163,6 +164,12 @@ pub struct TcpSender {
     /// byte sequence number) and `firstpartial_`.
     sack1_next_pkt: u64,
     sack1_first_partial: bool,
+    /// ns-2's congestion window validation (`QOption_`) and `last_ack_` of Sack1's fast
+    /// recovery (`sender/ns2_cwv.rs`).
+    cwv: ns2_cwv::Ns2Cwv,
+    /// ns-2 `send_much`'s `win = window()`, taken once before its loop (bytes): with
+    /// `QOption_` a send may shrink cwnd_ and the loop goes on to the window it began with.
+    send_much_win: Option<f64>,
     /// ns-2 Vegas's loss handling (`sender/ns2_vegas.rs`), when its rule applies.
     vegas_loss: Option<VegasLoss>,
     rwnd: u64,
@@ -347,6 +354,8 @@ impl TcpSender {
             ns2_events: None,
             sack1_next_pkt: 0,
             sack1_first_partial: false,
+            cwv: ns2_cwv::Ns2Cwv::reset(0),
+            send_much_win: None,
             vegas_loss: (p.rules().vegas_fine_grained_retransmit && p.cc == CcKind::Vegas)
                 .then(|| VegasLoss::new(p.max_window / u64::from(p.mss.max(1)))),
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
@@ -704,8 +713,10 @@ impl TcpSender {
         let len = self.mss().min(avail - self.snd_nxt);
         let mut win = self.rwnd.min(self.p.max_window);
         if use_cwnd {
-            // ns-2 window(): force_wnd(2) instead of cwnd_ while F-RTO sends new data
-            win = win.min(self.ns2_frto_window().unwrap_or(self.w.cwnd as u64));
+            // ns-2 window(): force_wnd(2) instead of cwnd_ while F-RTO sends new data; with
+            // QOption_, send_much's window as its loop began
+            let cwnd = self.send_much_win.unwrap_or(self.w.cwnd) as u64;
+            win = win.min(self.ns2_frto_window().unwrap_or(cwnd));
         }
         win = win.saturating_sub(self.opening_slot());
         if self.snd_nxt + len > self.snd_una + win {
@@ -762,6 +773,9 @@ impl TcpSender {
             _ => u32::MAX,
         };
         let mut sent = 0;
+        if self.p.ns2.qoption {
+            self.send_much_win = Some(self.w.cwnd);
+        }
         loop {
             if self.pace_blocked(cx.now) {
                 break;
@@ -810,10 +824,16 @@ impl TcpSender {
                     sent += 1;
                     let fin = (self.closing && s + len == self.data_end) as u64;
                     self.snd_nxt = s + len + fin;
+                    // t_seqno_ at process_qoption_after_send: the packet's own number
+                    // (tcp.cc send_much), the next one (tcp-sack1.cc send_much)
+                    let sack1 = i64::from(self.ns2_sack1());
+                    let t_seqno = self.ns2_pkts(s + len) - 1 + sack1;
+                    self.ns2_qoption_after_send(cx.now_s, t_seqno);
                 }
                 None => break,
             }
         }
+        self.send_much_win = None;
     }
 
     fn send_syn(&mut self, cx: &mut EndpointCtx) {
@@ -847,6 +867,10 @@ impl TcpSender {
             ..Packet::default()
         });
         self.syn_sent_at = cx.now;
+        // packet 0 leaves through send_much: process_qoption_after_send, t_seqno_ 0 (tcp.cc)
+        // or 1 (tcp-sack1.cc counts it first)
+        let t_seqno = i64::from(self.ns2_sack1());
+        self.ns2_qoption_after_send(cx.now_s, t_seqno);
         let timer = if self.rules.syn_timer_is_conn_timeout {
             // ns-3 SendEmptyPacket: ConnTimeout * 2^(SYNs sent before this one).
             let k = self.stats.syn_retransmits.min(30);
@@ -1023,6 +1047,7 @@ impl TcpSender {
     fn on_ack_inner(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
         let h = &pkt.tcp;
         let now = cx.now;
+        let last_ack = self.snd_una;
         self.stats.acks_received += 1;
         if self.state == State::SynSent {
             if h.flags & F::SYN != 0 && h.flags & F::ACK != 0 {
@@ -1070,6 +1095,7 @@ impl TcpSender {
                     let mss = self.mss();
                     super::cc::reno::aimd_increase(&mut self.w, mss);
                 }
+                self.ns2_qoption_after_ack(h.ack);
                 self.establish(cx);
             }
             return;
@@ -1347,12 +1373,17 @@ impl TcpSender {
                 }
                 if !self.rules.send_on_early_dupacks && self.dupacks < thresh {
                     // ns-2 recv calls send_much only when dupacks_ is 0 or >= numdupacks_.
+                    self.ns2_qoption_after_ack(ack);
                     return;
                 }
             }
         }
+        self.ns2_qoption_after_ack(ack);
         self.on_ece(pkt, now);
-        self.after_ack(cx);
+        // ns-2 recv: send_much if valid_ack || aggressive_maxburst_ (sender/ns2_cwv.rs)
+        if self.ns2_ack_may_send(ack, last_ack) {
+            self.after_ack(cx);
+        }
     }
 
     /// RTT for the retransmission timer: every ACK with timestamps (RFC 7323 section 4), else
@@ -1505,6 +1536,8 @@ impl TcpSender {
             let s = self.snd_nxt;
             self.emit(cx, s, len, F::ACK);
             self.snd_nxt = end;
+            let t_seqno = self.ns2_pkts(end) - 1;
+            self.ns2_qoption_after_send(cx.now_s, t_seqno); // tcp.cc send_one
         }
     }
 
@@ -1951,6 +1984,11 @@ impl Endpoint for TcpSender {
             // one that acknowledges everything sent (set_data reads when it expires)
             let rto = self.newack_rto.map_or_else(|| self.rtt.rto(), |r| r.0);
             self.idle_timeout_at = (self.snd_una >= self.snd_max).then(|| cx.now + rto);
+            if self.ns2_qoption_all_acked() {
+                // recv_newack_helper with QOption_: cancel_rtx_timer() (sender/ns2_cwv.rs)
+                self.idle_timeout_at = None;
+                self.rto_at = None;
+            }
         }
         self.newack_rto = None;
     }

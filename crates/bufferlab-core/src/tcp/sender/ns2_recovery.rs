@@ -47,6 +47,9 @@ impl TcpSender {
     /// `increase_num_` and `maxcwnd_` when either is not ns-2's default, else the controller's
     /// own (the same rule at the defaults).
     pub(super) fn grow(&mut self, info: &Ack) {
+        if !self.ns2_window_was_used(info) {
+            return; // control_increase_ (sender/ns2_cwv.rs)
+        }
         if !(self.ns2_aimd() && self.p.ns2.open_cwnd(&mut self.w)) {
             self.cc.on_ack(&mut self.w, info);
         }

@@ -43,6 +43,10 @@ impl TcpSender {
         if ack > self.snd_max {
             return;
         }
+        if !self.in_recovery {
+            self.cwv.sack1_last_ack = self.snd_una; // last_ack_ stays through fast recovery
+        }
+        let last_ack = self.cwv.sack1_last_ack;
         if self.in_recovery {
             self.sack1_pipe -= 1; // --pipe_ for every ACK in fast recovery
             if ack >= self.recover {
@@ -75,7 +79,9 @@ impl TcpSender {
                     self.dupacks += 1;
                 }
             }
-            self.send_data(cx); // valid_ack || aggressive_maxburst_
+            if self.ns2_ack_may_send(ack, last_ack) {
+                self.send_data(cx); // valid_ack || aggressive_maxburst_
+            }
             return;
         }
         if ack > self.snd_una {
@@ -129,7 +135,7 @@ impl TcpSender {
             self.ns2_sfrto_dupack(changed, past);
         }
         self.on_ece(pkt, now);
-        if self.dupacks == 0 {
+        if self.dupacks == 0 && self.ns2_ack_may_send(ack, last_ack) {
             self.send_data(cx); // send_much only while dupacks_ == 0
         }
     }
@@ -237,9 +243,10 @@ impl TcpSender {
     pub(super) fn send_data_sack1(&mut self, cx: &mut EndpointCtx) {
         let mss = self.mss();
         let win = self.rwnd.min(self.p.max_window);
-        let cwnd_packets = (self.w.cwnd / self.w.mss).floor() as i64;
         let mut sent = 0;
-        while self.sack1_pipe < cwnd_packets && !self.burst_done(sent) {
+        // pipe_ < int(cwnd_), read at each turn (QOption_ may shrink cwnd_ on the way)
+        while self.sack1_pipe < (self.w.cwnd / self.w.mss).floor() as i64 && !self.burst_done(sent)
+        {
             sent += 1;
             if let Some((s, l)) =
                 self.sb
@@ -260,6 +267,9 @@ impl TcpSender {
                 self.snd_nxt = self.snd_max;
             }
             self.sack1_pipe += 1;
+            // process_qoption_after_send, t_seqno_ the next new packet (sender/ns2_cwv.rs)
+            let t_seqno = self.ns2_pkts(self.snd_nxt);
+            self.ns2_qoption_after_send(cx.now_s, t_seqno);
         }
     }
 }

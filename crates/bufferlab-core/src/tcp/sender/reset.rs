@@ -48,6 +48,8 @@ impl TcpSender {
             j
         });
         fresh.last_reset = Some(now);
+        // reset(): QOption_'s T_last and T_prev (and its RTT counter) start at now
+        fresh.cwv = super::ns2_cwv::Ns2Cwv::reset(fresh.ns2_tick_now(now.as_secs_f64()));
         // reset() leaves rtt_active_ and rtt_ts_ (and sets rtt_seq_ = -1): a measurement
         // under way goes on, and the first new ACK of the next incarnation samples from the
         // old send time; until then no packet is timed (output: `if (!rtt_active_)`)
