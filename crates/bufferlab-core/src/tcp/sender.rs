@@ -167,8 +167,9 @@ pub struct TcpSender {
     /// ns-2's congestion window validation (`QOption_`) and `last_ack_` of Sack1's fast
     /// recovery (`sender/ns2_cwv.rs`).
     cwv: ns2_cwv::Ns2Cwv,
-    /// ns-2 `send_much`'s `win = window()`, taken once before its loop (bytes): with
-    /// `QOption_` a send may shrink cwnd_ and the loop goes on to the window it began with.
+    /// ns-2 Sack1's `send_much` `win = window()`, taken once before its loop (bytes): with
+    /// `QOption_` a send may shrink cwnd_, and outside fast recovery tcp-sack1.cc goes on to
+    /// the window it began with (tcp.cc's `send_much` reads `window()` again each turn).
     send_much_win: Option<f64>,
     /// ns-2 Vegas's loss handling (`sender/ns2_vegas.rs`), when its rule applies.
     vegas_loss: Option<VegasLoss>,
@@ -773,7 +774,7 @@ impl TcpSender {
             _ => u32::MAX,
         };
         let mut sent = 0;
-        if self.p.ns2.qoption {
+        if self.p.ns2.qoption && self.ns2_sack1() {
             self.send_much_win = Some(self.w.cwnd);
         }
         loop {
