@@ -108,7 +108,9 @@ mod tests {
         a.half_with_min(&mut w, 25.0);
         assert_eq!(w.cwnd, 500.0);
         a.half_with_min(&mut w, 25.0);
-        assert_eq!(w.cwnd, 250.0); // windowd() keeps the fraction
+        // windowd() keeps the fraction
+        assert_eq!(w.cwnd, 250.0);
+
         // window_ caps the window that is halved
         let mut w = win(30.0, 40.0);
         a.three_quarter_ssthresh(&mut w);
