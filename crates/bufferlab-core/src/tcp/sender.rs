@@ -34,11 +34,11 @@ use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader};
 use crate::units::SimTime;
 use serde_json::json;
 
+mod ns2_cwv;
 mod ns2_events;
 mod ns2_exit_fast_retrans;
 mod ns2_frto;
 mod ns2_knobs;
-mod ns2_cwv;
 mod ns2_recovery;
 mod ns2_sack1;
 mod ns2_sack1_partial_ack;
