@@ -35,6 +35,10 @@ def test_readme_states_the_measured_coverage() -> None:
     m = re.search(r"ns-2\.35's own validation suites:\s+(\d+)\s+of\s+(\d+)\s+tests\s+give", text)
     assert m, "README.md has no line on ns-2's validation suites"
     assert (int(m[1]), int(m[2])) == (t["pass"], t["tests"])
+    g = table.target_totals(DATA["tests"])
+    m = re.search(r"\((\d+)\s+of\s+the\s+(\d+)\s+tests\s+of\s+the\s+22\s+suites", text)
+    assert m, "README.md does not state the 22 target suites' coverage"
+    assert (int(m[1]), int(m[2])) == (g["pass"], g["tests"])
 
 
 def test_outcomes_are_classified_as_documented() -> None:

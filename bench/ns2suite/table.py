@@ -67,6 +67,20 @@ def _row(name: str, rows: list[dict], bold: bool = False) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+# The suites issue #35 sets a 90 % target on: every suite but REM, RIO (AQMs of their own) and
+# CBQ (refused test by test where it is about link sharing).
+TARGET_SUITES = (
+    "simple", "red", "adaptive-red", "tcpVariants", "newreno", "sack", "testReno",
+    "LimTransmit", "ecn", "ecn-ack", "rfc2581", "tcp", "aimd", "tcp-init-win", "tcpReset",
+    "oddBehaviors", "tcpOptions", "quiescent", "frto", "links", "schedule", "pi",
+)  # fmt: skip
+
+
+def target_totals(rows: list[dict]) -> dict[str, int]:
+    """Outcomes over the TARGET_SUITES' tests."""
+    return totals([x for x in rows if x["suite"] in TARGET_SUITES])
+
+
 def render(data: dict) -> str:
     """The Markdown section (between START and END) of a results document."""
     rows = data["tests"]
@@ -93,6 +107,14 @@ def render(data: dict) -> str:
         "itself runs).",
         "",
     ]
+    g = target_totals(rows)
+    if g["tests"]:
+        out += [
+            f"In the {len(TARGET_SUITES)} suites with a 90 % target (all but rem, rio and "
+            f"cbq): **{g['pass']} of {g['tests']} pass** "
+            f"({100 * g['pass'] / g['tests']:.1f} %).",
+            "",
+        ]
     reasons = Counter(missing(x["detail"]) for x in rows if x["outcome"] == "refused")
     if reasons:
         where: dict[str, set[str]] = {}
