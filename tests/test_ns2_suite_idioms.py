@@ -184,15 +184,15 @@ def test_an_unmodelled_agent_variable_away_from_its_default_is_refused(tmp_path:
     for value, code in (("true", 2), ("false", 0)):
         script = tmp_path / "v.tcl"
         script.write_text(
-            NO_HEADERS.replace("$ns run", f"Agent/TCP set ts_resetRTO_ {value}\n$ns run").replace(
-                "$tcp set window_ 20", f"$tcp set ts_resetRTO_ {value}"
+            NO_HEADERS.replace("$ns run", f"Agent/TCP set noFastRetrans_ {value}\n$ns run").replace(
+                "$tcp set window_ 20", f"$tcp set noFastRetrans_ {value}"
             )
         )
         r = run_cli("run", str(script), cwd=tmp_path)
         assert r.code == code, r.stderr
         if code == 2:
             assert r.stderr.strip().endswith(
-                "Agent/TCP/Sack1 ts_resetRTO_ true: ns-2's ts_resetRTO_ other than "
+                "Agent/TCP/Sack1 noFastRetrans_ true: ns-2's noFastRetrans_ other than "
                 "its default false is not modelled"
             )
             assert len(r.stderr.strip().splitlines()) == 1
