@@ -4,6 +4,7 @@ for the tests that run the same script in both."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -169,6 +170,17 @@ def run_both(script: Path, *args: str, tmp_path: Path) -> tuple[Path, Path, str]
     assert r.code == 0, r.stderr
     assert r.stdout == ns.stdout
     return ns_dir, bl_dir, r.stdout
+
+
+def trace_without(text: str, knob: re.Pattern[str], tmp_path: Path) -> bytes:
+    """`bufferlab run`'s out.tr for the script `text` with the lines `knob` matches taken out
+    (run in ``tmp_path/p``): a test that a variable is exercised checks it differs from the
+    trace with them."""
+    plain = tmp_path / "plain.tcl"
+    plain.write_text(knob.sub("", text))
+    (tmp_path / "p").mkdir()
+    assert run_cli("run", str(plain), cwd=tmp_path / "p").code == 0
+    return (tmp_path / "p" / "out.tr").read_bytes()
 
 
 def trace_events(path: Path) -> list[list[str]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import needs_ns, run_both, run_cli
+from conftest import needs_ns, run_both, run_cli, trace_without
 from test_ns2_tcp_knobs import CROSS_TRAFFIC, _script
 
 SACK = ("TCP/Sack1", "TCPSink/Sack1")
@@ -54,11 +54,7 @@ def test_recovery_variable_runs_as_ns2(case: str, tmp_path: Path) -> None:
     trace = (bl_dir / "out.tr").read_bytes()
     assert trace == (ns_dir / "out.tr").read_bytes()
     # the variable is exercised: without its line the run is another one
-    plain = tmp_path / "plain.tcl"
-    plain.write_text(KNOB.sub("", CASES[case]))
-    (tmp_path / "p").mkdir()
-    assert run_cli("run", str(plain), cwd=tmp_path / "p").code == 0
-    assert (tmp_path / "p" / "out.tr").read_bytes() != trace
+    assert trace_without(CASES[case], KNOB, tmp_path) != trace
 
 
 @pytest.mark.parametrize(
