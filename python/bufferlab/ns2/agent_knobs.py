@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bufferlab.ns2.classes import AIMD_AGENTS
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.units import boolean, number, same_value
 
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
 
     from bufferlab.ns2.model import Agent
 
-_AIMD_AGENTS = ("Agent/TCP", "Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1")
-
 
 def _int(v: str) -> int:
     return int(number(v))
@@ -38,12 +37,12 @@ def _int(v: str) -> int:
 
 # ns-2 variable -> (ns2_agent field, converter, the agent classes whose C++ reads it)
 _AGENT_KNOBS: dict[str, tuple[str, Callable[[str], Any], tuple[str, ...]]] = {
-    "ts_option_size_": ("ts_option_size", _int, _AIMD_AGENTS),
-    "ts_resetRTO_": ("ts_reset_rto", boolean, _AIMD_AGENTS),
-    "old_ecn_": ("old_ecn", boolean, _AIMD_AGENTS),
-    "T_SRTT_BITS": ("srtt_bits", _int, _AIMD_AGENTS),
-    "T_RTTVAR_BITS": ("rttvar_bits", _int, _AIMD_AGENTS),
-    "max_connects_": ("max_connects", _int, _AIMD_AGENTS),
+    "ts_option_size_": ("ts_option_size", _int, AIMD_AGENTS),
+    "ts_resetRTO_": ("ts_reset_rto", boolean, AIMD_AGENTS),
+    "old_ecn_": ("old_ecn", boolean, AIMD_AGENTS),
+    "T_SRTT_BITS": ("srtt_bits", _int, AIMD_AGENTS),
+    "T_RTTVAR_BITS": ("rttvar_bits", _int, AIMD_AGENTS),
+    "max_connects_": ("max_connects", _int, AIMD_AGENTS),
     "bugFix_ack_": ("bug_fix_ack", boolean, ("Agent/TCP/Newreno",)),
     "bugFix_ts_": ("bug_fix_ts", boolean, ("Agent/TCP/Newreno",)),
     "numdupacksFrac_": ("numdupacks_frac", _int, ("Agent/TCP/Sack1",)),
@@ -51,9 +50,9 @@ _AGENT_KNOBS: dict[str, tuple[str, Callable[[str], Any], tuple[str, ...]]] = {
 
 # Read by no C++ of these agents (see the module notes): any value runs as the default.
 _NOT_READ = {
-    "bugFix_ack_": _AIMD_AGENTS,
-    "bugFix_ts_": _AIMD_AGENTS,
-    "numdupacksFrac_": _AIMD_AGENTS,
+    "bugFix_ack_": AIMD_AGENTS,
+    "bugFix_ts_": AIMD_AGENTS,
+    "numdupacksFrac_": AIMD_AGENTS,
 }
 
 # The sink's: ns-2 variable -> (field, converter, whether only DelAck sinks read it)

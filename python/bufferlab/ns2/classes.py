@@ -535,6 +535,10 @@ TRAFFIC = {
     "Application/Traffic/Pareto",
 }
 
+# ns-2's one-way agents whose C++ reads the window and recovery variables (tcp.cc and the Reno,
+# Newreno and Sack1 agents built on it; Vegas and Linux have their own rules)
+AIMD_AGENTS = ("Agent/TCP", "Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1")
+
 QUEUE_KINDS = {"DropTail", "RED", "RED/RIO", "FQ", "DRR", "SFQ", "PI", "REM"}
 
 # ns-2's trace objects (trace/trace.cc, Trace::format): the event letter each type writes.

@@ -8,6 +8,7 @@ own recv and window rules, where these stay refused.
 
 from __future__ import annotations
 
+from bufferlab.ns2.classes import AIMD_AGENTS
 from bufferlab.ns2.units import boolean
 
 TYPE_CHECKING = False
@@ -15,11 +16,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-_AIMD_AGENTS = ("Agent/TCP", "Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1")
 
 CWV_FIELDS: dict[str, tuple[str, Callable[[str], Any], tuple[str, ...]]] = {
-    "QOption_": ("qoption", boolean, _AIMD_AGENTS),
-    "EnblRTTCtr_": ("rtt_counter", boolean, _AIMD_AGENTS),
-    "control_increase_": ("control_increase", boolean, _AIMD_AGENTS),
-    "aggressive_maxburst_": ("aggressive_maxburst", boolean, _AIMD_AGENTS),
+    "QOption_": ("qoption", boolean, AIMD_AGENTS),
+    "EnblRTTCtr_": ("rtt_counter", boolean, AIMD_AGENTS),
+    "control_increase_": ("control_increase", boolean, AIMD_AGENTS),
+    "aggressive_maxburst_": ("aggressive_maxburst", boolean, AIMD_AGENTS),
 }

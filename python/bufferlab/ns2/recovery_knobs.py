@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bufferlab.ns2.classes import AIMD_AGENTS
 from bufferlab.ns2.units import boolean
 
 # The TCP classes tcp_options translates whose C++ reads each variable.
 _EXIT_FAST_RETRANS = ("Agent/TCP/Reno", "Agent/TCP/Newreno")
-_FRTO = ("Agent/TCP", "Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1")
 
 
 def recovery_knobs(
@@ -36,7 +36,7 @@ def recovery_knobs(
         agent["exit_fast_retrans"] = boolean(values["exitFastRetrans_"])
     if cls == "Agent/TCP/Sack1" and changed("partial_ack_") is not None:
         agent["partial_ack"] = boolean(values["partial_ack_"])
-    if cls in _FRTO:
+    if cls in AIMD_AGENTS:
         read |= {"frto_enabled_", "sfrto_enabled_"}
         for var, key in (("frto_enabled_", "frto_enabled"), ("sfrto_enabled_", "sfrto_enabled")):
             if changed(var) is not None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from bufferlab.ns2.agent_knobs import knob_fields
 from bufferlab.ns2.classes import (
+    AIMD_AGENTS,
     FULL_TCP,
     LABELS,
     LINUX_CA,
@@ -88,12 +89,11 @@ _NS2_AGENT_FIELDS: dict[str, tuple[str, Callable[[str], Any]]] = {
 # ns-2 variable -> (field, converter, the classes whose C++ reads it). tcp.cc's TcpAgent
 # (dupack_action, slowdown, opencwnd) and the Reno, Newreno and Sack1 agents built on it;
 # Vegas and Linux have their own recv and window rules, where the variable stays refused.
-_AIMD_AGENTS = ("Agent/TCP", "Agent/TCP/Reno", "Agent/TCP/Newreno", "Agent/TCP/Sack1")
 _RECOVERY_FIELDS: dict[str, tuple[str, Callable[[str], Any], tuple[str, ...]]] = {
-    "bugFix_": ("bug_fix", boolean, _AIMD_AGENTS),
-    "decrease_num_": ("decrease_num", number, _AIMD_AGENTS),
-    "increase_num_": ("increase_num", number, _AIMD_AGENTS),
-    "maxcwnd_": ("maxcwnd", lambda v: int(number(v)), _AIMD_AGENTS),
+    "bugFix_": ("bug_fix", boolean, AIMD_AGENTS),
+    "decrease_num_": ("decrease_num", number, AIMD_AGENTS),
+    "increase_num_": ("increase_num", number, AIMD_AGENTS),
+    "maxcwnd_": ("maxcwnd", lambda v: int(number(v)), AIMD_AGENTS),
     # tcp-newreno.cc
     "lessCareful_": ("less_careful", boolean, ("Agent/TCP/Newreno",)),
     "newreno_changes1_": ("newreno_changes1", boolean, ("Agent/TCP/Newreno",)),
