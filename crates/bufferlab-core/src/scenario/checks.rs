@@ -232,10 +232,10 @@ pub fn check_app(entry: usize, f: &FlowConfig) -> Result<(), ScenarioError> {
         }
     }
     if f.protocol() == Protocol::Tcp && app.protocol() == Protocol::Tcp {
-        return super::build::tcp_params(entry, f).map(|_| ());
+        return super::agents::tcp_params(entry, f).map(|_| ());
     }
     if f.tcp.is_some() || f.protocol() == Protocol::Tcp {
-        super::build::tcp_params(entry, f)?;
+        super::agents::tcp_params(entry, f)?;
     }
     // A TCP application is checked with a full segment of the default (`ns2`) settings,
     // 1000 + 40 bytes; the flow's resolved TCP settings size its packets later.

@@ -1,13 +1,21 @@
 //! Scenario files: parsing (TOML, with `--set` overrides), validation with messages that name
 //! the field, and building a runnable [`Simulation`](crate::sim::Simulation).
 
+mod agents;
 pub mod bounds;
 pub mod build;
 pub mod checks;
 pub mod config;
+mod expand;
+mod flows;
 pub mod limits;
+mod links;
+mod monitors;
+mod nodes;
 pub mod overrides;
+mod queues;
 pub mod recipes;
+mod streams;
 pub mod topology;
 
 use config::Scenario;
