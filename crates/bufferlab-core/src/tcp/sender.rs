@@ -35,10 +35,12 @@ use crate::units::SimTime;
 use serde_json::json;
 
 mod ns2_cwv;
+mod ns2_ecn_recovery;
 mod ns2_events;
 mod ns2_exit_fast_retrans;
 mod ns2_frto;
 mod ns2_knobs;
+mod ns2_newreno_lingering;
 mod ns2_recovery;
 mod ns2_sack1;
 mod ns2_sack1_partial_ack;
@@ -148,6 +150,9 @@ pub struct TcpSender {
     /// ns-2 Reno/Newreno with `exitFastRetrans_` false: `dupwnd_` inflates the window outside
     /// fast recovery, cwnd_ in `ns2_base` (`sender/ns2_exit_fast_retrans.rs`).
     ns2_dupwnd_out: bool,
+    /// ns-2 NewReno left fast recovery without `dupwnd_`: `last_cwnd_action_` is still
+    /// `CWND_ACTION_DUPACK` (`sender/ns2_newreno_lingering.rs`).
+    ns2_dupack_lingers: bool,
     /// ns-2's F-RTO (`frto_`, `pipe_prev_`, `prev_highest_ack_`; `sender/ns2_frto.rs`).
     frto: ns2_frto::Frto,
     /// A partial ACK has arrived in this NewReno recovery (ns-2 `firstpartial_`).
@@ -347,6 +352,7 @@ impl TcpSender {
             retrans_data_acked: false,
             ns2_base: 0.0,
             ns2_dupwnd_out: false,
+            ns2_dupack_lingers: false,
             frto: ns2_frto::Frto::default(),
             partial_seen: false,
             ns2_decreased: false,
@@ -762,10 +768,12 @@ impl TcpSender {
         let dt = self.p.dupack_threshold;
         // ns-2 NewReno sends at most `recovery_burst_limit` new packets per ACK in recovery
         // (tcp-newreno.cc recv: send_much(0, 0, 2) once dupacks_ >= numdupacks_, also for the
-        // inflation of exitFastRetrans_ false outside recovery).
+        // inflation outside recovery and a duplicate dupack_action declined).
         let mut burst = match self.rules.recovery_burst_limit {
             Some(n)
-                if (self.in_recovery || self.ns2_dupwnd_out)
+                if (self.in_recovery
+                    || self.ns2_dupwnd_out
+                    || (self.dupacks >= dt && self.ns2_aimd()))
                     && !self.p.sack
                     && self.cc.recovery() == Recovery::NewReno =>
             {
@@ -1182,7 +1190,7 @@ impl TcpSender {
             let newreno_partial = self.in_recovery
                 && !self.p.sack
                 && self.cc.recovery() == Recovery::NewReno
-                && ack < self.recover;
+                && !self.ns2_newreno_full_ack(ack);
             let ecn_opens = newreno_partial || self.ns2_ecn_opens(ece);
             if self.in_recovery {
                 let ns2_exit = !self.p.sack
@@ -1202,8 +1210,11 @@ impl TcpSender {
                     } else {
                         self.w.cwnd = self.ns2_base;
                     }
-                    self.grow(&info);
-                } else if ack >= self.recover {
+                    // recv_newack_helper: no opencwnd() on an ECN echo (ns2_ecn_recovery.rs)
+                    if ecn_opens || self.p.cc == CcKind::Vegas {
+                        self.grow(&info);
+                    }
+                } else if self.ns2_newreno_full_ack(ack) {
                     // Full ACK: RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3,
                     // RFC 6675 section 5 (leave when RecoveryPoint is acknowledged).
                     self.in_recovery = false;
@@ -1213,9 +1224,12 @@ impl TcpSender {
                         && self.cc.recovery() == Recovery::NewReno
                     {
                         // ns-2 tcp-newreno.cc recv (exit_recovery_fix_ 0): dupwnd_ = 0 leaves
-                        // cwnd_, then recv_newack_helper opens it (opencwnd).
+                        // cwnd_, then recv_newack_helper opens it (opencwnd) unless the ACK
+                        // echoes ECN (ns2_ecn_recovery.rs).
                         self.ns2_newreno_exit(ack);
-                        self.grow(&info);
+                        if ecn_opens {
+                            self.grow(&info);
+                        }
                     } else {
                         self.cc.on_recovery_exit(&mut self.w, now);
                     }
@@ -1322,10 +1336,12 @@ impl TcpSender {
                     // tcp-newreno.cc recv: dupacks_ > numdupacks_ in fast recovery
                     self.ns2_event(now, "NEWRENO_FAST_RECOVERY");
                 }
-            } else if self.ns2_dupwnd_out {
-                // ns-2 exitFastRetrans_ false: ++dupwnd_ outside fast recovery too.
-                self.ns2_dupwnd_without_recovery();
-                if self.p.cc == CcKind::Newreno {
+            } else if self.ns2_dupwnd_out
+                || (self.dupacks > self.p.dupack_threshold && self.ns2_dupack_lingers())
+            {
+                // ns-2 exitFastRetrans_ false, or NewReno's last_cwnd_action_ still
+                // CWND_ACTION_DUPACK: ++dupwnd_ outside fast recovery too.
+                if self.ns2_dupwnd_without_recovery() && self.p.cc == CcKind::Newreno {
                     // tcp-newreno.cc recv: the same branch traces NEWRENO_FAST_RECOVERY
                     self.ns2_event(now, "NEWRENO_FAST_RECOVERY");
                 }
@@ -1454,7 +1470,9 @@ impl TcpSender {
     /// window() = int(cwnd_) then sends nothing until the timer, `newtimer`, expires),
     /// ssthresh_ = int(W/2) (at least 2), for W = min(cwnd_, window_). With cwnd_ at one
     /// packet or less the first such echo sets `ecn_backoff_`, the next backs the timer off
-    /// (`rtt_backoff`).
+    /// (`rtt_backoff`). In Reno's and NewReno's fast recovery W is `windowd()` = cwnd_ +
+    /// dupwnd_ (tcp-reno.cc): the echo on the ACK that ends it halves the inflated window
+    /// (`sender/ns2_ecn_recovery.rs`).
     fn ns2_ecn(&mut self, pkt: &Packet) {
         let ece = self.p.ecn && pkt.tcp.flags & F::ECE != 0;
         if !ece || !(pkt.tcp.ack > self.recover || self.last_action_timeout) {
@@ -1502,6 +1520,7 @@ impl TcpSender {
         let now = cx.now;
         self.last_action_ecn = false;
         self.last_action_timeout = false;
+        self.ns2_clear_lingering();
         match self.cc.recovery() {
             Recovery::None => {
                 self.w.cwnd = self.w.mss;
@@ -1633,6 +1652,7 @@ impl TcpSender {
         self.note_ns2_cong_action();
         self.last_action_timeout = false;
         self.last_action_ecn = false;
+        self.ns2_clear_lingering();
         let flight = self.flight();
         if ns2_reno {
             self.w.ssthresh = ns2_ssthresh;

@@ -33,17 +33,24 @@ impl TcpSender {
             && matches!(self.p.cc, CcKind::Reno | CcKind::Newreno)
     }
 
-    /// A duplicate ACK outside fast recovery (tcp-reno.cc / tcp-newreno.cc `recv`): at the
-    /// `numdupacks_`-th, after `dupack_action()` left the agent out of fast recovery,
-    /// `dupwnd_ = numdupacks_`; past it, `++dupwnd_`. Returns whether it applied.
+    /// A duplicate ACK outside fast recovery (tcp-reno.cc / tcp-newreno.cc `recv`): with
+    /// `exitFastRetrans_` false, at the `numdupacks_`-th, after `dupack_action()` left the
+    /// agent out of fast recovery, `dupwnd_ = numdupacks_`; past it, `++dupwnd_`, also while
+    /// NewReno's `last_cwnd_action_` is still `CWND_ACTION_DUPACK`
+    /// (`sender/ns2_newreno_lingering.rs`). Returns whether it applied.
     pub(super) fn ns2_dupwnd_without_recovery(&mut self) -> bool {
-        if !self.ns2_no_exit_fast_retrans() || self.in_recovery {
+        if self.in_recovery {
             return false;
         }
         let thresh = self.p.dupack_threshold;
-        if self.ns2_dupwnd_out {
+        let past = self.dupacks > thresh;
+        if past && (self.ns2_no_exit_fast_retrans() || self.ns2_dupack_lingers()) {
+            if !self.ns2_dupwnd_out {
+                self.ns2_base = self.w.cwnd;
+                self.ns2_dupwnd_out = true;
+            }
             self.w.cwnd += self.w.mss;
-        } else if self.dupacks == thresh {
+        } else if self.dupacks == thresh && self.ns2_no_exit_fast_retrans() {
             self.ns2_base = self.w.cwnd;
             self.w.cwnd = self.ns2_base + f64::from(thresh) * self.w.mss;
             self.ns2_dupwnd_out = true;
@@ -65,11 +72,12 @@ impl TcpSender {
         }
     }
 
-    /// An ECN echo's `slowdown` (tcp.cc `ecn`) while `dupwnd_` inflates the window outside
-    /// fast recovery: it halved windowd() = cwnd_ + dupwnd_ into cwnd_ (`half`); `dupwnd_`
-    /// stays, so the window is the new cwnd_ plus it.
+    /// An ECN echo's `slowdown` (tcp.cc `ecn`) while `dupwnd_` inflates the window, outside
+    /// fast recovery or on the ACK that ends Reno's or NewReno's (`sender/ns2_ecn_recovery.rs`):
+    /// it halved windowd() = cwnd_ + dupwnd_ into cwnd_ (`half`); `dupwnd_` stays, so the
+    /// window is the new cwnd_ plus it.
     pub(super) fn ns2_ecn_keeps_dupwnd(&mut self, half: f64) {
-        if self.ns2_dupwnd_out {
+        if self.ns2_dupwnd_out || self.ns2_reno_recovery() {
             let dupwnd = self.w.cwnd - self.ns2_base;
             self.ns2_base = half;
             self.w.cwnd = half + dupwnd;

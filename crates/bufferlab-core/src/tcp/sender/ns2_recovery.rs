@@ -27,7 +27,8 @@ impl TcpSender {
     /// ns-2 tcp.cc `slowdown(CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF)` for a fast retransmit
     /// (`timeout` false) or an ECN echo: (ssthresh_, cwnd_) in bytes, cwnd_ before the
     /// one-packet floor. The first decrease of the connection and one in slow start halve;
-    /// later ones keep `decrease_num_` of the window (`Ns2Agent::slowdown`).
+    /// later ones keep `decrease_num_` of the window (`Ns2Agent::slowdown`). The window is
+    /// `windowd()`, with Reno's `dupwnd_` in fast recovery (`sender/ns2_ecn_recovery.rs`).
     pub(super) fn ns2_slowdown(&mut self, timeout: bool) -> (f64, f64) {
         let cwnd = if (self.in_recovery && !self.ns2_vegas()) || self.ns2_dupwnd_out {
             self.ns2_base
@@ -39,7 +40,7 @@ impl TcpSender {
         let (ssthresh, cwnd) = self
             .p
             .ns2
-            .slowdown(self.ns2_window(), halve || timeout, halve);
+            .slowdown(self.ns2_windowd(), halve || timeout, halve);
         (ssthresh * self.w.mss, cwnd * self.w.mss)
     }
 
@@ -61,6 +62,8 @@ impl TcpSender {
     pub(super) fn ns2_newreno_exit(&mut self, ack: u64) {
         let inflated = self.w.cwnd > self.ns2_base;
         self.w.cwnd = self.ns2_base;
+        // without dupwnd_, last_cwnd_action_ stays CWND_ACTION_DUPACK (ns2_newreno_lingering.rs)
+        self.ns2_note_newreno_exit(inflated);
         if self.p.ns2.exit_recovery_fix && inflated {
             let outstanding = self.snd_max.saturating_sub(ack).div_ceil(self.mss()) + 1;
             self.w.cwnd = self.w.ssthresh.min(outstanding as f64 * self.w.mss);
