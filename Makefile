@@ -18,7 +18,7 @@ EXAMPLE     ?= examples/dumbbell_udp.toml
 # apt-get needs root; use sudo when not root.
 SUDO        := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help venv build run wheel test test-rust test-python system-deps fmt lint bench ns2-suites docs clean
+.PHONY: help venv build run wheel test test-rust test-python system-deps fmt lint bench ns2-suites ns2-suites-speed docs clean
 
 help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z0-9_-]+:.*## / {printf "  \033[36m%-12s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -96,6 +96,9 @@ lint: $(BUILD_STAMP) ## Check formatting and lints (rustfmt, clippy -D warnings,
 
 ns2-suites: $(BUILD_STAMP) system-deps ## ns-2.35's own validation suites under ns-2 and bufferlab (NS2SUITE_ARGS="--jobs 1"), table into docs/ns2-scripts.md
 	$(BIN)/python -m bench.ns2suite --write-docs $(NS2SUITE_ARGS)
+
+ns2-suites-speed: $(BUILD_STAMP) system-deps ## Each test of ns-2.35's suites timed under ns-2 and bufferlab side by side, table into docs/ns2-scripts.md (about 15 min)
+	$(BIN)/python -m bench.ns2suite.speed --write-docs $(NS2SPEED_ARGS)
 
 bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c"), then the CLI's start-up
 	$(PYTHON) bench/run.py $(BENCH_ARGS)

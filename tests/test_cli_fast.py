@@ -170,14 +170,13 @@ def test_parse_makes_the_call_typer_makes():
 
 
 def test_parse_gives_an_ns2_script_its_argv():
+    # the script's path stays a str (typer gives a Path): a script's run imports no pathlib
     call = fast.parse(["run", "s.tcl", "60", "--seed", "3", "time=10", "-o", "x"])
     assert call == fast.Call(
         "run",
-        {"file": Path("s.tcl"), "script_args": ["60", "time=10"], "seed": 3, "out": Path("x")},
+        {"file": "s.tcl", "script_args": ["60", "time=10"], "seed": 3, "out": Path("x")},
     )  # run() refuses --out for a script, on either path
-    assert fast.parse(["run", "s.tcl"]) == fast.Call(
-        "run", {"file": Path("s.tcl"), "script_args": []}
-    )
+    assert fast.parse(["run", "s.tcl"]) == fast.Call("run", {"file": "s.tcl", "script_args": []})
 
 
 def test_fast_options_are_the_typer_options():
@@ -265,3 +264,39 @@ def test_an_ns2_script_loads_neither_typer_nor_the_libraries(tmp_path):
         "dataclasses",
         "typing",
     }
+
+
+def test_an_ns2_scripts_run_loads_neither_pathlib_nor_json(tmp_path):
+    """What a script's run leaves out of its start-up (docs/performance.md, "ns-2's
+    validation suites side by side"); `info vars PATTERN` would bring fnmatch, a counter read
+    after the run json."""
+    args = ["run", str(NS2 / "short_transfers.tcl"), "4"]
+    lean = ("pathlib", "json", "fnmatch", "unicodedata")
+    assert _loaded_after(args, tmp_path, heavy=lean) == set()
+    # the check sees them when they are loaded: a scenario's run takes its file as a Path
+    assert "pathlib" in _loaded_after(["run", "--help"], tmp_path, heavy=lean)
+
+
+def test_the_console_scripts_quick_exit_loses_nothing_a_script_wrote(tmp_path):
+    """The process ends with os._exit once the script has (cli.fast.exit_after): a file the
+    script left open, stdout without a final newline and the exit code are all there."""
+    script = tmp_path / "open.tcl"
+    script.write_text(
+        "set ns [new Simulator]\n"
+        "set f [open left_open.txt w]\n"
+        "proc finish {} { global f; puts -nonewline $f {last line, not flushed}\n"
+        "  puts -nonewline {no newline}; exit 3 }\n"
+        "set a [$ns node]; set b [$ns node]\n"
+        "$ns duplex-link $a $b 1Mb 10ms DropTail\n"
+        '$ns at 0.5 "finish"\n'
+        "$ns run\n"
+    )
+    p = subprocess.run(
+        [sys.executable, "-m", "bufferlab", "run", str(script)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (p.returncode, p.stdout) == (3, "no newline"), p.stderr
+    assert (tmp_path / "left_open.txt").read_text() == "last line, not flushed"

@@ -14,7 +14,7 @@ from conftest import ROOT, needs_ns, needs_ns2_testsuite
 
 sys.path.insert(0, str(ROOT))
 from bench.ns2suite import __main__ as cli
-from bench.ns2suite import harness, table
+from bench.ns2suite import harness, speed, table
 from bench.ns2suite.harness import Run, classify
 
 DATA = table.load()
@@ -27,6 +27,32 @@ def _key(row: dict) -> tuple[str, str]:
 def test_the_docs_table_is_rendered_from_the_data() -> None:
     assert DATA["tests"], "docs/ns2-suites.json has no tests: run make ns2-suites"
     assert table.section() == table.render(DATA)
+
+
+def test_the_speed_table_is_rendered_from_its_data() -> None:
+    data = speed.load()
+    assert data["tests"], "docs/ns2-suite-speed.json has no tests: run make ns2-suites-speed"
+    assert speed.section() == speed.render(data)
+
+
+def test_the_speed_data_times_the_tests_both_ran_to_the_end() -> None:
+    """A test that now runs to the end under both (pass, differs) has its times; one that no
+    longer does has none (make ns2-suites-speed measures them again)."""
+    ran = {_key(x) for x in DATA["tests"] if x["outcome"] in ("pass", "differs")}
+    timed = {_key(x) for x in speed.load()["tests"]}
+    assert timed == ran
+
+
+def test_the_speed_table_counts_slower_tests_and_the_worst_ratio() -> None:
+    rows = [
+        {"suite": "a", "test": "t1", "ns2_wall_s": 0.2, "bufferlab_wall_s": 0.1,
+         "ns2_cpu_s": 0.2, "bufferlab_cpu_s": 0.1},
+        {"suite": "a", "test": "t2", "ns2_wall_s": 0.1, "bufferlab_wall_s": 0.12,
+         "ns2_cpu_s": 0.1, "bufferlab_cpu_s": 0.1},
+    ]  # fmt: skip
+    text = speed.render({"date": "d", "commit": "c", "machine": "m", "rounds": 3, "tests": rows})
+    assert "| a | 2 | 0.150 | 0.110 | 0.85 | 1.20 (t2) | 1 |" in text
+    assert "slower than ns-2 on **1 of 2** tests" in text
 
 
 def test_readme_states_the_measured_coverage() -> None:

@@ -5,7 +5,6 @@ this alone)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
@@ -26,4 +25,29 @@ def toml_inline(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return repr(value)
-    return json.dumps(str(value))
+    return toml_string(str(value))
+
+
+# TOML's escapes for a basic string; every other control character (C0 and DEL) as \uXXXX.
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def toml_string(text: str) -> str:
+    """``text`` as a TOML basic string (TOML 1.0, "String"): quotes, backslashes and control
+    characters escaped, everything else as it is (TOML is UTF-8). Not json.dumps: its
+    surrogate pairs for characters beyond U+FFFF are not TOML, and json costs a start-up."""
+    out = []
+    for ch in text:
+        esc = _ESCAPES.get(ch)
+        if esc is None and (ch < " " or ch == "\x7f"):
+            esc = f"\\u{ord(ch):04x}"
+        out.append(esc or ch)
+    return '"' + "".join(out) + '"'

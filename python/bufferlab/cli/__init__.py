@@ -14,6 +14,7 @@ first use.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import sys
 
@@ -60,9 +61,16 @@ def main(argv: list[str] | None = None) -> None:
     """
     from bufferlab.cli import fast
 
+    # One command, then the process ends: a collection every 700 new objects (Python's
+    # default) is a twentieth of an ns-2 script's time, for memory that lasts a second
+    # (docs/performance.md, "ns-2's validation suites side by side"). Cycles are still
+    # collected, at this larger step.
+    gc.set_threshold(20_000, 20, 20)
     args = sys.argv[1:] if argv is None else list(argv)
     call = fast.parse(args)
     if call is not None:
+        if argv is None and fast.is_script_run(call):
+            fast.exit_after(call)  # the console script running an ns-2 script: no teardown
         sys.exit(fast.call(call))
     typer_main(args)
 

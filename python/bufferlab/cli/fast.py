@@ -12,7 +12,9 @@ the output, the exit code and the error lines are the typer path's; tests/test_c
 checks both paths side by side.
 
 ``run SCRIPT.tcl ARGS...`` (an ns-2 script and its argv, issue #20) takes the fast path too:
-typer's start-up was most of the time of a small script's run.
+typer's start-up was most of the time of a small script's run. The script's path stays a str
+there (typer's is a Path; run() takes either), so that a script's run never imports pathlib;
+and the console script ends the process as soon as the script has (:func:`exit_after`).
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too):
 # it is 2-4 ms of the command's start-up (docs/performance.md).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 # What an option's value is: a flag (no value), one value (the last word of the tuple: how to
@@ -41,18 +43,24 @@ def _seed(text: str) -> int | None:
     return n if n <= 2**64 - 1 else None
 
 
+def _path(text: str) -> Path:
+    from pathlib import Path  # not at start-up: an ns-2 script's run needs no pathlib
+
+    return Path(text)
+
+
 _RUN: dict[str, tuple[str, str, Callable[[str], Any] | None]] = {
     "--seed": ("seed", ONE, _seed),
     "--set": ("set_", MANY, str),
     "-s": ("set_", MANY, str),
     "--json": ("json_out", FLAG, None),
-    "--out": ("out", ONE, Path),
-    "-o": ("out", ONE, Path),
-    "--trace-ns2": ("trace_ns2", ONE, Path),
+    "--out": ("out", ONE, _path),
+    "-o": ("out", ONE, _path),
+    "--trace-ns2": ("trace_ns2", ONE, _path),
     "--trace-link": ("trace_links", MANY, str),
     "--trace-flow": ("trace_flows", MANY, str),
     "--trace-events": ("trace_events", ONE, str),
-    "--pcap": ("pcap", ONE, Path),
+    "--pcap": ("pcap", ONE, _path),
     "--pcap-link": ("pcap_links", MANY, str),
     "--max-wall": ("max_wall", ONE, str),
     "--max-memory": ("max_memory", ONE, str),
@@ -131,8 +139,10 @@ def parse(args: list[str]) -> Call | None:
     if takes_file:
         if not files:
             return None
-        file, rest = Path(files[0]), files[1:]
-        if file.suffix == ".tcl":
+        from bufferlab.cli.run import is_script  # imported for the call anyway
+
+        file, rest = files[0], files[1:]
+        if is_script(file):
             if args[0] != "run":
                 return None
             # An ns-2 script: the words after it are its argv. run() refuses the scenario
@@ -140,10 +150,38 @@ def parse(args: list[str]) -> Call | None:
             kwargs["script_args"] = rest
         elif rest:
             return None  # extra arguments: typer's error
-        kwargs["file"] = file
+        kwargs["file"] = file if is_script(file) else _path(file)
     elif files:
         return None
     return Call(args[0], kwargs)
+
+
+def is_script_run(c: Call) -> bool:
+    """Whether the call runs an ns-2 script (`run SCRIPT.tcl ...`)."""
+    from bufferlab.cli.run import is_script
+
+    return c.command == "run" and is_script(c.kwargs["file"])
+
+
+def exit_after(c: Call) -> None:
+    """Runs an ns-2 script's call and ends the process with its exit code, without Python's
+    teardown (every module, the Tcl interpreter and the engine freed one object at a time, a
+    last collection: an eighth of a suite test's time, docs/performance.md). Nothing is left to
+    write by then: the script's Tcl channels were flushed and closed when it ended
+    (``Interp.source``), its output goes through them, and stdout and stderr are flushed here.
+    """
+    try:
+        code = call(c)
+    except SystemExit as e:  # the script's `exit N` with N != 0, or an error's exit 2
+        if not isinstance(e.code, int):
+            raise
+        code = e.code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # its reader has gone (`| head`): exit 1, as call() does
+            code = code or 1
+    os._exit(code)
 
 
 def call(c: Call) -> int:

@@ -8,11 +8,10 @@ progress bar is shown.
 
 from __future__ import annotations
 
-import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import bufferlab
 from bufferlab import _core
@@ -23,6 +22,7 @@ from bufferlab.display import printable
 # it is 2-4 ms of the command's start-up (docs/performance.md).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     from bufferlab.scenario import Scenario
@@ -72,6 +72,11 @@ def _progress_bar(delay_s: float = 2.0) -> Iterator[Any]:
             bar.stop()
 
 
+def is_script(file: str | os.PathLike[str]) -> bool:
+    """Whether ``bufferlab run`` takes the file for an ns-2 script (its suffix is .tcl)."""
+    return os.path.splitext(os.fspath(file))[1] == ".tcl"
+
+
 # -- commands -------------------------------------------------------------------------------
 
 
@@ -94,7 +99,7 @@ def run(
     all_queues: bool = False,
 ) -> None:
     """`bufferlab run`: a scenario's run and its report (or an ns-2 script's run)."""
-    if file.suffix == ".tcl":
+    if is_script(file):
         unused = {
             "--set": set_, "--json": json_out or None, "--out": out, "--trace-ns2": trace_ns2,
             "--trace-link": trace_links, "--trace-flow": trace_flows,
@@ -218,6 +223,8 @@ def validate(
     file: Path, set_: list[str] | None = None, json_out: bool = False, allow_python: bool = False
 ) -> None:
     """`bufferlab validate`: a scenario file (and overrides) checked without running it."""
+    import json
+
     with _errors():
         scenario = _load(file, set_)
         both = json.loads(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from pathlib import Path
 
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
 from bufferlab.ns2.interp import Interp
@@ -41,9 +40,9 @@ def run_script(
     raises KeyboardInterrupt wherever the script is (a Tcl loop too).
     ``session_factory`` replaces ``bufferlab._core.Session`` (tests).
     """
-    path = Path(script)
-    if not path.is_file():
-        raise FileNotFoundError(2, "no such file", str(path))
+    path = os.fspath(script)  # not pathlib: a tenth of the command's imports
+    if not os.path.isfile(path):
+        raise FileNotFoundError(2, "no such file", path)
     interp = Interp(
         path, args or [], seed=seed, session_factory=session_factory, warn=warn, max_wall=max_wall
     )
@@ -63,9 +62,9 @@ def import_script(
     """Runs an ns-2 script up to ``$ns run`` and returns the scenario it describes and the
     dynamic parts left out of it (``$ns at`` events other than application starts and stops).
     """
-    path = Path(script)
-    if not path.is_file():
-        raise FileNotFoundError(2, "no such file", str(path))
+    path = os.fspath(script)  # not pathlib: a tenth of the command's imports
+    if not os.path.isfile(path):
+        raise FileNotFoundError(2, "no such file", path)
     interp = Interp(path, args or [], import_only=True, warn=warn)
     try:
         interp.source()

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import _tkinter
 import contextlib
+import os
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from bufferlab.ns2.agents import Agents
 from bufferlab.ns2.apps import Applications
@@ -276,7 +276,7 @@ class Interp(
 
     def __init__(
         self,
-        script: Path,
+        script: str | os.PathLike[str],
         argv: list[str],
         *,
         seed: int | None = None,
@@ -285,7 +285,7 @@ class Interp(
         warn: Callable[[str], None] | None = None,
         max_wall: float | None = None,
     ):
-        self.script = Path(script)
+        self.script = os.fspath(script)
         self.max_wall = max_wall  # --max-wall: seconds for the whole script (stopper.py)
         self.stopper: Stopper | None = None
         self.interrupted = False  # Ctrl-C reached this layer's Python
@@ -447,7 +447,7 @@ class Interp(
         info = str(self.tcl.call("set", "::errorInfo"))
         where = None
         for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
-            where = f"{Path(m.group(1)).name}:{m.group(2)}"
+            where = f"{os.path.basename(m.group(1))}:{m.group(2)}"
         detail = ""
         for m in re.finditer(r'\(procedure "([^"]+)" line (\d+)\)', info):
             name = m.group(1)
@@ -486,7 +486,7 @@ class Interp(
                 # getvar, not `set`: a cancelled interpreter evaluates nothing more
                 info = str(self.tcl.getvar("::errorInfo"))
                 for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
-                    self.stop_error.where = f"{Path(m.group(1)).name}:{m.group(2)}"
+                    self.stop_error.where = f"{os.path.basename(m.group(1))}:{m.group(2)}"
                 self.stop_error.where = self.stop_error.where or context
             raise self.stop_error
 

@@ -29,7 +29,6 @@ writes it directly and the router only copies lines to the other files.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from bufferlab.ns2.model import Link, Network, Obj, TraceObj
 
@@ -132,7 +131,7 @@ def _edrop_into(target: Obj, link: Link, channel: str) -> bool:
 
 
 class TraceRouter:
-    def __init__(self, source: Path, routes: Routes, write: Callable[[str, str], None]):
+    def __init__(self, source: str, routes: Routes, write: Callable[[str, str], None]):
         """`source`: the engine's trace file; `routes`: where each line goes;
         `write(channel, text)` writes to a Tcl channel."""
         self.source = source
@@ -144,7 +143,7 @@ class TraceRouter:
     def pump(self) -> None:
         """Hands on every complete line the engine has written since the last call."""
         try:
-            f = self.source.open("rb")
+            f = open(self.source, "rb")  # noqa: SIM115 (closed by the with below)
         except FileNotFoundError:
             return
         with f:

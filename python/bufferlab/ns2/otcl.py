@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import _tkinter
 import contextlib
-import fnmatch
 import re
 from collections.abc import Iterable
 
@@ -545,6 +544,8 @@ class ObjectSystem:
             if obj.ns is not None:
                 names = self.tcl.splitlist(self.tcl.call("info", "vars", f"{obj.ns}::{pattern}"))
                 return self.tcl_list(*[str(n).rsplit("::", 1)[-1] for n in names])
+            import fnmatch  # `info vars PATTERN` alone needs it
+
             return self.tcl_list(*[v for v in obj.vars if fnmatch.fnmatchcase(v, pattern)])
         own = {m: p for (k, m), p in self.classes.procs.items() if k == ("o", obj.handle)}
         if what == "procs":

@@ -13,8 +13,7 @@ events of that instant run, so ``finish`` can read the counters, close the trace
 from __future__ import annotations
 
 import heapq
-import json
-from pathlib import Path
+import os
 
 from bufferlab.ns2.classes import FULL_TCP, TCP_CC, VAR_TRACES, is_a
 from bufferlab.ns2.errors import Ns2Error, ScriptExit
@@ -117,7 +116,8 @@ class Runner:
         self.finished = False
         self.halted = False
         self.snapshot: dict[tuple[str, str], float | None] = {}
-        self.report: dict[str, Any] | None = None
+        self._report_text: str | None = None  # the engine's report (JSON), parsed when read
+        self._report: dict[str, Any] | None = None
         self.offsets: dict[tuple[str, str], float] = {}  # counters the script has set
         self.splitter: TraceRouter | None = None
         self.private_trace: PrivateFile | None = None
@@ -144,7 +144,7 @@ class Runner:
         scenario = to_scenario(
             ip.net,
             self.end,
-            ip.script.stem,
+            os.path.splitext(os.path.basename(ip.script))[0],
             ip.warn,
             held=held,
             rng_state=ip.default_rng.stream.all_seeds(),
@@ -178,13 +178,13 @@ class Runner:
             if trace is None:
                 self.private_trace = PrivateFile("links.tr")
                 trace = self.private_trace.path
-            self.splitter = TraceRouter(Path(trace), traces.routes, self._write)
+            self.splitter = TraceRouter(trace, traces.routes, self._write)
         wall = None if ip.stopper is None else ip.stopper.remaining()
         if wall is not None:
             extra["max_wall"] = wall  # the engine's own guard: what is left of --max-wall
         self.session = factory(
             scenario_text(scenario),
-            source=f"{ip.script.name} (translated)",
+            source=f"{os.path.basename(ip.script)} (translated)",
             seed=ip.seed,
             ns2_trace=trace,
             **extra,
@@ -554,7 +554,7 @@ class Runner:
                         self.snapshot[(obj.handle, var)] = self._probe_queue(link, var)
         snapshot_summaries(self)
         self.rng_from_engine()
-        self.report = json.loads(self.session.finish())
+        self._report_text = self.session.finish()
         self.finished = True
         self.pump()  # the engine's trace is complete and closed: the last lines
         self.close()
@@ -786,8 +786,12 @@ class Runner:
         return (_SOURCE_FTP_MAXPKTS if app.source else _TCP_MAXSEQ) + opening
 
     def _flow_report(self, ag: Agent) -> dict[str, Any]:
-        assert self.report is not None
-        for f in self.report.get("flows", []):
+        if self._report is None:
+            assert self._report_text is not None
+            import json  # only a variable read after the run needs it: 2 ms of start-up
+
+            self._report = json.loads(self._report_text)
+        for f in self._report.get("flows", []):
             if f.get("name") == ag.flow:
                 return f
         raise Ns2Error(f"flow {ag.flow} is missing from the report")

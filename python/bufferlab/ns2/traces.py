@@ -6,7 +6,7 @@ are written by linktrace.py during the run.
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from bufferlab.ns2.classes import TRACE_EVENTS
 from bufferlab.ns2.errors import Ns2Error
@@ -34,7 +34,7 @@ class Traces:
         words = self.tcl.splitlist(self.tcl.call("array", "get", "::ns2::chanpath", channel))
         if len(words) != 2 or str(words[1]).startswith("|"):
             raise Ns2Error(f"{what} takes a channel from `open FILE w` (pipes are not supported)")
-        return str(Path(str(words[1])).resolve())
+        return os.path.realpath(str(words[1]))
 
     def trace_queue(self, a: list[str]) -> str:
         """`$ns trace-queue n1 n2 ?$file?`: a new set of Enque, Deque, Drop and Recv traces on
@@ -136,7 +136,7 @@ class Traces:
         if self.runner is not None:
             self._not_while_running("$ns trace-all")
         net.trace_channel = a[0]
-        net.trace_path = str(Path(str(words[1])).resolve())
+        net.trace_path = os.path.realpath(str(words[1]))
         return ""
 
     def sim_create_trace(self, m: str, a: list[str]) -> str:
