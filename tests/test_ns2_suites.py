@@ -45,12 +45,12 @@ def test_the_speed_data_times_the_tests_both_ran_to_the_end() -> None:
 
 def test_the_speed_table_counts_slower_tests_and_the_worst_ratio() -> None:
     rows = [
-        {"suite": "a", "test": "t1", "ns2_wall_s": 0.2, "bufferlab_wall_s": 0.1,
+        {"suite": "a", "test": "t1", "rounds": 3, "ns2_wall_s": 0.2, "bufferlab_wall_s": 0.1,
          "ns2_cpu_s": 0.2, "bufferlab_cpu_s": 0.1},
-        {"suite": "a", "test": "t2", "ns2_wall_s": 0.1, "bufferlab_wall_s": 0.12,
+        {"suite": "a", "test": "t2", "rounds": 3, "ns2_wall_s": 0.1, "bufferlab_wall_s": 0.12,
          "ns2_cpu_s": 0.1, "bufferlab_cpu_s": 0.1},
     ]  # fmt: skip
-    text = speed.render({"date": "d", "commit": "c", "machine": "m", "rounds": 3, "tests": rows})
+    text = speed.render({"date": "d", "commit": "c", "machine": "m", "tests": rows})
     assert "| a | 2 | 0.150 | 0.110 | 0.85 | 1.20 (t2) | 1 |" in text
     assert "slower than ns-2 on **1 of 2** tests" in text
 

@@ -97,7 +97,7 @@ def time_test(suite: str, test: str, rounds: int, env: dict[str, str], timeout: 
             order = ["ns2", "bufferlab"] if i % 2 == 0 else ["bufferlab", "ns2"]
             for k in order:
                 samples[k].append(timed(cmds[k], dirs[k], env, timeout))
-    row: dict[str, object] = {"suite": suite, "test": test}
+    row: dict[str, object] = {"suite": suite, "test": test, "rounds": rounds}
     for k, xs in samples.items():
         row[f"{k}_wall_s"] = round(statistics.median(w for w, _ in xs), 4)
         row[f"{k}_cpu_s"] = round(statistics.median(c for _, c in xs), 4)
@@ -132,11 +132,13 @@ def render(data: dict) -> str:
         by.setdefault(r["suite"], []).append(r)
     slower = sum(1 for r in rows if wall_ratio(r) > 1.0)
     cpu = statistics.median(r["bufferlab_cpu_s"] / r["ns2_cpu_s"] for r in rows) if rows else 0
+    n = sorted({r["rounds"] for r in rows}) or [0]
+    rounds = f"{n[0]}" if len(n) == 1 else f"{n[0]} to {n[-1]}"
     out = [
         START,
         "",
         f"Timed on {data['date']} (commit `{data['commit']}`, {data['machine']}, "
-        f"{data['rounds']} rounds): the tests both simulators run to the end, one at a time, "
+        f"{rounds} rounds a test): the tests both simulators run to the end, one at a time, "
         "`ns` and `bufferlab run` alternating; wall times are the medians over the rounds "
         "(whole process, start-up included), the ratio is bufferlab's over ns-2's; every "
         "test's times are in [ns2-suite-speed.json](ns2-suite-speed.json).",
@@ -174,10 +176,12 @@ def load() -> dict:
 
 
 def _merge(old: dict, new: dict, order: list[tuple[str, str]]) -> dict:
+    """new's times replace old's of the same test; old's other tests stay if they still run to
+    the end under both (``order``: those tests, in the coverage data's order)."""
+    rank = {k: i for i, k in enumerate(order)}
     by = {(x["suite"], x["test"]): x for x in old.get("tests", [])}
     by.update({(x["suite"], x["test"]): x for x in new["tests"]})
-    rank = {k: i for i, k in enumerate(order)}
-    return {**new, "tests": [by[k] for k in sorted(by, key=lambda k: rank.get(k, len(rank)))]}
+    return {**new, "tests": [by[k] for k in sorted(set(by) & set(rank), key=rank.__getitem__)]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,7 +236,6 @@ def main(argv: list[str] | None = None) -> int:
         "date": dt.date.today().isoformat(),
         "commit": table_commit(),
         "machine": f"{os.cpu_count()} CPUs, {platform.machine()}",
-        "rounds": a.rounds,
         "tests": rows,
     }
     a.out.mkdir(parents=True, exist_ok=True)
