@@ -888,6 +888,26 @@ impl Simulation {
         on
     }
 
+    /// Per port: whether it is one of these link directions (from node, to node).
+    fn direction_ports(&self, directions: &[(String, String)]) -> Result<Vec<bool>, String> {
+        let mut out = vec![false; self.ports.len()];
+        // (see unmonitor_losses for the same lookup of a direction)
+        for (from, to) in directions {
+            let port = self.ports.iter().position(|p| {
+                &self.nodes[p.from().idx()].name == from && &self.nodes[p.to().idx()].name == to
+            });
+            match port {
+                Some(i) => out[i] = true,
+                None => {
+                    return Err(format!(
+                        "trace filter: no link goes from \"{from}\" to \"{to}\""
+                    ))
+                }
+            }
+        }
+        Ok(out)
+    }
+
     pub fn open_ns2_trace(
         &mut self,
         out: Box<dyn std::io::Write>,
@@ -908,21 +928,8 @@ impl Simulation {
                 "trace filter: unknown event '{c}'; events are + - r d e"
             ));
         }
-        let mut error_drops = vec![false; self.ports.len()];
-        // (see unmonitor_losses for the same lookup of a direction)
-        for (from, to) in &filter.error_drops {
-            let port = self.ports.iter().position(|p| {
-                &self.nodes[p.from().idx()].name == from && &self.nodes[p.to().idx()].name == to
-            });
-            match port {
-                Some(i) => error_drops[i] = true,
-                None => {
-                    return Err(format!(
-                        "trace filter: no link goes from \"{from}\" to \"{to}\""
-                    ))
-                }
-            }
-        }
+        let error_drops = self.direction_ports(&filter.error_drops)?;
+        let wanted = self.direction_ports(&filter.directions)?;
         // ns-2 numbers the agents attached to a node 0, 1, ... in the order they are attached.
         let mut next_port = vec![0u32; self.nodes.len()];
         let flows = self
@@ -949,8 +956,10 @@ impl Simulation {
         let ports = self
             .ports
             .iter()
-            .map(|p| {
-                filter.links.is_empty() || filter.links.contains(&self.links[p.link().idx()].name)
+            .enumerate()
+            .map(|(i, p)| {
+                (filter.links.is_empty() || filter.links.contains(&self.links[p.link().idx()].name))
+                    && (filter.directions.is_empty() || wanted[i])
             })
             .collect();
         let mut trace = Ns2Trace::new(out, flows, ports, &filter.events);

@@ -45,6 +45,7 @@ fn traced(filter: TraceFilter) -> (bufferlab_core::report::Report, std::path::Pa
             + filter.links.len()
             + 10 * filter.error_drops.len()
             + 100 * filter.show_tcphdr as usize
+            + 1000 * filter.directions.len()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("out.tr");
@@ -117,6 +118,41 @@ fn filter_limits_links_and_events() {
         .unwrap();
     assert_eq!(text.lines().count() as u64, q.drops + link.lost_packets);
     std::fs::remove_file(&path).ok();
+}
+
+// ---- directions: only the chosen link directions (an ns-2 script's trace-queue) ----
+#[test]
+fn directions_limit_the_trace_to_those_link_directions() {
+    let (_, path) = traced(TraceFilter {
+        directions: vec![("r0".into(), "r1".into())],
+        ..Default::default()
+    });
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut kinds: Vec<&str> = text.lines().map(|l| &l[..1]).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    assert_eq!(kinds, ["+", "-", "d", "r"]);
+    assert!(text
+        .lines()
+        .all(|l| l.split(' ').nth(2) == Some("4") && l.split(' ').nth(3) == Some("5")));
+    std::fs::remove_file(&path).ok();
+    let err = run(&RunRequest {
+        text: &scenario(),
+        source: "t.toml",
+        ns2_trace: Some(&std::env::temp_dir().join("bufferlab-ns2-no-such-direction.tr")),
+        trace_filter: TraceFilter {
+            directions: vec![("r1".into(), "s0".into())],
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .map(|_| ())
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("no link goes from \"r1\" to \"s0\""),
+        "{err}"
+    );
 }
 
 // ---- EDrop: random losses of a chosen direction written as `e` ----

@@ -123,6 +123,7 @@ fn run(
         events: trace_events.unwrap_or_default(),
         error_drops: Vec::new(),
         show_tcphdr: false,
+        directions: Vec::new(),
     };
     let mut callback_error: Option<PyErr> = None;
     let ext = extensions::PyExtensions {

@@ -52,10 +52,12 @@ impl Session {
     /// `ns2_show_tcphdr`: the ns-2 trace's lines also carry the TCP header fields (ns-2's
     /// `Trace set show_tcphdr_ 1`). `ns2_unmonitored_losses`: link directions whose error
     /// model drops into a drop-target of the script's own, unseen by the link's monitors.
+    /// `ns2_trace_directions`: the link directions (from node, to node) the ns-2 trace
+    /// writes (all when None).
     #[new]
     #[pyo3(signature = (scenario_text, source = None, seed = None, ns2_trace = None,
         ns2_error_drops = None, max_wall = None, ns2_show_tcphdr = false,
-        ns2_unmonitored_losses = None))]
+        ns2_unmonitored_losses = None, ns2_trace_directions = None))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, each optional
     fn new(
         scenario_text: String,
@@ -66,6 +68,7 @@ impl Session {
         max_wall: Option<f64>,
         ns2_show_tcphdr: bool,
         ns2_unmonitored_losses: Option<Vec<(String, String)>>,
+        ns2_trace_directions: Option<Vec<(String, String)>>,
     ) -> PyResult<Self> {
         // no memory limit: as before (Some(0)), the script's process is the user's own
         let limits = crate::limits(max_wall, Some(0))?;
@@ -80,6 +83,7 @@ impl Session {
                 trace_filter: TraceFilter {
                     error_drops: ns2_error_drops.unwrap_or_default(),
                     show_tcphdr: ns2_show_tcphdr,
+                    directions: ns2_trace_directions.unwrap_or_default(),
                     ..Default::default()
                 },
                 limits,

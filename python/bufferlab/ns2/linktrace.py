@@ -17,10 +17,11 @@ Follows ns-2.35 ``tcl/lib/ns-lib.tcl`` and ``ns-link.tcl`` (printed with ``ns`` 
   $t2`` chaining another trace object. A trace writes its own letter (Enque ``+``, Deque ``-``,
   Drop ``d``, Recv ``r``, EDrop ``e``, trace/trace.cc) and its own two node ids.
 
-The engine writes one ns-2 trace (every link, every event; the losses of each link direction
-with an error model as ``e``, so that they are told apart from its queue's drops) and
-:class:`TraceRouter` hands each line to the files that would have it in ns-2, reading the
-engine's file as it grows, a block at a time (the whole trace is never held in memory). When
+The engine writes one ns-2 trace (every event of the link directions some file traces; the
+losses of each link direction with an error model as ``e``, so that they are told apart from
+its queue's drops) and :class:`TraceRouter` hands each line to the files that would have it
+in ns-2, reading the engine's file as it grows, a block at a time (the whole trace is never
+held in memory). When
 the trace-all file would get exactly the engine's trace (every link made after ``trace-all``,
 traced once there, no drop-target but an EDrop trace of the link into that file), the engine
 writes it directly and the router only copies lines to the other files.
@@ -53,6 +54,11 @@ class TracePlan:
     @property
     def needed(self) -> bool:
         return self.direct is not None or bool(self.routes)
+
+    def directions(self) -> list[tuple[str, str]]:
+        """The link directions (from node, to node names) some route takes lines of (the
+        engine's E lines are not a link's)."""
+        return sorted({(f"n{a}", f"n{b}") for ev, a, b in self.routes if ev != "E"})
 
 
 def chain(obj: Obj | None) -> list[TraceObj]:

@@ -129,6 +129,8 @@ class Runner(EngineReads):
             if trace is None:
                 self.private_trace = PrivateFile("links.tr")
                 trace = self.private_trace.path
+                # the engine's own trace, for the router alone: only the directions it routes
+                extra["ns2_trace_directions"] = traces.directions()
             self.splitter = TraceRouter(trace, traces.routes, self._write)
         wall = None if ip.stopper is None else ip.stopper.remaining()
         if wall is not None:

@@ -54,6 +54,10 @@ pub struct TraceFilter {
     pub error_drops: Vec<(String, String)>,
     /// ns-2's `Trace set show_tcphdr_ 1`: each line also gets the TCP header fields.
     pub show_tcphdr: bool,
+    /// Link directions (from node, to node) to trace (empty: all those `links` selects): an
+    /// ns-2 script's trace files want only the directions they trace (`trace-queue`), which
+    /// its router copies from the engine's trace.
+    pub directions: Vec<(String, String)>,
 }
 
 /// The trace event kinds of ns-2.
