@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import os
 
+from bufferlab.ns2 import telnet
 from bufferlab.ns2.classes import TCP_CC, VAR_TRACES
 from bufferlab.ns2.engine_reads import (
     AQM_PROBES,
@@ -437,7 +438,7 @@ class Runner(EngineReads):
                     self._finish(self.end)
                 ip.warn(
                     f"events after {self.end:g} s (the end of the run) are not run, "
-                    f'first: "{script}" at {t:g} s'
+                    f'first: "{_short(script)}" at {t:g} s'
                 )
                 break
             heapq.heappop(self.heap)
@@ -463,7 +464,10 @@ class Runner(EngineReads):
             if script.startswith(_STOPPED):
                 self.stopped(ip.objects[script.removeprefix(_STOPPED)])
                 continue
-            ip.eval_event(script, t)
+            if script.startswith(telnet.EXPIRY):  # a timer of the loop's own, not Tcl's
+                telnet.expire(ip, ip.objects[script.removeprefix(telnet.EXPIRY)])
+            else:
+                ip.eval_event(script, t)
             if ip.stop_error is not None:  # a stall the script caught
                 raise ip.stop_error
             if not self.finished:
@@ -630,6 +634,11 @@ _STOPPED = "\0stopped "  # a heap entry that is not a script: an FTP's stop give
 
 
 def _short(script: str) -> str:
+    """An event as a message names it: the loop's own entries in words, a script cut short."""
+    if script.startswith(telnet.EXPIRY):
+        return f"the timer of {telnet.TELNET} {script.removeprefix(telnet.EXPIRY)}"
+    if script.startswith(_STOPPED):
+        return f"the stop of {script.removeprefix(_STOPPED)}'s application"
     return script if len(script) <= 60 else script[:57] + "..."
 
 

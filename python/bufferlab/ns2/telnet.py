@@ -13,9 +13,11 @@ draws from tcplib's empirical distribution of telnet inter-arrival times (tcp/tc
 a table of 10 000 measured values): not modelled, refused in one line.
 
 Here the timer is an event of the run's loop (runner.py), scheduled at `now + next()` as
-ns-2's scheduler adds it, run as a script event: its draw comes from the default RNG where the
-engine left it, and its packet is the agent's next write (Runner.data_event, the finite-send
-path of `$tcp send`). The agent's flow is held until the first write.
+ns-2's scheduler adds it (in the same order among the events of an instant), and run by the
+loop itself, not by Tcl (a C++ timer in ns-2: the script never sees it): its draw comes from
+the default RNG where the engine left it, and its packet is the agent's next write
+(Runner.data_event, the finite-send path of `$tcp send`). The agent's flow is held until the
+first write.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.units import time_s
 
 TELNET = "Application/Telnet"
-# The method of the timer's event (not one of ns-2's commands: the loop's own).
-EXPIRE = "__telnet_expire"
+# A heap entry that is not a script: the timer of the Telnet whose handle follows.
+EXPIRY = "\0telnet "
 
 # tcl/lib/ns-source.tcl (printed by `ns`: `Source/Telnet info superclass`, `instbody attach`)
 SOURCE_TELNET_TCL = r"""
@@ -58,10 +60,10 @@ def next_interval(ip: Any, app: App) -> float:
 
 
 def telnet_method(ip: Any, app: App, m: str, a: list[str]) -> str | None:
-    """`$telnet start` / `stop` during the run and the timer's expiry; None for the other
-    methods (the application's common ones)."""
+    """`$telnet start` / `stop` during the run; None for the other methods (the application's
+    common ones)."""
     runner = ip.runner
-    if m not in ("start", "stop", EXPIRE) or runner is None:
+    if m not in ("start", "stop") or runner is None:
         return None
     if a:
         raise Ns2Error(f"usage: $telnet {m}")
@@ -80,18 +82,24 @@ def telnet_method(ip: Any, app: App, m: str, a: list[str]) -> str | None:
             )
         app.telnet_running = True
         _schedule(ip, runner, app)
-    elif m == "stop":
-        app.telnet_running = False
     else:
-        app.telnet_pending = False
-        if app.telnet_running:
-            size = int(float(ag.vars.get("packetSize_", "1000")))
-            runner.data_event(ag, "send", size, said="send")
-            _schedule(ip, runner, app)
+        app.telnet_running = False
     return ""
+
+
+def expire(ip: Any, app: App) -> None:
+    """TelnetApp::timeout (telnet.cc): while running, one packet to the agent, and the timer
+    again `next()` ahead."""
+    app.telnet_pending = False
+    if app.telnet_running:
+        ag = app.agent
+        assert ag is not None
+        size = int(float(ag.vars.get("packetSize_", "1000")))
+        ip.runner.data_event(ag, "send", size, said="send")
+        _schedule(ip, ip.runner, app)
 
 
 def _schedule(ip: Any, runner: Any, app: App) -> None:
     t = next_interval(ip, app)
     app.telnet_pending = True
-    ip.schedule(runner.now + t, ip.tcl_list(app.handle, EXPIRE))
+    ip.schedule(runner.now + t, EXPIRY + app.handle)
