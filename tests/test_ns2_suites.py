@@ -6,6 +6,7 @@ the outcomes recorded there (so a recorded outcome that goes stale fails)."""
 from __future__ import annotations
 
 import re
+import statistics
 import sys
 
 import pytest
@@ -65,6 +66,20 @@ def test_readme_states_the_measured_coverage() -> None:
     m = re.search(r"\((\d+)\s+of\s+the\s+(\d+)\s+tests\s+of\s+the\s+22\s+suites", text)
     assert m, "README.md does not state the 22 target suites' coverage"
     assert (int(m[1]), int(m[2])) == (g["pass"], g["tests"])
+
+
+def test_readme_states_the_measured_speed() -> None:
+    rows = speed.load()["tests"]
+    slower = sum(1 for r in rows if speed.wall_ratio(r) > 1.0)
+    median = statistics.median(speed.wall_ratio(r) for r in rows)
+    text = " ".join((ROOT / "README.md").read_text().split())
+    m = re.search(
+        r"timed side by side with ns-2, (\d+) of (\d+) run slower under bufferlab "
+        r"\(median wall-time ratio (\d\.\d\d)[;)]",
+        text,
+    )
+    assert m, "README.md does not state the suites' side-by-side speed"
+    assert (int(m[1]), int(m[2]), m[3]) == (slower, len(rows), f"{median:.2f}")
 
 
 def test_outcomes_are_classified_as_documented() -> None:
