@@ -17,7 +17,8 @@ error messages as a file::
     res = b.run(seed=1)
 
 ``chain(hops=...)``, ``parking_lot(hops=...)`` and ``custom(nodes=[...])`` (with
-:meth:`ScenarioBuilder.link`) build the other topologies. Each method returns the builder,
+:meth:`ScenarioBuilder.link`) build the other topologies; :meth:`ScenarioBuilder.switch` makes a
+node a shared-buffer switch. Each method returns the builder,
 so calls chain.
 """
 
@@ -52,6 +53,26 @@ class ScenarioBuilder:
         if between is not None:
             entry["between"] = list(between)
         entry.update(_clean(fields))
+        return self
+
+    def switch(
+        self,
+        node: str,
+        buffer: str,
+        policy: str,
+        alpha: float | None = None,
+        threshold: str | None = None,
+        queues: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> ScenarioBuilder:
+        """Makes node ``node`` a shared-buffer switch, as ``[switches.NODE]``: its output
+        queues draw from one ``buffer`` ("400p", "1MB") admitted by ``policy``
+        (``complete_sharing``, ``static_threshold`` with ``threshold``, or
+        ``dynamic_threshold`` with ``alpha``); ``queues`` gives one output queue's own
+        ``alpha`` / ``threshold`` by the name of its link (docs/models/shared_buffer.md)."""
+        entry = {"buffer": buffer, "policy": policy, "alpha": alpha, "threshold": threshold}
+        if queues is not None:
+            entry["queues"] = {k: _clean(v) for k, v in queues.items()}
+        self._d.setdefault("switches", {})[node] = _clean(entry)
         return self
 
     def flow(self, name: str, src: str, dst: str, **fields: Any) -> ScenarioBuilder:

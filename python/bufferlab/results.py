@@ -288,6 +288,38 @@ class Results:
             return pd.DataFrame({k: pd.Series(dtype=t) for k, t in columns.items()})
         return pd.concat(parts, ignore_index=True)
 
+    @cached_property
+    def switch_series(self) -> pd.DataFrame:
+        """Shared-buffer switches' series (``switches[].series``, with
+        ``monitor.queue_interval``), one row per switch, output queue and sample: switch, t_s,
+        occupancy (the pool's), link and to (the queue's port), threshold (the queue's
+        threshold then), unit ("packets" or "bytes"). Empty without a switch."""
+        import pandas as pd
+
+        columns = {
+            "switch": "string", "t_s": "float64", "occupancy": "int64", "link": "string",
+            "to": "string", "threshold": "float64", "unit": "string",
+        }  # fmt: skip
+        rows = [
+            {
+                "switch": sw["name"],
+                "t_s": t,
+                "occupancy": occ,
+                "link": q["link"],
+                "to": q["to"],
+                "threshold": th,
+                "unit": sw["unit"],
+            }
+            for sw in self.raw.get("switches", [])
+            if sw.get("series")
+            for q, column in zip(sw["queues"], sw["series"]["thresholds"], strict=True)
+            for t, occ, th in zip(
+                sw["series"]["t_s"], sw["series"]["occupancy"], column, strict=True
+            )
+        ]
+        frame = pd.DataFrame(rows, columns=list(columns))
+        return frame.astype(columns)
+
     # -- output ----------------------------------------------------------------------------
     def to_json(self, indent: int | None = None) -> str:
         """The report as JSON (exactly the core's text when ``indent`` is None)."""

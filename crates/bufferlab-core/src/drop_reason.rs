@@ -28,10 +28,15 @@ pub enum DropReason {
     Custom,
     /// Lost on the link by its random loss model (not a queue drop).
     LinkLoss,
+    /// A shared-buffer switch's queue was at or above its threshold (static or Dynamic
+    /// Threshold; `net/shared_buffer`).
+    SharedThreshold,
+    /// A shared-buffer switch's unused buffer was smaller than the packet.
+    SharedPoolFull,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 11] = [
+    pub const ALL: [DropReason; 13] = [
         DropReason::QueueFull,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -43,6 +48,8 @@ impl DropReason {
         DropReason::Rem,
         DropReason::Custom,
         DropReason::LinkLoss,
+        DropReason::SharedThreshold,
+        DropReason::SharedPoolFull,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -59,6 +66,8 @@ impl DropReason {
             DropReason::Rem => "rem",
             DropReason::Custom => "custom",
             DropReason::LinkLoss => "link_loss",
+            DropReason::SharedThreshold => "shared_threshold",
+            DropReason::SharedPoolFull => "shared_pool_full",
         }
     }
 

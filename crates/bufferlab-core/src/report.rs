@@ -164,6 +164,11 @@ pub struct Report {
     /// `stalled`, with a message); the report is then `partial`. Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<crate::guard::Stop>,
+    /// The shared buffers of the scenario's switches (`net/shared_buffer`): occupancy, drops
+    /// by reason per queue, and the series of the occupancy and of each queue's threshold.
+    /// Absent when the scenario has no switch.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub switches: Vec<crate::net::shared_buffer::pool::PoolReport>,
 }
 
 impl Report {
@@ -409,6 +414,11 @@ impl Report {
             series,
             warnings: crate::resolved::warnings(sim),
             stopped: sim.stopped.clone(),
+            switches: sim
+                .shared_buffers
+                .iter()
+                .map(|p| p.borrow_mut().report(now))
+                .collect(),
         }
     }
 }

@@ -203,6 +203,10 @@ pub struct Simulation {
     /// ns-2's default RNG, when the scenario follows it (`ns2_default_rng`): the components
     /// hold it too; the simulation keeps it for a script that draws between events.
     pub ns2_rng: Option<crate::ns2_rng::Ns2DefaultRng>,
+    /// The buffer pools of the shared-buffer switches (`net/shared_buffer`), which their
+    /// ports' queues hold too; the report reads them.
+    pub shared_buffers:
+        Vec<std::rc::Rc<std::cell::RefCell<crate::net::shared_buffer::pool::SharedPool>>>,
 }
 
 impl Simulation {
@@ -237,6 +241,7 @@ impl Simulation {
             reported: false,
             notes: Default::default(),
             ns2_rng: None,
+            shared_buffers: Vec::new(),
         }
     }
 

@@ -10,3 +10,4 @@ pub mod packet_pool;
 pub mod port;
 pub mod port_queue;
 pub mod routing;
+pub mod shared_buffer;

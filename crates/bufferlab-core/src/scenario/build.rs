@@ -7,7 +7,8 @@
 //! checked and the flows expanded (`links.rs`, `expand.rs`), routes and the limits sized
 //! (`limits.rs`), the links' ports with their queues (`links.rs`, `queues.rs`), the flows with
 //! their agents (`flows.rs`, `agents.rs`), the nodes (`nodes.rs`) and the monitors
-//! (`monitors.rs`).
+//! (`monitors.rs`); shared-buffer switches are checked after the topology and give their
+//! ports' queues (`switches.rs`).
 
 use super::checks::check_app;
 use super::config::Scenario;
@@ -15,6 +16,7 @@ use super::expand::{expand_flows, flow_infos};
 use super::flows::{build_flows, FlowBuild};
 use super::nodes::{build_nodes, NodeIndex};
 use super::streams::Streams;
+use super::switches::Switches;
 use super::topology::{self, Topology};
 use super::ScenarioError;
 use crate::ext::Extensions;
@@ -37,6 +39,7 @@ pub fn build_with(
     let streams = Streams::new(s, seed)?;
     super::links::check_links(s)?;
     let mut topo: Topology = topology::build(s)?;
+    let switches = Switches::new(s, &topo)?;
     let flows = expand_flows(s, seed)?;
     for f in &flows {
         check_app(f.entry, f.cfg)?;
@@ -50,7 +53,8 @@ pub fn build_with(
     let mut sim = Simulation::new(s.name.clone(), seed, s.duration, s.warmup);
     sim.ns2_rng = streams.ns2.clone();
     sim.set_clock(s.clock);
-    super::links::build_links(&mut sim, s, &topo, ext, &streams)?;
+    super::links::build_links(&mut sim, s, &topo, ext, &streams, &switches)?;
+    sim.shared_buffers = switches.pools();
     sim.notes = crate::notes::BuildNotes {
         warnings: super::recipes::warnings(&topo, &infos),
         sized_limits,

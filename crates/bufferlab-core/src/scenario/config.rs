@@ -37,6 +37,13 @@ pub struct Scenario {
     /// `bottleneck` and `access`; a chain `hop` and `side`); custom topologies list every link.
     #[serde(default)]
     pub links: BTreeMap<String, LinkConfig>,
+    /// Shared-buffer switches by node name (`net/shared_buffer`): the output ports of node
+    /// NAME queue in one buffer pool admitted by a policy (complete sharing, static
+    /// thresholds, Dynamic Threshold), e.g. `[switches.tor] buffer = "200p", policy =
+    /// "dynamic_threshold", alpha = 1.0`. The links' own queues then apply only to the other
+    /// ports.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub switches: BTreeMap<String, crate::net::shared_buffer::config::SwitchConfig>,
     pub flows: Vec<FlowConfig>,
     #[serde(default)]
     pub monitor: MonitorConfig,

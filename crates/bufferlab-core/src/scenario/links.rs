@@ -6,6 +6,7 @@ use super::checks::check_loss;
 use super::config::Scenario;
 use super::queues::{build_queue, check_queue, draws_from_ns2_default};
 use super::streams::Streams;
+use super::switches::Switches;
 use super::topology::Topology;
 use super::ScenarioError;
 use crate::ext::Extensions;
@@ -39,13 +40,16 @@ pub(super) fn check_links(s: &Scenario) -> Result<(), ScenarioError> {
     Ok(())
 }
 
-/// The topology's links into `sim`: its ports, in link order, and its links.
+/// The topology's links into `sim`: its ports, in link order, and its links. A port leaving
+/// a shared-buffer switch queues in the switch's pool (`switches.rs`), any other in the
+/// link's own discipline.
 pub(super) fn build_links(
     sim: &mut Simulation,
     s: &Scenario,
     topo: &Topology,
     ext: Option<&dyn Extensions>,
     streams: &Streams,
+    switches: &Switches,
 ) -> Result<(), ScenarioError> {
     for (k, l) in topo.links.iter().enumerate() {
         let ids = [PortId(2 * k as u32), PortId(2 * k as u32 + 1)];
@@ -65,15 +69,18 @@ pub(super) fn build_links(
                 rate: l.rate,
                 delay: l.delay,
                 overhead: l.overhead,
-                qdisc: build_queue(
-                    q,
-                    ext,
-                    &format!(
-                        "links.{}.{}",
-                        l.config_key,
-                        if dir == 0 { "queue" } else { "reverse_queue" }
-                    ),
-                )?,
+                qdisc: match switches.queue(from, l, &topo.nodes[to]) {
+                    Some(shared) => shared,
+                    None => build_queue(
+                        q,
+                        ext,
+                        &format!(
+                            "links.{}.{}",
+                            l.config_key,
+                            if dir == 0 { "queue" } else { "reverse_queue" }
+                        ),
+                    )?,
+                },
                 qdisc_rng: streams.get(draws_from_ns2_default(q), &format!("{label}/queue")),
                 device_queue: l.device_queue as usize,
                 loss: LossModel::from_config(loss.as_ref()),

@@ -16,6 +16,7 @@ pub mod overrides;
 mod queues;
 pub mod recipes;
 mod streams;
+mod switches;
 pub mod topology;
 
 use config::Scenario;

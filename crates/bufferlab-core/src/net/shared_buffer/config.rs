@@ -1,0 +1,101 @@
+//! A shared-buffer switch as a scenario gives it: `[switches.NAME]`, where NAME is a node of
+//! the topology whose output ports then queue in one buffer pool (`net/shared_buffer`).
+
+use crate::units::QueueLimit;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The admission policy of a switch's buffer (Choudhury and Hahne 1998, sections II and III).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SharedPolicy {
+    /// A packet is admitted while the buffer has room for it.
+    CompleteSharing,
+    /// Each queue holds at most its `threshold`.
+    StaticThreshold,
+    /// Each queue holds at most `alpha` times the unused buffer.
+    DynamicThreshold,
+}
+
+/// One output queue's own settings, under `[switches.NAME.queues.LINK]` (the switch's output
+/// port onto link LINK).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SharedQueueConfig {
+    /// This queue's Dynamic Threshold `alpha` (replaces the switch's).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// This queue's static threshold (replaces the switch's), in the buffer's unit.
+    #[serde(default)]
+    pub threshold: Option<QueueLimit>,
+}
+
+/// A switch whose output queues share one buffer.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    /// The shared buffer, in packets ("400p") or bytes ("1MB"); thresholds and lengths count
+    /// in the same unit. Required: a chip's buffer is what a study sizes.
+    pub buffer: QueueLimit,
+    /// `complete_sharing`, `static_threshold` or `dynamic_threshold`. Required.
+    pub policy: SharedPolicy,
+    /// Dynamic Threshold's `alpha` for every queue of the switch: a queue may hold `alpha`
+    /// times the unused buffer. Required with `dynamic_threshold` (Choudhury and Hahne leave
+    /// it to the operator; chips set it per queue), unless every queue gives its own.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// The static threshold of every queue, in the buffer's unit. Required with
+    /// `static_threshold`, unless every queue gives its own.
+    #[serde(default)]
+    pub threshold: Option<QueueLimit>,
+    /// Per-queue settings, by the name of the link the output port feeds.
+    #[serde(default)]
+    pub queues: BTreeMap<String, SharedQueueConfig>,
+}
+
+impl SwitchConfig {
+    /// Values serde cannot refuse: the field and a message with the fix.
+    pub fn validate(&self) -> Result<(), (String, String)> {
+        let unit_of = |l: QueueLimit| matches!(l, QueueLimit::Bytes(_));
+        let (QueueLimit::Packets(b) | QueueLimit::Bytes(b)) = self.buffer;
+        if b == 0 {
+            return Err((
+                "buffer".into(),
+                "0 holds no packet; give a positive buffer, e.g. \"1MB\" or \"400p\"".into(),
+            ));
+        }
+        let alpha_ok = |a: f64| a.is_finite() && a > 0.0;
+        if let Some(a) = self.alpha {
+            if !alpha_ok(a) {
+                return Err((
+                    "alpha".into(),
+                    format!("{a} is not a positive number; give e.g. alpha = 1.0"),
+                ));
+            }
+        }
+        let threshold_ok = |field: String, t: QueueLimit| -> Result<(), (String, String)> {
+            if unit_of(t) != unit_of(self.buffer) {
+                return Err((field, format!("{t} is not in the buffer's unit ({}); give both in packets or both in bytes", self.buffer)));
+            }
+            Ok(())
+        };
+        if let Some(t) = self.threshold {
+            threshold_ok("threshold".into(), t)?;
+        }
+        for (name, q) in &self.queues {
+            if let Some(a) = q.alpha {
+                if !alpha_ok(a) {
+                    return Err((
+                        format!("queues.{name}.alpha"),
+                        format!("{a} is not a positive number; give e.g. alpha = 1.0"),
+                    ));
+                }
+            }
+            if let Some(t) = q.threshold {
+                threshold_ok(format!("queues.{name}.threshold"), t)?;
+            }
+        }
+        Ok(())
+    }
+}

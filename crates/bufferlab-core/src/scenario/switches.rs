@@ -1,0 +1,125 @@
+//! Shared-buffer switches (`[switches.NAME]`, `net/shared_buffer`): each checked against
+//! the topology, its buffer pool built, and the queue of each of its output ports drawing
+//! from that pool (the ports are built by `links.rs`, which asks here first).
+
+use super::config::Scenario;
+use super::topology::{LinkSpec, Topology};
+use super::ScenarioError;
+use crate::net::port_queue::PortQueue;
+use crate::net::shared_buffer::config::{SharedPolicy, SwitchConfig};
+use crate::net::shared_buffer::pool::SharedPool;
+use crate::net::shared_buffer::queue::SharedQueue;
+use crate::units::{QueueLimit, SimTime};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+type Pool = Rc<RefCell<SharedPool>>;
+
+/// The switches of a scenario, by node index.
+pub(super) struct Switches<'a> {
+    by_node: BTreeMap<usize, (&'a SwitchConfig, Pool)>,
+}
+
+impl<'a> Switches<'a> {
+    /// Each switch checked (its values, its node, its per-queue links, what its policy
+    /// needs) and its pool made.
+    pub(super) fn new(s: &'a Scenario, topo: &Topology) -> Result<Self, ScenarioError> {
+        let mut by_node = BTreeMap::new();
+        for (name, cfg) in &s.switches {
+            let path = format!("switches.{name}");
+            cfg.validate()
+                .map_err(|(f, m)| ScenarioError::field(format!("{path}.{f}"), m))?;
+            let node = topo.node(name).ok_or_else(|| {
+                ScenarioError::field(
+                    &path,
+                    format!("no node is named \"{name}\"; a switch is a node of the topology: name one of {}", topo.nodes.iter().take(8).cloned().collect::<Vec<_>>().join(", ")),
+                )
+            })?;
+            let links: Vec<&str> = topo
+                .links
+                .iter()
+                .filter(|l| l.a == node || l.b == node)
+                .map(|l| l.name.as_str())
+                .collect();
+            for link in cfg.queues.keys() {
+                if !links.contains(&link.as_str()) {
+                    return Err(ScenarioError::field(
+                        format!("{path}.queues.{link}"),
+                        format!(
+                            "no link \"{link}\" leaves switch \"{name}\"; its links are {}",
+                            links.join(", ")
+                        ),
+                    ));
+                }
+            }
+            check_policy(&path, cfg, &links)?;
+            let (buffer, bytes) = match cfg.buffer {
+                QueueLimit::Packets(p) => (p, false),
+                QueueLimit::Bytes(b) => (b, true),
+            };
+            let mut pool = SharedPool::new(name.clone(), buffer, bytes, cfg.policy, s.warmup);
+            if let Some(dt) = s.monitor.queue_interval.filter(|&dt| dt > SimTime::ZERO) {
+                pool.sample_every(dt);
+            }
+            by_node.insert(node, (cfg, Rc::new(RefCell::new(pool))));
+        }
+        Ok(Self { by_node })
+    }
+
+    /// The queue of the port from node `from` onto `link` towards `to`, when `from` is a
+    /// switch: a FIFO of the switch's pool, with the queue's alpha and threshold.
+    pub(super) fn queue(&self, from: usize, link: &LinkSpec, to: &str) -> Option<PortQueue> {
+        let (cfg, pool) = self.by_node.get(&from)?;
+        let own = cfg.queues.get(&link.name);
+        let alpha = own.and_then(|q| q.alpha).or(cfg.alpha);
+        let threshold = own
+            .and_then(|q| q.threshold)
+            .or(cfg.threshold)
+            .map(|t| match t {
+                QueueLimit::Packets(v) | QueueLimit::Bytes(v) => v,
+            });
+        let index =
+            pool.borrow_mut()
+                .add_queue(link.name.clone(), to.to_string(), alpha, threshold);
+        let q: Box<dyn crate::qdisc::QueueDisc> = Box::new(SharedQueue::new(pool.clone(), index));
+        Some(PortQueue::from(q))
+    }
+
+    /// The pools, in the order of the switches' node names, for the report.
+    pub(super) fn pools(&self) -> Vec<Pool> {
+        let mut named: Vec<(String, Pool)> = self
+            .by_node
+            .values()
+            .map(|(_, p)| (p.borrow().name.clone(), p.clone()))
+            .collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        named.into_iter().map(|(_, p)| p).collect()
+    }
+}
+
+/// Dynamic Threshold needs every queue's alpha, static thresholds every queue's threshold.
+fn check_policy(path: &str, cfg: &SwitchConfig, links: &[&str]) -> Result<(), ScenarioError> {
+    let missing = |has: &dyn Fn(&str) -> bool| links.iter().find(|l| !has(l)).copied();
+    match cfg.policy {
+        SharedPolicy::DynamicThreshold if cfg.alpha.is_none() => {
+            if let Some(l) = missing(&|l| cfg.queues.get(l).is_some_and(|q| q.alpha.is_some())) {
+                return Err(ScenarioError::field(
+                    format!("{path}.alpha"),
+                    format!("dynamic_threshold needs alpha (a queue may hold alpha times the unused buffer): give alpha = 1.0, or queues.{l}.alpha and every other queue's"),
+                ));
+            }
+        }
+        SharedPolicy::StaticThreshold if cfg.threshold.is_none() => {
+            if let Some(l) = missing(&|l| cfg.queues.get(l).is_some_and(|q| q.threshold.is_some()))
+            {
+                return Err(ScenarioError::field(
+                    format!("{path}.threshold"),
+                    format!("static_threshold needs threshold (what each queue may hold, in the buffer's unit): give e.g. threshold = \"50p\", or queues.{l}.threshold and every other queue's"),
+                ));
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
