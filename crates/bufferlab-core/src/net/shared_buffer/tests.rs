@@ -31,7 +31,13 @@ fn saturate(p: &mut SharedPool, rounds: u64) {
 #[test]
 fn dynamic_threshold_settles_at_the_closed_form() {
     // Section III: N overloaded queues each settle at alpha B / (1 + alpha N).
-    for (buffer, alpha, n) in [(600u64, 1.0, 1usize), (600, 1.0, 2), (600, 2.0, 4), (1200, 0.5, 3), (1000, 4.0, 8)] {
+    for (buffer, alpha, n) in [
+        (600u64, 1.0, 1usize),
+        (600, 1.0, 2),
+        (600, 2.0, 4),
+        (1200, 0.5, 3),
+        (1000, 4.0, 8),
+    ] {
         let mut p = pool(buffer, SharedPolicy::DynamicThreshold, &vec![alpha; n]);
         saturate(&mut p, 5_000);
         let want = alpha * buffer as f64 / (1.0 + alpha * n as f64);
@@ -39,12 +45,18 @@ fn dynamic_threshold_settles_at_the_closed_form() {
             let q = p.queue_len(i) as f64;
             // admitted while below the threshold, so a queue ends within one packet above it
             // (and one below, having just sent)
-            assert!((q - want).abs() <= 1.0 + 1e-9, "B={buffer} alpha={alpha} N={n}: queue {i} holds {q}, closed form {want}");
+            assert!(
+                (q - want).abs() <= 1.0 + 1e-9,
+                "B={buffer} alpha={alpha} N={n}: queue {i} holds {q}, closed form {want}"
+            );
         }
         // the unused buffer: B / (1 + alpha N)
         let free = (buffer - p.occupancy()) as f64;
         let want_free = buffer as f64 / (1.0 + alpha * n as f64);
-        assert!((free - want_free).abs() <= n as f64 + 1e-9, "free {free}, closed form {want_free}");
+        assert!(
+            (free - want_free).abs() <= n as f64 + 1e-9,
+            "free {free}, closed form {want_free}"
+        );
     }
 }
 
@@ -54,8 +66,16 @@ fn per_queue_alpha_divides_the_buffer_in_proportion() {
     // q2 = 2 (B - Q), Q = q1 + q2 = 3 (B - Q), so B - Q = 200, q1 = 200, q2 = 400.
     let mut p = pool(800, SharedPolicy::DynamicThreshold, &[1.0, 2.0]);
     saturate(&mut p, 5_000);
-    assert!((p.queue_len(0) as f64 - 200.0).abs() <= 1.0, "{}", p.queue_len(0));
-    assert!((p.queue_len(1) as f64 - 400.0).abs() <= 1.0, "{}", p.queue_len(1));
+    assert!(
+        (p.queue_len(0) as f64 - 200.0).abs() <= 1.0,
+        "{}",
+        p.queue_len(0)
+    );
+    assert!(
+        (p.queue_len(1) as f64 - 400.0).abs() <= 1.0,
+        "{}",
+        p.queue_len(1)
+    );
 }
 
 #[test]
@@ -85,7 +105,13 @@ fn complete_sharing_fills_the_pool_then_drops_as_pool_full() {
 #[test]
 fn dynamic_threshold_drops_a_packet_larger_than_the_unused_buffer_as_pool_full() {
     // bytes: the threshold admits a short queue, the pool has 100 B left for a 1500 B packet
-    let mut p = SharedPool::new("sw".into(), 3100, true, SharedPolicy::DynamicThreshold, SimTime::ZERO);
+    let mut p = SharedPool::new(
+        "sw".into(),
+        3100,
+        true,
+        SharedPolicy::DynamicThreshold,
+        SimTime::ZERO,
+    );
     p.add_queue("a".into(), "x".into(), Some(8.0), None);
     p.add_queue("b".into(), "y".into(), Some(8.0), None);
     assert_eq!(p.admit(0, 1500, SimTime::ZERO), Admission::Admit);
