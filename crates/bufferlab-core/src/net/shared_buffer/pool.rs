@@ -96,6 +96,7 @@ impl SharedPool {
         self.series = Some(PoolSeries {
             interval,
             next: self.warmup,
+            thresholds: vec![Vec::new(); self.queues.len()],
             ..PoolSeries::default()
         });
     }
