@@ -18,7 +18,7 @@
 //! MinBytes, no drop while the backlog is < it; `CoDelQueueDisc::OkToDrop`). Tail drop at the limit is reported as
 //! `queue_full`, CoDel's own drops as `codel`.
 
-use super::shared_config::AqmPreset;
+use super::shared_config::{refuse_unknown, AqmPreset, CodelKnobs, UnknownKeys};
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
 use crate::units::{Bytes, QueueLimit, SimTime};
@@ -30,54 +30,35 @@ use std::collections::VecDeque;
 
 /// CoDel (RFC 8289).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct CodelConfig {
     #[serde(default)]
     pub preset: AqmPreset,
     /// Default: linux 1000p (sch_codel), ns3 1500p (CoDelQueueDisc MaxSize).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<QueueLimit>,
-    /// Acceptable standing delay (default 5 ms, RFC 8289 section 4.4, both presets).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<SimTime>,
-    /// Sliding window of the minimum (default 100 ms, RFC 8289 section 4.3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interval: Option<SimTime>,
-    /// Mark ECN-capable packets instead of dropping (default false: sch_codel and ns-3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn: Option<bool>,
+    /// target, interval, ecn (default false: sch_codel and ns-3 UseEcn) and ce_threshold,
+    /// shared with FQ-CoDel.
+    #[serde(flatten)]
+    pub knobs: CodelKnobs,
     /// Never drop while at most this many bytes are queued (default 1514 B: Linux mtu; ns3 MinBytes 1500).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_bytes: Option<Bytes>,
-    /// Mark CE every ECT packet whose sojourn exceeds this (Linux `ce_threshold`; default off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ce_threshold: Option<SimTime>,
+    /// Keys no field took, refused by `validate`.
+    #[serde(flatten, skip_serializing)]
+    #[schemars(skip)]
+    pub unknown: UnknownKeys,
 }
 
 impl CodelConfig {
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        check_times(self.target, self.interval)
+        refuse_unknown(
+            &self.unknown,
+            &[&["preset", "limit"], CodelKnobs::FIELDS, &["min_bytes"]],
+        )?;
+        self.knobs.validate()
     }
-}
-
-/// CoDel's target and interval (CoDel and FQ-CoDel): a zero target drops every packet that
-/// waits at all, a zero interval drops the whole queue at once (the control law never moves
-/// `drop_next`).
-pub fn check_times(
-    target: Option<SimTime>,
-    interval: Option<SimTime>,
-) -> Result<(), (String, String)> {
-    if target == Some(SimTime::ZERO) {
-        return Err(("target".into(), "must be positive (RFC 8289: 5ms)".into()));
-    }
-    if interval == Some(SimTime::ZERO) {
-        return Err((
-            "interval".into(),
-            "must be positive (RFC 8289: 100ms)".into(),
-        ));
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------- the discipline
@@ -274,17 +255,14 @@ impl Codel {
                 bytes: 0,
             },
             limit: configured_limit(cfg),
-            params: CodelParams {
-                target: cfg.target.unwrap_or(SimTime::from_secs_f64(0.005)),
-                interval: cfg.interval.unwrap_or(SimTime::from_secs_f64(0.1)),
-                ecn: cfg.ecn.unwrap_or(false),
-                ce_threshold: cfg.ce_threshold,
-                min_bytes: cfg.min_bytes.map(|b| b.0).unwrap_or(match cfg.preset {
+            params: cfg.knobs.params(
+                false,
+                cfg.min_bytes.map(|b| b.0).unwrap_or(match cfg.preset {
                     AqmPreset::Linux => 1514,
                     AqmPreset::Ns3 => 1500,
                 }),
-                min_bytes_strict: cfg.preset == AqmPreset::Ns3,
-            },
+                cfg.preset == AqmPreset::Ns3,
+            ),
             state: CodelState::default(),
         }
     }
@@ -343,8 +321,11 @@ mod tests {
     fn zero_target_or_interval_is_refused() {
         let bad = |target, interval| {
             CodelConfig {
-                target,
-                interval,
+                knobs: CodelKnobs {
+                    target,
+                    interval,
+                    ..CodelKnobs::default()
+                },
                 ..CodelConfig::default()
             }
             .validate()

@@ -28,6 +28,7 @@
 //!
 //! Not modelled: GSO splitting, `min_qlen_step`, `drop_early` (enqueue-time drops).
 
+use super::shared_config::{refuse_unknown, PiDefaults, PiGains, PiKnobs, UnknownKeys};
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::monitor::queue_stats::QueueStats;
 use crate::packet::{Ecn, Packet};
@@ -39,6 +40,19 @@ use std::collections::VecDeque;
 
 /// Linux `psched_mtu` of an Ethernet device with a 1500-byte MTU (1500 + 14).
 const MTU: u64 = 1514;
+
+/// The base PI controller's defaults (Linux sch_dualpi2, RFC 9332 A.1): target 15 ms, tupdate
+/// 16 ms, alpha 0.16 Hz and beta 3.2 Hz (RFC 9332 A.1 derives 0.1 Tupdate / RTT_max^2 = 0.16
+/// and 0.3 / RTT_max = 3 for RTT_max = 100 ms; Linux rounds beta to 3.2).
+pub const DUALPI2_DEFAULTS: PiDefaults = PiDefaults {
+    source: "RFC 9332, Linux sch_dualpi2",
+    target_text: "15ms",
+    tupdate_text: "16ms",
+    target: 0.015,
+    tupdate: SimTime::from_millis(16),
+    alpha: 0.16,
+    beta: 3.2,
+};
 
 /// Which head's sojourn time drives the PI controller.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -53,23 +67,15 @@ pub enum PiDelay {
 
 /// DualPI2 (RFC 9332, Linux sch_dualpi2).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct DualPi2Config {
     /// Shared limit of both queues (default 10000p, Linux `limit`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<QueueLimit>,
-    /// PI target queue delay (default 15 ms, RFC 9332 A.1 and Linux).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<SimTime>,
-    /// PI update interval (default 16 ms, RFC 9332 A.1 and Linux).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tupdate: Option<SimTime>,
-    /// PI integral gain in Hz (default 0.16, Linux; RFC 9332 A.1: 0.1 Tupdate / RTT_max^2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alpha: Option<f64>,
-    /// PI proportional gain in Hz (default 3.2, Linux; RFC 9332 A.1: 0.3 / RTT_max = 3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub beta: Option<f64>,
+    /// The base PI controller's target, tupdate, alpha and beta (Hz), shared with PIE;
+    /// defaults [`DUALPI2_DEFAULTS`].
+    #[serde(flatten)]
+    pub pi: PiKnobs,
     /// Coupling factor k: p_CL = k p' (default 2, RFC 9332 section 2.4 and Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<f64>,
@@ -85,26 +91,31 @@ pub struct DualPi2Config {
     /// The PI controller's delay: `max` of both heads (default, Linux) or `classic` (RFC 9332 A.2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pi_delay: Option<PiDelay>,
+    /// Keys no field took, refused by `validate`.
+    #[serde(flatten, skip_serializing)]
+    #[schemars(skip)]
+    pub unknown: UnknownKeys,
 }
 
 impl DualPi2Config {
     /// Checks values serde cannot: (field, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
         let err = |f: &str, m: &str| Err((f.to_string(), m.to_string()));
-        // each update is a step of `catch_up` inside one dequeue (see PIE)
-        if self.tupdate.is_some_and(|t| t < super::MIN_UPDATE_INTERVAL) {
-            return err("tupdate", "give at least 1us (RFC 9332: 16ms)");
-        }
-        if self.target == Some(SimTime::ZERO) {
-            return err("target", "must be positive (RFC 9332: 15ms)");
-        }
-        for (f, v, d) in [("alpha", self.alpha, "0.16"), ("beta", self.beta, "3.2")] {
-            if let Some(v) = v {
-                if !(v.is_finite() && v >= 0.0) {
-                    return err(f, &format!("must be a gain >= 0 in Hz (Linux: {d})"));
-                }
-            }
-        }
+        refuse_unknown(
+            &self.unknown,
+            &[
+                &["limit"],
+                PiKnobs::FIELDS,
+                &[
+                    "k",
+                    "step_thresh",
+                    "c_protection",
+                    "drop_overload",
+                    "pi_delay",
+                ],
+            ],
+        )?;
+        self.pi.validate(&DUALPI2_DEFAULTS)?;
         if let Some(k) = self.k {
             if !(k.is_finite() && k > 0.0) {
                 return err("k", "the coupling factor must be positive (RFC 9332: 2)");
@@ -123,10 +134,8 @@ pub fn configured_limit(cfg: &DualPi2Config) -> QueueLimit {
 
 pub struct DualPi2 {
     limit: QueueLimit,
-    target: f64,
-    tupdate: SimTime,
-    alpha: f64,
-    beta: f64,
+    /// target (s), tupdate, alpha, beta of the base PI controller.
+    pi: PiGains,
     k: f64,
     step: SimTime,
     w_c: i64,
@@ -152,13 +161,11 @@ const C: usize = 1;
 impl DualPi2 {
     pub fn new(cfg: &DualPi2Config) -> Self {
         let w_c = cfg.c_protection.unwrap_or(10).min(100) as i64;
-        let tupdate = cfg.tupdate.unwrap_or(SimTime::from_millis(16));
+        let pi = cfg.pi.gains(&DUALPI2_DEFAULTS);
+        let tupdate = pi.tupdate;
         Self {
             limit: configured_limit(cfg),
-            target: cfg.target.unwrap_or(SimTime::from_millis(15)).as_secs_f64(),
-            tupdate,
-            alpha: cfg.alpha.unwrap_or(0.16),
-            beta: cfg.beta.unwrap_or(3.2),
+            pi,
             k: cfg.k.unwrap_or(2.0),
             step: cfg.step_thresh.unwrap_or(SimTime::from_millis(1)),
             w_c,
@@ -205,14 +212,13 @@ impl DualPi2 {
                 PiDelay::Max => qc.max(Self::head_sojourn(&self.l, t)),
                 PiDelay::Classic => qc,
             };
-            let delta =
-                self.alpha * (qdelay - self.target) + self.beta * (qdelay - self.qdelay_old);
+            let delta = self.pi.step(qdelay, self.qdelay_old);
             self.prob = (self.prob + delta).clamp(0.0, 1.0);
             if !self.drop_overload {
                 self.prob = self.prob.min(1.0 / self.k);
             }
             self.qdelay_old = qdelay;
-            self.next_update = t + self.tupdate;
+            self.next_update = t + self.pi.tupdate;
         }
     }
 
@@ -348,10 +354,10 @@ impl QueueDisc for DualPi2 {
     fn resolved_settings(&self, _rate_bps: f64) -> Option<serde_json::Value> {
         Some(serde_json::json!({
             "limit": self.limit.to_string(),
-            "target_s": self.target,
-            "tupdate_s": self.tupdate.as_secs_f64(),
-            "alpha_hz": self.alpha,
-            "beta_hz": self.beta,
+            "target_s": self.pi.target,
+            "tupdate_s": self.pi.tupdate.as_secs_f64(),
+            "alpha_hz": self.pi.alpha,
+            "beta_hz": self.pi.beta,
             "k": self.k,
             "step_thresh_s": self.step.as_secs_f64(),
             "c_protection_percent": self.w_c,
@@ -370,7 +376,10 @@ mod tests {
     #[test]
     fn an_update_period_below_a_microsecond_is_refused() {
         let c = |t| DualPi2Config {
-            tupdate: Some(t),
+            pi: PiKnobs {
+                tupdate: Some(t),
+                ..PiKnobs::default()
+            },
             ..DualPi2Config::default()
         };
         assert_eq!(c(SimTime(999_999)).validate().unwrap_err().0, "tupdate");

@@ -18,10 +18,10 @@
 
 use super::codel::{CodelParams, CodelQueue, CodelState};
 use super::drr::mix;
-use super::shared_config::{AqmPreset, FlowKey};
+use super::shared_config::{refuse_unknown, AqmPreset, CodelKnobs, FlowKey, UnknownKeys};
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::units::{Bytes, QueueLimit, SimTime};
+use crate::units::{Bytes, QueueLimit};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -30,7 +30,7 @@ use std::collections::VecDeque;
 
 /// FQ-CoDel (RFC 8290).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct FqCodelConfig {
     #[serde(default)]
     pub preset: AqmPreset,
@@ -43,15 +43,10 @@ pub struct FqCodelConfig {
     /// DRR quantum (default 1514 B, Linux; ns3 1500 B = MTU).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantum: Option<Bytes>,
-    /// Default 5 ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<SimTime>,
-    /// Default 100 ms.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interval: Option<SimTime>,
-    /// Default: linux true (fq_codel enables ECN), ns3 false (UseEcn).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn: Option<bool>,
+    /// target (5 ms), interval (100 ms), ecn (linux true: sch_fq_codel enables ECN; ns3 false:
+    /// UseEcn) and ce_threshold (off), shared with CoDel.
+    #[serde(flatten)]
+    pub knobs: CodelKnobs,
     /// On overflow, drop up to this many packets from the fattest flow (default 64, Linux
     /// drop_batch; ns3 DropBatchSize 64).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,15 +54,23 @@ pub struct FqCodelConfig {
     /// Hash key (default `flow`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<FlowKey>,
-    /// Mark CE every ECT packet whose sojourn exceeds this (Linux sch_fq_codel `ce_threshold`,
-    /// DCTCP-style step marking; default off).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ce_threshold: Option<SimTime>,
+    /// Keys no field took, refused by `validate`.
+    #[serde(flatten, skip_serializing)]
+    #[schemars(skip)]
+    pub unknown: UnknownKeys,
 }
 
 impl FqCodelConfig {
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
+        refuse_unknown(
+            &self.unknown,
+            &[
+                &["preset", "limit", "flows", "quantum"],
+                CodelKnobs::FIELDS,
+                &["drop_batch", "by"],
+            ],
+        )?;
         if self.flows.is_some_and(|n| n == 0 || n > 65536) {
             return Err((
                 "flows".into(),
@@ -88,7 +91,7 @@ impl FqCodelConfig {
                 "must be at least 1 packet (default 64, Linux and ns-3)".into(),
             ));
         }
-        super::codel::check_times(self.target, self.interval)
+        self.knobs.validate()
     }
 }
 
@@ -166,16 +169,11 @@ impl FqCodel {
                 .collect(),
             new_flows: VecDeque::new(),
             old_flows: VecDeque::new(),
-            params: CodelParams {
-                target: cfg.target.unwrap_or(SimTime::from_secs_f64(0.005)),
-                interval: cfg.interval.unwrap_or(SimTime::from_secs_f64(0.1)),
-                ecn: cfg.ecn.unwrap_or(linux),
-                // Linux: the MTU (here the quantum) against the whole backlog; ns-3: each
-                // flow's CoDelQueueDisc MinBytes (1500) against that flow's own bytes
-                min_bytes: if linux { quantum } else { 1500 },
-                min_bytes_strict: !linux,
-                ce_threshold: cfg.ce_threshold,
-            },
+            // Linux: the MTU (here the quantum) against the whole backlog; ns-3: each flow's
+            // CoDelQueueDisc MinBytes (1500) against that flow's own bytes
+            params: cfg
+                .knobs
+                .params(linux, if linux { quantum } else { 1500 }, !linux),
             per_flow_backlog: !linux,
             // at least 1 whatever the caller: each turn then adds to the deficit (bounded loop)
             quantum: quantum.max(1) as i64,
@@ -311,7 +309,7 @@ mod tests {
     use super::super::harness::Harness;
     use super::super::tests_common::backlogged_shares;
     use super::*;
-    use crate::units::Rate;
+    use crate::units::{Rate, SimTime};
 
     // ---- bad values named; a quantum of 0 looped forever inside one dequeue ----
     #[test]
@@ -348,14 +346,20 @@ mod tests {
         );
         assert_eq!(
             field(FqCodelConfig {
-                target: Some(SimTime::ZERO),
+                knobs: CodelKnobs {
+                    target: Some(SimTime::ZERO),
+                    ..CodelKnobs::default()
+                },
                 ..d()
             }),
             "target"
         );
         assert_eq!(
             field(FqCodelConfig {
-                interval: Some(SimTime::ZERO),
+                knobs: CodelKnobs {
+                    interval: Some(SimTime::ZERO),
+                    ..CodelKnobs::default()
+                },
                 ..d()
             }),
             "interval"
@@ -382,7 +386,10 @@ mod tests {
     fn thin_flow_drops(preset: AqmPreset) -> usize {
         let cfg = FqCodelConfig {
             preset,
-            ecn: Some(false),
+            knobs: CodelKnobs {
+                ecn: Some(false),
+                ..CodelKnobs::default()
+            },
             quantum: Some(crate::units::Bytes(1000)),
             ..Default::default()
         };
@@ -427,8 +434,11 @@ mod tests {
     #[test]
     fn fair_between_backlogged_flows() {
         let cfg = FqCodelConfig {
-            target: Some(SimTime::from_secs_f64(1000.0)),
-            interval: Some(SimTime::from_secs_f64(1000.0)),
+            knobs: CodelKnobs {
+                target: Some(SimTime::from_secs_f64(1000.0)),
+                interval: Some(SimTime::from_secs_f64(1000.0)),
+                ..CodelKnobs::default()
+            },
             ..Default::default()
         };
         let jain = backlogged_shares(Box::new(FqCodel::new(&cfg)), &[200, 576, 1500, 1000]);

@@ -34,7 +34,7 @@
 //! Updates run lazily at the first queue event at or after each due time, as many as are due,
 //! with the state of that moment.
 
-use super::shared_config::AqmPreset;
+use super::shared_config::{refuse_unknown, AqmPreset, PiDefaults, PiGains, PiKnobs, UnknownKeys};
 use super::{DropReason, QueueCtx, QueueDisc};
 use crate::packet::Packet;
 use crate::units::Bytes;
@@ -46,27 +46,32 @@ use std::collections::VecDeque;
 
 // ---------------------------------------------------------------- configuration
 
+/// PIE's controller defaults, the same in both presets: QDELAY_REF 15 ms and T_UPDATE 15 ms
+/// (RFC 8033 section 4.2, Linux sch_pie; ns-3.44 QueueDelayReference, Tupdate), alpha 0.125 and
+/// beta 1.25 per second (RFC 8033 section 4.2; ns-3 A, B).
+pub const PIE_DEFAULTS: PiDefaults = PiDefaults {
+    source: "RFC 8033",
+    target_text: "15ms",
+    tupdate_text: "15ms",
+    target: 0.015,
+    tupdate: SimTime::from_millis(15),
+    alpha: 0.125,
+    beta: 1.25,
+};
+
 /// PIE (RFC 8033).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[schemars(deny_unknown_fields)]
 pub struct PieConfig {
     #[serde(default)]
     pub preset: AqmPreset,
     /// Default: linux 1000p (sch_pie), ns3 25p (PieQueueDisc MaxSize).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<QueueLimit>,
-    /// QDELAY_REF: 15 ms (RFC 8033 section 4.2, sch_pie; ns-3.44 QueueDelayReference).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<SimTime>,
-    /// T_UPDATE: 15 ms (RFC 8033, sch_pie; ns-3.44 Tupdate).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tupdate: Option<SimTime>,
-    /// alpha in 1/s (default 0.125, RFC 8033 section 4.2; ns-3 A).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alpha: Option<f64>,
-    /// beta in 1/s (default 1.25, RFC 8033; ns-3 B).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub beta: Option<f64>,
+    /// target (QDELAY_REF), tupdate (T_UPDATE), alpha and beta, shared with DualPI2; defaults
+    /// [`PIE_DEFAULTS`].
+    #[serde(flatten)]
+    pub pi: PiKnobs,
     /// MAX_BURST (default 150 ms, RFC 8033 section 4.2; ns-3 MaxBurstAllowance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_burst: Option<SimTime>,
@@ -86,32 +91,30 @@ pub struct PieConfig {
     /// 2^14; ns-3 DequeueThreshold 16384).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dq_threshold: Option<Bytes>,
+    /// Keys no field took, refused by `validate`.
+    #[serde(flatten, skip_serializing)]
+    #[schemars(skip)]
+    pub unknown: UnknownKeys,
 }
 
 impl PieConfig {
     /// Checks values serde cannot: (field relative to the queue, message with the fix).
     pub fn validate(&self) -> Result<(), (String, String)> {
-        // Each update is a step of `catch_up` inside one dequeue: below 1us an idle second
-        // would take millions of them (the run's total is bounded in scenario/bounds.rs).
-        if self.tupdate.is_some_and(|t| t < super::MIN_UPDATE_INTERVAL) {
-            return Err((
-                "tupdate".into(),
-                "give at least 1us (RFC 8033: 15ms)".into(),
-            ));
-        }
-        if self.target == Some(SimTime::ZERO) {
-            return Err(("target".into(), "must be positive (RFC 8033: 15ms)".into()));
-        }
-        for (f, v, d) in [("alpha", self.alpha, "0.125"), ("beta", self.beta, "1.25")] {
-            if let Some(v) = v {
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err((
-                        f.into(),
-                        format!("{v}: give a finite gain >= 0 in 1/s (RFC 8033: {d})"),
-                    ));
-                }
-            }
-        }
+        refuse_unknown(
+            &self.unknown,
+            &[
+                &["preset", "limit"],
+                PiKnobs::FIELDS,
+                &[
+                    "max_burst",
+                    "ecn",
+                    "mean_pktsize",
+                    "dq_rate_estimator",
+                    "dq_threshold",
+                ],
+            ],
+        )?;
+        self.pi.validate(&PIE_DEFAULTS)?;
         if self.mean_pktsize == Some(Bytes(0)) {
             return Err((
                 "mean_pktsize".into(),
@@ -139,10 +142,8 @@ pub fn configured_limit(cfg: &PieConfig) -> QueueLimit {
 
 #[derive(Clone, Debug)]
 pub struct PieParams {
-    pub target: f64,
-    pub tupdate: SimTime,
-    pub alpha: f64,
-    pub beta: f64,
+    /// target (s), tupdate, alpha, beta.
+    pub pi: PiGains,
     pub max_burst: f64,
     pub ecn: bool,
     pub mean_pktsize: u64,
@@ -168,7 +169,7 @@ const NS3_BURST_RESET_TIMEOUT: f64 = 1.5;
 
 /// RFC 8033 section 4.2: the probability step for the current state.
 pub fn pie_step(p: &PieParams, drop_prob: f64, qdelay: f64, qdelay_old: f64) -> f64 {
-    let mut d = p.alpha * (qdelay - p.target) + p.beta * (qdelay - qdelay_old);
+    let mut d = p.pi.step(qdelay, qdelay_old);
     d /= if drop_prob < 1e-6 {
         2048.0
     } else if drop_prob < 1e-5 {
@@ -215,12 +216,7 @@ impl Pie {
     pub fn new(cfg: &PieConfig) -> Self {
         let linux = cfg.preset == AqmPreset::Linux;
         let params = PieParams {
-            // RFC 8033 QDELAY_REF / ns-3.44 QueueDelayReference: both 15 ms
-            target: cfg.target.map(|t| t.as_secs_f64()).unwrap_or(0.015),
-            // RFC 8033 T_UPDATE / ns-3.44 Tupdate: both 15 ms
-            tupdate: cfg.tupdate.unwrap_or(SimTime::from_secs_f64(0.015)),
-            alpha: cfg.alpha.unwrap_or(0.125),
-            beta: cfg.beta.unwrap_or(1.25),
+            pi: cfg.pi.gains(&PIE_DEFAULTS),
             max_burst: cfg.max_burst.map(|t| t.as_secs_f64()).unwrap_or(0.150),
             ecn: cfg.ecn.unwrap_or(false),
             mean_pktsize: cfg
@@ -236,7 +232,7 @@ impl Pie {
             q: VecDeque::new(),
             bytes: 0,
             limit: configured_limit(cfg),
-            next_update: params.tupdate,
+            next_update: params.pi.tupdate,
             // Linux pie_vars_init: MAX_BURST; ns-3: 0 until the first enqueue test arms it
             burst_allowance: if params.ns3_burst {
                 SimTime::ZERO
@@ -259,9 +255,9 @@ impl Pie {
     /// One T_UPDATE step (RFC 8033 section 4.2; ns-3 `CalculateP`).
     pub fn update(&mut self) {
         let p = &self.params;
-        let tupdate = p.tupdate;
+        let tupdate = p.pi.tupdate;
         let max_burst = SimTime::from_secs_f64(p.max_burst);
-        let half = p.target / 2.0;
+        let half = p.pi.target / 2.0;
         let mut no_rate_yet = false;
         if p.dq_rate_estimator {
             // RFC 8033 section 4.3 / ns-3 CalculateP: delay = backlog / average departure rate
@@ -319,7 +315,7 @@ impl Pie {
     fn catch_up(&mut self, now: SimTime) {
         while now >= self.next_update {
             self.update();
-            self.next_update = self.next_update + self.params.tupdate;
+            self.next_update = self.next_update + self.params.pi.tupdate;
         }
     }
 
@@ -385,7 +381,8 @@ impl QueueDisc for Pie {
             (QueueLimit::Packets(_), true) => self.q.len() <= 2,
             _ => self.bytes <= 2 * p.mean_pktsize,
         };
-        let exempt = allowance || (self.qdelay_old < p.target / 2.0 && self.drop_prob < 0.2) || few;
+        let exempt =
+            allowance || (self.qdelay_old < p.pi.target / 2.0 && self.drop_prob < 0.2) || few;
         if !exempt {
             let u: f64 = cx.rng.random();
             if u < self.drop_prob {
@@ -429,10 +426,10 @@ impl QueueDisc for Pie {
         let p = &self.params;
         Some(serde_json::json!({
             "limit": self.limit.to_string(),
-            "target_s": p.target,
-            "tupdate_s": p.tupdate.as_secs_f64(),
-            "alpha": p.alpha,
-            "beta": p.beta,
+            "target_s": p.pi.target,
+            "tupdate_s": p.pi.tupdate.as_secs_f64(),
+            "alpha": p.pi.alpha,
+            "beta": p.pi.beta,
             "max_burst_s": p.max_burst,
             "ecn": p.ecn,
             "mean_pktsize_bytes": p.mean_pktsize,
@@ -455,28 +452,40 @@ mod tests {
         let d = PieConfig::default;
         assert_eq!(
             field(PieConfig {
-                tupdate: Some(SimTime(1)),
+                pi: PiKnobs {
+                    tupdate: Some(SimTime(1)),
+                    ..PiKnobs::default()
+                },
                 ..d()
             }),
             "tupdate"
         );
         assert_eq!(
             field(PieConfig {
-                target: Some(SimTime::ZERO),
+                pi: PiKnobs {
+                    target: Some(SimTime::ZERO),
+                    ..PiKnobs::default()
+                },
                 ..d()
             }),
             "target"
         );
         assert_eq!(
             field(PieConfig {
-                alpha: Some(-0.1),
+                pi: PiKnobs {
+                    alpha: Some(-0.1),
+                    ..PiKnobs::default()
+                },
                 ..d()
             }),
             "alpha"
         );
         assert_eq!(
             field(PieConfig {
-                beta: Some(f64::NAN),
+                pi: PiKnobs {
+                    beta: Some(f64::NAN),
+                    ..PiKnobs::default()
+                },
                 ..d()
             }),
             "beta"
@@ -489,7 +498,10 @@ mod tests {
             "mean_pktsize"
         );
         assert!(PieConfig {
-            tupdate: Some(SimTime::from_micros(1)),
+            pi: PiKnobs {
+                tupdate: Some(SimTime::from_micros(1)),
+                ..PiKnobs::default()
+            },
             ..d()
         }
         .validate()
@@ -539,7 +551,7 @@ mod tests {
         // RFC 8033 / sch_pie and ns-3.44 PieQueueDisc (QueueDelayReference, Tupdate): 15 ms both
         for q in [&l, &n] {
             assert_eq!(
-                (q.params.target, q.params.tupdate),
+                (q.params.pi.target, q.params.pi.tupdate),
                 (0.015, SimTime::from_secs_f64(0.015))
             );
         }

@@ -31,11 +31,9 @@ fn marks(q: &QueueConfig) -> bool {
         QueueConfig::Red(c) | QueueConfig::Ared(c) | QueueConfig::Lalred(c) => {
             c.ecn.unwrap_or(false)
         }
-        QueueConfig::Codel(c) => c.ecn.unwrap_or(false) || c.ce_threshold.is_some(),
+        QueueConfig::Codel(c) => c.knobs.marks(false),
         // FQ-CoDel: Linux sch_fq_codel marks by default (`ecn` on), ns-3's does not
-        QueueConfig::FqCodel(c) => {
-            c.ecn.unwrap_or(c.preset == AqmPreset::Linux) || c.ce_threshold.is_some()
-        }
+        QueueConfig::FqCodel(c) => c.knobs.marks(c.preset == AqmPreset::Linux),
         QueueConfig::Pie(c) => c.ecn.unwrap_or(false),
         QueueConfig::Pi(c) => c.ecn,
         QueueConfig::Rem(c) => c.ecn,
@@ -89,8 +87,8 @@ fn red_step_missing(q: &QueueConfig, rate_bps: f64) -> Option<Vec<String>> {
 fn steps(q: &QueueConfig, rate_bps: f64) -> bool {
     match q {
         QueueConfig::DualPi2(_) | QueueConfig::Python(_) => true,
-        QueueConfig::Codel(c) => c.ce_threshold.is_some(),
-        QueueConfig::FqCodel(c) => c.ce_threshold.is_some(),
+        QueueConfig::Codel(c) => c.knobs.ce_threshold.is_some(),
+        QueueConfig::FqCodel(c) => c.knobs.ce_threshold.is_some(),
         QueueConfig::Classful(c) => c.classes.iter().any(|k| steps(&k.queue, rate_bps)),
         _ => red_step_missing(q, rate_bps).is_some_and(|m| m.is_empty()),
     }
