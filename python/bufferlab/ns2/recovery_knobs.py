@@ -5,6 +5,9 @@ sink's rfc2581_immediate_ack in tcp/receiver.rs):
 * `exitFastRetrans_` (tcp.h, bound in tcp.cc): read only by `RenoTcpAgent::recv`
   (tcp-reno.cc) and `NewRenoTcpAgent::recv` (tcp-newreno.cc); Agent/TCP, Sack1, Vegas and
   Linux never read it, so its value changes nothing there.
+* `noFastRetrans_` (tcp.h, bound in tcp.cc): read only by `TcpAgent::recv` (tcp.cc), which
+  Agent/TCP runs; Reno, Newreno, Sack1, Vegas and Linux have their own `recv`, so there it
+  changes nothing (tcp/sender/ns2_no_fast_retrans.rs).
 * `partial_ack_` (tcp-sack1.cc, also bound by tcp-fast.cc's agent, which bufferlab does not
   have): read only by `Sack1TcpAgent::recv`.
 * `frto_enabled_`, `sfrto_enabled_` (tcp.cc `timeout`, `recv_frto_helper`,
@@ -30,8 +33,10 @@ def recovery_knobs(
     """(the variables of this file that the translation reads for an agent of class `cls`,
     the `ns2_agent` fields they give). `values`: the agent's variables; `changed(var)`: its
     value when it differs from ns-2's default, else None."""
-    read = {"exitFastRetrans_", "partial_ack_"}  # read (or never read by cls's C++)
+    read = {"exitFastRetrans_", "partial_ack_", "noFastRetrans_"}  # or never read by cls's C++
     agent: dict[str, bool] = {}
+    if cls == "Agent/TCP" and changed("noFastRetrans_") is not None:
+        agent["no_fast_retrans"] = boolean(values["noFastRetrans_"])
     if cls in _EXIT_FAST_RETRANS and changed("exitFastRetrans_") is not None:
         agent["exit_fast_retrans"] = boolean(values["exitFastRetrans_"])
     if cls == "Agent/TCP/Sack1" and changed("partial_ack_") is not None:

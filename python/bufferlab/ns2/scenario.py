@@ -428,8 +428,8 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     }
     if ag.cls.endswith("Sack1"):
         read.add("oldCode_")  # tcp-sack1.cc dupack_action: the only reader here
-    # exitFastRetrans_, partial_ack_, F-RTO (recovery_knobs.py); one-off variables of
-    # timestamps, ECN and the sink (agent_knobs.py)
+    # exitFastRetrans_, noFastRetrans_, partial_ack_, F-RTO (recovery_knobs.py); one-off
+    # variables of timestamps, ECN and the sink (agent_knobs.py)
     knobs_read, knobs = recovery_knobs(ag.cls, ag.vars, lambda var: _changed(ag, var))
     one_off_read, sink_one_off_read, one_off = knob_fields(ag)
     knobs.update(one_off)

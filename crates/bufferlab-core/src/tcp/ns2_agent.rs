@@ -33,7 +33,7 @@
 //!   deviations (see `tcp/rtt.rs`).
 //!
 //! The variables of loss recovery and window decrease (`bugFix_`, `lessCareful_`,
-//! `exitFastRetrans_`, NewReno's `newreno_changes1_`, `partial_window_deflation_`,
+//! `exitFastRetrans_`, `noFastRetrans_`, NewReno's `newreno_changes1_`, `partial_window_deflation_`,
 //! `exit_recovery_fix_`, `decrease_num_`, `increase_num_`, `maxcwnd_`, Sack1's `partial_ack_`) are in
 //! [`recovery`], with their rules. `exitFastRetrans_ false`, `partial_ack_ true` and F-RTO
 //! (`frto_enabled_`, `sfrto_enabled_`) are the sender's (`tcp/sender/ns2_exit_fast_retrans.rs`,
@@ -99,6 +99,10 @@ pub struct Ns2AgentOptions {
     /// started, and the `numdupacks_`-th sets the inflation to `numdupacks_`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exit_fast_retrans: Option<bool>,
+    /// ns-2 `noFastRetrans_` (default false, ns-default.tcl; read by Agent/TCP only): true,
+    /// the `numdupacks_`-th duplicate ACK starts no fast retransmit; the timeout recovers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_fast_retrans: Option<bool>,
     /// ns-2 `Agent/TCP/Newreno` `newreno_changes1_` (default 1, ns-default.tcl): only the
     /// first partial ACK of a recovery restarts the retransmission timer. 0: every one does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -222,6 +226,7 @@ pub struct Ns2Agent {
     pub bug_fix: bool,
     pub less_careful: bool,
     pub exit_fast_retrans: bool,
+    pub no_fast_retrans: bool,
     pub newreno_changes1: bool,
     pub partial_window_deflation: bool,
     pub exit_recovery_fix: bool,
@@ -247,7 +252,8 @@ pub struct Ns2Agent {
 impl Default for Ns2Agent {
     /// ns-2.35 ns-default.tcl: `Agent/TCP set delay_growth_ true`, `bugfix_ss_ 1`,
     /// `precisionReduce_ true`, `maxburst_ 0`, `rfc2988_ true`; `Agent/TCPSink set SYN_immediate_ack_ true`;
-    /// `bugFix_ true`, `lessCareful_ false`, `exitFastRetrans_ true`, `decrease_num_ 0.5`,
+    /// `bugFix_ true`, `lessCareful_ false`, `exitFastRetrans_ true`, `noFastRetrans_ false`,
+    /// `decrease_num_ 0.5`,
     /// `increase_num_ 1.0`, `maxcwnd_ 0`, `partial_ack_ false`; `Agent/TCP/Newreno set newreno_changes1_ 1`,
     /// `partial_window_deflation_ 1`, `exit_recovery_fix_ 0`;
     /// `timerfix_ true`, `rttvar_exp_ 2`; `QOption_ 0`, `EnblRTTCtr_ 0`, `control_increase_ 0`,
@@ -264,6 +270,7 @@ impl Default for Ns2Agent {
             bug_fix: true,
             less_careful: false,
             exit_fast_retrans: true,
+            no_fast_retrans: false,
             newreno_changes1: true,
             partial_window_deflation: true,
             exit_recovery_fix: false,
@@ -324,6 +331,7 @@ impl Ns2Agent {
                 "bug_fix": self.bug_fix,
                 "less_careful": self.less_careful,
                 "exit_fast_retrans": self.exit_fast_retrans,
+                "no_fast_retrans": self.no_fast_retrans,
                 "newreno_changes1": self.newreno_changes1,
                 "partial_window_deflation": self.partial_window_deflation,
                 "exit_recovery_fix": self.exit_recovery_fix,

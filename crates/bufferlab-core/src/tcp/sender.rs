@@ -41,6 +41,7 @@ mod ns2_exit_fast_retrans;
 mod ns2_frto;
 mod ns2_knobs;
 mod ns2_newreno_lingering;
+mod ns2_no_fast_retrans;
 mod ns2_recovery;
 mod ns2_sack1;
 mod ns2_sack1_partial_ack;
@@ -1361,7 +1362,10 @@ impl TcpSender {
                 // Exactly the DupThresh-th duplicate (ns-2 `dupacks_ == numdupacks_`), or
                 // RFC 6675 IsLost(HighACK) before that.
                 let thresh = self.p.dupack_threshold;
-                if (self.dupacks == thresh || (lost && self.dupacks < thresh))
+                // ns-2 noFastRetrans_ (Agent/TCP): no dupack_action() at all
+                // (sender/ns2_no_fast_retrans.rs)
+                let at_thresh = self.dupacks == thresh && !self.ns2_no_fast_retrans();
+                if (at_thresh || (lost && self.dupacks < thresh))
                     && (self.snd_una > self.recover
                         || !guard
                         // ns-2 without bugFix_, or lessCareful_ (sender/ns2_recovery.rs)
@@ -1375,11 +1379,7 @@ impl TcpSender {
                             && self.snd_una == ns2_packet0_end(&self.p)))
                 {
                     self.enter_recovery(cx);
-                } else if self.dupacks == thresh
-                    && self.ns2_aimd()
-                    && self.p.ecn
-                    && self.last_action_ecn
-                {
+                } else if at_thresh && self.ns2_aimd() && self.p.ecn && self.last_action_ecn {
                     self.ns2_ecn_dupack_action(cx);
                 } else if self.dupacks < thresh && self.p.limited_transmit {
                     self.limited_transmit(cx);

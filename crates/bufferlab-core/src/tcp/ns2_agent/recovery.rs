@@ -29,6 +29,9 @@
 //!   `increase_num_ / cwnd_` per new ACK.
 //! * `maxcwnd_` (`opencwnd`): when nonzero, cwnd_ is set back to it whenever `int(cwnd_)`
 //!   passes it after a window increase.
+//! * `noFastRetrans_` (`TcpAgent::recv`, read by Agent/TCP only: Reno, Newreno, Sack1 and
+//!   Vegas have their own `recv`): the `numdupacks_`-th duplicate ACK does not call
+//!   `dupack_action()`, so Agent/TCP waits for the timeout (`tcp/sender/ns2_no_fast_retrans.rs`).
 //! * `partial_ack_` (`Sack1TcpAgent::recv`, `partial_ack_action`): a partial ACK in fast
 //!   recovery sends two packets at once (the next unacknowledged ones from `next_pkt_`, SACKed
 //!   ones skipped), restarts the timer for the first partial ACK only, and counts one packet
@@ -43,6 +46,7 @@ impl Ns2Agent {
         self.bug_fix = o.bug_fix.unwrap_or(self.bug_fix);
         self.less_careful = o.less_careful.unwrap_or(self.less_careful);
         self.exit_fast_retrans = o.exit_fast_retrans.unwrap_or(self.exit_fast_retrans);
+        self.no_fast_retrans = o.no_fast_retrans.unwrap_or(self.no_fast_retrans);
         self.newreno_changes1 = o.newreno_changes1.unwrap_or(self.newreno_changes1);
         self.partial_window_deflation = o
             .partial_window_deflation
