@@ -332,6 +332,11 @@ main(int argc, char* argv[])
     std::string tcpTypes; // per-flow types, comma-separated; empty: every flow is `tcp`
     bool pacing = false;
     double warmup = 0; // > 0: also report goodput, queue and drops from this time on
+    // --tbfRate: a TbfQueueDisc at the bottleneck's root, the chosen qdisc its one child
+    std::string tbfRate;
+    uint32_t tbfBurst = 125000; // TbfQueueDisc Burst default
+    std::string tbfPeak;        // empty: no second bucket (PeakRate 0)
+    uint32_t tbfMtu = 0;        // 0: the device MTU (TbfQueueDisc Mtu default)
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
@@ -344,6 +349,11 @@ main(int argc, char* argv[])
     cmd.AddValue("bnDelay", "bottleneck delay", bnDelay);
     cmd.AddValue("qdisc", "DropTail | RED | CoDel | FqCoDel | PIE", qdisc);
     cmd.AddValue("qlimit", "queue disc limit: 20p, 5000B or bdp", qlimit);
+    cmd.AddValue("tbfRate", "TbfQueueDisc Rate at the root, qdisc its child (empty: no TBF)",
+                 tbfRate);
+    cmd.AddValue("tbfBurst", "TbfQueueDisc Burst (bytes)", tbfBurst);
+    cmd.AddValue("tbfPeak", "TbfQueueDisc PeakRate (empty: none)", tbfPeak);
+    cmd.AddValue("tbfMtu", "TbfQueueDisc Mtu (bytes; 0: the device MTU)", tbfMtu);
     cmd.AddValue("minTh", "RED min threshold (unit of qlimit)", minTh);
     cmd.AddValue("maxTh", "RED max threshold (unit of qlimit)", maxTh);
     cmd.AddValue("maxP", "RED max_p (LInterm = 1/maxP)", maxP);
@@ -483,13 +493,36 @@ main(int argc, char* argv[])
     bool byteMode = false;
     QueueSize limit = ParseLimit(qlimit, DataRate(bnRate), baseRtt, ipPkt, &byteMode);
     TrafficControlHelper tch;
+    uint16_t tbfHandle = 0;
+    uint16_t tbfClass = 0;
+    if (!tbfRate.empty())
+    {
+        tbfHandle = tch.SetRootQueueDisc("ns3::TbfQueueDisc",
+                                         "Rate", DataRateValue(DataRate(tbfRate)),
+                                         "Burst", UintegerValue(tbfBurst),
+                                         "Mtu", UintegerValue(tbfMtu),
+                                         "PeakRate",
+                                         DataRateValue(DataRate(tbfPeak.empty() ? "0bps" : tbfPeak)));
+        tbfClass = tch.AddQueueDiscClasses(tbfHandle, 1, "ns3::QueueDiscClass")[0];
+    }
+    // The chosen qdisc: the root, or the TBF's child.
+    auto setQd = [&](const std::string& type, auto&&... args) {
+        if (tbfRate.empty())
+        {
+            tch.SetRootQueueDisc(type, args...);
+        }
+        else
+        {
+            tch.AddChildQueueDisc(tbfHandle, tbfClass, type, args...);
+        }
+    };
     if (qdisc == "DropTail")
     {
-        tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(limit));
+        setQd("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(limit));
     }
     else if (qdisc == "RED")
     {
-        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+        setQd("ns3::RedQueueDisc",
                              "MaxSize", QueueSizeValue(limit),
                              "MinTh", DoubleValue(minTh),
                              "MaxTh", DoubleValue(maxTh),
@@ -504,15 +537,15 @@ main(int argc, char* argv[])
     }
     else if (qdisc == "CoDel")
     {
-        tch.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", QueueSizeValue(limit));
+        setQd("ns3::CoDelQueueDisc", "MaxSize", QueueSizeValue(limit));
     }
     else if (qdisc == "FqCoDel")
     {
-        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc", "MaxSize", QueueSizeValue(limit));
+        setQd("ns3::FqCoDelQueueDisc", "MaxSize", QueueSizeValue(limit));
     }
     else if (qdisc == "PIE")
     {
-        tch.SetRootQueueDisc("ns3::PieQueueDisc",
+        setQd("ns3::PieQueueDisc",
                              "MaxSize", QueueSizeValue(limit),
                              "MeanPktSize", UintegerValue(ipPkt));
     }
@@ -674,6 +707,8 @@ main(int argc, char* argv[])
                                                     : qlimit)
       << ",\"tcp\":" << JsonStr(tcp) << ",\"recovery\":" << JsonStr(recovery)
       << ",\"segSize\":" << segSize << ",\"simTime\":" << simTime << ",\"flowmon\":" << flowmon
+      << ",\"tbfRate\":" << JsonStr(tbfRate) << ",\"tbfBurst\":" << tbfBurst
+      << ",\"tbfPeak\":" << JsonStr(tbfPeak) << ",\"tbfMtu\":" << tbfMtu
       << "},\"flows\":[";
     double total = 0;
     double delaySum = 0;

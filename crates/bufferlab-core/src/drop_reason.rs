@@ -33,10 +33,12 @@ pub enum DropReason {
     SharedThreshold,
     /// A shared-buffer switch's unused buffer was smaller than the packet.
     SharedPoolFull,
+    /// Longer than a shaper's buckets can ever hold (Linux sch_tbf `tbf_enqueue`, `max_size`).
+    Oversize,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 13] = [
+    pub const ALL: [DropReason; 14] = [
         DropReason::QueueFull,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -50,6 +52,7 @@ impl DropReason {
         DropReason::LinkLoss,
         DropReason::SharedThreshold,
         DropReason::SharedPoolFull,
+        DropReason::Oversize,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -68,6 +71,7 @@ impl DropReason {
             DropReason::LinkLoss => "link_loss",
             DropReason::SharedThreshold => "shared_threshold",
             DropReason::SharedPoolFull => "shared_pool_full",
+            DropReason::Oversize => "oversize",
         }
     }
 

@@ -139,6 +139,11 @@ fn steady_state_makes_no_allocation() {
             r#"{ kind = "red", preset = "ns3", limit = "50p", min_th = 5, max_th = 5, q_weight = 1.0, gentle = false, ecn = true, hard_drop = false }"#,
             r#"{ preset = "ns3", cc = "dctcp", ecn = true }"#,
         ),
+        (
+            // the shaper's wake-ups are port timers (net/port/shaper_ops.rs)
+            r#"{ kind = "tbf", rate = "5Mbps", burst = "15000B", child = { kind = "fq_codel" } }"#,
+            r#"{ preset = "ns3", cc = "cubic" }"#,
+        ),
     ];
     for (queue, tcp) in cases {
         let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp), None);

@@ -22,6 +22,7 @@
 //! (three with a device queue: its `DeviceWake`).
 
 mod delayer_ops;
+mod shaper_ops;
 
 use super::delayer::Delayer;
 use super::device_queue::DeviceQueue;
@@ -171,6 +172,8 @@ enum PortTimer {
     Alloc,
     /// The Delayer's spike timer (`SpikeTimer::expire`).
     Spike,
+    /// A shaper's tokens allow its head packet (`QueueDisc::wake_at`).
+    Shaper,
 }
 
 /// Packets dropped at ports, reused so that dropping never allocates in the steady state.
@@ -271,6 +274,7 @@ impl Port {
                 w
             }
             PortTimer::Spike => self.spike(cx),
+            PortTimer::Shaper => self.shaper_wake(cx),
         }
     }
 
@@ -334,27 +338,34 @@ impl Port {
             self.delayer_done(cx);
             return w;
         }
+        let mut shaped = None;
         if self.device.wants_fill() {
             self.fill_device(cx);
+            shaped = self.shaper_timer(cx);
         }
-        if busy {
+        let mut w = if busy {
             let queued = self.waiting_packets();
             self.note_length(cx, queued as u64, self.waiting_bytes());
             // The transmitter wakes when the packet on the wire is out, and only if something
             // waits for it: an idle link costs no event.
             if queued > 0 && !self.tx_pending {
                 self.tx_pending = true;
-                return Wakeups {
+                Wakeups {
                     tx_done: Some(self.busy_until_key::<NS2>()),
                     ..Wakeups::default()
-                };
+                }
+            } else {
+                Wakeups::default()
             }
-            Wakeups::default()
         } else {
             // An idle link takes the packet straight into service: it never waits, so it
             // must not show up in the maximum (start_tx records the length).
             self.start_tx(cx)
+        };
+        if let Some(k) = shaped {
+            w.add_timer(k);
         }
+        w
     }
 
     /// An error model holds the packet `delay` (ns-2: `Scheduler::schedule(target_, p,
@@ -393,7 +404,8 @@ impl Port {
     pub fn device_wake<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         self.device.woken();
         self.fill_device(cx);
-        if !self.busy(cx) && !self.device.is_empty() {
+        let shaped = self.shaper_timer(cx);
+        let mut w = if !self.busy(cx) && !self.device.is_empty() {
             self.start_tx(cx)
         } else if self.waiting_packets() > 0 && !self.tx_pending && self.busy(cx) {
             self.tx_pending = true;
@@ -403,7 +415,11 @@ impl Port {
             }
         } else {
             Wakeups::default()
+        };
+        if let Some(k) = shaped {
+            w.add_timer(k);
         }
+        w
     }
 
     /// The head of the wire reaches the far node (`Arrive`); the packet stays in the pool for
@@ -531,6 +547,11 @@ impl Port {
         let moved = next.is_some() || !cx.drops.queue.is_empty();
         if let Some(r) = next {
             self.transmit(r, cx, &mut w);
+        } else if !self.device.enabled() && self.qdisc.len_packets() > 0 {
+            // a shaper holds its packets back: wake when it can send
+            if let Some(k) = self.shaper_timer(cx) {
+                w.add_timer(k);
+            }
         }
         if !NS2 || moved {
             self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());

@@ -117,6 +117,16 @@ impl PortQueue {
         }
     }
 
+    /// After a dequeue that gave nothing while packets wait: when the discipline (a shaper,
+    /// `qdisc/tbf.rs`) can send again. DropTail always can.
+    #[inline(always)]
+    pub fn wake_at(&self) -> Option<SimTime> {
+        match self {
+            PortQueue::DropTail(_) => None,
+            PortQueue::Dyn(q) => q.wake_at(),
+        }
+    }
+
     /// The link went idle at `since` (its last transmission ended) and is about to take a
     /// packet: RED decays its average over the idle time. DropTail has nothing to do.
     #[inline(always)]

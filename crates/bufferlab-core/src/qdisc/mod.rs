@@ -28,6 +28,7 @@ pub mod rio;
 pub mod sfq;
 pub mod sfq_ns2;
 pub mod shared_config;
+pub mod tbf;
 
 use crate::packet::{Ecn, Packet};
 use crate::rng::Rng;
@@ -130,6 +131,12 @@ pub trait QueueDisc {
     /// this from a dequeue that returns nothing (RED starts its idle period there); the port
     /// does not ask an empty queue, so it says so here, before that arrival's `enqueue`.
     fn link_idle(&mut self, _since: SimTime) {}
+    /// After a dequeue that returned nothing while packets wait: when the discipline will have
+    /// one (a shaper's tokens, `qdisc/tbf.rs`); the port sets a timer for it. None: the
+    /// discipline is work-conserving, the next arrival or transmission end asks again.
+    fn wake_at(&self) -> Option<SimTime> {
+        None
+    }
     /// Each engine flow's ns-2 flow id (`fid_`, the trace's flow id), by flow index, for a
     /// discipline that tells flows apart as ns-2 does (ns-2's FQ); given once the flows exist.
     fn set_flow_ids(&mut self, _fids: &[u32]) {}

@@ -20,6 +20,7 @@ use super::red::{Red, RedConfig, Variant};
 use super::rem::{Rem, RemConfig};
 use super::rio::{Rio, RioConfig};
 use super::sfq::{Sfq, SfqConfig};
+use super::tbf::{Tbf, TbfConfig};
 use super::QueueDisc;
 use crate::units::QueueLimit;
 use schemars::JsonSchema;
@@ -63,6 +64,8 @@ pub enum QueueConfig {
     DualPi2(DualPi2Config),
     /// Class-based queues, each with its own discipline, under a weighted scheduler.
     Classful(ClassfulConfig),
+    /// Token-bucket shaper in front of a child discipline (Linux sch_tbf, ns-3 TbfQueueDisc).
+    Tbf(TbfConfig),
     /// A discipline written in Python (a `bufferlab.QueueDisc` subclass), see docs/extending.md.
     Python(PythonQueueConfig),
 }
@@ -113,6 +116,7 @@ impl QueueConfig {
             QueueConfig::Rem(c) => Box::new(Rem::new(c)),
             QueueConfig::Rio(c) => Box::new(Rio::new(c)),
             QueueConfig::Classful(c) => Box::new(Classful::new(c)),
+            QueueConfig::Tbf(c) => Box::new(Tbf::new(c, c.child().build())),
             QueueConfig::Python(_) => {
                 unreachable!("built by the scenario builder through Extensions")
             }
@@ -138,6 +142,7 @@ impl QueueConfig {
             QueueConfig::Rem(c) => super::rem::configured_limit(c),
             QueueConfig::Rio(c) => c.limit,
             QueueConfig::Classful(c) => c.limit(),
+            QueueConfig::Tbf(c) => c.child().limit(),
             // The Python class decides; nothing to check before it runs.
             QueueConfig::Python(_) => QueueLimit::Packets(u64::MAX),
         }
@@ -152,6 +157,7 @@ impl QueueConfig {
             QueueConfig::Sfq(c) => super::sfq::state_bytes(c),
             QueueConfig::Prio(c) => super::prio::state_bytes(c),
             QueueConfig::Classful(c) => c.classes.iter().map(|k| k.queue.state_bytes()).sum(),
+            QueueConfig::Tbf(c) => c.child().state_bytes(),
             _ => 0,
         }
     }
@@ -171,6 +177,7 @@ impl QueueConfig {
             QueueConfig::Rio(c) => c.validate(),
             QueueConfig::Classful(c) => c.validate(),
             QueueConfig::Codel(c) => c.validate(),
+            QueueConfig::Tbf(c) => c.validate(),
             QueueConfig::Droptail(_) | QueueConfig::Fq(_) | QueueConfig::Python(_) => Ok(()),
         }
     }

@@ -40,6 +40,7 @@ fn marks(q: &QueueConfig) -> bool {
         QueueConfig::Rio(c) => c.ecn,
         QueueConfig::DualPi2(_) => true,
         QueueConfig::Classful(c) => c.classes.iter().any(|k| marks(&k.queue)),
+        QueueConfig::Tbf(c) => marks(&c.child()),
         // a Python discipline may mark: no warning rests on it
         QueueConfig::Python(_) => true,
         QueueConfig::Droptail(_)
@@ -90,6 +91,7 @@ fn steps(q: &QueueConfig, rate_bps: f64) -> bool {
         QueueConfig::Codel(c) => c.knobs.ce_threshold.is_some(),
         QueueConfig::FqCodel(c) => c.knobs.ce_threshold.is_some(),
         QueueConfig::Classful(c) => c.classes.iter().any(|k| steps(&k.queue, rate_bps)),
+        QueueConfig::Tbf(c) => steps(&c.child(), rate_bps),
         _ => red_step_missing(q, rate_bps).is_some_and(|m| m.is_empty()),
     }
 }

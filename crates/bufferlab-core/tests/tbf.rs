@@ -1,0 +1,90 @@
+//! The token-bucket shaper (`kind = "tbf"`, qdisc/tbf.rs) in whole simulations: the port's
+//! timer wakes it when its tokens allow the head packet, with and without a device queue, and
+//! the link then carries exactly the token rate.
+
+mod common;
+use common::{queue, run_text, Dumbbell};
+
+/// One 8 Mbit/s CBR flow of 1000-byte packets into a 100 Mbit/s bottleneck whose queue is
+/// `queue`; 12 s with 2 s of warm-up.
+fn cbr(queue_toml: &str, device_queue: bool) -> String {
+    let mut t = Dumbbell::new(1)
+        .set("name", "\"tbf-test\"")
+        .duration("12s")
+        .set("warmup", "\"2s\"")
+        .access("1Gbps", "1ms")
+        .bottleneck("100Mbps", "10ms")
+        .queue(queue_toml)
+        .flow(
+            r#"name = "f0"
+src = "s0"
+dst = "d0"
+app = { kind = "cbr", rate = "8Mbps", packet_size = "1000B" }"#,
+        )
+        .toml();
+    if device_queue {
+        t = t.replace(
+            "[links.bottleneck]\n",
+            "[links.bottleneck]\ndevice_queue = 1\n",
+        );
+    }
+    t
+}
+
+// ---- a shaper in front of a fast link sends at its token rate, the excess is dropped ----
+#[test]
+fn the_link_carries_the_token_rate() {
+    for device in [false, true] {
+        for child in [
+            r#"{ kind = "droptail", limit = "50p" }"#,
+            r#"{ kind = "fq_codel" }"#,
+        ] {
+            let q =
+                format!(r#"{{ kind = "tbf", rate = "4Mbps", burst = "10000B", child = {child} }}"#);
+            let r = run_text(&cbr(&q, device), 1);
+            let b = queue(&r, "bottleneck", "r0");
+            assert_eq!(b.discipline, "tbf");
+            // 10 s of measurement at 4 Mbit/s: 500 packets a second, 5000 of 1000 bytes (one
+            // more or less at the window's edges)
+            let sent = b.departures as i64;
+            assert!((sent - 5000).abs() <= 1, "device {device} {child}: {sent}");
+            // half the offered 8 Mbit/s is dropped (by the child: tail or CoDel)
+            assert!(b.drops > 4500 && b.drops < 5100, "{}", b.drops);
+            // the packets wait in the shaper, not on the 100 Mbit/s wire
+            assert!(b.avg_packets > 1.0, "{}", b.avg_packets);
+        }
+    }
+}
+
+// ---- a token rate above the link leaves the pace to the link ----
+#[test]
+fn a_rate_above_the_link_leaves_the_pace_to_the_link() {
+    let q = r#"{ kind = "tbf", rate = "200Mbps", burst = "10000B" }"#;
+    let r = run_text(&cbr(q, false), 1);
+    let b = queue(&r, "bottleneck", "r0");
+    // 8 Mbit/s offered, all of it carried: 1000 packets a second
+    assert!(
+        (b.departures as i64 - 10_000).abs() <= 1,
+        "{}",
+        b.departures
+    );
+    assert_eq!(b.drops, 0);
+}
+
+// ---- bad values are refused naming the field ----
+#[test]
+fn bad_values_name_their_field() {
+    let e = common::run_err(
+        &cbr(r#"{ kind = "tbf", rate = "4Mbps", burst = "0B" }"#, false),
+        &[],
+    );
+    assert!(e.contains("links.bottleneck.queue.burst"), "{e}");
+    let e = common::run_err(
+        &cbr(
+            r#"{ kind = "tbf", rate = "4Mbps", burst = "10000B", child = { kind = "codel", targt = "1ms" } }"#,
+            false,
+        ),
+        &[],
+    );
+    assert!(e.contains("child.targt") && e.contains("`interval`"), "{e}");
+}
