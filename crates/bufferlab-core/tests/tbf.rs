@@ -48,8 +48,14 @@ fn the_link_carries_the_token_rate() {
             // more or less at the window's edges)
             let sent = b.departures as i64;
             assert!((sent - 5000).abs() <= 1, "device {device} {child}: {sent}");
-            // half the offered 8 Mbit/s is dropped (by the child: tail or CoDel)
-            assert!(b.drops > 4500 && b.drops < 5100, "{}", b.drops);
+            // half the offered 8 Mbit/s is dropped by a DropTail child; CoDel's drop rate
+            // grows only with sqrt(count), so behind FQ-CoDel part of the excess is still
+            // queued at the end (docs/models/codel.md, unresponsive overload)
+            if child.contains("droptail") {
+                assert!(b.drops > 4500 && b.drops < 5100, "{}", b.drops);
+            } else {
+                assert!(b.drops > 1000, "{}", b.drops);
+            }
             // the packets wait in the shaper, not on the 100 Mbit/s wire
             assert!(b.avg_packets > 1.0, "{}", b.avg_packets);
         }
