@@ -122,4 +122,13 @@ pub trait Endpoint {
     fn reset(&mut self, _now: SimTime, _phase: Option<SimTime>) -> Result<(), String> {
         Err("resetting it is not modelled".into())
     }
+
+    /// A CBR source's `rate_` (bit/s) and `packetSize_` set by a script while the run goes
+    /// on (ns-2's `$cbr set interval_` / `rate_` / `packetSize_`; `session.rs`): the packet
+    /// already scheduled keeps its time and goes out with the new size, the gap after it is
+    /// the new one (`traffic::Generator::set_cbr_rate`). Err says this sender's application
+    /// has no such variables.
+    fn set_cbr_rate(&mut self, _rate_bps: f64, _size: u32) -> Result<(), String> {
+        Err("its application is not a CBR source".into())
+    }
 }

@@ -17,6 +17,7 @@ use crate::sim::Simulation;
 use crate::units::SimTime;
 use std::time::Instant;
 
+mod apps;
 mod flowmon;
 mod links;
 mod summary;

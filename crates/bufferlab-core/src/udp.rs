@@ -135,6 +135,18 @@ impl Endpoint for UdpSender {
         }
     }
 
+    /// trafgen.cc `TrafficGenerator::timeout` sends `size_` as it is when the timer
+    /// expires: the pending emission takes the new size; its time stays.
+    fn set_cbr_rate(&mut self, rate_bps: f64, size: u32) -> Result<(), String> {
+        if !self.gen.set_cbr_rate(rate_bps, size) {
+            return Err("its application is not a CBR source".into());
+        }
+        if let Some((_, s)) = &mut self.pending {
+            *s = size;
+        }
+        Ok(())
+    }
+
     fn next_timeout(&self) -> Option<SimTime> {
         if self.held {
             return None;

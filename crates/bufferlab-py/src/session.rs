@@ -350,6 +350,21 @@ impl Session {
         guarded(|| s.set_data_flow(flow, segments))
     }
 
+    /// Sets a flow's CBR source's `rate_` (bit/s) and `packetSize_` (bytes) during the run
+    /// (ns-2's `$cbr set interval_` / `rate_` / `packetSize_`): the packet already
+    /// scheduled keeps its time, the gap after it is the new one.
+    fn set_cbr_rate(&mut self, flow: &str, rate: f64, size: u32) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.set_cbr_rate_flow(flow, rate, size))
+    }
+
+    /// Runs a flow's start now if the scenario gave it this instant and it has not run:
+    /// ns-2 runs a start scheduled before a script's event of the same instant first.
+    fn start_due(&mut self, flow: &str) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.start_due(flow))
+    }
+
     /// Resets one end of a flow (the receiver with `receiver`): ns-2's `$tcp reset` /
     /// `$sink reset` during the run; `phase` is the sender's new tick-clock phase (seconds).
     #[pyo3(signature = (flow, receiver = false, phase = None))]

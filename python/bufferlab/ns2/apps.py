@@ -6,13 +6,39 @@ flow's start and stop, or events during the run) and finite sends.
 from __future__ import annotations
 
 import heapq
+from typing import Any
 
 from bufferlab.ns2.agents import APP_DATA_OPS
 from bufferlab.ns2.classes import is_a
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
 from bufferlab.ns2.model import App
 from bufferlab.ns2.telnet import TELNET, telnet_method
-from bufferlab.ns2.units import number, time_s
+from bufferlab.ns2.units import number, rate_bps, time_s
+
+CBR = "Application/Traffic/CBR"
+# The variables of a CBR that a script may set while the run goes on: cbr_traffic.cc's
+# next_interval reads rate_ and size_ (packetSize_) at every packet; interval_ and
+# packet_size_ become rate_ and packetSize_ through ns-lib's `set` (_traffic_set).
+CBR_LIVE = frozenset({"rate_", "interval_", "packetSize_", "packet_size_"})
+
+
+def cbr_rate_changed(runner: Any, app: App) -> None:
+    """`$cbr set interval_ 0.002` (or rate_, packetSize_) run by the script while the run
+    goes on. ns-2.35 (tools/cbr_traffic.cc, trafgen.cc): the variable is bound to C++, the
+    timer already set is not touched (no resched), `TrafficGenerator::timeout` sends `size_`
+    as it is when the timer expires and then calls `next_interval`, which recomputes
+    `interval_ = (size_ << 3) / rate_`. So the packet pending keeps its time and the new
+    rate counts from the gap after it (Session.set_cbr_rate). A CBR not attached to a
+    connected agent sends nothing: its variables only change."""
+    ag = app.agent
+    if runner.finished or ag is None or ag.flow is None:
+        return
+    rate = rate_bps(app.vars["rate_"])
+    size = int(number(app.vars["packetSize_"], "packetSize_"))
+    try:
+        runner.session.set_cbr_rate(ag.flow, rate, size)
+    except Exception as e:  # ScenarioError: what the engine cannot change
+        raise Ns2Error(f"{app.cls} {app.handle} set at {runner.now:g} s: {e}") from None
 
 
 class Applications:

@@ -28,6 +28,7 @@ import contextlib
 import re
 from collections.abc import Iterable
 
+from bufferlab.ns2.apps import CBR, CBR_LIVE, cbr_rate_changed
 from bufferlab.ns2.classes import (
     LABELS,
     NS2_AGENT_DEFAULTS,
@@ -613,6 +614,8 @@ class ObjectSystem:
             and not (obj.cls.startswith("RandomVariable"))
             # telnet.cc reads interval_ at each draw (telnet.py)
             and not (obj.cls == "Application/Telnet" and var == "interval_")
+            # cbr_traffic.cc next_interval reads rate_ and size_ at each packet (apps.py)
+            and not (isinstance(obj, App) and var in CBR_LIVE and is_a(obj.cls, CBR))
         ):
             self._not_while_running(f"setting {var} of {obj.cls}")
         if isinstance(obj, Queue) and var == "limit_":
@@ -638,6 +641,13 @@ class ObjectSystem:
             # agent.cc binds both names to the one field fid_
             obj.vars["class_"] = obj.vars["fid_"] = value
         obj.vars[var] = value
+        if (
+            self.runner is not None
+            and isinstance(obj, App)
+            and var in CBR_LIVE
+            and is_a(obj.cls, CBR)
+        ):
+            cbr_rate_changed(self.runner, obj)
         return value
 
     def get_var(self, obj: Obj, var: str) -> str:

@@ -34,6 +34,7 @@ from bufferlab.ns2.linktrace import TraceRouter, plan
 from bufferlab.ns2.model import Agent, FlowMon, Queue, QueueMonitor
 from bufferlab.ns2.private_file import PrivateFile
 from bufferlab.ns2.run_end import end_time
+from bufferlab.ns2.same_instant import run_static_starts, static_starts
 from bufferlab.ns2.scenario import to_scenario
 from bufferlab.ns2.sent_counters import SENT_COUNTERS, SentCounters
 from bufferlab.ns2.summary import keep_summaries, snapshot_summaries
@@ -168,6 +169,7 @@ class Runner(EngineReads):
                 # becomes maxseq_, `done` watched) is kept here, before that instant's events
                 heapq.heappush(self.heap, (app.stop, -1, _STOPPED + ag.handle))
         self._ports = _agent_ports(ip.net.flows(), scenario)
+        self.static_starts = static_starts(ip.net.flows())
         self.watches: dict[int, tuple[Agent | Queue, str]] = {}
         # the traced senders whose maxseq_ or t_seqno_ is traced, by handle (sent_counters.py)
         self.sends: dict[str, SentCounters] = {}
@@ -457,6 +459,9 @@ class Runner(EngineReads):
                 self.advance_to(t)
                 if self.halted:
                     break
+                # before the default RNG comes to the script: a start draws from it (overhead_)
+                if not script.startswith(_STOPPED):
+                    run_static_starts(self.session, self.static_starts, t, seq)
                 self.flush_var_traces()
                 self.pump()
                 self.now = t

@@ -59,6 +59,34 @@ impl TcpApp {
         }
     }
 
+    /// A CBR source's new `rate_` and `packetSize_` (`Endpoint::set_cbr_rate`): the
+    /// pending write keeps its time and writes the new size (trafgen.cc
+    /// `TrafficGenerator::timeout` sends `size_` as it is then, through the agent's
+    /// `sendmsg`); the gap after it is the new one.
+    pub fn set_cbr_rate(&mut self, rate_bps: f64, size: u32) -> Result<(), String> {
+        let TcpApp::Writes { gen, pending, .. } = self else {
+            return Err("its application is not a CBR source".into());
+        };
+        if !gen.set_cbr_rate(rate_bps, size) {
+            return Err("its application is not a CBR source".into());
+        }
+        if let Some((_, s)) = pending {
+            *s = size;
+        }
+        Ok(())
+    }
+
+    /// The pending write's time and, for a source that adds its times up in ns-2's double
+    /// seconds (a CBR with `clock = "ns2"`), that double: the engine keys the write's event
+    /// with it, so a script's `$ns at 2.0` runs before a CBR packet at 2.0000000000000013
+    /// (0.01 + 199 x 0.01 s), as in ns-2's scheduler.
+    pub fn pending_s(&self) -> Option<(SimTime, f64)> {
+        let TcpApp::Writes { gen, pending, .. } = self else {
+            return None;
+        };
+        Some(((*pending)?.0, gen.next_s()?))
+    }
+
     pub fn kind(&self) -> &'static str {
         match self {
             TcpApp::Bulk => "bulk",

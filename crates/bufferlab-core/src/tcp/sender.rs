@@ -1920,6 +1920,10 @@ impl Endpoint for TcpSender {
         Some(self.p.to_json())
     }
 
+    fn set_cbr_rate(&mut self, rate_bps: f64, size: u32) -> Result<(), String> {
+        self.app.set_cbr_rate(rate_bps, size)
+    }
+
     /// ns-2's Tahoe, Reno, NewReno and Sack1 agents write event trace lines
     /// (`sender/ns2_events.rs`); no other sender does here.
     fn record_ns2_events(&mut self) -> bool {
@@ -2160,6 +2164,12 @@ impl Endpoint for TcpSender {
         let next = self.next_timeout()?;
         if let Some((at, s)) = self.rto_at_s {
             if self.rto_at == Some(at) && next == at {
+                return Some(s);
+            }
+        }
+        // a CBR's write at its double (tcp/app.rs `pending_s`)
+        if let Some((at, s)) = self.app.pending_s() {
+            if self.app_at == Some(at) && next == at {
                 return Some(s);
             }
         }

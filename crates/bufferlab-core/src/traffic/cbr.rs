@@ -83,6 +83,22 @@ impl Generator for Cbr {
             self.next_s = s;
         }
     }
+
+    /// cbr_traffic.cc `next_interval`: "Recompute interval in case rate_ or size_ has
+    /// changes", `interval_ = (double)(size_ << 3) / (double)rate_`, at each packet, after
+    /// `TrafficGenerator::timeout` has sent it; the timer already set is not touched. So the
+    /// emission pending now keeps its time, and the gap after it is the new one.
+    fn set_cbr_rate(&mut self, rate_bps: f64, size: u32) -> bool {
+        self.size = size;
+        self.interval_s = (size as f64 * 8.0) / rate_bps;
+        self.interval = if rate_bps.fract() == 0.0 && rate_bps >= 1.0 && rate_bps < u64::MAX as f64
+        {
+            Rate(rate_bps as u64).tx_time(size as u64)
+        } else {
+            SimTime::from_secs_f64(self.interval_s)
+        };
+        true
+    }
 }
 
 #[cfg(test)]
@@ -190,5 +206,35 @@ mod tests {
         let u = own.u01();
         assert_eq!(t, SimTime::from_secs_f64(0.008 + 0.008 * (-0.5 + u)));
         assert_eq!(shared.state(), own.state());
+    }
+
+    // ---- rate_ and packetSize_ set while it runs (cbr_traffic.cc next_interval) ----
+    #[test]
+    fn a_new_rate_counts_from_the_gap_after_the_pending_packet() {
+        // 200 B every 10 ms from 0.01 s; rate_ made 800 kb/s (2 ms) after the packet at
+        // 0.5 s went: the one pending (0.51 s) keeps its time, the next comes 2 ms after it
+        let mut g = Cbr::new(
+            SimTime::from_millis(10),
+            Rate(160_000),
+            200,
+            false,
+            CbrClock::Ns2,
+        );
+        let mut rng = crate::rng::stream(1, "t");
+        let mut s = 0.01f64;
+        g.next(&mut rng);
+        for _ in 0..50 {
+            g.next(&mut rng);
+            s += 0.01;
+        }
+        assert_eq!(g.next_s(), Some(s)); // 0.51's double, pending
+        assert!(g.set_cbr_rate(800_000.0, 200));
+        let (t, size) = g.next(&mut rng).unwrap();
+        assert_eq!(g.next_s(), Some(s + 0.002));
+        assert_eq!((t, size), (SimTime::from_secs_f64(s + 0.002), 200));
+        // a new packetSize_ alone: the gap is size x 8 / rate_ from then on (400 B: 4 ms)
+        assert!(g.set_cbr_rate(800_000.0, 400));
+        assert_eq!(g.next(&mut rng).unwrap().1, 400);
+        assert_eq!(g.next_s(), Some(s + 0.002 + 0.004));
     }
 }

@@ -31,6 +31,14 @@ pub trait Generator {
     /// Starts the source's double sums at `s` seconds, its start as ns-2's scheduler holds
     /// it (`FlowConfig::ns2_start_s`); a source without such sums ignores it.
     fn set_start_s(&mut self, _s: f64) {}
+    /// ns-2's `rate_` (bit/s, a double) and `packetSize_` (bytes) of a CBR source set by a
+    /// script while the run goes on: the gap drawn after the next emission uses them
+    /// (cbr_traffic.cc `next_interval` recomputes `interval_ = (size_ << 3) / rate_` at
+    /// every packet), and the emission already scheduled keeps its time. False for a source
+    /// that has no such variables (its rate is fixed).
+    fn set_cbr_rate(&mut self, _rate_bps: f64, _size: u32) -> bool {
+        false
+    }
 }
 
 /// The mean burst and idle times and the kind of ns-2's on/off source whose on- and
