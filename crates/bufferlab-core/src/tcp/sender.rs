@@ -1766,8 +1766,12 @@ impl TcpSender {
         self.stats.timeouts += 1;
         self.note_ns2_cong_action();
         // tcp.cc timeout(): inside the window of an ECN reduction (highest_ack_ < recover_,
-        // last_cwnd_action_ == CWND_ACTION_ECN) only slowdown(CLOSE_CWND_ONE): ssthresh_ stays
-        let ecn_window = self.ns2_aimd() && self.last_action_ecn && self.snd_una < self.recover;
+        // last_cwnd_action_ == CWND_ACTION_ECN) only slowdown(CLOSE_CWND_ONE): ssthresh_ stays.
+        // timeout() sets `recover_ = maxseq_` just before that test (tcp-sack1.cc's timeout
+        // too), so it asks only whether data is outstanding, not whether the ECN's own
+        // recovery point is still ahead (red gentleEcn1: a timeout at 16.99 s after the
+        // ECN reduction's window was acknowledged keeps ssthresh_ 3)
+        let ecn_window = self.ns2_aimd() && self.last_action_ecn && self.snd_una < self.snd_max;
         let ssthresh_before = self.w.ssthresh;
         self.last_action_timeout = true;
         self.last_action_ecn = false;
