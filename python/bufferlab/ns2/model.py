@@ -80,6 +80,8 @@ class Queue(Obj):
         # RED: the automatic parameters ns-2 computed when the queue got its link
         # (`red_automatic`), which its variables read from then on
         self.red_auto: dict[str, str] = {}
+        # the q_weight_ code (0, -1, -2) red_automatic computed its weight from, if any
+        self.q_weight_code: float | None = None
 
 
 def reset_ssthresh(ag: Obj) -> None:
@@ -104,6 +106,8 @@ def red_automatic(q: Queue, rate: float, delay: float) -> None:
         th = auto["thresh_"] = max(5.0, time_s(v["targetdelay_"]) * ptc / 2.0)
     if mth == 0:
         auto["maxthresh_"] = 3.0 * th
+    if qw in (0, -1, -2):
+        q.q_weight_code = qw
     if qw == 0:
         auto["q_weight_"] = 1.0 - math.exp(-1.0 / ptc)
     elif qw == -1:

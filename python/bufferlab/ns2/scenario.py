@@ -683,6 +683,11 @@ def red_config(q: Queue, link: Link, limit: int) -> dict[str, Any]:
         out["max_p"] = 1.0 / number(v["linterm_"])
     if _changed(q, "q_weight_") is not None and v["q_weight_"] != auto.get("q_weight_"):
         out["q_weight"] = number(v["q_weight_"])
+    elif q.q_weight_code is not None and q.q_weight_code != (0.0 if adaptive else -1.0):
+        # the automatic weight ns-2 computed (red_automatic) from a code other than the
+        # engine's default for the kind (qdisc/red/mod.rs: -1 for red's ns2 preset, 0 for
+        # ared): the engine computes it from the same code (longlinkAdapt1: -1 with ARED)
+        out["q_weight"] = q.q_weight_code
     for var, key in (
         ("wait_", "wait"),
         ("gentle_", "gentle"),
