@@ -7,7 +7,8 @@ event after those of its time already queued (`CalendarScheduler::insert`): `$ns
 start"` written before `$ns at 0 "$fb produce 20"` sends fa's first packet first, and a proc
 of that instant scheduled after the start reads the agent after it sent. bufferlab's flow
 starts are the engine's; the runner starts those scheduled before each script event of
-their instant first (python/bufferlab/ns2/same_instant.py, `Session::start_due`).
+their instant first (python/bufferlab/ns2/same_instant.py, `Session::start_due`), before the
+script gets the default RNG, from which a start with `overhead_` draws.
 test-suite-adaptive-red.tcl's red3, red3Adapt and red4Adapt turn on it."""
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ from conftest import needs_ns, run_both, trace_events
 
 # Five Reno agents and a CBR on n0 sharing the first link: fa's start before fb's first
 # writes at 0; fc's start at 0.3 before fb's more data, and at 0.3 a start after them
-# (fd); the CBR's start at 0.5 before fe's first write; procs of those instants read
-# what the agents sent.
+# (fd), fc drawing its send delays from the default RNG (overhead_); the CBR's start at 0.5
+# before fe's first write; procs of those instants read what the agents sent and draw.
 SCRIPT = """\
 set ns [new Simulator]
 set f [open out.tr w]
@@ -34,11 +35,16 @@ set c [$ns create-connection TCP/Reno $n0 TCPSink $n2 3]
 set d [$ns create-connection TCP/Reno $n0 TCPSink $n2 4]
 set e [$ns create-connection TCP/Reno $n0 TCPSink $n2 6]
 foreach x {a b c d e} { set f$x [[set $x] attach-app FTP] }
+# fc's sends are delayed by Random::uniform(overhead_) draws from the default RNG
+$c set overhead_ 0.01
 set udp [$ns create-connection UDP $n0 Null $n2 5]
 set cbr [new Application/Traffic/CBR]
 $cbr attach-agent $udp
 $cbr set packetSize_ 300
 $cbr set interval_ 0.01
+proc draw {what} {
+    puts "0.3 $what drew, then [ns-random]"
+}
 proc show {what ag} {
     global ns
     puts "[$ns now] $what t_seqno_ [$ag set t_seqno_] maxseq_ [$ag set maxseq_]"
@@ -48,7 +54,7 @@ $ns at 0.0 "show a $a"
 $ns at 0.0 "$fb produce 20"
 $ns at 0.3 "$fc start"
 $ns at 0.3 "$fb producemore 30"
-$ns at 0.3 "show c $c"
+$ns at 0.3 "draw c"
 $ns at 0.3 "show d $d"
 $ns at 0.3 "$fd start"
 $ns at 0.5 "$cbr start"
@@ -67,7 +73,7 @@ def test_a_start_before_a_script_event_of_its_instant_runs_first(tmp_path: Path)
     # the procs after a start of their instant see its first packet sent; before one, not
     assert out.splitlines() == [
         "0 a t_seqno_ 1 maxseq_ 0",
-        "0.29999999999999999 c t_seqno_ 1 maxseq_ 0",
+        "0.3 c drew, then 1795991119",
         "0.29999999999999999 d t_seqno_ 0 maxseq_ -1",
     ]
     lines = trace_events(bl_dir / "out.tr")
@@ -75,5 +81,6 @@ def test_a_start_before_a_script_event_of_its_instant_runs_first(tmp_path: Path)
     # flow ids of the first packets queued at n0 at 0, 0.3 and 0.5 s: in the script's order
     at = {t: [x[7] for x in first if x[1] == t] for t in ("0", "0.3", "0.5")}
     assert at["0"][:2] == ["1", "2"]
-    assert at["0.3"][:2] == ["3", "2"] and at["0.3"][-1] == "4"  # fb's burst between
+    # fc's first packet waits for its overhead_ draw; fd's start comes after fb's burst
+    assert at["0.3"][0] == "2" and at["0.3"][-1] == "4" and "3" not in at["0.3"]
     assert at["0.5"][:2] == ["5", "6"]
