@@ -266,12 +266,12 @@ def test_an_ns2_script_loads_neither_typer_nor_the_libraries(tmp_path):
     }
 
 
-def test_an_ns2_scripts_run_loads_neither_pathlib_nor_json(tmp_path):
+def test_an_ns2_scripts_run_loads_neither_pathlib_nor_json_nor_re(tmp_path):
     """What a script's run leaves out of its start-up (docs/performance.md, "ns-2's
     validation suites side by side"); `info vars PATTERN` would bring fnmatch, a counter read
     after the run json."""
     args = ["run", str(NS2 / "short_transfers.tcl"), "4"]
-    lean = ("pathlib", "json", "fnmatch", "unicodedata")
+    lean = ("pathlib", "json", "fnmatch", "unicodedata", "re", "typing", "enum")
     assert _loaded_after(args, tmp_path, heavy=lean) == set()
     # the check sees them when they are loaded: a scenario's run takes its file as a Path
     assert "pathlib" in _loaded_after(["run", "--help"], tmp_path, heavy=lean)

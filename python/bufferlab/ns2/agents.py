@@ -6,8 +6,6 @@ variable traces) and the null agent (`$ns set nullAgent_`).
 
 from __future__ import annotations
 
-import re
-
 from bufferlab.ns2.classes import (
     LINUX_CA,
     LINUX_CA_UNMODELLED,
@@ -20,6 +18,7 @@ from bufferlab.ns2.classes import (
 from bufferlab.ns2.errors import EvalInCaller, Ns2Error, TclScriptError
 from bufferlab.ns2.fulltcp import check_full_pair, is_full_tcp
 from bufferlab.ns2.model import Agent, App, Node, reset_ssthresh
+from bufferlab.ns2.scan import integer_end, is_word, skip_space
 from bufferlab.ns2.units import time_s
 
 # Data written into a one-way TCP agent (tcp.cc command: send -> sendmsg, advance, advanceby)
@@ -30,9 +29,7 @@ _ATTACHED = {"FTP": "Application/FTP", "Telnet": "Application/Telnet"}
 
 APP_DATA_OPS = {"send": "send", "produce": "advance", "producemore": "advanceby"}
 
-_SCRIPTED = re.compile(
-    r"(?<![\w$])(_o\d+)\s+(send|advance|advanceby|produce|producemore)(?![\w-])(?:\s+(-?\d+))?"
-)
+_SCRIPTED_OPS = frozenset(("send", "advance", "advanceby", "produce", "producemore"))
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
 TYPE_CHECKING = False
@@ -63,8 +60,45 @@ _CONNECTION_PROCS = {
 
 def _atoi(text: str) -> int:
     """C's atoi, as tcp.cc and app.cc read their argument: the leading integer, else 0."""
-    m = re.match(r"\s*([+-]?\d+)", str(text))
-    return int(m.group(1)) if m else 0
+    s = str(text)
+    i = skip_space(s)
+    j = integer_end(s, i)
+    return int(s[i:j]) if j >= 0 else 0
+
+
+def scripted_writes(script: str) -> list[tuple[str, str, str | None]]:
+    """The data writes an event's script makes, (handle, op, count or None): what
+    ``re.finditer(r"(?<![\\w$])(_o\\d+)\\s+(OP)(?![\\w-])(?:\\s+(-?\\d+))?", script)`` finds
+    for OP one of _SCRIPTED_OPS (tests/test_ns2_scan.py)."""
+    out = []
+    n = len(script)
+    i = script.find("_o")
+    while i >= 0:
+        end = i + 1  # where to look again if nothing matches here
+        before = script[i - 1] if i > 0 else ""
+        if not (before and (is_word(before) or before == "$")):
+            h = i + 2
+            while h < n and script[h].isdecimal():
+                h += 1
+            o = skip_space(script, h)
+            if h > i + 2 and o > h:
+                e = o
+                while e < n and (is_word(script[e]) or script[e] == "-"):
+                    e += 1
+                if script[o:e] in _SCRIPTED_OPS:
+                    count = None
+                    end = e
+                    c = skip_space(script, e)
+                    if c > e:
+                        d = c + 1 if c < n and script[c] == "-" else c
+                        k = d
+                        while k < n and script[k].isdecimal():
+                            k += 1
+                        if k > d:
+                            count, end = script[c:k], k
+                    out.append((script[i:h], script[o:e], count))
+        i = script.find("_o", end)
+    return out
 
 
 class Agents:
@@ -264,17 +298,16 @@ class Agents:
         `"$ftp send 1000"`): one with no application becomes a flow too, and the starts and
         stops of an application given data so stay events (a send may come before them)."""
         for t, _, script in self.events:
-            for m in _SCRIPTED.finditer(script):
-                obj = self.objects.get(m.group(1))
-                op = m.group(2)
+            for handle, op, count in scripted_writes(script):
+                obj = self.objects.get(handle)
                 if isinstance(obj, App) and op in APP_DATA_OPS:
                     obj, op = obj.agent, APP_DATA_OPS[op]
                 if isinstance(obj, Agent) and obj.cls in TCP_CC:
                     obj.scripted = True
                     # the first write an event gives it (import-ns2's static transfer)
                     first = obj.first_write
-                    if m.group(3) is not None and (first is None or t < first[0]):
-                        obj.first_write = (t, op, int(m.group(3)))
+                    if count is not None and (first is None or t < first[0]):
+                        obj.first_write = (t, op, int(count))
 
     def sim_attach_agent(self, m: str, a: list[str]) -> str:
         n, ag = self.node(a[0]), self.agent(a[1])

@@ -6,7 +6,6 @@ flow's start and stop, or events during the run) and finite sends.
 from __future__ import annotations
 
 import heapq
-from typing import Any
 
 from bufferlab.ns2.agents import APP_DATA_OPS
 from bufferlab.ns2.classes import is_a
@@ -14,6 +13,12 @@ from bufferlab.ns2.errors import Ns2Error, TclScriptError
 from bufferlab.ns2.model import App
 from bufferlab.ns2.telnet import TELNET, telnet_method
 from bufferlab.ns2.units import number, rate_bps, time_s
+
+# typing is imported for type checkers only (TYPE_CHECKING = False is their constant too): it
+# brings `re` and 2-4 ms of the command's start-up (docs/performance.md).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CBR = "Application/Traffic/CBR"
 # The variables of a CBR that a script may set while the run goes on: cbr_traffic.cc's

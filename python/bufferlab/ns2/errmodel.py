@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections import deque
 from collections.abc import Callable
 
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
 from bufferlab.ns2.model import Link, Obj
+from bufferlab.ns2.scan import number_end, skip_space
 from bufferlab.ns2.units import boolean, fmt_time, number
 
 # typing is imported for type checkers only (docs/performance.md, "ns-2 scripts: start-up").
@@ -182,8 +182,9 @@ class ErrorModels:
 
 def _strtod_prefix(text: str) -> float:
     """strtod: the number at the start of the text (0 if none)."""
-    m = re.match(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?", text)
-    return float(m.group(0)) if m else 0.0
+    i = skip_space(text)
+    j = number_end(text, i)
+    return float(text[i:j]) if j >= 0 else 0.0
 
 
 def _leading_digits(w: str) -> list[str]:

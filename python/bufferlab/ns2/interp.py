@@ -18,7 +18,6 @@ from __future__ import annotations
 import _tkinter
 import contextlib
 import os
-import re
 import sys
 from collections.abc import Callable
 
@@ -444,6 +443,8 @@ class Interp(
             if f.where is None and context:
                 f.where = context
             raise f
+        import re  # only an error's message needs it (scan.py)
+
         info = str(self.tcl.call("set", "::errorInfo"))
         where = None
         for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
@@ -484,6 +485,8 @@ class Interp(
         if self.stop_error is not None:
             if self.stop_error.where is None:  # Tcl cancelled before ::ns2::where said it
                 # getvar, not `set`: a cancelled interpreter evaluates nothing more
+                import re  # only an error's message needs it (scan.py)
+
                 info = str(self.tcl.getvar("::errorInfo"))
                 for m in re.finditer(r'\(file "([^"]+)" line (\d+)\)', info):
                     self.stop_error.where = f"{os.path.basename(m.group(1))}:{m.group(2)}"

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import _tkinter
 import contextlib
-import re
 from collections.abc import Iterable
 
 from bufferlab.ns2.apps import CBR, CBR_LIVE, cbr_rate_changed
@@ -316,7 +315,7 @@ class ObjectSystem:
         """OTcl's Object init: `-name a b -other c` calls `$obj name a b` and `$obj other c`."""
         cmds: list[list[str]] = []
         for a in args:
-            if re.match(r"-[A-Za-z_]", a):
+            if a[:1] == "-" and len(a) > 1 and (a[1] == "_" or (a[1].isascii() and a[1].isalpha())):
                 cmds.append([h, a[1:]])
             elif not cmds:
                 raise TclScriptError(f"{h}: unable to dispatch method {a}")
@@ -350,16 +349,17 @@ class ObjectSystem:
     def _site(self, where: str) -> str:
         """`file:line` of a frame ::ns2::where names; `@proc:N` is line N of a method's body,
         counted from the line of the instproc that gave it."""
-        m = re.fullmatch(r"@(.+):(\d+)", where)
-        if m is None:
+        # `@(.+):(\d+)` (no newline in the name, the line's digits after its last colon)
+        name, colon, num = where[1:].rpartition(":")
+        if not (where[:1] == "@" and colon and name and "\n" not in name and num.isdecimal()):
             return where
-        site = self.proc_sites.get(m.group(1))
+        site = self.proc_sites.get(name)
         if site is None:
-            return self.classes.labels.get(m.group(1), m.group(1))
+            return self.classes.labels.get(name, name)
         file, line = site.rsplit(":", 1)
-        if m.group(2) == "0":  # somewhere in the method: its instproc's line, and its name
-            return f"{file}:{line} (in {self.classes.labels.get(m.group(1), m.group(1))})"
-        return f"{file}:{int(line) + int(m.group(2)) - 1}"
+        if num == "0":  # somewhere in the method: its instproc's line, and its name
+            return f"{file}:{line} (in {self.classes.labels.get(name, name)})"
+        return f"{file}:{int(line) + int(num) - 1}"
 
     def _define_proc(self, key: tuple[str, str], a: list[str], usage: str) -> str:
         if len(a) != 3:

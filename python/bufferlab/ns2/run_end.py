@@ -5,27 +5,14 @@ methods it names, as ``$ns at 10.0 "finish"``). That time is the scenario's dura
 
 from __future__ import annotations
 
-import re
-
 from bufferlab.ns2.errors import Ns2Error
+from bufferlab.ns2.scan import calls_word, identifiers, without_braced
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_STOPS = re.compile(r"(?<![\w$:-])(exit|halt)(?![\w-])")
-_WORD = re.compile(r"[A-Za-z_][\w:]*")
-# A braced word with no brace inside: applied until nothing changes, every braced word goes.
-_BRACED_ONE = re.compile(r"\{[^{}]*\}")
-
-
-def _unbraced(script: str) -> str:
-    """The script without its braced words (what runs whatever its conditions say)."""
-    while True:
-        out = _BRACED_ONE.sub(" ", script)
-        if out == script:
-            return out
-        script = out
+_STOPS = ("exit", "halt")
 
 
 def terminates(
@@ -34,11 +21,11 @@ def terminates(
     """Whether the script calls exit or halt, directly or through the procs it names;
     `sure`: outside any braced word (an `if` branch, a loop body), so whenever it runs."""
     if sure:
-        script = _unbraced(script)
-    if _STOPS.search(script):
+        script = without_braced(script)  # what runs whatever its conditions say
+    if calls_word(script, _STOPS):
         return True
     seen = set() if seen is None else seen
-    for word in set(_WORD.findall(script)) - seen:
+    for word in identifiers(script) - seen:
         seen.add(word)
         if depth >= 5:
             continue

@@ -3,11 +3,8 @@
 
 from __future__ import annotations
 
-import re
-
 from bufferlab.ns2.errors import Ns2Error
-
-_NUMBER = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z/]*)\s*$")
+from bufferlab.ns2.scan import number_end, skip_space
 
 _RATE = {
     "": 1.0,
@@ -27,10 +24,18 @@ _TIME = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "ns": 1e-9, "ps"
 
 
 def _split(text: str, what: str) -> tuple[float, str]:
-    m = _NUMBER.match(str(text))
-    if not m:
+    """A number and its unit: ``^\\s*(NUMBER)\\s*([A-Za-z/]*)\\s*$`` (scan.py)."""
+    s = str(text)
+    i = skip_space(s)
+    j = number_end(s, i)
+    if j < 0:
         raise Ns2Error(f"{text!r} is not a {what}")
-    return float(m.group(1)), m.group(2)
+    k = u = skip_space(s, j)
+    while k < len(s) and (s[k] == "/" or ("a" <= s[k] <= "z") or ("A" <= s[k] <= "Z")):
+        k += 1
+    if skip_space(s, k) != len(s):
+        raise Ns2Error(f"{text!r} is not a {what}")
+    return float(s[i:j]), s[u:k]
 
 
 def rate_bps(text: str) -> float:
