@@ -332,12 +332,10 @@ class Runner(EngineReads):
         opening packet (seqno 0) adds one to curseq_ when it goes out (output()), so the data
         packets are 1 .. curseq_ - 1. The engine gets the number of data segments."""
         app = ag.app
-        who = f"{app.cls} {app.handle}" if app is not None else f"{ag.cls} {ag.handle}"
-        what = f"{who} {said or op} {n} at {self.now:g} s"
         if ag.flow is None or app is None:
             raise Ns2Error(
-                f"{what}: its agent is not a connected flow (connect it to a sink with $ns "
-                "connect before $ns run)"
+                f"{self._data_what(ag, op, n, said)}: its agent is not a connected flow "
+                "(connect it to a sink with $ns connect before $ns run)"
             )
         if not hasattr(self.session, "set_data"):
             raise Ns2Error(
@@ -355,8 +353,8 @@ class Runner(EngineReads):
             if not app.held:
                 if app.start is not None and app.start > self.now:
                     raise Ns2Error(
-                        f"{what}: before the start at {app.start:g} s that $ns at gave it, "
-                        "not modelled"
+                        f"{self._data_what(ag, op, n, said)}: before the start at "
+                        f"{app.start:g} s that $ns at gave it, not modelled"
                     )
                 # a started FTP: curseq_ is TCP_MAXSEQ (Source/FTP: 268435456); only an
                 # advance to less (`advance 0`, what FTP stop does) changes what it sends
@@ -370,8 +368,8 @@ class Runner(EngineReads):
             # tcp-vegas.cc timeout(): with nothing outstanding a full timeout (ssthresh_
             # halved, cwnd_ v_slowstart_, the timer backed off), each RTO
             raise Ns2Error(
-                f"{what}: more data for a Vegas agent that sent everything is not "
-                "modelled (ns-2's Vegas times out while idle)"
+                f"{self._data_what(ag, op, n, said)}: more data for a Vegas agent that sent "
+                "everything is not modelled (ns-2's Vegas times out while idle)"
             )
         size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
         before = ag.curseq
@@ -394,7 +392,7 @@ class Runner(EngineReads):
         try:
             self.session.set_data(ag.flow, data)
         except Exception as e:  # ScenarioError: what the engine cannot give more data
-            raise Ns2Error(f"{what}: {e}") from None
+            raise Ns2Error(f"{self._data_what(ag, op, n, said)}: {e}") from None
         ag.syn_counted = ag.syn_counted or not syn
         if app.held:
             app.held, app.start, app.stop = False, self.now, None
@@ -523,6 +521,13 @@ class Runner(EngineReads):
 
     # -- the engine up to the next script event, and `$tcp done` on the way ---------------------
 
+    def _data_what(self, ag: Agent, op: str, n: int, said: str | None) -> str:
+        """Who asked for more data, how, and when: the start of an error's line (made only
+        when there is one: a Telnet asks once per packet)."""
+        app = ag.app
+        who = f"{app.cls} {app.handle}" if app is not None else f"{ag.cls} {ag.handle}"
+        return f"{who} {said or op} {n} at {self.now:g} s"
+
     def advance_to(self, t: float) -> None:
         """Runs the engine's events before `t`. When a watched TCP agent has all its data
         acknowledged, the engine stops after that ACK and the script's `done` runs then
@@ -615,7 +620,10 @@ class Runner(EngineReads):
             self.ip.warn(f"trace channel {channel}: {e}; its lines are not written")
 
     def close(self) -> None:
-        """Removes the engine's own trace file (only made for trace-queue)."""
+        """Closes the engine's trace and removes it if it is the engine's own (only made for
+        trace-queue)."""
+        if self.splitter is not None:
+            self.splitter.close()
         if self.private_trace is not None:
             self.private_trace.remove()
             self.private_trace = None

@@ -51,12 +51,25 @@ def rate_bps(text: str) -> float:
     return value * mult * factor
 
 
+# Times already read: a timer's interval or a packet's size is read again at every expiry
+# (a Telnet's `interval_`, once per packet). Bounded: emptied when full.
+_TIMES: dict[str, float] = {}
+_TIMES_MAX = 4096
+
+
 def time_s(text: str) -> float:
     """``20ms`` -> 0.02; ``0.02`` and ``2s`` are seconds; ``us``, ``ns``, ``ps`` too."""
+    known = _TIMES.get(text)
+    if known is not None:
+        return known
     value, unit = _split(text, "time (like 20ms or 0.02)")
     mult = _TIME.get(unit.lower())
     if mult is None:
         raise Ns2Error(f"{text!r} is not a time (like 20ms or 0.02)")
+    if len(_TIMES) >= _TIMES_MAX:
+        _TIMES.clear()
+    if isinstance(text, str):
+        _TIMES[text] = value * mult
     return value * mult
 
 
