@@ -127,26 +127,44 @@ pub struct Ns2Trace {
 
 /// Formats seconds as ns-2 does: rounded to 1 us, then `%.15g`.
 pub fn ns2_time(t: SimTime) -> String {
+    let mut s = String::with_capacity(16);
+    push_ns2_time(&mut s, t);
+    s
+}
+
+/// Appends `t` as [`ns2_time`] writes it, without allocating (a trace writes one per line).
+pub fn push_ns2_time(out: &mut String, t: SimTime) {
     let us = (t.0 + 500_000) / 1_000_000; // round to microseconds
-    let secs = us as f64 / 1e6;
     if us == 0 {
-        return "0".into();
+        out.push('0');
+        return;
     }
-    if secs < 1e-4 {
-        // %g switches to exponent form below 1e-4: two-digit exponent as C prints it.
-        let s = format!("{secs:e}");
+    if us < 100 {
+        // %g switches to exponent form below 1e-4 (100 us): two-digit exponent as C prints it.
+        let s = format!("{:e}", us as f64 / 1e6);
         let (m, e) = s.split_once('e').expect("exponent form");
         let e: i32 = e.parse().expect("exponent");
-        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+        let sign = if e < 0 { '-' } else { '+' };
+        let _ = write!(out, "{m}e{sign}{:02}", e.abs());
+        return;
     }
-    let mut s = format!("{}.{:06}", us / 1_000_000, us % 1_000_000);
-    while s.ends_with('0') {
-        s.pop();
+    let mut buf = itoa::Buffer::new();
+    out.push_str(buf.format(us / 1_000_000));
+    let mut frac = us % 1_000_000;
+    if frac == 0 {
+        return;
     }
-    if s.ends_with('.') {
-        s.pop();
+    let mut width = 6;
+    while frac.is_multiple_of(10) {
+        frac /= 10;
+        width -= 1;
     }
-    s
+    out.push('.');
+    let digits = buf.format(frac);
+    for _ in digits.len()..width {
+        out.push('0');
+    }
+    out.push_str(digits);
 }
 
 impl Ns2Trace {
@@ -234,26 +252,36 @@ impl Ns2Trace {
         } else {
             (f.src_port, f.dst_port)
         };
-        self.line.clear();
-        let flags: String = flags.iter().collect();
-        let _ = write!(
-            self.line,
-            "{} {} {} {} {} {} {} {} {}.{} {}.{} {} {}",
-            ev.as_char(),
-            ns2_time(now),
-            from,
-            to,
-            type_name,
-            pkt.size,
-            flags,
-            f.fid,
-            pkt.src.0,
-            sport,
-            pkt.dst.0,
-            dport,
-            seq,
-            pkt.uid
-        );
+        let line = &mut self.line;
+        line.clear();
+        let mut num = itoa::Buffer::new();
+        line.push(ev.as_char());
+        line.push(' ');
+        push_ns2_time(line, now);
+        for (v, sep) in [(from, ' '), (to, ' ')] {
+            line.push(sep);
+            line.push_str(num.format(v));
+        }
+        line.push(' ');
+        line.push_str(type_name);
+        line.push(' ');
+        line.push_str(num.format(pkt.size));
+        line.push(' ');
+        line.extend(flags);
+        line.push(' ');
+        line.push_str(num.format(f.fid));
+        line.push(' ');
+        line.push_str(num.format(pkt.src.0));
+        line.push('.');
+        line.push_str(num.format(sport));
+        line.push(' ');
+        line.push_str(num.format(pkt.dst.0));
+        line.push('.');
+        line.push_str(num.format(dport));
+        line.push(' ');
+        line.push_str(num.format(seq));
+        line.push(' ');
+        line.push_str(num.format(pkt.uid));
         if self.show_tcphdr {
             // ackno 0x<flags> hlen sa_length (see the module's doc)
             let sa_length = match pkt.kind {
@@ -371,5 +399,23 @@ mod tests {
         assert_eq!(ns2_time(SimTime(1_234_567_600_000)), "1.234568");
         assert_eq!(ns2_time(SimTime::from_micros(10)), "1e-05");
         assert_eq!(ns2_time(SimTime::from_micros(250)), "0.00025");
+        assert_eq!(ns2_time(SimTime::from_micros(100)), "0.0001");
+        assert_eq!(ns2_time(SimTime::from_micros(99)), "9.9e-05");
+    }
+
+    /// From 1e-4 s on, %.15g of a whole number of microseconds is its shortest decimal
+    /// (those decimals are 1e-6 apart, far more than a double's spacing below 1e9 s): the
+    /// digit-by-digit writer must agree with Rust's shortest round-trip form.
+    /// (Up to 2e6 s times 7: SimTime holds 1.8e7 s.)
+    #[test]
+    fn times_agree_with_the_shortest_decimal() {
+        let mut us: u64 = 100;
+        while us < 2_000_000_000_000 {
+            for k in [us, us + 1, us + 10, us + 999, us * 7 + 3] {
+                let t = SimTime::from_micros(k);
+                assert_eq!(ns2_time(t), format!("{}", k as f64 / 1e6), "{k} us");
+            }
+            us = us * 3 + 1;
+        }
     }
 }
