@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bufferlab.ns2.classes import AIMD_AGENTS
+from bufferlab.ns2.classes import AIMD_AGENTS, ns2_agent_default
 from bufferlab.ns2.errors import Ns2Error
 from bufferlab.ns2.units import boolean, number, same_value
 
@@ -60,20 +60,11 @@ _SINK_KNOBS: dict[str, tuple[str, Callable[[str], Any], bool]] = {
     "ts_echo_rfc1323_": ("ts_echo_rfc1323", boolean, False),
 }
 
-# ns-default.tcl's values (classes.py NS2_AGENT_DEFAULTS holds them too)
-_DEFAULTS = {
-    "ts_option_size_": "10",
-    "ts_resetRTO_": "false",
-    "old_ecn_": "0",
-    "T_SRTT_BITS": "3",
-    "T_RTTVAR_BITS": "2",
-    "max_connects_": "-1",
-    "bugFix_ack_": "false",
-    "bugFix_ts_": "false",
-    "numdupacksFrac_": "-1",
-    "ts_echo_rfc1323_": "false",
-    "RFC2581_immediate_ack_": "true",
-}
+
+def _is_default(cls: str, var: str, value: str) -> bool:
+    """Whether `value` is ns-default.tcl's value of `var` for `cls` (classes.py)."""
+    default = ns2_agent_default(cls, var)
+    return default is not None and same_value(value, default)
 
 
 def knob_fields(ag: Agent) -> tuple[set[str], set[str], dict[str, Any]]:
@@ -89,7 +80,7 @@ def knob_fields(ag: Agent) -> tuple[set[str], set[str], dict[str, Any]]:
             continue
         read.add(var)
         value = ag.vars.get(var)
-        if value is None or same_value(value, _DEFAULTS[var]):
+        if value is None or _is_default(ag.cls, var, value):
             continue
         fields[key] = conv(value)
     if fields.get("numdupacks_frac") == 0:
@@ -110,7 +101,7 @@ def knob_fields(ag: Agent) -> tuple[set[str], set[str], dict[str, Any]]:
         for var, (key, conv, delack_only) in _SINK_KNOBS.items():
             sink_read.add(var)
             value = sink.vars.get(var)
-            if value is None or same_value(value, _DEFAULTS[var]) or (delack_only and not delack):
+            if value is None or _is_default(sink.cls, var, value) or (delack_only and not delack):
                 continue
             fields[key] = conv(value)
     return read, sink_read, fields
