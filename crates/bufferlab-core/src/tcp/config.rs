@@ -190,11 +190,19 @@ pub struct TcpOptions {
     /// restarted by retransmissions. See docs/models/tcp.md.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns3_rules: Option<bool>,
-    /// Proportional Rate Reduction in fast recovery (RFC 6937, as ns-3's `TcpPrrRecovery`, its
-    /// default `RecoveryType`; with `ns3_rules` only). Off: ns-3's `TcpClassicRecovery`
-    /// (cwnd = ssthresh for the whole recovery).
+    /// Proportional Rate Reduction in fast recovery (RFC 6937), under `ns3_rules` as ns-3's
+    /// `TcpPrrRecovery` (its default `RecoveryType`; off: `TcpClassicRecovery`), under the
+    /// `linux` preset's rules as Linux's `tcp_cwnd_reduction` (default on; off: RFC 6675's
+    /// cwnd = ssthresh for the whole recovery). The RFC flavour ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prr: Option<bool>,
+    /// RACK-TLP loss detection (RFC 8985 as Linux's `tcp_recovery.c` and
+    /// `tcp_schedule_loss_probe` run it; needs `sack`): a segment is lost once one sent after
+    /// it is delivered and its RTT plus a reordering window (min RTT / 4) has passed, and a
+    /// tail loss probe goes out 2 SRTT after the last send instead of waiting for the RTO.
+    /// Under the `linux` preset's rules only (default on there); the other flavours refuse it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rack_tlp: Option<bool>,
     /// Option bytes a SYN and a SYN-ACK carry beyond the header (default by preset: ns-3 4,
     /// Linux 8, ns-2 0; models/tcp.md). `"0B"` for a stack that sends no SYN options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -315,6 +323,8 @@ pub struct TcpParams {
     /// Whose rules the connection follows where the simulators differ (`tcp/flavour/`).
     pub flavour: Flavour,
     pub prr: bool,
+    /// RACK-TLP (`tcp/rack.rs`, `tcp/sender/rack_tlp.rs`), with the Linux flavour and SACK.
+    pub rack_tlp: bool,
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
@@ -380,6 +390,7 @@ impl TcpParams {
                 limited_transmit: true,   // singledup_ 1 (tcp.cc send_one)
                 flavour: Flavour::Ns2,    // ns-2.35's agents (tcp/flavour/ns2.rs)
                 prr: false,
+                rack_tlp: false,  // ns-2.35 has no RACK-TLP
                 vegas_alpha: 1.0, // Agent/TCP/Vegas v_alpha_ 1
                 vegas_beta: 3.0,  // v_beta_ 3
                 vegas_gamma: 1.0, // v_gamma_ 1
@@ -438,6 +449,7 @@ impl TcpParams {
                 limited_transmit: true,
                 flavour: Flavour::Ns3, // ns-3.44's TcpSocketBase (tcp/flavour/ns3.rs)
                 prr: true,             // TcpSocketBase RecoveryType = TcpPrrRecovery
+                rack_tlp: false,       // ns-3.44 has no RACK-TLP
                 vegas_alpha: 2.0,      // TcpVegas Alpha 2
                 vegas_beta: 4.0,       // Beta 4
                 vegas_gamma: 1.0,      // Gamma 1
@@ -490,9 +502,14 @@ impl TcpParams {
                 dupack_threshold: 3,                        // tcp_reordering 3
                 slow_start_restart: true,                   // tcp_slow_start_after_idle 1
                 limited_transmit: false, // Linux does RFC 3042; not modelled in this preset yet
-                flavour: Flavour::Rfc,   // the RFCs, Linux where they leave a choice
-                // Linux recovers with PRR (tcp_cwnd_reduction); the RFC 6675 sender here does not
-                prr: false,
+                // the RFCs, and Linux's own recovery where they leave it open (tcp/flavour/linux.rs)
+                flavour: Flavour::Linux,
+                // PRR in fast recovery: tcp_input.c tcp_cwnd_reduction, on since Linux 3.2
+                // (no sysctl turns it off; tcp/sender/prr_linux.rs)
+                prr: true,
+                // RACK-TLP: sysctl tcp_recovery 1 (RACK, default since 4.18) and
+                // tcp_early_retrans 3 (TLP); tcp/rack.rs, tcp/sender/rack_tlp.rs
+                rack_tlp: true,
                 vegas_alpha: 2.0, // tcp_vegas alpha 2
                 vegas_beta: 4.0,  // beta 4
                 vegas_gamma: 1.0, // gamma 1
@@ -576,6 +593,11 @@ impl TcpParams {
         p.flavour =
             Flavour::from_options(p.flavour, o.ns2_rules, o.ns3_rules).unwrap_or(Flavour::Ns3);
         set!(prr);
+        // the linux preset's RACK-TLP stays with its flavour (ns2_rules / ns3_rules drop it)
+        if !p.rules().rack_tlp {
+            p.rack_tlp = false;
+        }
+        set!(rack_tlp);
         set!(vegas_alpha);
         set!(vegas_beta);
         set!(vegas_gamma);
@@ -640,6 +662,7 @@ impl TcpParams {
             Flavour::Rfc => "rfc",
             Flavour::Ns2 => "ns2",
             Flavour::Ns3 => "ns3",
+            Flavour::Linux => "linux",
         };
         let mut j = serde_json::json!({
             "preset": self.preset,
@@ -680,6 +703,10 @@ impl TcpParams {
             "cubic": {"c": self.cubic_c, "beta": self.cubic_beta,
                       "fast_convergence": self.cubic_fast_convergence},
         });
+        // Only where the flavour has it, so the other flavours' reports keep their bytes.
+        if self.rules().rack_tlp {
+            j["rack_tlp"] = self.rack_tlp.into();
+        }
         // Only when given, so earlier reports keep their bytes.
         if let Some(a) = self.ns2.to_json() {
             j["ns2_agent"] = a;
@@ -786,6 +813,14 @@ impl TcpParams {
                 ));
             }
             f.validate().map_err(|e| ("full_tcp", e))?;
+        }
+        if self.rack_tlp && !self.rules().rack_tlp {
+            return Err((
+                "rack_tlp",
+                "RACK-TLP is modelled with the linux preset's rules only (tcp/flavour/linux.rs): \
+                 use preset = \"linux\" without ns2_rules / ns3_rules, or leave it out"
+                    .into(),
+            ));
         }
         if self.ns2 != Ns2Agent::default() && self.flavour != Flavour::Ns2 {
             return Err((

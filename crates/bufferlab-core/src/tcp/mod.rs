@@ -17,6 +17,7 @@ pub mod full;
 pub mod ns2_agent;
 pub mod ns2_sacker;
 pub mod pacing;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod rtt;

@@ -24,7 +24,7 @@
 use super::app::{sample_size, sample_think, TcpApp};
 use super::cc::{self, Ack, CongestionControl, Conn, EcnFeedback, Recovery, Window};
 use super::config::{CcKind, TcpParams, UNLIMITED};
-use super::flavour::Rules;
+use super::flavour::{PrrVariant, Rules};
 use super::pacing::Pacer;
 use super::rate::RateEstimator;
 use super::rtt::RttEstimator;
@@ -48,6 +48,8 @@ mod ns2_sack1_partial_ack;
 mod ns2_sack1_send;
 mod ns2_vegas;
 mod ns3;
+mod prr_linux;
+mod rack_tlp;
 mod reset;
 mod send_timing;
 
@@ -144,6 +146,10 @@ pub struct TcpSender {
     prr_out: u32,
     prr_recovery_fs: u32,
     ack_delivered: u64,
+    /// Linux PRR state (`prr` under the `linux` rules; `sender/prr_linux.rs`).
+    prr_linux: prr_linux::LinuxPrr,
+    /// RACK-TLP (`rack_tlp` under the `linux` rules, with SACK; `sender/rack_tlp.rs`).
+    rack: Option<Box<rack_tlp::RackTlp>>,
     /// ns-3 `m_isRetransDataAcked`: this ACK cumulatively acknowledges a retransmission.
     retrans_data_acked: bool,
     /// ns-2 Reno during fast recovery: `cwnd_` without the `dupwnd_` inflation (bytes).
@@ -349,6 +355,8 @@ impl TcpSender {
             prr_delivered: 0,
             prr_out: 0,
             prr_recovery_fs: 0,
+            prr_linux: prr_linux::LinuxPrr::default(),
+            rack: (p.rack_tlp && p.sack && p.rules().rack_tlp).then(Box::default),
             ack_delivered: 0,
             retrans_data_acked: false,
             ns2_base: 0.0,
@@ -615,9 +623,13 @@ impl TcpSender {
         }
         let end = seq + len + fin as u64;
         self.ns2_note_send(end, now);
-        if self.rules.prr_available && self.in_recovery {
+        if self.rules.prr == Some(PrrVariant::Ns3) && self.in_recovery {
             // TcpPrrRecovery::UpdateBytesSent, from SendDataPacket in CA_RECOVERY
             self.prr_out = self.prr_out.wrapping_add(len as u32);
+        }
+        if self.in_recovery && self.linux_prr() {
+            // tcp_write_xmit / tcp_xmit_retransmit_queue: prr_out in recovery
+            self.linux_prr_sent(len);
         }
         if retx {
             if self.rules.remember_retransmitted_ranges {
@@ -641,6 +653,10 @@ impl TcpSender {
         // RFC 6298 section 5.1: start the timer if it is not running.
         if self.rto_at.is_none() {
             self.arm_rto(now);
+        }
+        if len > 0 && self.rack.is_some() {
+            // RACK's transmission time; new data sets the probe timer (sender/rack_tlp.rs)
+            self.rack_sent(seq, len, now, retx);
         }
     }
 
@@ -791,17 +807,20 @@ impl TcpSender {
                 break;
             }
             if self.in_recovery && self.p.sack {
-                // RFC 6675 section 5 step (C): send while cwnd - pipe >= 1 SMSS.
-                let pipe = self
-                    .sb
-                    .pipe(self.snd_una, self.snd_max, self.high_rxt, dt, mss);
+                // RFC 6675 section 5 step (C): send while cwnd - pipe >= 1 SMSS (with RACK-TLP
+                // Linux's pipe and its lost segments: sender/rack_tlp.rs).
+                let pipe = self.recovery_pipe();
                 if self.w.cwnd - (pipe as f64) < mss as f64 {
                     break;
                 }
-                if let Some((s, l)) =
-                    self.sb
-                        .next_seg(self.snd_una, self.snd_max, self.high_rxt, dt, mss, false)
-                {
+                let lost = match &self.rack {
+                    Some(r) => r.rack.next_lost(),
+                    None => {
+                        self.sb
+                            .next_seg(self.snd_una, self.snd_max, self.high_rxt, dt, mss, false)
+                    }
+                };
+                if let Some((s, l)) = lost {
                     self.emit(cx, s, l, F::ACK);
                     self.high_rxt = s + l;
                     continue;
@@ -813,10 +832,13 @@ impl TcpSender {
                     self.snd_nxt = self.snd_max;
                     continue;
                 }
-                if let Some((s, l)) =
+                let rule3 = if self.rack.is_some() {
+                    None // Linux retransmits only what is marked lost
+                } else {
                     self.sb
                         .next_seg(self.snd_una, self.snd_max, self.high_rxt, dt, mss, true)
-                {
+                };
+                if let Some((s, l)) = rule3 {
                     self.emit(cx, s, l, F::ACK);
                     self.high_rxt = s + l;
                     continue;
@@ -1140,6 +1162,7 @@ impl TcpSender {
         let ack = h.ack;
         let mss = self.mss();
         let mut newly_sacked = 0;
+        let linux_prr = self.linux_prr().then(|| self.linux_prr_before_sack(ack));
         if self.p.sack {
             for (s, e) in h.sack_blocks() {
                 newly_sacked += self.sb.add(self.snd_una.max(ack), s, e);
@@ -1147,6 +1170,14 @@ impl TcpSender {
         }
         if self.ns3_sack() {
             return self.on_ack_ns3(pkt, newly_sacked, cx);
+        }
+        if let Some(before) = linux_prr {
+            self.linux_prr_after_sack(ack, before);
+        }
+        if self.rack_on() {
+            // RACK's update and loss marking (sender/rack_tlp.rs): PRR's newly_lost is RACK's
+            let lost = self.rack_on_ack(ack, now, newly_sacked > 0);
+            self.linux_prr_set_newly_lost(lost);
         }
         let ece = self.p.ecn && h.flags & F::ECE != 0;
         let extent = self.ecn_extent();
@@ -1365,7 +1396,9 @@ impl TcpSender {
                 // ns-2 noFastRetrans_ (Agent/TCP): no dupack_action() at all
                 // (sender/ns2_no_fast_retrans.rs)
                 let at_thresh = self.dupacks == thresh && !self.ns2_no_fast_retrans();
-                if (at_thresh || (lost && self.dupacks < thresh))
+                // with RACK-TLP, time decides (rack_maybe_recover below), not the count
+                if !self.rack_on()
+                    && (at_thresh || (lost && self.dupacks < thresh))
                     && (self.snd_una > self.recover
                         || !guard
                         // ns-2 without bugFix_, or lessCareful_ (sender/ns2_recovery.rs)
@@ -1395,11 +1428,23 @@ impl TcpSender {
                 }
             }
         }
+        if self.rack_on() {
+            // tcp_fastretrans_alert -> tcp_time_to_recover: something is marked lost
+            self.rack_maybe_recover(cx);
+        }
+        if self.in_recovery && self.linux_prr() {
+            // tcp_cong_control: tcp_cwnd_reduction while in recovery (sender/prr_linux.rs)
+            self.linux_prr_reduce();
+        }
         self.ns2_qoption_after_ack(ack);
         self.on_ece(pkt, now);
         // ns-2 recv: send_much if valid_ack || aggressive_maxburst_ (sender/ns2_cwv.rs)
         if self.ns2_ack_may_send(ack, last_ack) {
             self.after_ack(cx);
+        }
+        if self.rack_on() && self.snd_una > last_ack {
+            // tcp_ack -> tcp_set_xmit_timer: the probe timer from this ACK
+            self.tlp_arm(now);
         }
     }
 
@@ -1672,14 +1717,24 @@ impl TcpSender {
             // RFC 6675 section 5 steps (4.1)-(4.3): RecoveryPoint = HighData, cwnd = ssthresh,
             // retransmit the first segment presumed lost.
             self.in_recovery = true;
+            let prior_cwnd = self.w.cwnd;
             self.w.cwnd = self.w.ssthresh;
             if self.owns_window {
                 let c = self.conn(now);
                 self.cc.on_enter_recovery(&mut self.w, &c);
-            } else if self.rules.prr_available && self.p.prr {
+            } else if self.rules.prr == Some(PrrVariant::Ns3) && self.p.prr {
                 self.prr_enter();
+            } else if self.linux_prr() {
+                // tcp_init_cwnd_reduction, then this ACK's tcp_cwnd_reduction before the
+                // fast retransmission (sender/prr_linux.rs)
+                self.linux_prr_enter(prior_cwnd);
+                self.linux_prr_reduce();
             }
-            self.fast_retransmit_head(cx);
+            self.rack_stop_probe(false);
+            // with RACK-TLP the lost segments go out by the send loop, the head only if lost
+            if self.rack_head_lost() {
+                self.fast_retransmit_head(cx);
+            }
             return;
         }
         match self.cc.recovery() {
@@ -1801,6 +1856,7 @@ impl TcpSender {
         // ns-2 Sack1 timeout(): timeout_ = TRUE, duplicate ACKs are ignored until a new ACK.
         self.sack1_timeout = self.ns2_sack1();
         self.recover = self.snd_max; // RFC 6582 section 3.2 step 1 after a timeout
+        self.rack_stop_probe(true);
         self.high_rxt = self.snd_una;
         self.rtt.back_off();
         self.timed = None;
@@ -2062,6 +2118,9 @@ impl Endpoint for TcpSender {
             self.send_data(cx);
             self.forced_send = false;
         }
+        if self.rack.is_some() {
+            self.rack_on_timeout(cx);
+        }
         if self.rto_at.is_some_and(|t| t <= now) {
             self.on_rto(cx);
         }
@@ -2193,7 +2252,8 @@ impl Endpoint for TcpSender {
         let stop = (!self.stopped && self.stop < SimTime::MAX).then_some(self.stop);
         let pace = self.pacer.as_ref().and_then(Pacer::timer);
         let delayed = self.delayed_send_at().map(|(t, _)| t);
-        for x in [self.app_at, stop, pace, delayed] {
+        let [reo, tlp] = self.rack_timers();
+        for x in [self.app_at, stop, pace, delayed, reo, tlp] {
             t = match (t, x) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),

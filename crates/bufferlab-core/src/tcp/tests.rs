@@ -13,6 +13,8 @@ use crate::units::{Bytes, QueueLimit, Rate, SimTime};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+mod linux;
+
 type DropRule = Box<dyn FnMut(u64, &Packet, SimTime) -> bool>;
 type MarkRule = Box<dyn FnMut(u64, &Packet) -> bool>;
 

@@ -3,22 +3,35 @@
 //! The RFCs leave choices open and the simulators made their own: ns-2.35's one-way agents
 //! (`tcp.cc`, `tcp-reno.cc`, `tcp-vegas.cc`, ...), ns-3.44's `TcpSocketBase`, and Linux. Each
 //! rule on which they part is a named field of [`Rules`]; each flavour sets every field in its
-//! own file, with the source line it follows, so the three can be read side by side:
-//! [`rfc`] (the RFCs, Linux where they leave a choice), [`ns2`] and [`ns3`]. The sender,
-//! receiver, RTT estimator and controllers ask `params.rules()` instead of testing flags.
+//! own file, with the source line it follows, so they can be read side by side:
+//! [`rfc`] (the RFCs, Linux where they leave a choice), [`linux`] (the RFC flavour with the
+//! loss recovery Linux runs where the RFCs offer it as an option: PRR), [`ns2`] and [`ns3`].
+//! The sender, receiver, RTT estimator and controllers ask `params.rules()` instead of testing
+//! flags.
 //!
-//! The scenario names a flavour through the preset (`ns2`, `ns3`; every other preset is the
-//! RFC flavour) and the `ns2_rules` / `ns3_rules` options, which override it.
+//! The scenario names a flavour through the preset (`ns2`, `ns3`, `linux`) and the
+//! `ns2_rules` / `ns3_rules` options, which override it (both off: the RFC flavour, or the
+//! Linux flavour under the `linux` preset).
 //!
 //! Adding a rule (CONTRIBUTING.md, "Recipe: adding a simulator-flavour rule"): a field here with
 //! what it decides, its value with the citation in each flavour file, the code that asks for it,
 //! and a unit test that fails without it.
 
+pub mod linux;
 pub mod ns2;
 pub mod ns3;
 pub mod rfc;
 
 pub use super::cc::hystart::HystartVariant;
+
+/// Whose Proportional Rate Reduction (RFC 6937) a flavour runs ([`Rules::prr`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PrrVariant {
+    /// ns-3.44 `TcpPrrRecovery::DoRecovery` (`tcp-prr-recovery.cc`).
+    Ns3,
+    /// Linux `tcp_cwnd_reduction` (`net/ipv4/tcp_input.c`).
+    Linux,
+}
 
 /// Which simulator's rules a connection follows.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -30,11 +43,14 @@ pub enum Flavour {
     Ns2,
     /// ns-3.44's `TcpSocketBase` (`ns3_rules`).
     Ns3,
+    /// The RFC flavour with Linux's own loss recovery (the `linux` preset).
+    Linux,
 }
 
 impl Flavour {
     /// The flavour of a preset's default (`ns2_rules`, `ns3_rules`) and the options that
-    /// override it. Both on is an error: a connection follows one simulator.
+    /// override it. Both on is an error: a connection follows one simulator. Both off is the
+    /// RFC flavour, except under the `linux` preset (`preset` is `Linux`), which keeps its own.
     pub fn from_options(
         preset: Flavour,
         ns2_rules: Option<bool>,
@@ -55,6 +71,7 @@ impl Flavour {
             )),
             (true, false) => Ok(Flavour::Ns2),
             (false, true) => Ok(Flavour::Ns3),
+            (false, false) if preset == Flavour::Linux => Ok(Flavour::Linux),
             (false, false) => Ok(Flavour::Rfc),
         }
     }
@@ -65,6 +82,7 @@ impl Flavour {
             Flavour::Rfc => &rfc::RULES,
             Flavour::Ns2 => &ns2::RULES,
             Flavour::Ns3 => &ns3::RULES,
+            Flavour::Linux => &linux::RULES,
         }
     }
 }
@@ -198,8 +216,15 @@ pub struct Rules {
     pub sack_blocks_from_ns2_stack: bool,
     /// Retransmitted ranges are remembered until acknowledged (ns-3's `m_retrans`).
     pub remember_retransmitted_ranges: bool,
-    /// Proportional Rate Reduction can be turned on (`prr`).
-    pub prr_available: bool,
+    /// Proportional Rate Reduction (RFC 6937) as this implementation runs it, when `prr` is on:
+    /// ns-3.44's `TcpPrrRecovery` (bytes, RecoverFS = pipe at entry; `sender/ns3.rs`) or
+    /// Linux's `tcp_cwnd_reduction` (segments, RecoverFS = cwnd before the reduction;
+    /// `sender/prr_linux.rs`). `None`: `prr` has no effect (RFC 6675's cwnd = ssthresh).
+    pub prr: Option<PrrVariant>,
+    /// RACK-TLP (RFC 8985) can be turned on (`rack_tlp`, with SACK): time-based loss
+    /// detection with a reordering window (`tcp/rack.rs`) instead of RFC 6675's DupThresh, and
+    /// the tail loss probe (`tcp/sender/rack_tlp.rs`), as Linux runs them.
+    pub rack_tlp: bool,
     /// Delivery-rate samples as ns-3's `TcpRateLinux` keeps them (`tcp/rate.rs`): the sample's
     /// prior state persists across ACKs (an ACK whose segments were all sent at the same or an
     /// older `delivered` reuses the last interval with the new `delivered`), a too-short
@@ -254,8 +279,13 @@ mod tests {
     fn presets_pick_their_simulator_and_the_options_override_it() {
         assert_eq!(TcpParams::preset(Preset::Ns2).flavour, Flavour::Ns2);
         assert_eq!(TcpParams::preset(Preset::Ns3).flavour, Flavour::Ns3);
-        assert_eq!(TcpParams::preset(Preset::Linux).flavour, Flavour::Rfc);
+        assert_eq!(TcpParams::preset(Preset::Linux).flavour, Flavour::Linux);
         let f = |p, a, b| Flavour::from_options(p, a, b).map_err(|e| e.0);
+        assert_eq!(
+            f(Flavour::Linux, Some(false), Some(false)),
+            Ok(Flavour::Linux)
+        );
+        assert_eq!(f(Flavour::Linux, None, Some(true)), Ok(Flavour::Ns3));
         assert_eq!(f(Flavour::Ns2, Some(false), None), Ok(Flavour::Rfc));
         assert_eq!(f(Flavour::Rfc, None, Some(true)), Ok(Flavour::Ns3));
         assert_eq!(f(Flavour::Ns2, Some(false), Some(true)), Ok(Flavour::Ns3));
@@ -264,10 +294,11 @@ mod tests {
     }
 
     #[test]
-    fn the_three_flavours_differ_where_they_say_they_do() {
+    fn the_flavours_differ_where_they_say_they_do() {
         // A flavour whose table equals another's would be a preset in name only.
         assert_ne!(rfc::RULES, ns2::RULES);
         assert_ne!(rfc::RULES, ns3::RULES);
         assert_ne!(ns2::RULES, ns3::RULES);
+        assert_ne!(rfc::RULES, linux::RULES);
     }
 }

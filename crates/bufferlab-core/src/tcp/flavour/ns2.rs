@@ -115,7 +115,9 @@ pub const RULES: Rules = Rules {
     // tcp-sink.cc Sacker::append_ack and SackStack (maxSackBlocks_ 3, ns-default.tcl).
     sack_blocks_from_ns2_stack: true,
     remember_retransmitted_ranges: false,
-    prr_available: false,
+    prr: None,
+    // ns-2.35 has no RACK or TLP.
+    rack_tlp: false,
     // ns-2.35 has no delivery-rate estimation; Linux's rule.
     rate_sample_persists: false,
     // ns-2.35 has no rate sampling; ns-3's count keeps BBR under ns2_rules as before.

@@ -4,7 +4,7 @@
 //! algorithm is `tcp/sender/ns3.rs`; the unit tests are in `tcp/tests.rs` under "ns-3.44
 //! TcpSocketBase rules", and `tests/tcp_ns3.rs` checks five flows packet for packet.
 
-use super::{HystartVariant, Rules};
+use super::{HystartVariant, PrrVariant, Rules};
 
 pub const RULES: Rules = Rules {
     // ProcessSynSent: the SYN-ACK is answered with an ACK.
@@ -72,7 +72,9 @@ pub const RULES: Rules = Rules {
     // TcpTxBuffer: m_retrans marks on the sent list.
     remember_retransmitted_ranges: true,
     // TcpPrrRecovery, the default RecoveryType.
-    prr_available: true,
+    prr: Some(PrrVariant::Ns3),
+    // ns-3.44 has no RACK or TLP (its recovery ops are TcpClassicRecovery and TcpPrrRecovery).
+    rack_tlp: false,
     // tcp-rate-ops.cc: m_rateSample is a member (SkbDelivered compares with its
     // m_priorDelivered, GenerateSample returns it with the last m_deliveryRate).
     rate_sample_persists: true,

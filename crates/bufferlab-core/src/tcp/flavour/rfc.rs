@@ -77,8 +77,11 @@ pub const RULES: Rules = Rules {
     sack_sender_as_ns2_sack1: false,
     sack_blocks_from_ns2_stack: false,
     remember_retransmitted_ranges: false,
-    // RFC 6937 is offered as ns-3 implements it only (docs/models/tcp.md).
-    prr_available: false,
+    // RFC 6937 is an option the RFC flavour leaves off (RFC 6675 section 5: cwnd = ssthresh);
+    // the `linux` flavour runs it as Linux does (flavour/linux.rs).
+    prr: None,
+    // RFC 8985 is optional; the RFC flavour keeps RFC 6675's DupThresh and the RTO.
+    rack_tlp: false,
     // Linux tcp_rate.c: tcp_ack() builds a fresh `struct rate_sample` for every ACK.
     rate_sample_persists: false,
     // Linux tcp_ack: tcp_rate_gen(sk, delivered, tp->lost - lost, ...), newly lost only.

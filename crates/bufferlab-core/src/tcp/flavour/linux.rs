@@ -1,0 +1,26 @@
+//! The Linux flavour (the `linux` preset): the RFC flavour ([`super::rfc`]), with the loss
+//! recovery that Linux runs where the RFCs leave it as an option. Each rule that differs from
+//! the RFC flavour cites the Linux source it follows; every other value is `rfc::RULES`'s.
+//!
+//! * PRR (RFC 6937), Linux's fast-recovery window since 3.2 (commit "Proportional Rate
+//!   Reduction for TCP", N. Dukkipati, 2011): `net/ipv4/tcp_input.c` `tcp_init_cwnd_reduction`,
+//!   `tcp_cwnd_reduction` and `tcp_end_cwnd_reduction`, modelled in `tcp/sender/prr_linux.rs`.
+//! * RACK-TLP (RFC 8985), Linux's loss detection since 4.18 (RACK alone since 4.10, TLP since
+//!   3.10): `net/ipv4/tcp_recovery.c` and `tcp_output.c`, modelled in `tcp/rack.rs` and
+//!   `tcp/sender/rack_tlp.rs`.
+//!
+//! Keeping these rules in a flavour of their own leaves the RFC flavour (the `ns2` and `ns3`
+//! presets with their rules turned off) byte-identical.
+
+use super::{PrrVariant, Rules};
+
+pub const RULES: Rules = Rules {
+    // tcp_input.c tcp_cong_control -> tcp_cwnd_reduction in CA_Recovery (PRR, RFC 6937),
+    // with `prr` on in the `linux` preset (tcp/config.rs).
+    prr: Some(PrrVariant::Linux),
+    // tcp_recovery.c (RACK, sysctl tcp_recovery 1, default since 4.18) and tcp_output.c
+    // tcp_schedule_loss_probe / tcp_send_loss_probe (TLP, sysctl tcp_early_retrans 3), with
+    // `rack_tlp` on in the `linux` preset (tcp/config.rs).
+    rack_tlp: true,
+    ..super::rfc::RULES
+};
