@@ -26,7 +26,15 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from bufferlab.builder import ScenarioBuilder, chain, custom, dumbbell, parking_lot
+    from bufferlab.builder import (
+        ScenarioBuilder,
+        chain,
+        custom,
+        dumbbell,
+        fat_tree,
+        leaf_spine,
+        parking_lot,
+    )
     from bufferlab.extend import CongestionControl, QueueDisc
     from bufferlab.results import Results
     from bufferlab.scenario import Scenario, load
@@ -38,7 +46,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "run": "simulate", "Results": "results", "Scenario": "scenario", "load": "scenario",
     "ScenarioBuilder": "builder", "chain": "builder", "custom": "builder",
-    "dumbbell": "builder", "parking_lot": "builder",
+    "dumbbell": "builder", "parking_lot": "builder", "leaf_spine": "builder",
+    "fat_tree": "builder",
     "CongestionControl": "extend", "QueueDisc": "extend",
 }  # fmt: skip
 
@@ -54,6 +63,8 @@ __all__ = [
     "chain",
     "custom",
     "dumbbell",
+    "fat_tree",
+    "leaf_spine",
     "load",
     "parking_lot",
     "run",

@@ -16,10 +16,11 @@ error messages as a file::
     b.monitor(queue_interval="10ms")
     res = b.run(seed=1)
 
-``chain(hops=...)``, ``parking_lot(hops=...)`` and ``custom(nodes=[...])`` (with
-:meth:`ScenarioBuilder.link`) build the other topologies; :meth:`ScenarioBuilder.switch` makes a
-node a shared-buffer switch. Each method returns the builder,
-so calls chain.
+``chain(hops=...)``, ``parking_lot(hops=...)``, the datacenter fabrics ``leaf_spine(...)`` and
+``fat_tree(k=...)``, and ``custom(nodes=[...])`` (with :meth:`ScenarioBuilder.link`) build the
+other topologies; :meth:`ScenarioBuilder.switch` makes a node a shared-buffer switch and
+:meth:`ScenarioBuilder.routing` chooses single-path or ECMP routing. Each method returns the
+builder, so calls chain.
 """
 
 from __future__ import annotations
@@ -73,6 +74,14 @@ class ScenarioBuilder:
         if queues is not None:
             entry["queues"] = {k: _clean(v) for k, v in queues.items()}
         self._d.setdefault("switches", {})[node] = _clean(entry)
+        return self
+
+    def routing(self, multipath: str | None = None, hash_seed: int | None = None) -> ScenarioBuilder:
+        """How nodes choose among equal-cost paths, as ``[routing]``: ``multipath="ecmp"``
+        (a per-flow hash of the 5-tuple picks one; the default of ``leaf_spine`` and
+        ``fat_tree``) or ``"none"`` (one path, ties by port order); ``hash_seed`` fixes the
+        routers' hash secrets (default: drawn from the run's seed)."""
+        self._d["routing"] = _clean({"multipath": multipath, "hash_seed": hash_seed})
         return self
 
     def flow(self, name: str, src: str, dst: str, **fields: Any) -> ScenarioBuilder:
@@ -171,6 +180,58 @@ def parking_lot(
         b.link("hop", **hop)
     if access is not None:
         b.link("access", **access)
+    return b
+
+
+def leaf_spine(
+    leaves: int,
+    spines: int,
+    hosts_per_leaf: int,
+    duration: str,
+    host: Mapping[str, Any] | None = None,
+    fabric: Mapping[str, Any] | None = None,
+    oversubscription: float | None = None,
+    **top: Any,
+) -> ScenarioBuilder:
+    """A two-tier Clos fabric: leaves leaf0.., each with hosts h{leaf}_{i}, and spines
+    spine0.., every leaf joined to every spine. ``host`` is the template of the host links
+    host{leaf}_{i}, ``fabric`` of the leaf-spine links fabric{leaf}_{spine};
+    ``oversubscription`` (hosts' capacity over uplinks' at a leaf) can stand for the fabric's
+    rate. Flows spread over the spines by ECMP."""
+    b = ScenarioBuilder(
+        {
+            "kind": "leaf_spine",
+            "leaves": leaves,
+            "spines": spines,
+            "hosts_per_leaf": hosts_per_leaf,
+            "oversubscription": oversubscription,
+        },
+        duration,
+        **top,
+    )
+    if host is not None:
+        b.link("host", **host)
+    if fabric is not None:
+        b.link("fabric", **fabric)
+    return b
+
+
+def fat_tree(
+    k: int,
+    duration: str,
+    host: Mapping[str, Any] | None = None,
+    edge_agg: Mapping[str, Any] | None = None,
+    agg_core: Mapping[str, Any] | None = None,
+    **top: Any,
+) -> ScenarioBuilder:
+    """The k-ary fat-tree of Al-Fares et al. (SIGCOMM 2008): k pods of k/2 edge switches
+    edge{pod}_{e} and k/2 aggregation switches agg{pod}_{a}, (k/2)^2 core switches core{c},
+    k^3/4 hosts h{pod}_{edge}_{i}; ``host``, ``edge_agg`` and ``agg_core`` are the templates of
+    the three tiers of links. Flows spread over the equal-cost paths by ECMP."""
+    b = ScenarioBuilder({"kind": "fat_tree", "k": k}, duration, **top)
+    for name, cfg in (("host", host), ("edge_agg", edge_agg), ("agg_core", agg_core)):
+        if cfg is not None:
+            b.link(name, **cfg)
     return b
 
 

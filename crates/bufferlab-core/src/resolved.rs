@@ -4,7 +4,8 @@
 //! resolved TCP settings. Front ends read this (`bufferlab validate --json`, `advise`) instead
 //! of re-deriving units, routes or TCP sizes themselves.
 
-use crate::ids::{NodeId, PortId};
+use crate::ids::{FlowId, NodeId, PortId};
+use crate::net::ecmp::FlowKey;
 use crate::net::routing;
 pub use crate::notes::{BuildNotes, SizedBdp, SizedLimit};
 use crate::sim::Simulation;
@@ -105,8 +106,8 @@ impl Resolved {
             .collect();
         let port_to = |pid: PortId| sim.ports[pid.idx()].to();
         let routes_of = |n: NodeId| &sim.nodes[n.idx()].routes;
-        let route = |a: NodeId, b: NodeId| -> Vec<PortId> {
-            routing::path_by(&routes_of, &port_to, sim.nodes.len(), a, b).unwrap_or_default()
+        let route = |k: &FlowKey| -> Vec<PortId> {
+            routing::path_by(&routes_of, &port_to, sim.nodes.len(), k).unwrap_or_default()
         };
         let hops = |ports: &[PortId]| -> Vec<Hop> {
             ports
@@ -130,9 +131,12 @@ impl Resolved {
         let flows = sim
             .flows
             .iter()
-            .map(|f| {
-                let fwd = route(f.src, f.dst);
-                let rev = route(f.dst, f.src);
+            .enumerate()
+            .map(|(i, f)| {
+                let tcp = f.protocol == crate::packet::Protocol::Tcp;
+                let key = FlowKey::new(f.src, f.dst, FlowId(i as u32), tcp);
+                let fwd = route(&key);
+                let rev = route(&key.reversed());
                 ResolvedFlow {
                     name: f.name.clone(),
                     src: node(f.src),

@@ -97,7 +97,7 @@ impl TryRng for Rng {
 }
 
 /// SplitMix64 finaliser (Steele et al. 2014): a bijective, well-mixing 64-bit hash step.
-fn splitmix(mut z: u64) -> u64 {
+pub(crate) fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -22,6 +22,7 @@ use crate::monitor::queue_series::QueueSeries;
 use crate::monitor::taps::Taps;
 use crate::net::packet_pool::{PacketPool, PacketRef};
 use crate::net::port::{Drops, Port, PortCx, Wakeups};
+use crate::net::ecmp::FlowKey;
 use crate::net::routing::Routes;
 use crate::packet::{Packet, Protocol};
 use crate::sched::{Packed32, Scheduler, NS2_BUCKET_BITS};
@@ -625,8 +626,13 @@ impl Simulation {
 
     #[inline(always)]
     fn forward<const NS2: bool>(&mut self, node: NodeId, r: PacketRef) {
-        let dst = self.pool.get(r).dst;
-        match self.nodes[node.idx()].routes.next_port(dst) {
+        let pkt = self.pool.get(r);
+        let next = match &self.nodes[node.idx()].routes {
+            // a multipath node hashes the packet's 5-tuple (`net/ecmp.rs`)
+            Routes::Ecmp(t) => t.pick(&FlowKey::of(pkt)),
+            routes => routes.next_port(pkt.dst),
+        };
+        match next {
             Some(p) => self.enqueue::<NS2>(p, r),
             // Unreachable destinations are rejected when the scenario is built.
             None => unreachable!(

@@ -1,9 +1,10 @@
 //! The network: output ports with their queues and
 //! link pipelines, random and per-flow loss models, ns-2's Delayer, and static shortest-path
-//! routing.
+//! routing, single-path or equal-cost multipath (`ecmp.rs`).
 
 pub mod delayer;
 pub mod device_queue;
+pub mod ecmp;
 pub mod error_module;
 pub mod loss;
 pub mod packet_pool;

@@ -1,11 +1,14 @@
 //! Static shortest-path routing by hop count, as ns-2's default static routing and ns-3's
 //! global routing on equal-cost links. Ties are broken by the order of the node's ports
-//! (the order links appear), so routes never depend on hashing.
+//! (the order links appear), so routes never depend on hashing; with multipath
+//! ([`compute_ecmp`], `net/ecmp.rs`) a node keeps every equal-cost next hop and a flow's
+//! 5-tuple hash picks one.
 //!
 //! Memory stays linear in the network for dumbbells with thousands of hosts: a node with a
 //! single link sends everything through it; only nodes with several links keep a table (one
 //! next hop per destination), filled by one breadth-first search from that node.
 
+use super::ecmp::{self, EcmpTable, FlowKey};
 use crate::ids::{NodeId, PortId};
 use std::collections::VecDeque;
 
@@ -18,6 +21,8 @@ pub enum Routes {
     Table(Vec<u32>),
     /// No links at all.
     Isolated,
+    /// Several equal-cost next hops towards some destination (`net/ecmp.rs`).
+    Ecmp(Box<EcmpTable>),
 }
 
 impl Routes {
@@ -30,6 +35,16 @@ impl Routes {
                 p => Some(PortId(p)),
             },
             Routes::Isolated => None,
+            Routes::Ecmp(t) => t.first(dst),
+        }
+    }
+
+    /// The next hop of a packet of the flow `k` (the hashed choice where there are several).
+    #[inline]
+    pub fn next_port_for(&self, k: &FlowKey) -> Option<PortId> {
+        match self {
+            Routes::Ecmp(t) => t.pick(k),
+            r => r.next_port(k.dst),
         }
     }
 }
@@ -71,14 +86,37 @@ pub fn compute(adj: &[Vec<(PortId, NodeId)>]) -> Vec<Routes> {
         .collect()
 }
 
-/// Whether `dst` is reachable from `src` (a stub's single port may lead nowhere useful, so walk the path).
+/// Like [`compute`], but a node keeps every next hop on a shortest path (`net/ecmp.rs`),
+/// hashing with its own key from `hash_seed`. A node with one next hop towards every
+/// destination gets the plain table [`compute`] gives it (the same ports: the first of
+/// several equal-cost hops in port order is the one breadth-first search in port order finds).
+pub fn compute_ecmp(adj: &[Vec<(PortId, NodeId)>], hash_seed: u64) -> Vec<Routes> {
+    let mut dist = vec![0; adj.len()];
+    let mut sets = Vec::new();
+    adj.iter()
+        .enumerate()
+        .map(|(src, ports)| match ports.len() {
+            0 => Routes::Isolated,
+            1 => Routes::Single(ports[0].0),
+            _ => {
+                let key = ecmp::node_key(hash_seed, src);
+                match ecmp::node_routes(adj, src, key, &mut dist, &mut sets) {
+                    Ok(table) => Routes::Table(table),
+                    Err(multi) => Routes::Ecmp(Box::new(multi)),
+                }
+            }
+        })
+        .collect()
+}
+
+/// The path the flow of `k` takes from `k.src` to `k.dst`, or None where it does not arrive
+/// (a stub's single port may lead nowhere useful, so walk the path).
 pub fn path(
     routes: &[Routes],
     port_to: &dyn Fn(PortId) -> NodeId,
-    src: NodeId,
-    dst: NodeId,
+    k: &FlowKey,
 ) -> Option<Vec<PortId>> {
-    path_by(&|n| &routes[n.idx()], port_to, routes.len(), src, dst)
+    path_by(&|n| &routes[n.idx()], port_to, routes.len(), k)
 }
 
 /// [`path`] over routes held elsewhere (each node's own table): `routes_of(n)` gives node n's.
@@ -86,13 +124,12 @@ pub fn path_by<'a>(
     routes_of: &dyn Fn(NodeId) -> &'a Routes,
     port_to: &dyn Fn(PortId) -> NodeId,
     nodes: usize,
-    src: NodeId,
-    dst: NodeId,
+    k: &FlowKey,
 ) -> Option<Vec<PortId>> {
     let mut hops = Vec::new();
-    let mut at = src;
-    while at != dst {
-        let p = routes_of(at).next_port(dst)?;
+    let mut at = k.src;
+    while at != k.dst {
+        let p = routes_of(at).next_port_for(k)?;
         hops.push(p);
         at = port_to(p);
         if hops.len() > nodes {
@@ -121,10 +158,10 @@ mod tests {
         }
         let r = compute(&adj);
         let to = |p: PortId| port_to[p.idx()];
-        let p = path(&r, &to, NodeId(0), NodeId(4)).unwrap();
+        let p = path(&r, &to, &key(0, 4)).unwrap();
         assert_eq!(p.len(), 3);
         assert_eq!(to(p[0]), NodeId(1), "tie broken by port order");
-        assert_eq!(path(&r, &to, NodeId(4), NodeId(0)).unwrap().len(), 3);
+        assert_eq!(path(&r, &to, &key(4, 0)).unwrap().len(), 3);
     }
 
     #[test]
@@ -136,6 +173,156 @@ mod tests {
         ];
         let r = compute(&adj);
         let port_to = [NodeId(1), NodeId(0)];
-        assert!(path(&r, &|p: PortId| port_to[p.idx()], NodeId(0), NodeId(2)).is_none());
+        assert!(path(&r, &|p: PortId| port_to[p.idx()], &key(0, 2)).is_none());
+    }
+
+    /// Adjacency and port destinations of an undirected graph, ports numbered as the builder
+    /// numbers them (link k: port 2k from a to b, 2k + 1 back).
+    fn graph(n: usize, links: &[(usize, usize)]) -> (Vec<Vec<(PortId, NodeId)>>, Vec<NodeId>) {
+        let mut adj = vec![Vec::new(); n];
+        let mut port_to = Vec::new();
+        for &(a, b) in links {
+            adj[a].push((PortId(port_to.len() as u32), NodeId(b as u32)));
+            port_to.push(NodeId(b as u32));
+            adj[b].push((PortId(port_to.len() as u32), NodeId(a as u32)));
+            port_to.push(NodeId(a as u32));
+        }
+        (adj, port_to)
+    }
+
+    /// Two leaves (0, 1) under four spines (2..6), host 6 on leaf 0 and host 7 on leaf 1.
+    fn two_leaves_four_spines() -> (Vec<Vec<(PortId, NodeId)>>, Vec<NodeId>) {
+        let mut links = Vec::new();
+        for spine in 2..6 {
+            links.push((0, spine));
+            links.push((1, spine));
+        }
+        links.extend([(6, 0), (7, 1)]);
+        graph(8, &links)
+    }
+
+    #[test]
+    fn ecmp_keeps_every_equal_cost_next_hop_and_no_longer_one() {
+        let (adj, port_to) = two_leaves_four_spines();
+        let r = compute_ecmp(&adj, 1);
+        let Routes::Ecmp(t) = &r[0] else {
+            panic!("leaf 0 has four ways to leaf 1")
+        };
+        let spines: Vec<NodeId> = t.choices(NodeId(7)).iter().map(|p| port_to[p.idx()]).collect();
+        assert_eq!(spines, [2, 3, 4, 5].map(NodeId), "every spine, in port order");
+        assert_eq!(t.choices(NodeId(6)).len(), 1, "its own host: one way");
+        assert!(t.choices(NodeId(0)).is_empty(), "no route to itself");
+        // a spine reaches each host one way, another spine two ways (through either leaf)
+        let Routes::Ecmp(s) = &r[2] else {
+            panic!("spine 2 has two ways to spine 3")
+        };
+        assert_eq!(s.choices(NodeId(6)).len(), 1);
+        assert_eq!(s.choices(NodeId(7)).len(), 1);
+        assert_eq!(s.choices(NodeId(3)).len(), 2);
+        assert!(matches!(r[6], Routes::Single(_)));
+        // 0-1-3 and 0-2-3 tie; 0-4-5-3 is a hop longer and is not a next hop towards 3
+        let (adj, port_to) = graph(6, &[(0, 4), (0, 1), (0, 2), (1, 3), (2, 3), (4, 5), (5, 3)]);
+        let Routes::Ecmp(t) = &compute_ecmp(&adj, 1)[0] else {
+            panic!("node 0 has two ways to node 3")
+        };
+        let next: Vec<NodeId> = t.choices(NodeId(3)).iter().map(|p| port_to[p.idx()]).collect();
+        assert_eq!(next, [NodeId(1), NodeId(2)]);
+        // node 5: 0-4-5 is two hops, 0-1-3-5 and 0-2-3-5 three
+        let next: Vec<NodeId> = t.choices(NodeId(5)).iter().map(|p| port_to[p.idx()]).collect();
+        assert_eq!(next, [NodeId(4)]);
+    }
+
+    #[test]
+    fn a_flow_keeps_one_path_and_its_path_is_the_hashed_one() {
+        let (adj, port_to) = two_leaves_four_spines();
+        let r = compute_ecmp(&adj, 7);
+        let to = |p: PortId| port_to[p.idx()];
+        for f in 0..16 {
+            let k = FlowKey::new(NodeId(6), NodeId(7), crate::ids::FlowId(f), true);
+            let p = path(&r, &to, &k).unwrap();
+            assert_eq!(p.len(), 4, "host, leaf, spine, leaf");
+            assert_eq!(path(&r, &to, &k).unwrap(), p, "the same path every time");
+            let Routes::Ecmp(t) = &r[0] else { panic!() };
+            assert_eq!(Some(p[1]), t.pick(&k), "the leaf's pick is the path's hop");
+            assert_eq!(path(&r, &to, &k.reversed()).unwrap().len(), 4);
+        }
+    }
+
+    #[test]
+    fn sixty_four_flows_spread_over_four_spines() {
+        let (adj, port_to) = two_leaves_four_spines();
+        let to = |p: PortId| port_to[p.idx()];
+        let mut total = [0u32; 4];
+        for seed in 1..=20u64 {
+            let r = compute_ecmp(&adj, crate::rng::stream_seed(seed, "ecmp"));
+            let mut per_spine = [0u32; 4];
+            for f in 0..64 {
+                let k = FlowKey::new(NodeId(6), NodeId(7), crate::ids::FlowId(f), true);
+                let spine = to(path(&r, &to, &k).unwrap()[1]).idx() - 2;
+                per_spine[spine] += 1;
+            }
+            // 16 expected on each; binomial(64, 1/4) has a standard deviation of 3.5
+            assert!(
+                per_spine.iter().all(|&c| (6..=26).contains(&c)),
+                "seed {seed}: {per_spine:?}"
+            );
+            for (t, c) in total.iter_mut().zip(per_spine) {
+                *t += c;
+            }
+        }
+        // 1280 flows: 320 expected per spine, standard deviation 15.5
+        assert!(total.iter().all(|&c| (270..=370).contains(&c)), "{total:?}");
+    }
+
+    #[test]
+    fn single_path_networks_route_exactly_as_before() {
+        // a dumbbell (hosts 0, 1 on router 4, hosts 2, 3 on router 5), a chain with side
+        // nodes, and random trees: no two equal-cost next hops anywhere
+        let mut nets = vec![
+            graph(6, &[(4, 5), (0, 4), (1, 4), (5, 2), (5, 3)]),
+            graph(6, &[(0, 1), (1, 2), (2, 3), (4, 1), (5, 2)]),
+        ];
+        let mut rng = crate::rng::stream(3, "trees");
+        for n in 2..40 {
+            let links: Vec<(usize, usize)> =
+                (1..n).map(|v| (rng.integer(v as u64) as usize, v)).collect();
+            nets.push(graph(n, &links));
+        }
+        for (adj, _) in &nets {
+            let (a, b) = (compute(adj), compute_ecmp(adj, 9));
+            for (ra, rb) in a.iter().zip(&b) {
+                assert!(!matches!(rb, Routes::Ecmp(_)));
+                for d in 0..adj.len() {
+                    assert_eq!(ra.next_port(NodeId(d as u32)), rb.next_port(NodeId(d as u32)));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_equal_cost_hop_is_the_single_path_hop() {
+        // random graphs with many ties: ECMP's first choice is the port single-path routing takes
+        let mut rng = crate::rng::stream(5, "graphs");
+        for n in 4..30 {
+            let mut links: Vec<(usize, usize)> =
+                (1..n).map(|v| (rng.integer(v as u64) as usize, v)).collect();
+            for _ in 0..n {
+                let (a, b) = (rng.integer(n as u64) as usize, rng.integer(n as u64) as usize);
+                if a != b {
+                    links.push((a, b));
+                }
+            }
+            let (adj, _) = graph(n, &links);
+            let (a, b) = (compute(&adj), compute_ecmp(&adj, 9));
+            for (ra, rb) in a.iter().zip(&b) {
+                for d in 0..n {
+                    assert_eq!(ra.next_port(NodeId(d as u32)), rb.next_port(NodeId(d as u32)));
+                }
+            }
+        }
+    }
+
+    fn key(a: u32, b: u32) -> FlowKey {
+        FlowKey::new(NodeId(a), NodeId(b), crate::ids::FlowId(0), true)
     }
 }

@@ -5,6 +5,7 @@
 //! samples. These are refused before the run with the field, the bound and the fix.
 
 use super::config::{Scenario, TopologyConfig};
+use super::topology::{fat_tree, leaf_spine};
 use super::ScenarioError;
 use crate::units::{QueueLimit, Rate, SimTime};
 
@@ -152,6 +153,35 @@ fn size(s: &Scenario) -> Size {
                 routers: h + 1,
                 field: "topology.hops",
                 templates: vec![("hop", h), ("access", 2 * h + 2)],
+            }
+        }
+        TopologyConfig::LeafSpine {
+            leaves,
+            spines,
+            hosts_per_leaf,
+            ..
+        } => {
+            let (l, sp) = (*leaves as u64, *spines as u64);
+            let (nodes, links) = leaf_spine::counts(l, sp, *hosts_per_leaf as u64);
+            Size {
+                nodes,
+                links,
+                // a leaf keeps `spines` next hops for each remote host
+                routers: l.saturating_mul(sp.saturating_add(1)).saturating_add(sp),
+                field: "topology.leaves",
+                templates: vec![("host", links - l * sp), ("fabric", l * sp)],
+            }
+        }
+        TopologyConfig::FatTree { k } => {
+            let k = *k as u64;
+            let (nodes, links) = fat_tree::counts(k);
+            Size {
+                nodes,
+                links,
+                // 5k^2/4 switches, each up to k/2 next hops per destination
+                routers: (5 * k.saturating_mul(k) / 4).saturating_mul(k / 2 + 1),
+                field: "topology.k",
+                templates: vec![("host", links / 3), ("edge_agg", links / 3), ("agg_core", links / 3)],
             }
         }
         TopologyConfig::Custom { nodes } => {

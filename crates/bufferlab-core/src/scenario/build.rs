@@ -5,7 +5,7 @@
 //! output (it numbers ports, flows and agents, and decides which mistake of a scenario with
 //! several is reported): the run's random streams (`streams.rs`), the configured links
 //! checked and the flows expanded (`links.rs`, `expand.rs`), routes and the limits sized
-//! (`limits.rs`), the links' ports with their queues (`links.rs`, `queues.rs`), the flows with
+//! (`routes.rs`, `limits.rs`), the links' ports with their queues (`links.rs`, `queues.rs`), the flows with
 //! their agents (`flows.rs`, `agents.rs`), the nodes (`nodes.rs`) and the monitors
 //! (`monitors.rs`); shared-buffer switches are checked after the topology and give their
 //! ports' queues (`switches.rs`).
@@ -20,7 +20,6 @@ use super::switches::Switches;
 use super::topology::{self, Topology};
 use super::ScenarioError;
 use crate::ext::Extensions;
-use crate::net::routing;
 use crate::sim::Simulation;
 use crate::units::SimTime;
 
@@ -45,8 +44,7 @@ pub fn build_with(
         check_app(f.entry, f.cfg)?;
     }
     // Routes first: limits in BDP need the flows' RTTs, the recipes' warnings their paths.
-    let adj = super::limits::adjacency(&topo);
-    let routes = routing::compute(&adj);
+    let routes = super::routes::compute(s, &topo, seed);
     let infos = flow_infos(&topo, &routes, &flows);
     let sized_limits = super::limits::resolve(s, &mut topo, &infos)?;
 

@@ -44,6 +44,11 @@ pub struct Scenario {
     /// ports.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub switches: BTreeMap<String, crate::net::shared_buffer::config::SwitchConfig>,
+    /// How nodes choose among equal-cost shortest paths (`net/ecmp.rs`), e.g. `[routing]
+    /// multipath = "ecmp"`. Default: ECMP in the leaf-spine and fat-tree builders, a single
+    /// path (ties broken by port order, as ns-2's static routing) everywhere else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<RoutingConfig>,
     pub flows: Vec<FlowConfig>,
     #[serde(default)]
     pub monitor: MonitorConfig,
@@ -77,6 +82,33 @@ fn default_name() -> String {
 }
 fn default_seed() -> u64 {
     1
+}
+
+/// Routing over equal-cost paths.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingConfig {
+    /// `ecmp`: a node keeps every next hop on a shortest path (hop count) and sends each flow
+    /// down the one a hash of its 5-tuple picks (RFC 2992 hash-threshold over Linux's L4
+    /// `fib_multipath_hash`), so a flow keeps one path and flows spread; `none`: one path,
+    /// ties broken by port order (ns-2's static routing, ns-3's global routing without
+    /// `RandomEcmpRouting`). Default: `ecmp` for `leaf_spine` and `fat_tree`, else `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipath: Option<Multipath>,
+    /// Seed of the routers' hash secrets (default: drawn from the run's seed, so that
+    /// replications place flows on other paths, as routers booted with other secrets would).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hash_seed: Option<u64>,
+}
+
+/// Whether equal-cost paths are all used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Multipath {
+    /// One path per destination: the first equal-cost next hop in port order.
+    None,
+    /// Every equal-cost next hop, one per flow by a hash of its 5-tuple.
+    Ecmp,
 }
 
 /// How the nodes are connected.
@@ -115,6 +147,32 @@ pub enum TopologyConfig {
     ParkingLot {
         /// Number of bottleneck links: routers r0..r{hops}.
         hops: u32,
+    },
+    /// A two-tier Clos fabric: leaves `leaf{l}`, each with hosts `h{l}_{i}`, and spines
+    /// `spine{s}`, every leaf joined to every spine. Links `host{l}_{i}` (host to leaf) from
+    /// the `host` template and `fabric{l}_{s}` (leaf to spine) from the `fabric` template.
+    /// Routing is ECMP unless `[routing] multipath = "none"`.
+    LeafSpine {
+        /// Number of leaf (top-of-rack) switches.
+        leaves: u32,
+        /// Number of spine switches: the equal-cost paths between two leaves.
+        spines: u32,
+        /// Hosts under each leaf.
+        hosts_per_leaf: u32,
+        /// The hosts' capacity over the uplinks' capacity at a leaf, hosts_per_leaf x host
+        /// rate / (spines x fabric rate): 1 is non-blocking, 3 is 3:1. Given without
+        /// `links.fabric.rate`, that rate is derived from it; given with it, the two must agree.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        oversubscription: Option<f64>,
+    },
+    /// The k-ary fat-tree of Al-Fares et al. (SIGCOMM 2008): k pods of k/2 edge switches
+    /// `edge{p}_{e}` and k/2 aggregation switches `agg{p}_{a}`, (k/2)^2 core switches
+    /// `core{c}`, k^3/4 hosts `h{p}_{e}_{i}`. Links `host{p}_{e}_{i}`, `edge_agg{p}_{e}_{a}`
+    /// and `agg_core{p}_{a}_{j}` from the `host`, `edge_agg` and `agg_core` templates.
+    /// Routing is ECMP unless `[routing] multipath = "none"`.
+    FatTree {
+        /// Ports per switch and number of pods (even, at least 2).
+        k: u32,
     },
     /// Nodes by name; every link in `links` names its two ends with `between`.
     Custom {

@@ -7,6 +7,7 @@ use super::config::{FlowConfig, Scenario, StartTime};
 use super::topology::Topology;
 use super::ScenarioError;
 use crate::net::routing;
+use crate::packet::Protocol;
 use crate::rng;
 use crate::traffic;
 use crate::units::SimTime;
@@ -103,10 +104,12 @@ pub(super) fn flow_infos(
         .collect();
     flows
         .iter()
-        .filter_map(|f| {
+        .enumerate()
+        .filter_map(|(i, f)| {
             let (a, b) = (*index.get(f.src.as_str())?, *index.get(f.dst.as_str())?);
             let tcp = super::agents::tcp_params(f.entry, f.cfg).ok()?;
-            let (path, rtt) = super::limits::route(topo, routes, a, b);
+            let key = super::routes::flow_key(a, b, i, f.cfg.protocol() == Protocol::Tcp);
+            let (path, rtt) = super::limits::route(topo, routes, &key);
             Some(super::limits::FlowInfo {
                 name: f.name.clone(),
                 path,

@@ -13,6 +13,7 @@ use super::ScenarioError;
 use crate::ext::Extensions;
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::monitor::flow_stats::FlowStats;
+use crate::net::ecmp::FlowKey;
 use crate::net::routing;
 use crate::sim::{Flow, Simulation};
 use crate::units::SimTime;
@@ -64,7 +65,9 @@ fn build_flow(
         Some(p) => p.wire_size() as u64,
         None => f.cfg.app.packet_size().map_or(0, |b| b.0),
     };
-    check_paths(sim, b, port_dst, f, (src, dst), size)?;
+    let tcp_flow = f.cfg.protocol() == crate::packet::Protocol::Tcp;
+    let key = FlowKey::new(src, dst, fid, tcp_flow);
+    check_paths(sim, b, port_dst, f, &key, size)?;
     let stop = check_times(b.s, f, &path)?;
     let mss = tcp.as_ref().map_or(1, |p| p.mss);
     let opening_packet = tcp.as_ref().is_some_and(|p| p.handshake);
@@ -114,17 +117,17 @@ fn check_paths(
     b: &FlowBuild,
     port_dst: &[NodeId],
     f: &ExpandedFlow,
-    (src, dst): (NodeId, NodeId),
+    key: &FlowKey,
     size: u64,
 ) -> Result<(), ScenarioError> {
     let path = format!("flows[{}]", f.entry);
     let (topo, s) = (b.topo, b.s);
     let port_to = |p: PortId| port_dst[p.idx()];
-    for (a, z, dir) in [(src, dst, "forward"), (dst, src, "reverse")] {
-        let hops = routing::path(b.routes, &port_to, a, z).ok_or_else(|| {
+    for (k, dir) in [(*key, "forward"), (key.reversed(), "reverse")] {
+        let hops = routing::path(b.routes, &port_to, &k).ok_or_else(|| {
             ScenarioError::field(
                 format!("{path}.dst"),
-                format!("no {dir} path from \"{}\" to \"{}\": the nodes are not connected; add a link between them", topo.nodes[a.idx()], topo.nodes[z.idx()]),
+                format!("no {dir} path from \"{}\" to \"{}\": the nodes are not connected; add a link between them", topo.nodes[k.src.idx()], topo.nodes[k.dst.idx()]),
             )
         })?;
         if dir == "forward" {

@@ -27,6 +27,7 @@
 use super::topology::Topology;
 use super::ScenarioError;
 use crate::ids::{NodeId, PortId};
+use crate::net::ecmp::FlowKey;
 use crate::net::routing::{self, Routes};
 use crate::notes::{SizedBdp, SizedLimit};
 use crate::qdisc::QueueConfig;
@@ -269,15 +270,15 @@ pub fn adjacency(topo: &Topology) -> Vec<Vec<(PortId, NodeId)>> {
     adj
 }
 
-/// The routed data path and the two-way propagation delay from `src` to `dst` (node indices).
-pub fn route(topo: &Topology, routes: &[Routes], src: usize, dst: usize) -> (Vec<PortId>, SimTime) {
+/// The routed data path of the flow of `k` and the two-way propagation delay of its data
+/// and return paths (under ECMP each direction hashes its own 5-tuple).
+pub fn route(topo: &Topology, routes: &[Routes], k: &FlowKey) -> (Vec<PortId>, SimTime) {
     let port_to = |p: PortId| {
         let l = &topo.links[p.idx() / 2];
         NodeId(if p.0.is_multiple_of(2) { l.b } else { l.a } as u32)
     };
-    let (a, b) = (NodeId(src as u32), NodeId(dst as u32));
-    let fwd = routing::path(routes, &port_to, a, b).unwrap_or_default();
-    let rev = routing::path(routes, &port_to, b, a).unwrap_or_default();
+    let fwd = routing::path(routes, &port_to, k).unwrap_or_default();
+    let rev = routing::path(routes, &port_to, &k.reversed()).unwrap_or_default();
     let delay = |ports: &[PortId]| {
         ports
             .iter()

@@ -15,6 +15,7 @@ mod nodes;
 pub mod overrides;
 mod queues;
 pub mod recipes;
+mod routes;
 mod streams;
 mod switches;
 pub mod topology;

@@ -1,9 +1,12 @@
 //! A topology resolved from the scenario: named nodes and fully specified duplex links.
-//! Builders for the dumbbell, the chain and the parking lot live beside this file; a custom topology is read
-//! directly from `nodes` and `links.*.between`.
+//! Builders for the dumbbell, the chain, the parking lot and the datacenter fabrics (leaf-spine,
+//! fat-tree) live beside this file; a custom topology is read directly from `nodes` and
+//! `links.*.between`.
 
 mod chain;
 mod dumbbell;
+pub mod fat_tree;
+pub mod leaf_spine;
 mod parking_lot;
 
 use crate::net::loss::LossConfig;
@@ -110,6 +113,21 @@ pub fn build(s: &Scenario) -> Result<Topology, ScenarioError> {
         ),
         TopologyConfig::Chain { hops, side_nodes } => chain::build(s, *hops, *side_nodes),
         TopologyConfig::ParkingLot { hops } => parking_lot::build(s, *hops),
+        TopologyConfig::LeafSpine {
+            leaves,
+            spines,
+            hosts_per_leaf,
+            oversubscription,
+        } => leaf_spine::build(
+            s,
+            &leaf_spine::Shape {
+                leaves: *leaves,
+                spines: *spines,
+                hosts_per_leaf: *hosts_per_leaf,
+                oversubscription: *oversubscription,
+            },
+        ),
+        TopologyConfig::FatTree { k } => fat_tree::build(s, *k),
         TopologyConfig::Custom { nodes } => custom(s, nodes),
     }
 }
@@ -175,9 +193,47 @@ pub fn template_of(s: &Scenario, name: &str) -> Option<String> {
         TopologyConfig::Chain { .. } if numbered("side") => "side",
         TopologyConfig::ParkingLot { .. } if numbered("hop") => "hop",
         TopologyConfig::ParkingLot { .. } if name.starts_with("access_") => "access",
+        TopologyConfig::LeafSpine { .. } if any_indices(name, "host", 2) => "host",
+        TopologyConfig::LeafSpine { .. } if any_indices(name, "fabric", 2) => "fabric",
+        TopologyConfig::FatTree { .. } if any_indices(name, "host", 3) => "host",
+        TopologyConfig::FatTree { .. } if any_indices(name, "edge_agg", 3) => "edge_agg",
+        TopologyConfig::FatTree { .. } if any_indices(name, "agg_core", 3) => "agg_core",
         _ => return None,
     };
     Some(t.to_string())
+}
+
+/// Whether `name` is `prefix` followed by `bounds.len()` indices joined by `_`, each below
+/// its bound (`host3_1` under bounds [4, 2]).
+pub fn indexed(name: &str, prefix: &str, bounds: &[u32]) -> bool {
+    let Some(rest) = name.strip_prefix(prefix) else {
+        return false;
+    };
+    let parts: Vec<&str> = rest.split('_').collect();
+    parts.len() == bounds.len()
+        && parts.iter().zip(bounds).all(|(p, &b)| {
+            !p.is_empty()
+                && p.bytes().all(|c| c.is_ascii_digit())
+                && p.parse::<u32>().is_ok_and(|i| i < b)
+        })
+}
+
+/// `prefix` and `n` indices, whatever their values.
+fn any_indices(name: &str, prefix: &str, n: usize) -> bool {
+    indexed(name, prefix, &vec![u32::MAX; n])
+}
+
+/// Refuses a builder's network past ten million nodes or links (`counts` of the builder) before
+/// any of it is built: no study here needs one, and the memory check names the budget.
+pub fn check_size((nodes, links): (u64, u64), field: &str) -> Result<(), ScenarioError> {
+    const MAX: u64 = 10_000_000;
+    if nodes > MAX || links > MAX {
+        return Err(ScenarioError::field(
+            field,
+            format!("gives {nodes} nodes and {links} links, more than {MAX}; build a smaller network"),
+        ));
+    }
+    Ok(())
 }
 
 /// Rejects `between` in links that a builder places itself, and unknown link names.

@@ -1,0 +1,49 @@
+//! The nodes' routes: one path per destination (ties by port order, as ns-2's static routing
+//! and ns-3's global routing without `RandomEcmpRouting`), or every equal-cost next hop with a
+//! per-flow hash (`net/ecmp.rs`) where `[routing] multipath = "ecmp"` asks for it or the
+//! topology builder makes it the default (a datacenter fabric). Scripts of ns-2 never get
+//! ECMP: `bufferlab run script.tcl` writes no `[routing]` and uses no fabric builder.
+
+use super::config::{Multipath, Scenario, TopologyConfig};
+use super::topology::Topology;
+use crate::net::ecmp::FlowKey;
+use crate::net::routing::{self, Routes};
+
+/// Whether the scenario routes over every equal-cost path.
+pub(super) fn multipath(s: &Scenario) -> Multipath {
+    let given = s.routing.as_ref().and_then(|r| r.multipath);
+    given.unwrap_or(match s.topology {
+        TopologyConfig::LeafSpine { .. } | TopologyConfig::FatTree { .. } => Multipath::Ecmp,
+        TopologyConfig::Dumbbell { .. }
+        | TopologyConfig::Chain { .. }
+        | TopologyConfig::ParkingLot { .. }
+        | TopologyConfig::Custom { .. } => Multipath::None,
+    })
+}
+
+/// Every node's routes, in node order, for a run with root seed `seed`.
+pub(super) fn compute(s: &Scenario, topo: &Topology, seed: u64) -> Vec<Routes> {
+    let adj = super::limits::adjacency(topo);
+    match multipath(s) {
+        Multipath::None => routing::compute(&adj),
+        Multipath::Ecmp => {
+            // the routers' secrets: the scenario's own seed, else one drawn from the run's
+            let hash_seed = s.routing.as_ref().and_then(|r| r.hash_seed);
+            routing::compute_ecmp(
+                &adj,
+                hash_seed.unwrap_or_else(|| crate::rng::stream_seed(seed, "ecmp")),
+            )
+        }
+    }
+}
+
+/// The key a flow's data packets hash with (flow `index`, TCP or not).
+pub(super) fn flow_key(src: usize, dst: usize, index: usize, tcp: bool) -> FlowKey {
+    use crate::ids::{FlowId, NodeId};
+    FlowKey::new(
+        NodeId(src as u32),
+        NodeId(dst as u32),
+        FlowId(index as u32),
+        tcp,
+    )
+}
