@@ -76,7 +76,9 @@ class ScenarioBuilder:
         self._d.setdefault("switches", {})[node] = _clean(entry)
         return self
 
-    def routing(self, multipath: str | None = None, hash_seed: int | None = None) -> ScenarioBuilder:
+    def routing(
+        self, multipath: str | None = None, hash_seed: int | None = None
+    ) -> ScenarioBuilder:
         """How nodes choose among equal-cost paths, as ``[routing]``: ``multipath="ecmp"``
         (a per-flow hash of the 5-tuple picks one; the default of ``leaf_spine`` and
         ``fat_tree``) or ``"none"`` (one path, ties by port order); ``hash_seed`` fixes the

@@ -129,7 +129,9 @@ fn leaf_spine_counts_names_and_path_lengths() {
 fn fat_tree_counts_names_and_path_lengths() {
     let k = 4;
     let names: Vec<String> = (0..k)
-        .flat_map(|p| (0..k / 2).flat_map(move |e| (0..k / 2).map(move |i| format!("h{p}_{e}_{i}"))))
+        .flat_map(|p| {
+            (0..k / 2).flat_map(move |e| (0..k / 2).map(move |i| format!("h{p}_{e}_{i}")))
+        })
         .collect();
     assert_eq!(names.len(), k * k * k / 4);
     let text = fat_tree(k as u32, &all_pairs(&names));
@@ -138,7 +140,9 @@ fn fat_tree_counts_names_and_path_lengths() {
     assert_eq!(sim.nodes.len(), 16 + 20);
     assert_eq!(sim.links.len(), 48);
     let node_names: Vec<&str> = sim.nodes.iter().map(|n| n.name.as_str()).collect();
-    for n in ["core0", "core3", "agg0_0", "agg3_1", "edge0_0", "edge3_1", "h3_1_1"] {
+    for n in [
+        "core0", "core3", "agg0_0", "agg3_1", "edge0_0", "edge3_1", "h3_1_1",
+    ] {
         assert!(node_names.contains(&n), "{n}");
     }
     for (name, fwd, rev) in path_lengths(&resolve(&text)) {
@@ -181,10 +185,16 @@ fn flows_across_leaves_use_every_spine_and_keep_their_path() {
         .map(|s| sent(&rep, &format!("fabric0_{s}"), "leaf0"))
         .collect();
     let total: u64 = per_spine.iter().sum();
-    assert!(total > 64 * 20, "the transfers crossed the fabric: {per_spine:?}");
+    assert!(
+        total > 64 * 20,
+        "the transfers crossed the fabric: {per_spine:?}"
+    );
     for (s, &n) in per_spine.iter().enumerate() {
         // a quarter each on average; every spine carries at least a tenth
-        assert!(n * 10 > total, "spine {s} carries {n} of {total}: {per_spine:?}");
+        assert!(
+            n * 10 > total,
+            "spine {s} carries {n} of {total}: {per_spine:?}"
+        );
     }
     // each flow keeps one path: its data crosses one spine only
     let r = resolve(&text);
@@ -199,7 +209,10 @@ fn flows_across_leaves_use_every_spine_and_keep_their_path() {
     }
     // without ECMP every flow takes the first spine (and, 80 Gbit/s of senders on one
     // 40 Gbit/s uplink, loses packets there that ECMP's spread did not)
-    let single = run_text(&text.replace("duration", "routing = { multipath = \"none\" }\nduration"), 1);
+    let single = run_text(
+        &text.replace("duration", "routing = { multipath = \"none\" }\nduration"),
+        1,
+    );
     assert!(sent(&single, "fabric0_0", "leaf0") > 64 * 10);
     for s in 1..4 {
         assert_eq!(sent(&single, &format!("fabric0_{s}"), "leaf0"), 0);
@@ -238,7 +251,10 @@ fn oversubscription_sets_or_checks_the_fabric_rate() {
     // 8 hosts x 10 Gbit/s over 2 spines at 2:1: 20 Gbit/s uplinks
     let text = leaf_spine(2, 2, 8, "")
         .replace("rate = \"40Gbps\"\n", "")
-        .replace("hosts_per_leaf = 8", "hosts_per_leaf = 8\noversubscription = 2.0")
+        .replace(
+            "hosts_per_leaf = 8",
+            "hosts_per_leaf = 8\noversubscription = 2.0",
+        )
         + "[[flows]]\nsrc = \"h0_0\"\ndst = \"h1_0\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }\n";
     let r = resolve(&text);
     let fabric = r["links"]
@@ -249,21 +265,40 @@ fn oversubscription_sets_or_checks_the_fabric_rate() {
         .unwrap();
     assert_eq!(fabric["rate_bps"], 20_000_000_000u64);
     // given with a fabric rate that makes another ratio: refused, naming both
-    let bad = leaf_spine(2, 2, 8, "").replace("hosts_per_leaf = 8", "hosts_per_leaf = 8\noversubscription = 3.0")
+    let bad = leaf_spine(2, 2, 8, "").replace(
+        "hosts_per_leaf = 8",
+        "hosts_per_leaf = 8\noversubscription = 3.0",
+    )
         + "[[flows]]\nsrc = \"h0_0\"\ndst = \"h1_0\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }\n";
     let e = run_err(&bad, &[]);
-    assert!(e.contains("topology.oversubscription") && e.contains("1.000"), "{e}");
+    assert!(
+        e.contains("topology.oversubscription") && e.contains("1.000"),
+        "{e}"
+    );
 }
 
 #[test]
 fn fabric_mistakes_name_the_field() {
-    let flow = "[[flows]]\nsrc = \"h0_0\"\ndst = \"h1_0\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }\n";
-    let e = run_err(&(leaf_spine(2, 2, 2, "[links.fabric5_0]\nrate = \"1Gbps\"") + flow), &[]);
-    assert!(e.contains("links.fabric5_0") && e.contains("leaf_spine topology has no link"), "{e}");
+    let flow =
+        "[[flows]]\nsrc = \"h0_0\"\ndst = \"h1_0\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }\n";
+    let e = run_err(
+        &(leaf_spine(2, 2, 2, "[links.fabric5_0]\nrate = \"1Gbps\"") + flow),
+        &[],
+    );
+    assert!(
+        e.contains("links.fabric5_0") && e.contains("leaf_spine topology has no link"),
+        "{e}"
+    );
     let e = run_err(&(leaf_spine(0, 2, 2, "") + flow), &[]);
-    assert!(e.contains("topology.leaves") && e.contains("at least 1"), "{e}");
+    assert!(
+        e.contains("topology.leaves") && e.contains("at least 1"),
+        "{e}"
+    );
     let e = run_err(&(fat_tree(3, "") + "[[flows]]\nsrc = \"h0_0_0\"\ndst = \"h1_0_0\"\napp = { kind = \"cbr\", rate = \"1Mbps\" }\n"), &[]);
     assert!(e.contains("topology.k") && e.contains("even"), "{e}");
-    let e = run_err(&(leaf_spine(2, 2, 2, "") + &flow.replace("h1_0", "h5_0")), &[]);
+    let e = run_err(
+        &(leaf_spine(2, 2, 2, "") + &flow.replace("h1_0", "h5_0")),
+        &[],
+    );
     assert!(e.contains("unknown node \"h5_0\""), "{e}");
 }
