@@ -243,17 +243,34 @@ mod tests {
         let key = node_key(1, 7);
         assert_eq!(k.hash(key), k.hash(key));
         let others = [
-            FlowKey { src: NodeId(4), ..k },
-            FlowKey { dst: NodeId(8), ..k },
-            FlowKey { flow: FlowId(6), ..k },
+            FlowKey {
+                src: NodeId(4),
+                ..k
+            },
+            FlowKey {
+                dst: NodeId(8),
+                ..k
+            },
+            FlowKey {
+                flow: FlowId(6),
+                ..k
+            },
             FlowKey::new(NodeId(3), NodeId(9), FlowId(5), false),
             k.reversed(),
         ];
         for o in others {
             assert_ne!(o.hash(key), k.hash(key), "{o:?}");
         }
-        assert_ne!(k.hash(node_key(1, 8)), k.hash(key), "each node its own secret");
-        assert_ne!(k.hash(node_key(2, 7)), k.hash(key), "the seed changes the secret");
+        assert_ne!(
+            k.hash(node_key(1, 8)),
+            k.hash(key),
+            "each node its own secret"
+        );
+        assert_ne!(
+            k.hash(node_key(2, 7)),
+            k.hash(key),
+            "the seed changes the secret"
+        );
         // fixed values (an independent SplitMix64 in Python gives them): the hash does not
         // depend on the platform, the build or the order of anything in memory
         let udp = FlowKey::new(NodeId(0), NodeId(1), FlowId(0), false);

@@ -208,8 +208,16 @@ mod tests {
         let Routes::Ecmp(t) = &r[0] else {
             panic!("leaf 0 has four ways to leaf 1")
         };
-        let spines: Vec<NodeId> = t.choices(NodeId(7)).iter().map(|p| port_to[p.idx()]).collect();
-        assert_eq!(spines, [2, 3, 4, 5].map(NodeId), "every spine, in port order");
+        let spines: Vec<NodeId> = t
+            .choices(NodeId(7))
+            .iter()
+            .map(|p| port_to[p.idx()])
+            .collect();
+        assert_eq!(
+            spines,
+            [2, 3, 4, 5].map(NodeId),
+            "every spine, in port order"
+        );
         assert_eq!(t.choices(NodeId(6)).len(), 1, "its own host: one way");
         assert!(t.choices(NodeId(0)).is_empty(), "no route to itself");
         // a spine reaches each host one way, another spine two ways (through either leaf)
@@ -225,10 +233,18 @@ mod tests {
         let Routes::Ecmp(t) = &compute_ecmp(&adj, 1)[0] else {
             panic!("node 0 has two ways to node 3")
         };
-        let next: Vec<NodeId> = t.choices(NodeId(3)).iter().map(|p| port_to[p.idx()]).collect();
+        let next: Vec<NodeId> = t
+            .choices(NodeId(3))
+            .iter()
+            .map(|p| port_to[p.idx()])
+            .collect();
         assert_eq!(next, [NodeId(1), NodeId(2)]);
         // node 5: 0-4-5 is two hops, 0-1-3-5 and 0-2-3-5 three
-        let next: Vec<NodeId> = t.choices(NodeId(5)).iter().map(|p| port_to[p.idx()]).collect();
+        let next: Vec<NodeId> = t
+            .choices(NodeId(5))
+            .iter()
+            .map(|p| port_to[p.idx()])
+            .collect();
         assert_eq!(next, [NodeId(4)]);
     }
 
@@ -284,8 +300,9 @@ mod tests {
         ];
         let mut rng = crate::rng::stream(3, "trees");
         for n in 2..40 {
-            let links: Vec<(usize, usize)> =
-                (1..n).map(|v| (rng.integer(v as u64) as usize, v)).collect();
+            let links: Vec<(usize, usize)> = (1..n)
+                .map(|v| (rng.integer(v as u64) as usize, v))
+                .collect();
             nets.push(graph(n, &links));
         }
         for (adj, _) in &nets {
@@ -293,7 +310,10 @@ mod tests {
             for (ra, rb) in a.iter().zip(&b) {
                 assert!(!matches!(rb, Routes::Ecmp(_)));
                 for d in 0..adj.len() {
-                    assert_eq!(ra.next_port(NodeId(d as u32)), rb.next_port(NodeId(d as u32)));
+                    assert_eq!(
+                        ra.next_port(NodeId(d as u32)),
+                        rb.next_port(NodeId(d as u32))
+                    );
                 }
             }
         }
@@ -304,10 +324,14 @@ mod tests {
         // random graphs with many ties: ECMP's first choice is the port single-path routing takes
         let mut rng = crate::rng::stream(5, "graphs");
         for n in 4..30 {
-            let mut links: Vec<(usize, usize)> =
-                (1..n).map(|v| (rng.integer(v as u64) as usize, v)).collect();
+            let mut links: Vec<(usize, usize)> = (1..n)
+                .map(|v| (rng.integer(v as u64) as usize, v))
+                .collect();
             for _ in 0..n {
-                let (a, b) = (rng.integer(n as u64) as usize, rng.integer(n as u64) as usize);
+                let (a, b) = (
+                    rng.integer(n as u64) as usize,
+                    rng.integer(n as u64) as usize,
+                );
                 if a != b {
                     links.push((a, b));
                 }
@@ -316,7 +340,10 @@ mod tests {
             let (a, b) = (compute(&adj), compute_ecmp(&adj, 9));
             for (ra, rb) in a.iter().zip(&b) {
                 for d in 0..n {
-                    assert_eq!(ra.next_port(NodeId(d as u32)), rb.next_port(NodeId(d as u32)));
+                    assert_eq!(
+                        ra.next_port(NodeId(d as u32)),
+                        rb.next_port(NodeId(d as u32))
+                    );
                 }
             }
         }

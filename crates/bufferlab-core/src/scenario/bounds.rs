@@ -181,7 +181,11 @@ fn size(s: &Scenario) -> Size {
                 // 5k^2/4 switches, each up to k/2 next hops per destination
                 routers: (5 * k.saturating_mul(k) / 4).saturating_mul(k / 2 + 1),
                 field: "topology.k",
-                templates: vec![("host", links / 3), ("edge_agg", links / 3), ("agg_core", links / 3)],
+                templates: vec![
+                    ("host", links / 3),
+                    ("edge_agg", links / 3),
+                    ("agg_core", links / 3),
+                ],
             }
         }
         TopologyConfig::Custom { nodes } => {

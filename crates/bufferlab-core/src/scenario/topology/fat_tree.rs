@@ -79,21 +79,36 @@ pub fn build(s: &Scenario, k: u32) -> Result<Topology, ScenarioError> {
     for p in 0..k {
         for a in 0..h {
             for j in 0..h {
-                add(format!("agg_core{p}_{a}_{j}"), "agg_core", agg(p, a), a * h + j)?;
+                add(
+                    format!("agg_core{p}_{a}_{j}"),
+                    "agg_core",
+                    agg(p, a),
+                    a * h + j,
+                )?;
             }
         }
     }
     for p in 0..k {
         for e in 0..h {
             for a in 0..h {
-                add(format!("edge_agg{p}_{e}_{a}"), "edge_agg", edge(p, e), agg(p, a))?;
+                add(
+                    format!("edge_agg{p}_{e}_{a}"),
+                    "edge_agg",
+                    edge(p, e),
+                    agg(p, a),
+                )?;
             }
         }
     }
     for p in 0..k {
         for e in 0..h {
             for i in 0..h {
-                add(format!("host{p}_{e}_{i}"), "host", host(p, e, i), edge(p, e))?;
+                add(
+                    format!("host{p}_{e}_{i}"),
+                    "host",
+                    host(p, e, i),
+                    edge(p, e),
+                )?;
             }
         }
     }

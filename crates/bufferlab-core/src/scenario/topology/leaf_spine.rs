@@ -49,7 +49,10 @@ pub fn build(s: &Scenario, shape: &Shape) -> Result<Topology, ScenarioError> {
             ));
         }
     }
-    super::check_size(counts(leaves as u64, spines as u64, hosts as u64), "topology.leaves")?;
+    super::check_size(
+        counts(leaves as u64, spines as u64, hosts as u64),
+        "topology.leaves",
+    )?;
     let allowed = |n: &str| {
         matches!(n, "host" | "fabric")
             || indexed(n, "host", &[leaves, hosts])
@@ -94,7 +97,13 @@ pub fn build(s: &Scenario, shape: &Shape) -> Result<Topology, ScenarioError> {
         for i in 0..h {
             let name = format!("host{leaf}_{i}");
             let cfg = link_cfg(s, &name).unwrap_or(&empty).over(host);
-            t.add_link(&name, &key(&name, "host"), l + sp + leaf * h + i, leaf, &cfg)?;
+            t.add_link(
+                &name,
+                &key(&name, "host"),
+                l + sp + leaf * h + i,
+                leaf,
+                &cfg,
+            )?;
         }
     }
     Ok(t)

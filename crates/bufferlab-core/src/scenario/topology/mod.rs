@@ -230,7 +230,9 @@ pub fn check_size((nodes, links): (u64, u64), field: &str) -> Result<(), Scenari
     if nodes > MAX || links > MAX {
         return Err(ScenarioError::field(
             field,
-            format!("gives {nodes} nodes and {links} links, more than {MAX}; build a smaller network"),
+            format!(
+                "gives {nodes} nodes and {links} links, more than {MAX}; build a smaller network"
+            ),
         ));
     }
     Ok(())
