@@ -45,6 +45,9 @@ pub struct RunRequest<'a> {
     /// losses to a drop-target of the script's own rather than to the link's `drophead_`,
     /// so that the link's queue and flow monitors do not see them (default none: they do).
     pub ns2_unmonitored_losses: Vec<(String, String)>,
+    /// The folder of the scenario file: files the scenario names (links' `trace`) are read
+    /// from it and must stay inside it (None: the working folder).
+    pub base_dir: Option<&'a std::path::Path>,
 }
 
 /// Where the request's text came from, for error messages.
@@ -59,8 +62,9 @@ fn source_name<'a>(req: &RunRequest<'a>) -> &'a str {
 /// Parses and validates the scenario of a request, returning it with the seed to use.
 pub fn load(req: &RunRequest) -> Result<(Scenario, u64), Error> {
     let source = source_name(req);
-    let s =
+    let mut s =
         scenario::parse(req.text, req.overrides).map_err(|e| Error::Scenario(e.render(source)))?;
+    s.base_dir = req.base_dir.map(std::path::Path::to_path_buf);
     // The network's memory, estimated before anything is built or expanded (issue #37).
     let budget = req
         .limits

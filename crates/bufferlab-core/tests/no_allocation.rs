@@ -32,7 +32,17 @@ static GLOBAL: Counting = Counting;
 /// Allocations and packet-hops in the second half of the run; `events` sizes the calendar up
 /// front (per bucket, far queue) where a test asks for it.
 fn steady_state_allocations(text: &str, events: Option<(usize, usize)>) -> (u64, u64) {
-    let s = parse(text, &[]).expect("scenario parses");
+    steady_state_allocations_in(text, events, None)
+}
+
+/// [`steady_state_allocations`] for a scenario whose files are in `base_dir`.
+fn steady_state_allocations_in(
+    text: &str,
+    events: Option<(usize, usize)>,
+    base_dir: Option<&std::path::Path>,
+) -> (u64, u64) {
+    let mut s = parse(text, &[]).expect("scenario parses");
+    s.base_dir = base_dir.map(|d| d.to_path_buf());
     let mut sim = build(&s, 1).expect("scenario builds");
     // A port's sojourn histogram and a flow's delay histogram grow (allocate) whenever a value
     // falls outside every earlier one, a bounded, statistics-side cost; sized up front, what is
@@ -155,6 +165,36 @@ fn steady_state_makes_no_allocation() {
             allocations, 0,
             "{queue} {tcp}: {allocations} allocations for {hops} packet-hops"
         );
+    }
+}
+
+/// Links whose capacity varies (net/capacity/): a Mahimahi trace's opportunities are port
+/// timers (net/port/capacity_ops.rs), a rate schedule times each transmission.
+#[test]
+fn varying_capacity_makes_no_allocation() {
+    let _one_at_a_time = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = std::env::temp_dir().join(format!("bufferlab-noalloc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // about 9 Mbit/s in bursts: 1, 0 or 2 opportunities a millisecond
+    let trace: String = (1..=1000)
+        .flat_map(|ms| std::iter::repeat_n(format!("{ms}\n"), [1, 0, 2, 1, 0, 1][ms % 6]))
+        .collect();
+    std::fs::write(dir.join("t.trace"), trace).unwrap();
+    let queue = r#"{ kind = "fq_codel" }"#;
+    let tcp = r#"{ preset = "ns3", cc = "cubic" }"#;
+    for capacity in [
+        "trace = \"t.trace\"\n",
+        "rate_schedule = [[\"0s\", \"10Mbps\"], [\"7s\", \"4Mbps\"], [\"13s\", \"12Mbps\"]]\n",
+    ] {
+        let text = dumbbell(queue, tcp).replace(
+            "[links.bottleneck]\nrate = \"10Mbps\"\n",
+            &format!("[links.bottleneck]\n{capacity}"),
+        );
+        assert!(text.contains(capacity));
+        let (allocations, hops) = steady_state_allocations_in(&text, None, Some(&dir));
+        println!("{capacity}: {allocations} allocations over {hops} packet-hops");
+        assert!(hops > 20_000, "{hops}");
+        assert_eq!(allocations, 0, "{capacity}: {allocations} allocations for {hops} hops");
     }
 }
 

@@ -143,6 +143,7 @@ fn run(
             extensions: Some(&ext),
             limits,
             ns2_unmonitored_losses: Vec::new(),
+            base_dir: ext.base_dir.as_deref(),
         };
         let mut last_signal_check = std::time::Instant::now();
         let mut on_progress = |p: Progress| -> bool {
@@ -234,6 +235,7 @@ fn validate(
             seed: None,
             overrides: &overrides,
             extensions: Some(&ext),
+            base_dir: ext.base_dir.as_deref(),
             ..Default::default()
         })
     })
@@ -266,6 +268,7 @@ fn resolve(
             seed,
             overrides: &overrides,
             extensions: Some(&ext),
+            base_dir: ext.base_dir.as_deref(),
             ..Default::default()
         })
     })

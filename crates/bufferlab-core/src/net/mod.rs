@@ -1,7 +1,9 @@
 //! The network: output ports with their queues and
-//! link pipelines, random and per-flow loss models, ns-2's Delayer, and static shortest-path
-//! routing, single-path or equal-cost multipath (`ecmp.rs`).
+//! link pipelines, capacities that vary (Mahimahi traces, rate schedules), random and per-flow
+//! loss models, ns-2's Delayer, and static shortest-path routing, single-path or equal-cost
+//! multipath (`ecmp.rs`).
 
+pub mod capacity;
 pub mod delayer;
 pub mod device_queue;
 pub mod ecmp;

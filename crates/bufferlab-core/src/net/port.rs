@@ -21,9 +21,11 @@
 //! The event queue holds at most two events per port however many packets are on the wire
 //! (three with a device queue: its `DeviceWake`).
 
+mod capacity_ops;
 mod delayer_ops;
 mod shaper_ops;
 
+use super::capacity::{Capacity, ScheduleTx, TraceServer};
 use super::delayer::Delayer;
 use super::device_queue::DeviceQueue;
 use super::loss::LossPosition;
@@ -60,6 +62,9 @@ pub struct PortConfig {
     pub loss_position: LossPosition,
     /// When statistics and counters start (the scenario's warm-up).
     pub warmup: SimTime,
+    /// A capacity that varies (a Mahimahi trace or a rate schedule, `net/capacity/`); None:
+    /// the fixed `rate`, which is then the capacity's mean (`Capacity::nominal_rate`).
+    pub capacity: Option<Capacity>,
 }
 
 pub struct Port {
@@ -121,6 +126,11 @@ pub struct Port {
     /// The last packet size serialised and its transmission time: a port sees few sizes (data
     /// segments, ACKs), and this spares a 64-bit division per packet.
     last_tx: (u32, SimTime),
+    /// A rate schedule times each transmission (`net/capacity/schedule.rs`).
+    schedule: Option<ScheduleTx>,
+    /// A Mahimahi trace serves the queue at its delivery opportunities
+    /// (`net/capacity/mahimahi.rs`, `port/capacity_ops.rs`).
+    trace: Option<Box<TraceServer<PacketRef>>>,
 }
 
 /// What one port operation needs from the engine: the time, the warm-up, the taps, where
@@ -174,6 +184,8 @@ enum PortTimer {
     Spike,
     /// A shaper's tokens allow its head packet (`QueueDisc::wake_at`).
     Shaper,
+    /// A trace link's next delivery opportunity (`port/capacity_ops.rs`).
+    Opportunity,
 }
 
 /// Packets dropped at ports, reused so that dropping never allocates in the steady state.
@@ -241,6 +253,14 @@ impl Port {
             ns2_lost: (0, 0),
             ns2_losses_monitored: true,
             last_tx: (0, SimTime::ZERO),
+            schedule: match &c.capacity {
+                Some(Capacity::Schedule(s)) => Some(ScheduleTx::new(s.clone())),
+                _ => None,
+            },
+            trace: match &c.capacity {
+                Some(Capacity::Trace(t)) => Some(Box::new(TraceServer::new(t.clone()))),
+                _ => None,
+            },
         }
     }
 
@@ -275,6 +295,7 @@ impl Port {
             }
             PortTimer::Spike => self.spike(cx),
             PortTimer::Shaper => self.shaper_wake(cx),
+            PortTimer::Opportunity => self.opportunity(cx),
         }
     }
 
@@ -287,7 +308,6 @@ impl Port {
         from: usize,
         cx: &mut PortCx<NS2>,
     ) -> Wakeups {
-        let now = cx.now;
         if self.loss_position == LossPosition::BeforeQueue {
             match self.loss.fate(&mut self.loss_rng, cx.pool.get_mut(r), from) {
                 Fate::Pass => {}
@@ -299,38 +319,12 @@ impl Port {
                 Fate::Held { delay, next } => return self.hold(r, delay, next, cx),
             }
         }
-        let pkt = cx.pool.get_mut(r);
-        cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), pkt);
-        self.stats.on_arrival(now, pkt.size);
-        for m in &mut self.stats.ns2_flowmons {
-            m.arrival(pkt);
+        if self.trace.is_some() {
+            return self.trace_receive(r, cx);
         }
-        pkt.enqueued = now;
         let busy = self.busy(cx);
-        if !busy && !self.device.enabled() {
-            // the link has been idle since its last transmission ended
-            self.qdisc.link_idle(self.busy_until);
-        }
-        if NS2 && self.stats.ns2_summary.is_some() {
-            // ns-2's enque: updateStats with the length before the packet
-            self.summary_point(cx.now_key, self.qdisc.len_packets(), self.qdisc.len_bytes());
-        }
-        let mut qcx = QueueCtx::new(
-            now,
-            &mut self.qdisc_rng,
-            self.rate,
-            busy,
-            &mut cx.drops.queue,
-        );
-        if NS2 {
-            qcx.ns2_now_s = Some(f64::from_bits(cx.now_key));
-        }
-        self.qdisc.enqueue(r, &mut qcx, cx.pool);
-        let marks = qcx.marks();
-        if marks > 0 {
-            self.stats.on_marks(now, marks);
-        }
-        self.settle_drops(cx);
+        // an idle link has been idle since its last transmission ended
+        self.admit(r, busy, !busy && !self.device.enabled(), cx);
         if NS2 && self.delayer.is_some() {
             // Queue::recv: the queue hands the Delayer its head if its place is empty
             let mut w = Wakeups::default();
@@ -366,6 +360,50 @@ impl Port {
             w.add_timer(k);
         }
         w
+    }
+
+    /// The packet enters the queue: its `+` line, the statistics, RED's idle hook when the
+    /// link has been `idle` (since `busy_until`), the discipline's enqueue, its marks and
+    /// drops. `busy`: a packet is being sent.
+    #[inline(always)]
+    fn admit<const NS2: bool>(
+        &mut self,
+        r: PacketRef,
+        busy: bool,
+        idle: bool,
+        cx: &mut PortCx<NS2>,
+    ) {
+        let now = cx.now;
+        let pkt = cx.pool.get_mut(r);
+        cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), pkt);
+        self.stats.on_arrival(now, pkt.size);
+        for m in &mut self.stats.ns2_flowmons {
+            m.arrival(pkt);
+        }
+        pkt.enqueued = now;
+        if idle {
+            self.qdisc.link_idle(self.busy_until);
+        }
+        if NS2 && self.stats.ns2_summary.is_some() {
+            // ns-2's enque: updateStats with the length before the packet
+            self.summary_point(cx.now_key, self.qdisc.len_packets(), self.qdisc.len_bytes());
+        }
+        let mut qcx = QueueCtx::new(
+            now,
+            &mut self.qdisc_rng,
+            self.rate,
+            busy,
+            &mut cx.drops.queue,
+        );
+        if NS2 {
+            qcx.ns2_now_s = Some(f64::from_bits(cx.now_key));
+        }
+        self.qdisc.enqueue(r, &mut qcx, cx.pool);
+        let marks = qcx.marks();
+        if marks > 0 {
+            self.stats.on_marks(now, marks);
+        }
+        self.settle_drops(cx);
     }
 
     /// An error model holds the packet `delay` (ns-2: `Scheduler::schedule(target_, p,
@@ -564,13 +602,12 @@ impl Port {
     #[inline(always)]
     fn transmit<const NS2: bool>(&mut self, r: PacketRef, cx: &mut PortCx<NS2>, w: &mut Wakeups) {
         let now = cx.now;
+        self.leave_queue(r, cx);
         let pkt = cx.pool.get(r);
-        cx.taps.trace(TraceEvent::Dequeue, now, self.tap(), pkt);
-        self.stats.on_departure(now, pkt.size, pkt.enqueued);
-        for m in &mut self.stats.ns2_flowmons {
-            m.departure(pkt);
-        }
-        let tx = self.tx_time(pkt.size);
+        let tx = match self.schedule.as_mut() {
+            None => self.tx_time(pkt.size),
+            Some(s) => s.tx_time(now, u64::from(pkt.size) + u64::from(self.overhead)),
+        };
         let end = now + tx;
         self.busy_until = end;
         let at_key = if NS2 {
@@ -589,11 +626,7 @@ impl Port {
         };
         // Captured as it starts on the wire (starts are in order, so timestamps never go
         // back); counted as transmitted from then on.
-        cx.taps.capture(now, self.tap(), pkt);
-        if now >= cx.warmup {
-            self.tx_packets += 1;
-            self.tx_bytes += pkt.size as u64;
-        }
+        self.count_tx(r, cx);
         if end > cx.warmup {
             self.busy_time = self.busy_time + (end - now.max(cx.warmup));
         }
@@ -610,6 +643,28 @@ impl Port {
             w.arrive = Some(at_key);
         }
         self.pipeline.push_back((at_key, r));
+    }
+
+    /// The packet leaves the queue for the link: its `-` line and the statistics.
+    #[inline(always)]
+    fn leave_queue<const NS2: bool>(&mut self, r: PacketRef, cx: &mut PortCx<NS2>) {
+        let pkt = cx.pool.get(r);
+        cx.taps.trace(TraceEvent::Dequeue, cx.now, self.tap(), pkt);
+        self.stats.on_departure(cx.now, pkt.size, pkt.enqueued);
+        for m in &mut self.stats.ns2_flowmons {
+            m.departure(pkt);
+        }
+    }
+
+    /// The packet goes onto the wire: captured (pcap) and counted as transmitted.
+    #[inline(always)]
+    fn count_tx<const NS2: bool>(&mut self, r: PacketRef, cx: &mut PortCx<NS2>) {
+        let pkt = cx.pool.get(r);
+        cx.taps.capture(cx.now, self.tap(), pkt);
+        if cx.now >= cx.warmup {
+            self.tx_packets += 1;
+            self.tx_bytes += pkt.size as u64;
+        }
     }
 
     /// The queue's length after a packet came, left or was dropped: the statistics' integral
@@ -870,6 +925,9 @@ impl Port {
         self.qdisc.release();
         self.pipeline = VecDeque::new();
         self.timers = Vec::new();
+        if let Some(t) = self.trace.as_mut() {
+            t.clear();
+        }
         if let Some(d) = self.delayer.as_mut() {
             d.slot = None;
         }

@@ -75,6 +75,10 @@ pub struct Scenario {
     /// out of the queue tables when parsing and sized when building (`scenario/limits.rs`).
     #[serde(skip)]
     pub deferred_limits: super::limits::Deferred,
+    /// The folder the files a scenario names (links' traces) are read from, and must stay
+    /// inside: the scenario file's (`api::RunRequest::base_dir`); None: the working folder.
+    #[serde(skip)]
+    pub base_dir: Option<std::path::PathBuf>,
 }
 
 fn default_name() -> String {
@@ -189,9 +193,27 @@ pub struct LinkConfig {
     /// The two nodes it joins (custom topologies only); the forward direction is from the first to the second.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub between: Option<[String; 2]>,
-    /// Capacity of each direction.
+    /// Capacity of each direction (or give `trace` or `rate_schedule` instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
+    /// A Mahimahi packet-delivery trace giving the capacity of both directions (unless
+    /// `reverse_trace` or `reverse_rate_schedule` is given): a file, relative to the scenario
+    /// file's folder and inside it, with one line per 1504-byte delivery opportunity (a whole
+    /// number of milliseconds), looping at its last timestamp (mahimahi `link_queue.cc`;
+    /// docs/models/trace_links.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// A Mahimahi trace for the reverse direction (second node to first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_trace: Option<String>,
+    /// A rate that changes over time, `[["0s", "10Mbps"], ["5s", "2Mbps"], ...]`: each rate
+    /// from its time to the next entry's, the last to the end of the run; the first entry at
+    /// "0s". Both directions unless a reverse capacity is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<Vec<(SimTime, Rate)>>,
+    /// A rate schedule for the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_rate_schedule: Option<Vec<(SimTime, Rate)>>,
     /// One-way propagation delay.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delay: Option<SimTime>,
@@ -222,11 +244,27 @@ pub struct LinkConfig {
 }
 
 impl LinkConfig {
+    /// Whether this table says anything of the link's capacity.
+    pub fn gives_capacity(&self) -> bool {
+        self.rate.is_some()
+            || self.trace.is_some()
+            || self.reverse_trace.is_some()
+            || self.rate_schedule.is_some()
+            || self.reverse_rate_schedule.is_some()
+    }
+
     /// Fields of `self`, falling back to `template` where missing.
     pub fn over(&self, template: &LinkConfig) -> LinkConfig {
+        let capacity = if self.gives_capacity() { self } else { template };
         LinkConfig {
             between: self.between.clone().or_else(|| template.between.clone()),
-            rate: self.rate.or(template.rate),
+            // the capacity is one choice: the link's own (rate, trace or schedule, either
+            // direction), else the template's
+            rate: capacity.rate,
+            trace: capacity.trace.clone(),
+            reverse_trace: capacity.reverse_trace.clone(),
+            rate_schedule: capacity.rate_schedule.clone(),
+            reverse_rate_schedule: capacity.reverse_rate_schedule.clone(),
             delay: self.delay.or(template.delay),
             overhead: self.overhead.or(template.overhead),
             device_queue: self.device_queue.or(template.device_queue),

@@ -66,7 +66,7 @@ pub(super) fn build_links(
                 link: LinkId(k as u32),
                 from: NodeId(from as u32),
                 to: NodeId(to as u32),
-                rate: l.rate,
+                rate: l.rate_of(dir),
                 delay: l.delay,
                 overhead: l.overhead,
                 qdisc: match switches.queue(from, l, &topo.nodes[to]) {
@@ -90,6 +90,7 @@ pub(super) fn build_links(
                 ),
                 loss_position: loss.as_ref().map(|l| l.position()).unwrap_or_default(),
                 warmup: s.warmup,
+                capacity: l.capacity[dir].clone(),
             }));
         }
         sim.links.push(Link {

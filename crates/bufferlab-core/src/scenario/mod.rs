@@ -4,6 +4,7 @@
 mod agents;
 pub mod bounds;
 pub mod build;
+pub mod capacity;
 pub mod checks;
 pub mod config;
 mod expand;

@@ -106,7 +106,7 @@ fn port_queue(topo: &Topology, port: usize) -> (&QueueConfig, f64, String) {
     };
     (
         q,
-        l.rate.bps() as f64,
+        l.rate_of(port % 2).bps() as f64,
         format!("link {} {}->{}", l.name, topo.nodes[from], topo.nodes[to]),
     )
 }

@@ -23,7 +23,15 @@ pub struct LinkSpec {
     pub config_key: String,
     pub a: usize,
     pub b: usize,
+    /// The capacity of the direction a -> b (its mean, when it varies).
     pub rate: Rate,
+    /// The capacity of the direction b -> a (its mean, when it varies).
+    pub reverse_rate: Rate,
+    /// A varying capacity of each direction (a -> b, b -> a; `scenario/capacity.rs`); None:
+    /// the fixed rate.
+    pub capacity: [Option<crate::net::capacity::Capacity>; 2],
+    /// What the link's table gave for its capacity, until `capacity::resolve` reads it.
+    pub capacity_given: crate::scenario::capacity::CapacityGiven,
     pub delay: SimTime,
     /// Framing bytes added to each packet's serialisation time.
     pub overhead: u32,
@@ -41,6 +49,17 @@ pub struct Topology {
     pub links: Vec<LinkSpec>,
 }
 
+impl LinkSpec {
+    /// The capacity (or its mean) of direction `dir` (0: a -> b, 1: b -> a).
+    pub fn rate_of(&self, dir: usize) -> Rate {
+        if dir == 0 {
+            self.rate
+        } else {
+            self.reverse_rate
+        }
+    }
+}
+
 impl Topology {
     pub fn node(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n == name)
@@ -55,12 +74,15 @@ impl Topology {
         b: usize,
         cfg: &LinkConfig,
     ) -> Result<(), ScenarioError> {
-        let rate = cfg.rate.ok_or_else(|| {
-            ScenarioError::field(
+        let given = crate::scenario::capacity::CapacityGiven::of(cfg);
+        if !given.forward_given() {
+            return Err(ScenarioError::field(
                 format!("links.{key}.rate"),
-                "missing: give the link's capacity, e.g. rate = \"10Mbps\"",
-            )
-        })?;
+                "missing: give the link's capacity, e.g. rate = \"10Mbps\" (or a trace or rate_schedule)",
+            ));
+        }
+        // a varying capacity's mean replaces this in capacity::resolve
+        let rate = cfg.rate.unwrap_or(Rate(1));
         super::bounds::check_rate(&format!("links.{key}.rate"), rate)?;
         let delay = cfg.delay.ok_or_else(|| {
             ScenarioError::field(
@@ -86,6 +108,9 @@ impl Topology {
             a,
             b,
             rate,
+            reverse_rate: rate,
+            capacity: [None, None],
+            capacity_given: given,
             delay,
             overhead: cfg.overhead.map_or(0, |b| b.0.min(u32::MAX as u64) as u32),
             device_queue: cfg.device_queue.unwrap_or(0),
@@ -100,7 +125,7 @@ impl Topology {
 
 /// Builds the topology the scenario describes.
 pub fn build(s: &Scenario) -> Result<Topology, ScenarioError> {
-    match &s.topology {
+    let mut t = match &s.topology {
         TopologyConfig::Dumbbell {
             pairs,
             sender_delays,
@@ -129,7 +154,9 @@ pub fn build(s: &Scenario) -> Result<Topology, ScenarioError> {
         ),
         TopologyConfig::FatTree { k } => fat_tree::build(s, *k),
         TopologyConfig::Custom { nodes } => custom(s, nodes),
-    }
+    }?;
+    crate::scenario::capacity::resolve(s, &mut t)?;
+    Ok(t)
 }
 
 fn custom(s: &Scenario, nodes: &[String]) -> Result<Topology, ScenarioError> {
