@@ -97,7 +97,7 @@ def test_the_builder_takes_a_trace_and_a_schedule(
     res = _built({"rate_schedule": [["0s", "6Mbps"], ["0.5s", "2Mbps"]]}).run()
     link = res.links.set_index(["link", "from"]).loc[("bottleneck", "r0")]
     assert link["rate_bps"] == 4_000_000
-    with pytest.raises(ScenarioError, match="links.bottleneck.trace"):
+    with pytest.raises(ScenarioError, match=r"links\.bottleneck\.trace"):
         _built({"trace": "../x.trace"}).run()
 
 

@@ -81,9 +81,8 @@ pub fn resolve(s: &Scenario, topo: &mut Topology) -> Result<(), ScenarioError> {
                     Ok(Some(Capacity::Trace(t)))
                 }
                 (None, Some(points)) => {
-                    let sched = RateSchedule::new(points.clone()).map_err(|(i, m)| {
-                        ScenarioError::field(format!("{}[{i}]", field(sf)), m)
-                    })?;
+                    let sched = RateSchedule::new(points.clone())
+                        .map_err(|(i, m)| ScenarioError::field(format!("{}[{i}]", field(sf)), m))?;
                     for (i, (_, r)) in points.iter().enumerate() {
                         super::bounds::check_rate(&format!("{}[{i}]", field(sf)), *r)?;
                     }
@@ -140,6 +139,23 @@ pub fn read_trace(
             "{given:?}: give a file name without control characters"
         )));
     }
+    let outside = || {
+        err(format!(
+            "{given:?} is outside the scenario's folder; give a path inside it (copy the trace there)"
+        ))
+    };
+    // by its words first (`..` above the folder, an absolute path), then by where it leads
+    let mut depth = 0usize;
+    for c in Path::new(given).components() {
+        match c {
+            std::path::Component::Normal(_) => depth += 1,
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => depth = depth.checked_sub(1).ok_or_else(outside)?,
+            std::path::Component::RootDir | std::path::Component::Prefix(_) => {
+                return Err(outside())
+            }
+        }
+    }
     let base: PathBuf = base.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let folder = base
         .canonicalize()
@@ -149,10 +165,7 @@ pub fn read_trace(
         .canonicalize()
         .map_err(|e| err(format!("{given:?}: cannot open {}: {e}", path.display())))?;
     if !real.starts_with(&folder) {
-        return Err(err(format!(
-            "{given:?} is outside the scenario's folder ({}); copy the trace into it",
-            folder.display()
-        )));
+        return Err(outside());
     }
     let meta = std::fs::metadata(&real).map_err(|e| err(format!("{given:?}: {e}")))?;
     if !meta.is_file() {

@@ -255,7 +255,11 @@ impl LinkConfig {
 
     /// Fields of `self`, falling back to `template` where missing.
     pub fn over(&self, template: &LinkConfig) -> LinkConfig {
-        let capacity = if self.gives_capacity() { self } else { template };
+        let capacity = if self.gives_capacity() {
+            self
+        } else {
+            template
+        };
         LinkConfig {
             between: self.between.clone().or_else(|| template.between.clone()),
             // the capacity is one choice: the link's own (rate, trace or schedule, either

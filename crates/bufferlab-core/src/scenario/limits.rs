@@ -352,7 +352,14 @@ pub fn resolve(
                 let field = render(&format!("links.{}.{}", key.0, key.1), &d.at);
                 let holder = holder(&mut table, &d.at[..d.at.len() - 1]);
                 let bytes_unit = counts_bytes(holder);
-                let mut sized = size(d, l.rate_of(dir).bps(), &crossing, bytes_unit, &field, &l.name)?;
+                let mut sized = size(
+                    d,
+                    l.rate_of(dir).bps(),
+                    &crossing,
+                    bytes_unit,
+                    &field,
+                    &l.name,
+                )?;
                 super::bounds::check_queue_limit(&field, sized.1)?;
                 if let Some(t) = holder.as_table_mut() {
                     t.insert("limit".into(), toml::Value::String(sized.1.to_string()));

@@ -62,30 +62,54 @@ impl DeliveryTrace {
         for (i, line) in text.lines().enumerate() {
             let n = i + 1;
             if line.is_empty() {
-                return Err((n, "empty line; mahimahi refuses it (one timestamp a line)".into()));
+                return Err((
+                    n,
+                    "empty line; mahimahi refuses it (one timestamp a line)".into(),
+                ));
             }
             if ms.len() >= MAX_LINES {
-                return Err((n, format!("more than {MAX_LINES} lines; give a shorter trace (it loops)")));
+                return Err((
+                    n,
+                    format!("more than {MAX_LINES} lines; give a shorter trace (it loops)"),
+                ));
             }
             let v: u32 = match line.parse() {
                 Ok(v) if line.bytes().all(|b| b.is_ascii_digit()) => v,
                 _ if line.bytes().all(|b| b.is_ascii_digit()) => {
-                    return Err((n, format!("{line} ms is past the longest trace, {} ms (49 days)", u32::MAX)));
+                    return Err((
+                        n,
+                        format!(
+                            "{line} ms is past the longest trace, {} ms (49 days)",
+                            u32::MAX
+                        ),
+                    ));
                 }
                 _ => {
-                    return Err((n, format!("{:?} is not a whole number of milliseconds", short(line))));
+                    return Err((
+                        n,
+                        format!("{:?} is not a whole number of milliseconds", short(line)),
+                    ));
                 }
             };
             if let Some(&last) = ms.last() {
                 if v < last {
-                    return Err((n, format!("{v} comes after {last}; timestamps must not decrease")));
+                    return Err((
+                        n,
+                        format!("{v} comes after {last}; timestamps must not decrease"),
+                    ));
                 }
             }
             ms.push(v);
         }
         match ms.last() {
-            None => Err((1, "no timestamps; give one line per delivery opportunity".into())),
-            Some(0) => Err((ms.len(), "the trace must last a nonzero time (its last timestamp is 0)".into())),
+            None => Err((
+                1,
+                "no timestamps; give one line per delivery opportunity".into(),
+            )),
+            Some(0) => Err((
+                ms.len(),
+                "the trace must last a nonzero time (its last timestamp is 0)".into(),
+            )),
             Some(_) => Ok(Self { ms }),
         }
     }
@@ -343,7 +367,10 @@ mod tests {
         // over three whole periods: 27 opportunities, 27 x 1504 bytes
         let in_30 = f.out.iter().filter(|o| o.0 <= ms(30)).count() as u64;
         assert_eq!(in_30 * 1504, 3 * 9 * OPPORTUNITY_BYTES);
-        assert_eq!(t.mean_rate().0 * 3 * 10 / 1000, 3 * 9 * OPPORTUNITY_BYTES * 8);
+        assert_eq!(
+            t.mean_rate().0 * 3 * 10 / 1000,
+            3 * 9 * OPPORTUNITY_BYTES * 8
+        );
     }
 
     /// Unused opportunities are lost: a packet arriving after an idle stretch waits for the
@@ -382,7 +409,14 @@ mod tests {
         // packet 4 takes 508; ms 3: 1504 more (1088 left); ms 4: it ends, packet 5 leaves
         assert_eq!(
             f.out,
-            vec![(ms(1), 0), (ms(1), 1), (ms(1), 2), (ms(2), 3), (ms(4), 4), (ms(4), 5)]
+            vec![
+                (ms(1), 0),
+                (ms(1), 1),
+                (ms(1), 2),
+                (ms(2), 3),
+                (ms(4), 4),
+                (ms(4), 5)
+            ]
         );
         // each packet was taken from the queue at the opportunity that started it
         assert_eq!(f.dequeued[3], (ms(1), 3));

@@ -34,7 +34,10 @@ impl RateSchedule {
             return Err((MAX_ENTRIES, format!("more than {MAX_ENTRIES} entries")));
         }
         if points[0].0 != SimTime::ZERO {
-            return Err((0, "the first entry must start at \"0s\" (the rate before it would be unknown)".into()));
+            return Err((
+                0,
+                "the first entry must start at \"0s\" (the rate before it would be unknown)".into(),
+            ));
         }
         for i in 1..points.len() {
             if points[i].0 <= points[i - 1].0 {
@@ -54,7 +57,10 @@ impl RateSchedule {
             if t >= duration {
                 break;
             }
-            let end = self.points.get(i + 1).map_or(duration, |p| p.0.min(duration));
+            let end = self
+                .points
+                .get(i + 1)
+                .map_or(duration, |p| p.0.min(duration));
             work += u128::from(r.0) * u128::from((end - t).0);
         }
         let d = u128::from(duration.0);
@@ -152,7 +158,10 @@ mod tests {
         // a packet across the change at 10 ms: half its bits at 12 Mbit/s (0.5 ms), half at
         // 1.2 Mbit/s (5 ms)
         let mut tx = ScheduleTx::new(sched(&[(0, 12_000_000), (10, 1_200_000)]));
-        assert_eq!(tx.tx_time(ms(10) - SimTime(500_000_000), 1500), SimTime(5_500_000_000));
+        assert_eq!(
+            tx.tx_time(ms(10) - SimTime(500_000_000), 1500),
+            SimTime(5_500_000_000)
+        );
         // and starting later than the segment it last saw, it finds the right one
         assert_eq!(tx.tx_time(ms(50), 1500), ms(10));
         assert_eq!(tx.tx_time(ms(1), 1500), ms(1));
@@ -163,7 +172,10 @@ mod tests {
         let bad = |p: Vec<(SimTime, Rate)>| RateSchedule::new(p).unwrap_err();
         assert_eq!(bad(vec![]).0, 0);
         assert!(bad(vec![(ms(1), Rate(1))]).1.contains("0s"));
-        assert_eq!(bad(vec![(ms(0), Rate(1)), (ms(5), Rate(2)), (ms(5), Rate(3))]).0, 2);
+        assert_eq!(
+            bad(vec![(ms(0), Rate(1)), (ms(5), Rate(2)), (ms(5), Rate(3))]).0,
+            2
+        );
         let s = sched(&[(0, 10_000_000), (1000, 2_000_000)]);
         assert_eq!(s.mean_rate(ms(2000)), Rate(6_000_000));
         assert_eq!(s.mean_rate(ms(500)), Rate(10_000_000));

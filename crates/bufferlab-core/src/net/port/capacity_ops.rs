@@ -108,7 +108,10 @@ impl Port {
         cx: &mut PortCx<NS2>,
     ) -> Wakeups {
         let mut w = self.trace_catch_up(cx);
-        let busy = self.trace.as_ref().is_some_and(|t| t.in_transit().is_some());
+        let busy = self
+            .trace
+            .as_ref()
+            .is_some_and(|t| t.in_transit().is_some());
         let idle = !busy && self.qdisc.len_packets() == 0;
         self.admit(r, busy, idle, cx);
         self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
