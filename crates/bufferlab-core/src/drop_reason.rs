@@ -35,10 +35,12 @@ pub enum DropReason {
     SharedPoolFull,
     /// Longer than a shaper's buckets can ever hold (Linux sch_tbf `tbf_enqueue`, `max_size`).
     Oversize,
+    /// Out of a policer's profile (`qdisc/police.rs`: act_police exceed, RFC 2698 red).
+    Policed,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 14] = [
+    pub const ALL: [DropReason; 15] = [
         DropReason::QueueFull,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -53,6 +55,7 @@ impl DropReason {
         DropReason::SharedThreshold,
         DropReason::SharedPoolFull,
         DropReason::Oversize,
+        DropReason::Policed,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -72,6 +75,7 @@ impl DropReason {
             DropReason::SharedThreshold => "shared_threshold",
             DropReason::SharedPoolFull => "shared_pool_full",
             DropReason::Oversize => "oversize",
+            DropReason::Policed => "policed",
         }
     }
 

@@ -444,3 +444,29 @@ fn max_datagram_no_larger_than_the_header_or_on_tcp_is_an_error() {
         "{e}"
     );
 }
+
+// ---- a policer's values (qdisc/police.rs) ----
+#[test]
+fn policer_values_name_the_field() {
+    let police = |extra: &str| {
+        with(
+            r#"queue = { kind = "droptail", limit = "20p" }"#,
+            &format!(r#"queue = {{ kind = "police", rate = "2Mbps", burst = "15KB"{extra} }}"#),
+        )
+    };
+    common::run_text(&police(""), 1);
+    let e = run_err(&police(r#", peak_rate = "4Mbps""#), &[]);
+    assert!(e.contains("links.bottleneck.queue.peak_burst"), "{e}");
+    let e = run_err(
+        &police(r#", peak_rate = "1Mbps", peak_burst = "30KB""#),
+        &[],
+    );
+    assert!(
+        e.contains("links.bottleneck.queue.peak_rate") && e.contains("PIR >= CIR"),
+        "{e}"
+    );
+    let e = run_err(&police(r#", yellow = "drop""#), &[]);
+    assert!(e.contains("links.bottleneck.queue.yellow"), "{e}");
+    let e = run_err(&police(r#", exceed = "shout""#), &[]);
+    assert!(e.contains("exceed") || e.contains("shout"), "{e}");
+}

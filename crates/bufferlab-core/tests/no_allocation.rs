@@ -154,6 +154,11 @@ fn steady_state_makes_no_allocation() {
             r#"{ kind = "tbf", rate = "5Mbps", burst = "15000B", child = { kind = "fq_codel" } }"#,
             r#"{ preset = "ns3", cc = "cubic" }"#,
         ),
+        (
+            // a policer drops and marks at enqueue (qdisc/police.rs)
+            r#"{ kind = "police", rate = "6Mbps", burst = "30000B", peak_rate = "8Mbps", peak_burst = "60000B", child = { kind = "fq_codel" } }"#,
+            r#"{ preset = "ns3", cc = "cubic", ecn = true }"#,
+        ),
     ];
     for (queue, tcp) in cases {
         let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp), None);
@@ -194,7 +199,10 @@ fn varying_capacity_makes_no_allocation() {
         let (allocations, hops) = steady_state_allocations_in(&text, None, Some(&dir));
         println!("{capacity}: {allocations} allocations over {hops} packet-hops");
         assert!(hops > 20_000, "{hops}");
-        assert_eq!(allocations, 0, "{capacity}: {allocations} allocations for {hops} hops");
+        assert_eq!(
+            allocations, 0,
+            "{capacity}: {allocations} allocations for {hops} hops"
+        );
     }
 }
 

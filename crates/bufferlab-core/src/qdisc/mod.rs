@@ -20,6 +20,7 @@ pub mod fq_ns2;
 pub mod lalred;
 pub mod pi;
 pub mod pie;
+pub mod police;
 pub mod prio;
 pub mod red;
 pub mod registry;

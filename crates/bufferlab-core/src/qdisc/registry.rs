@@ -15,6 +15,7 @@ use super::fq_codel::{FqCodel, FqCodelConfig};
 use super::lalred::Lalred;
 use super::pi::{Pi, PiConfig};
 use super::pie::{Pie, PieConfig};
+use super::police::{Police, PoliceConfig};
 use super::prio::{Prio, PrioConfig};
 use super::red::{Red, RedConfig, Variant};
 use super::rem::{Rem, RemConfig};
@@ -66,6 +67,9 @@ pub enum QueueConfig {
     Classful(ClassfulConfig),
     /// Token-bucket shaper in front of a child discipline (Linux sch_tbf, ns-3 TbfQueueDisc).
     Tbf(TbfConfig),
+    /// A policer: out-of-profile packets dropped or ECN-marked at once, the rest to a child
+    /// discipline (two colours as Linux act_police, or RFC 2698's two-rate three-colour marker).
+    Police(PoliceConfig),
     /// A discipline written in Python (a `bufferlab.QueueDisc` subclass), see docs/extending.md.
     Python(PythonQueueConfig),
 }
@@ -117,6 +121,7 @@ impl QueueConfig {
             QueueConfig::Rio(c) => Box::new(Rio::new(c)),
             QueueConfig::Classful(c) => Box::new(Classful::new(c)),
             QueueConfig::Tbf(c) => Box::new(Tbf::new(c, c.child().build())),
+            QueueConfig::Police(c) => Box::new(Police::new(c, c.child().build())),
             QueueConfig::Python(_) => {
                 unreachable!("built by the scenario builder through Extensions")
             }
@@ -143,6 +148,7 @@ impl QueueConfig {
             QueueConfig::Rio(c) => c.limit,
             QueueConfig::Classful(c) => c.limit(),
             QueueConfig::Tbf(c) => c.child().limit(),
+            QueueConfig::Police(c) => c.child().limit(),
             // The Python class decides; nothing to check before it runs.
             QueueConfig::Python(_) => QueueLimit::Packets(u64::MAX),
         }
@@ -158,6 +164,7 @@ impl QueueConfig {
             QueueConfig::Prio(c) => super::prio::state_bytes(c),
             QueueConfig::Classful(c) => c.classes.iter().map(|k| k.queue.state_bytes()).sum(),
             QueueConfig::Tbf(c) => c.child().state_bytes(),
+            QueueConfig::Police(c) => c.child().state_bytes(),
             _ => 0,
         }
     }
@@ -178,6 +185,7 @@ impl QueueConfig {
             QueueConfig::Classful(c) => c.validate(),
             QueueConfig::Codel(c) => c.validate(),
             QueueConfig::Tbf(c) => c.validate(),
+            QueueConfig::Police(c) => c.validate(),
             QueueConfig::Droptail(_) | QueueConfig::Fq(_) | QueueConfig::Python(_) => Ok(()),
         }
     }

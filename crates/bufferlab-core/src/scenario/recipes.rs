@@ -41,6 +41,16 @@ fn marks(q: &QueueConfig) -> bool {
         QueueConfig::DualPi2(_) => true,
         QueueConfig::Classful(c) => c.classes.iter().any(|k| marks(&k.queue)),
         QueueConfig::Tbf(c) => marks(&c.child()),
+        // a policer's mark action marks out-of-profile packets
+        QueueConfig::Police(c) => {
+            marks(&c.child())
+                || c.exceed == Some(crate::qdisc::police::PoliceAction::Mark)
+                || (c.peak_rate.is_some()
+                    && matches!(
+                        c.yellow,
+                        None | Some(crate::qdisc::police::PoliceAction::Mark)
+                    ))
+        }
         // a Python discipline may mark: no warning rests on it
         QueueConfig::Python(_) => true,
         QueueConfig::Droptail(_)
@@ -92,6 +102,7 @@ fn steps(q: &QueueConfig, rate_bps: f64) -> bool {
         QueueConfig::FqCodel(c) => c.knobs.ce_threshold.is_some(),
         QueueConfig::Classful(c) => c.classes.iter().any(|k| steps(&k.queue, rate_bps)),
         QueueConfig::Tbf(c) => steps(&c.child(), rate_bps),
+        QueueConfig::Police(c) => steps(&c.child(), rate_bps),
         _ => red_step_missing(q, rate_bps).is_some_and(|m| m.is_empty()),
     }
 }
