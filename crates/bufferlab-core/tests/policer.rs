@@ -4,23 +4,18 @@
 //! once with reason `policed`, and the report counts the colours.
 
 mod common;
-use common::{queue, run_text, Dumbbell};
+use common::{cbr_dumbbell, queue, run_text};
 
 fn cbr(queue_toml: &str) -> String {
-    Dumbbell::new(1)
-        .set("name", "\"police-test\"")
-        .duration("12s")
-        .set("warmup", "\"2s\"")
-        .access("1Gbps", "1ms")
-        .bottleneck("100Mbps", "10ms")
-        .queue(queue_toml)
-        .flow(
-            r#"name = "f0"
-src = "s0"
-dst = "d0"
-app = { kind = "cbr", rate = "8Mbps", packet_size = "1000B" }"#,
-        )
-        .toml()
+    cbr_dumbbell(
+        "police-test",
+        ("100Mbps", "10ms"),
+        queue_toml,
+        ("8Mbps", "1000B"),
+    )
+    .duration("12s")
+    .set("warmup", "\"2s\"")
+    .toml()
 }
 
 fn colours(q: &bufferlab_core::report::QueueReport) -> Vec<u64> {

@@ -3,25 +3,20 @@
 //! the link then carries exactly the token rate.
 
 mod common;
-use common::{queue, run_text, Dumbbell};
+use common::{cbr_dumbbell, queue, run_text};
 
 /// One 8 Mbit/s CBR flow of 1000-byte packets into a 100 Mbit/s bottleneck whose queue is
 /// `queue`; 12 s with 2 s of warm-up.
 fn cbr(queue_toml: &str, device_queue: bool) -> String {
-    let mut t = Dumbbell::new(1)
-        .set("name", "\"tbf-test\"")
-        .duration("12s")
-        .set("warmup", "\"2s\"")
-        .access("1Gbps", "1ms")
-        .bottleneck("100Mbps", "10ms")
-        .queue(queue_toml)
-        .flow(
-            r#"name = "f0"
-src = "s0"
-dst = "d0"
-app = { kind = "cbr", rate = "8Mbps", packet_size = "1000B" }"#,
-        )
-        .toml();
+    let mut t = cbr_dumbbell(
+        "tbf-test",
+        ("100Mbps", "10ms"),
+        queue_toml,
+        ("8Mbps", "1000B"),
+    )
+    .duration("12s")
+    .set("warmup", "\"2s\"")
+    .toml();
     if device_queue {
         t = t.replace(
             "[links.bottleneck]\n",

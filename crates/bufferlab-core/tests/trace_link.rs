@@ -6,7 +6,7 @@
 mod common;
 use bufferlab_core::api::{run, RunRequest};
 use bufferlab_core::monitor::ns2_trace::TraceFilter;
-use common::{queue, Dumbbell};
+use common::{cbr_dumbbell, queue};
 use std::path::PathBuf;
 
 /// A fresh folder for one test's scenario files.
@@ -23,23 +23,18 @@ const TRACE: &str = "2\n2\n2\n5\n10\n";
 /// One 12 Mbit/s CBR flow of 1500-byte packets into a bottleneck whose table gets `capacity`
 /// (lines replacing its rate).
 fn scenario(capacity: &str, duration: &str) -> String {
-    Dumbbell::new(1)
-        .set("name", "\"trace-link\"")
-        .duration(duration)
-        .access("1Gbps", "1ms")
-        .bottleneck("1Mbps", "10ms")
-        .queue(r#"{ kind = "droptail", limit = "100p" }"#)
-        .flow(
-            r#"name = "f0"
-src = "s0"
-dst = "d0"
-app = { kind = "cbr", rate = "12Mbps", packet_size = "1500B" }"#,
-        )
-        .toml()
-        .replace(
-            "[links.bottleneck]\nrate = \"1Mbps\"\n",
-            &format!("[links.bottleneck]\n{capacity}\n"),
-        )
+    cbr_dumbbell(
+        "trace-link",
+        ("1Mbps", "10ms"),
+        r#"{ kind = "droptail", limit = "100p" }"#,
+        ("12Mbps", "1500B"),
+    )
+    .duration(duration)
+    .toml()
+    .replace(
+        "[links.bottleneck]\nrate = \"1Mbps\"\n",
+        &format!("[links.bottleneck]\n{capacity}\n"),
+    )
 }
 
 fn run_in(

@@ -31,10 +31,9 @@
 //! Not modelled: RFC 2698's colour-aware mode (packets carry no colour here), act_police's
 //! `mtu`, `avrate` and packets-per-second rates.
 
-use super::droptail::DropTailConfig;
 use super::{DropReason, QueueConfig, QueueCtx, QueueDisc};
 use crate::packet::Packet;
-use crate::units::{Bytes, QueueLimit, Rate, SimTime, PS_PER_S};
+use crate::units::{Bytes, Rate, SimTime, PS_PER_S};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -81,15 +80,9 @@ pub struct PoliceConfig {
 }
 
 impl PoliceConfig {
-    /// The child's configuration, with its default.
+    /// The child's configuration, with its default (as the shaper's).
     pub fn child(&self) -> QueueConfig {
-        match &self.child {
-            Some(c) => (**c).clone(),
-            None => QueueConfig::Droptail(DropTailConfig {
-                limit: QueueLimit::Packets(1000),
-                ..DropTailConfig::default()
-            }),
-        }
+        super::tbf::child_or_default(&self.child)
     }
 
     /// Checks values serde cannot: (field relative to the queue, message with the fix).

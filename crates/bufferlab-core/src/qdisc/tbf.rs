@@ -70,19 +70,25 @@ pub struct TbfConfig {
     pub child: Option<Box<QueueConfig>>,
 }
 
+/// A wrapping discipline's child (a shaper's, a policer's): the one given, else DropTail
+/// 1000p (ns-3 TbfQueueDisc `CheckConfig` makes a FifoQueueDisc of MaxSize 1000p).
+pub(super) fn child_or_default(child: &Option<Box<QueueConfig>>) -> QueueConfig {
+    match child {
+        Some(c) => (**c).clone(),
+        None => QueueConfig::Droptail(DropTailConfig {
+            limit: QueueLimit::Packets(1000),
+            ..DropTailConfig::default()
+        }),
+    }
+}
+
 /// ns-3 TbfQueueDisc `Mtu` 0 takes the device's MTU, PointToPointNetDevice's default 1500.
 const DEFAULT_MIN_BURST: u64 = 1500;
 
 impl TbfConfig {
     /// The child's configuration, with its default.
     pub fn child(&self) -> QueueConfig {
-        match &self.child {
-            Some(c) => (**c).clone(),
-            None => QueueConfig::Droptail(DropTailConfig {
-                limit: QueueLimit::Packets(1000),
-                ..DropTailConfig::default()
-            }),
-        }
+        child_or_default(&self.child)
     }
 
     fn min_burst(&self) -> u64 {

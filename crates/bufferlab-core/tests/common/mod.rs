@@ -168,3 +168,23 @@ impl Dumbbell {
         s
     }
 }
+
+/// A one-pair dumbbell named `name` (access links 1 Gbit/s, 1 ms) whose bottleneck (`rate`,
+/// `delay`) has the queue `queue`, carrying one CBR flow `f0` (s0 -> d0) of `cbr` in packets
+/// of `size`: the setting of the shaper, policer and trace-link tests.
+pub fn cbr_dumbbell(
+    name: &str,
+    bottleneck: (&str, &str),
+    queue: &str,
+    cbr: (&str, &str),
+) -> Dumbbell {
+    Dumbbell::new(1)
+        .set("name", &format!("{name:?}"))
+        .access("1Gbps", "1ms")
+        .bottleneck(bottleneck.0, bottleneck.1)
+        .queue(queue)
+        .flow(&format!(
+            "name = \"f0\"\nsrc = \"s0\"\ndst = \"d0\"\napp = {{ kind = \"cbr\", rate = \"{}\", packet_size = \"{}\" }}",
+            cbr.0, cbr.1
+        ))
+}
