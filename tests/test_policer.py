@@ -27,9 +27,11 @@ def test_the_builder_polices_to_the_rate() -> None:
     assert q["discipline"] == "police"
     # 5 s measured at 2 Mbit/s of 1000-byte packets: 1250 leave, the other 3750 are policed
     assert abs(int(q["departures"]) - 1250) <= 1
-    assert q["drops_by_reason"] == {"policed": int(q["drops"])}
-    assert [c["name"] for c in q["classes"]] == ["green", "yellow", "red"]
-    assert q["classes"][0]["arrivals"] == q["departures"]
+    drops = res.queue_drops.set_index(["link", "reason"])["packets"]
+    assert drops[("bottleneck", "policed")] == q["drops"] == 3750
+    raw = next(r for r in res.raw["queues"] if r["link"] == "bottleneck" and r["from"] == "r0")
+    assert [c["name"] for c in raw["classes"]] == ["green", "yellow", "red"]
+    assert [c["arrivals"] for c in raw["classes"]] == [q["departures"], 0, q["drops"]]
 
 
 def test_a_bad_value_names_the_field() -> None:
