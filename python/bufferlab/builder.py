@@ -92,6 +92,28 @@ class ScenarioBuilder:
         self._d["flows"].append({"name": name, "src": src, "dst": dst, **_clean(fields)})
         return self
 
+    def poisson_flows(
+        self, hosts: Sequence[str], sizes: Any, load: float, **fields: Any
+    ) -> ScenarioBuilder:
+        """Adds flows arriving as a Poisson process at ``load`` of the hosts' links, sizes from
+        ``sizes`` (``"web_search"``, ``"data_mining"``, ``"hadoop"``, ``{"file": ...}`` or
+        ``{"points": [[size, p], ...]}``), as ``[[workloads]]`` of kind ``poisson``: ``name``,
+        ``pairs``, ``link_rate``, ``start``, ``stop``, ``tcp`` (docs/models/workloads.md)."""
+        entry = {"kind": "poisson", "hosts": list(hosts), "sizes": sizes, "load": load}
+        self._d.setdefault("workloads", []).append({**entry, **_clean(fields)})
+        return self
+
+    def incast(
+        self, client: str, servers: Sequence[str], response: str, interval: str, **fields: Any
+    ) -> ScenarioBuilder:
+        """Adds incast queries: ``client`` asks each of ``servers`` for ``response`` bytes every
+        ``interval``, as ``[[workloads]]`` of kind ``incast``: ``name``, ``arrivals``
+        (``periodic`` or ``poisson``), ``start``, ``stop``, ``tcp``."""
+        entry = {"kind": "incast", "client": client, "servers": list(servers),
+                 "response": response, "interval": interval}  # fmt: skip
+        self._d.setdefault("workloads", []).append({**entry, **_clean(fields)})
+        return self
+
     def monitor(self, **fields: Any) -> ScenarioBuilder:
         """What to sample (``queue_interval``, ``cwnd_interval``, ``flow_interval``, ...), as in
         ``[monitor]``."""
@@ -108,6 +130,8 @@ class ScenarioBuilder:
         d = copy.deepcopy(self._d)
         if not d["links"]:
             del d["links"]
+        if not d["flows"] and d.get("workloads"):
+            del d["flows"]
         return d
 
     def scenario(self, source: str = "<builder>") -> Scenario:

@@ -32,6 +32,14 @@ LINK_COLUMNS = [
     "lost_packets",
 ]  # fmt: skip
 SERIES_COLUMNS = ["link", "from", "to", "t_s", "packets", "bytes"]
+FCT_COLUMNS = [
+    "flow", "size_bytes", "start_s", "finish_s", "fct_s", "ideal_fct_s", "slowdown",
+]  # fmt: skip
+FCT_BUCKET_COLUMNS = [
+    "bucket", "min_bytes", "max_bytes", "count", "unfinished",
+    "fct_mean_s", "fct_p50_s", "fct_p99_s", "fct_p999_s",
+    "slowdown_mean", "slowdown_p50", "slowdown_p99", "slowdown_p999",
+]  # fmt: skip
 FLOW_DROP_COLUMNS = ["flow", "link", "reason", "packets"]
 QUEUE_DROP_COLUMNS = ["link", "reason", "packets"]
 
@@ -215,6 +223,28 @@ class Results:
         return _frame(self.raw.get("links", []), LINK_COLUMNS)
 
     @cached_property
+    def fct(self) -> pd.DataFrame:
+        """Flow completion times of the finite transfers (``fct.flows``, docs/models/fct.md),
+        one row per flow that started after the warm-up: flow, size_bytes, start_s, finish_s,
+        fct_s, ideal_fct_s, slowdown (NaN for a flow not finished by the end). Empty
+        without transfers."""
+        return _frame((self.raw.get("fct") or {}).get("flows", []), FCT_COLUMNS)
+
+    @cached_property
+    def fct_buckets(self) -> pd.DataFrame:
+        """The FCTs summarised by flow size (``fct.buckets``): one row per bucket (``<100KB``,
+        ``100KB-1MB``, ``>1MB`` by default, then ``all``) with the count of finished and
+        unfinished flows and the mean, p50, p99 and p99.9 of the FCT and of the slowdown."""
+        return _frame((self.raw.get("fct") or {}).get("buckets", []), FCT_BUCKET_COLUMNS)
+
+    @cached_property
+    def fct_queries(self) -> pd.DataFrame:
+        """Incast queries (``fct.queries``): query, responses, start_s, finish_s, qct_s (the
+        completion of its last response; NaN when one is not finished). Empty without."""
+        columns = ["query", "responses", "start_s", "finish_s", "qct_s"]
+        return _frame((self.raw.get("fct") or {}).get("queries", []), columns)
+
+    @cached_property
     def flow_drops(self) -> pd.DataFrame:
         """Drops per flow, link and reason (long format)."""
         import pandas as pd
@@ -328,8 +358,9 @@ class Results:
         return json.dumps(self.raw, indent=indent)
 
     def save(self, out_dir: str | Path) -> list[Path]:
-        """Writes report.json, flows.csv, queues.csv, links.csv and queue_series.parquet, and
-        flow_series.parquet when the run recorded per-flow series."""
+        """Writes report.json, flows.csv, queues.csv, links.csv and queue_series.parquet,
+        flow_series.parquet when the run recorded per-flow series, and fct.csv and
+        fct_buckets.csv when it had finite transfers."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         written = [
@@ -347,6 +378,10 @@ class Results:
         if not self.flow_series.empty:
             written.append(out / "flow_series.parquet")
             self.flow_series.to_parquet(written[-1], index=False)
+        if self.raw.get("fct"):
+            written += [out / "fct.csv", out / "fct_buckets.csv"]
+            self.fct.to_csv(written[-2], index=False)
+            self.fct_buckets.to_csv(written[-1], index=False)
         return written
 
     @property

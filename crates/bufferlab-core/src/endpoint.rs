@@ -66,6 +66,11 @@ pub trait Endpoint {
     fn report(&self) -> Option<serde_json::Value> {
         None
     }
+    /// A finite transfer's size, wire format and the time its last byte was acknowledged
+    /// (`monitor/fct.rs`), if the endpoint is the sender of one.
+    fn finite_transfer(&self) -> Option<crate::monitor::fct::FiniteTransfer> {
+        None
+    }
     /// The settings it runs with, every preset default resolved (TCP's), if any.
     fn settings(&self) -> Option<serde_json::Value> {
         None

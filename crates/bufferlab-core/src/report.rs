@@ -156,6 +156,11 @@ pub struct Report {
     pub links: Vec<LinkReport>,
     pub fairness: Fairness,
     pub series: SeriesReport,
+    /// Flow completion times of the finite transfers (`monitor/fct.rs`): each flow's FCT,
+    /// ideal FCT and slowdown, and their summaries by size bucket. Absent when the scenario
+    /// has no finite transfer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fct: Option<crate::monitor::fct::FctReport>,
     /// Settings that make a component act unlike its name (RED with its limit below
     /// max_th, ...), each naming the link and the fix. Absent when there are none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -412,6 +417,7 @@ impl Report {
             links,
             fairness,
             series,
+            fct: fct_report(sim),
             warnings: crate::resolved::warnings(sim),
             stopped: sim.stopped.clone(),
             switches: sim
@@ -421,6 +427,52 @@ impl Report {
                 .collect(),
         }
     }
+}
+
+/// The flow completion times of the simulation's finite transfers that start after the
+/// warm-up, each with its ideal FCT over its routed paths (`monitor/fct.rs`); None when it
+/// has none.
+fn fct_report(sim: &Simulation) -> Option<crate::monitor::fct::FctReport> {
+    use crate::ids::{NodeId, PortId};
+    use crate::monitor::fct::{ideal_fct, summarise, FctRecord, PathHop};
+    let port_to = |pid: PortId| sim.ports[pid.idx()].to();
+    let routes_of = |n: NodeId| &sim.nodes[n.idx()].routes;
+    let hops = |a: NodeId, b: NodeId| -> Vec<PathHop> {
+        crate::net::routing::path_by(&routes_of, &port_to, sim.nodes.len(), a, b)
+            .unwrap_or_default()
+            .iter()
+            .map(|&pid| {
+                let p = &sim.ports[pid.idx()];
+                PathHop {
+                    rate_bps: p.rate().bps(),
+                    delay: p.delay(),
+                    overhead: p.overhead(),
+                }
+            })
+            .collect()
+    };
+    let mut any = false;
+    let mut records = Vec::new();
+    let mut of_query = Vec::new();
+    for f in &sim.flows {
+        let Some(t) = sim.agents[f.sender.idx()].ep.finite_transfer() else {
+            continue;
+        };
+        any = true;
+        if f.start < sim.warmup {
+            continue;
+        }
+        let ideal = ideal_fct(t.bytes, t.wire, &hops(f.src, f.dst), &hops(f.dst, f.src));
+        records.push(FctRecord::new(f.name.clone(), &t, f.start, ideal));
+        of_query.push(f.query.as_deref());
+    }
+    any.then(|| {
+        let queries = crate::monitor::fct::queries(&records, &of_query);
+        let mut r = summarise(records, &sim.fct_edges);
+        r.qct = crate::monitor::fct::qct_summary(&queries);
+        r.queries = queries;
+        r
+    })
 }
 
 /// Convenience for tests and benches: the simulated time as seconds.

@@ -144,6 +144,8 @@ pub struct Flow {
     /// them to the node's null agent); its own timers go on, and what it sends goes to the
     /// null agent too (its target, ns-node.tcl `detach`).
     pub detached: [bool; 2],
+    /// The incast query it answers (`FlowConfig::query`), if any.
+    pub query: Option<String>,
     pub stats: FlowStats,
 }
 
@@ -208,6 +210,9 @@ pub struct Simulation {
     /// ports' queues hold too; the report reads them.
     pub shared_buffers:
         Vec<std::rc::Rc<std::cell::RefCell<crate::net::shared_buffer::pool::SharedPool>>>,
+    /// Upper edges in bytes of the flow-size buckets of the report's flow completion times
+    /// (`[fct] buckets`, `monitor/fct.rs`).
+    pub fct_edges: Vec<u64>,
 }
 
 impl Simulation {
@@ -243,6 +248,7 @@ impl Simulation {
             notes: Default::default(),
             ns2_rng: None,
             shared_buffers: Vec::new(),
+            fct_edges: crate::monitor::fct::DEFAULT_EDGES.to_vec(),
         }
     }
 
@@ -1119,6 +1125,7 @@ mod tests {
             sender,
             receiver: sender,
             detached: [false; 2],
+            query: None,
             stats: FlowStats::default(),
         });
         sim.start();

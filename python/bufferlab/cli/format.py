@@ -268,6 +268,43 @@ def _print_links(raw: dict[str, Any], console: Console, busiest: int) -> None:
     )  # fmt: skip
 
 
+def _print_fct(raw: dict[str, Any], console: Console) -> None:
+    """Flow completion times by size bucket (docs/models/fct.md): the slowdown is the FCT over
+    the ideal FCT of that size alone on the idle path."""
+    buckets = (raw.get("fct") or {}).get("buckets") or []
+    if not buckets:
+        return
+    rows = [
+        [
+            text(b.get("bucket")),
+            fmt_int(b.get("count")),
+            fmt_int(b.get("unfinished")),
+            fmt_float(b.get("slowdown_mean")),
+            fmt_float(b.get("slowdown_p50")),
+            fmt_float(b.get("slowdown_p99")),
+            fmt_float(b.get("slowdown_p999")),
+            fmt_time(b.get("fct_p50_s")),
+            fmt_time(b.get("fct_p99_s")),
+        ]
+        for b in buckets
+    ]
+    print_fitted(
+        console,
+        "Flow completion times (slowdown: FCT / ideal FCT alone on the idle path)",
+        ["size", "flows done", "not done", "slowdown mean", "slowdown p50", "slowdown p99",
+         "slowdown p99.9", "FCT p50", "FCT p99"],
+        rows,
+    )  # fmt: skip
+    q = (raw.get("fct") or {}).get("qct")
+    if q:
+        console.print(
+            f"Incast queries: {fmt_int(q.get('count'))} done, {fmt_int(q.get('unfinished'))} "
+            f"not done; completion time mean {fmt_time(q.get('qct_mean_s'))}, p50 "
+            f"{fmt_time(q.get('qct_p50_s'))}, p99 {fmt_time(q.get('qct_p99_s'))}, p99.9 "
+            f"{fmt_time(q.get('qct_p999_s'))}"
+        )
+
+
 def print_report(
     res: Results, console: Console, busiest: int = 5, all_queues: bool = False
 ) -> None:
@@ -284,6 +321,7 @@ def print_report(
     _print_flows(raw, console)
     _print_queues(raw, console, all_queues)
     _print_links(raw, console, busiest)
+    _print_fct(raw, console)
 
     fair = raw.get("fairness") or {}
     names = fair.get("flows") or []

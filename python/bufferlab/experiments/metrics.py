@@ -11,6 +11,10 @@ A metric names one number per run, read from the store:
   ``l`` and ``c``, a classful queue's classes by name): ``class_<name>_<field>`` for every number
   of ``queues[].classes[]`` (arrivals, drops, marks, avg_packets, sojourn_mean_s, sojourn_p50_s,
   sojourn_p99_s, ...), from the warm-up on like the queue's own.
+* ``fct[<100KB].slowdown_p99`` - flow completion times by size bucket (the report's
+  ``fct.buckets``, docs/models/fct.md): the bucket by its label (``<100KB``, ``100KB-1MB``,
+  ``>1MB`` with the default edges), ``fct.slowdown_p99`` the ``all`` bucket; columns count,
+  unfinished, fct_mean_s, fct_p50_s, fct_p99_s, fct_p999_s and slowdown_mean, _p50, _p99, _p999.
 * ``fairness.jain`` and ``runs.<column>`` (``runs.wall_s``, ``runs.events``) - one value per run.
 """
 
@@ -23,7 +27,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     pass
 
-TABLES = ("flows", "queues", "links", "runs", "fairness")
+TABLES = ("flows", "queues", "links", "runs", "fairness", "fct")
 REDUCERS = {"mean": "avg", "sum": "sum", "min": "min", "max": "max"}
 DEFAULT_REDUCER = {"flows": "mean", "queues": "max", "links": "max"}
 _METRIC_RE = re.compile(
@@ -57,6 +61,8 @@ def parse_metric(text: str) -> Metric:
         raise MetricError(f"metric {text!r}: unknown table {table!r}; use one of {list(TABLES)}")
     if table in ("runs", "fairness") and (sel or red):
         raise MetricError(f"metric {text!r}: {table} has one value per run (no [name] or :reducer)")
+    if table == "fct" and not sel:
+        sel = "all"  # one row per bucket: without a bucket, the one of every flow
     reducer = red or DEFAULT_REDUCER.get(table, "mean")
     if reducer not in REDUCERS:
         raise MetricError(f"metric {text!r}: unknown reducer {reducer!r}; use {list(REDUCERS)}")

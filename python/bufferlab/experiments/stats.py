@@ -102,7 +102,7 @@ def run_values(store: Store, sweep_id: int, metric: Metric) -> pd.DataFrame:
             f"metric {metric.text!r}: no column {metric.column!r} in {metric.table}; "
             f"columns are {numeric}"
         )
-    key = "name" if metric.table == "flows" else "link"
+    key = {"flows": "name", "fct": "bucket"}.get(metric.table, "link")
     where = f' AND t."{key}" = ?' if metric.selector else ""
     args: list[Any] = [sweep_id] + ([metric.selector] if metric.selector else [])
     agg = REDUCERS[metric.reducer]

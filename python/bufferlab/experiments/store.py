@@ -7,6 +7,8 @@ Tables (schema in docs/experiments.md):
 * ``runs`` - one row per run key (hash of sweep name, point parameters, replication): status
   ``ok``/``failed``, error text, seed, wall time, events, the report (without its series).
 * ``flows``, ``queues``, ``links`` - the report's rows for each ok run, keyed by ``run_key``.
+* ``fct`` - the run's flow completion times by size bucket (``fct.buckets`` of the report:
+  one row per bucket, ``all`` last), for runs with finite transfers.
 * ``series`` - where each run's time series are: Parquet files under ``<db stem>.series/``
   next to the database (paths relative to the database's directory).
 
@@ -33,9 +35,15 @@ if TYPE_CHECKING:
 
     from bufferlab.experiments.spec import RunSpec, Sweep
 
-from bufferlab.results import FLOW_COLUMNS, LINK_COLUMNS, QUEUE_COLUMNS, long_columns
+from bufferlab.results import (
+    FCT_BUCKET_COLUMNS,
+    FLOW_COLUMNS,
+    LINK_COLUMNS,
+    QUEUE_COLUMNS,
+    long_columns,
+)
 
-METRIC_TABLES = ("flows", "queues", "links")
+METRIC_TABLES = ("flows", "queues", "links", "fct")
 
 
 class StoreError(ValueError):
@@ -609,7 +617,7 @@ class Store:
                 [info["id"]],
             ).df()
         else:
-            raise StoreError(f"table: expected runs, flows, queues or links, got {table!r}")
+            raise StoreError(f"table: expected runs, flows, queues, links or fct, got {table!r}")
         return self._with_axes(df, info)
 
     @staticmethod
@@ -733,7 +741,7 @@ def flat_rows(records: list[Mapping[str, Any]], columns: list[str]) -> list[dict
 
 def report_rows(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     """The rows a run adds to the metric tables (``flows`` with its ``loss_ratio``,
-    ``queues``, ``links``)."""
+    ``queues``, ``links``, and ``fct`` when the run had finite transfers)."""
     flows = flat_rows(report.get("flows") or [], FLOW_COLUMNS)
     for f in flows:
         tx, lost = f.get("tx_packets"), f.get("lost_packets")
@@ -741,11 +749,15 @@ def report_rows(report: Mapping[str, Any]) -> dict[str, list[dict[str, Any]]]:
     queues = flat_rows(report.get("queues") or [], QUEUE_COLUMNS)
     for row, q in zip(queues, report.get("queues") or [], strict=True):
         row.update(class_columns(q))
-    return {
+    rows = {
         "flows": flows,
         "queues": queues,
         "links": flat_rows(report.get("links") or [], LINK_COLUMNS),
     }
+    buckets = (report.get("fct") or {}).get("buckets")
+    if buckets:
+        rows["fct"] = flat_rows(buckets, FCT_BUCKET_COLUMNS)
+    return rows
 
 
 def class_columns(queue: Mapping[str, Any]) -> dict[str, Any]:

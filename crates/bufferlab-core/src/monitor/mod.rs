@@ -1,6 +1,7 @@
 //! Measurements: per-flow statistics, queue time series and fairness indices.
 
 pub mod fairness;
+pub mod fct;
 pub mod fields;
 pub mod file_name;
 pub mod flow_series;

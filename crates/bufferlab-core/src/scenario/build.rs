@@ -39,6 +39,14 @@ pub fn build_with(
     super::links::check_links(s)?;
     let mut topo: Topology = topology::build(s)?;
     let switches = Switches::new(s, &topo)?;
+    // the workloads' transfers join the flows (`workloads.rs`)
+    let with_workloads;
+    let s = if s.workloads.is_empty() {
+        s
+    } else {
+        with_workloads = super::workloads::with_workload_flows(s, &topo, seed)?;
+        &with_workloads
+    };
     let flows = expand_flows(s, seed)?;
     for f in &flows {
         check_app(f.entry, f.cfg)?;

@@ -49,11 +49,22 @@ pub struct Scenario {
     /// path (ties broken by port order, as ns-2's static routing) everywhere else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub routing: Option<RoutingConfig>,
+    #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// Workloads (`scenario/workloads.rs`): Poisson arrivals of flows with sizes from an
+    /// empirical CDF at a target load (`kind = "poisson"`), or incast queries (`kind =
+    /// "incast"`), turned into finite transfers added to `flows`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub workloads: Vec<super::workloads::WorkloadConfig>,
     #[serde(default)]
     pub monitor: MonitorConfig,
     #[serde(default)]
     pub fairness: FairnessConfig,
+    /// How the flow completion times of finite transfers are summarised in the report
+    /// (`monitor/fct.rs`): `[fct] buckets = ["100KB", "1MB"]`, the upper edges of the size
+    /// buckets (the default).
+    #[serde(default)]
+    pub fct: crate::monitor::fct::FctConfig,
     /// Follow ns-2's one default RNG (`ns2_rng.rs`): RED's and PI's early-drop tests,
     /// Bernoulli loss models, CBR's `random` jitter and ns-2's on/off sources all draw from it
     /// in the order events run, as ns-2.35's `Random::uniform()` does, e.g. `ns2_default_rng =
@@ -370,6 +381,11 @@ pub struct FlowConfig {
     /// TCP settings of a TCP flow (preset and overrides; see docs/models/tcp.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::tcp::TcpOptions>,
+    /// The incast query this transfer answers: transfers of one query name form one query,
+    /// whose completion time (`fct.queries` of the report) is that of its last transfer
+    /// (`[[workloads]]` of kind `incast` set it; default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub query: Option<String>,
 }
 
 impl FlowConfig {

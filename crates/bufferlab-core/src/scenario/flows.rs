@@ -106,6 +106,7 @@ fn build_flow(
         sender,
         receiver,
         detached: [false; 2],
+        query: f.cfg.query.clone(),
         stats: FlowStats::default(),
     });
     Ok(())

@@ -20,6 +20,7 @@ mod routes;
 mod streams;
 mod switches;
 pub mod topology;
+pub mod workloads;
 
 use config::Scenario;
 use std::fmt;

@@ -14,6 +14,10 @@ use crate::units::SimTime;
 /// The scenario's monitors into `sim` (its flows and links are built).
 pub(super) fn build_monitors(sim: &mut Simulation, s: &Scenario) -> Result<(), ScenarioError> {
     check_fairness(sim, s)?;
+    sim.fct_edges = s
+        .fct
+        .edges()
+        .map_err(|e| ScenarioError::field("fct.buckets", e))?;
     check_cwnd(sim, s)?;
     flow_series(sim, s)?;
     queue_series(sim, s)

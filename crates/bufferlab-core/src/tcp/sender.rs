@@ -2266,6 +2266,23 @@ impl Endpoint for TcpSender {
         Some(self.json_report())
     }
 
+    fn finite_transfer(&self) -> Option<crate::monitor::fct::FiniteTransfer> {
+        let TcpApp::Transfer { bytes } = self.app else {
+            return None;
+        };
+        Some(crate::monitor::fct::FiniteTransfer {
+            bytes,
+            wire: crate::monitor::fct::WireFormat {
+                mss: self.p.mss,
+                header: self.p.data_header(),
+                ack: self.p.ack_size,
+                bare_first: self.rules.opening_data_without_headers && !self.p.handshake,
+            },
+            // the FIN rides on the last data segment: its ACK covers the last byte
+            done: self.completion,
+        })
+    }
+
     fn series(&self, end: SimTime) -> Option<serde_json::Value> {
         let mut me = TcpSeries::clone(self.series.as_ref()?);
         // Fill to the end with the current state (sample-and-hold).

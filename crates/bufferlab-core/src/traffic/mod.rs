@@ -9,6 +9,7 @@ pub mod ns2_onoff;
 pub mod onoff;
 pub mod poisson;
 pub mod registry;
+pub mod size_cdf;
 
 use crate::rng::Rng;
 use crate::units::SimTime;
