@@ -37,9 +37,10 @@ def test_frames_hold_every_transfer_and_the_buckets_add_up(res):
     assert len(fct) > 100
     assert list(buckets["bucket"]) == ["<100KB", "100KB-1MB", ">1MB", "all"]
     per_bucket = buckets.set_index("bucket")
-    assert per_bucket.loc[["<100KB", "100KB-1MB", ">1MB"], "count"].sum() == per_bucket.loc[
-        "all", "count"
-    ]
+    assert (
+        per_bucket.loc[["<100KB", "100KB-1MB", ">1MB"], "count"].sum()
+        == per_bucket.loc["all", "count"]
+    )
     done = fct.dropna(subset=["fct_s"])
     assert (done["slowdown"] >= 1.0 - 1e-9).all()
     assert (done["fct_s"] >= done["ideal_fct_s"] - 1e-12).all()
