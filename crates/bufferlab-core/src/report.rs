@@ -433,12 +433,14 @@ impl Report {
 /// warm-up, each with its ideal FCT over its routed paths (`monitor/fct.rs`); None when it
 /// has none.
 fn fct_report(sim: &Simulation) -> Option<crate::monitor::fct::FctReport> {
-    use crate::ids::{NodeId, PortId};
+    use crate::ids::{FlowId, NodeId, PortId};
     use crate::monitor::fct::{ideal_fct, summarise, FctRecord, PathHop};
+    use crate::net::ecmp::FlowKey;
     let port_to = |pid: PortId| sim.ports[pid.idx()].to();
     let routes_of = |n: NodeId| &sim.nodes[n.idx()].routes;
-    let hops = |a: NodeId, b: NodeId| -> Vec<PathHop> {
-        crate::net::routing::path_by(&routes_of, &port_to, sim.nodes.len(), a, b)
+    // the path the flow's packets take (with ECMP, the one its 5-tuple hashes to)
+    let hops = |k: &FlowKey| -> Vec<PathHop> {
+        crate::net::routing::path_by(&routes_of, &port_to, sim.nodes.len(), k)
             .unwrap_or_default()
             .iter()
             .map(|&pid| {
@@ -454,7 +456,7 @@ fn fct_report(sim: &Simulation) -> Option<crate::monitor::fct::FctReport> {
     let mut any = false;
     let mut records = Vec::new();
     let mut of_query = Vec::new();
-    for f in &sim.flows {
+    for (i, f) in sim.flows.iter().enumerate() {
         let Some(t) = sim.agents[f.sender.idx()].ep.finite_transfer() else {
             continue;
         };
@@ -462,7 +464,8 @@ fn fct_report(sim: &Simulation) -> Option<crate::monitor::fct::FctReport> {
         if f.start < sim.warmup {
             continue;
         }
-        let ideal = ideal_fct(t.bytes, t.wire, &hops(f.src, f.dst), &hops(f.dst, f.src));
+        let key = FlowKey::new(f.src, f.dst, FlowId(i as u32), true);
+        let ideal = ideal_fct(t.bytes, t.wire, &hops(&key), &hops(&key.reversed()));
         records.push(FctRecord::new(f.name.clone(), &t, f.start, ideal));
         of_query.push(f.query.as_deref());
     }
