@@ -136,4 +136,11 @@ pub trait Endpoint {
     fn set_cbr_rate(&mut self, _rate_bps: f64, _size: u32) -> Result<(), String> {
         Err("its application is not a CBR source".into())
     }
+
+    /// An ns-2 Telnet's `interval_` (seconds) set by a script while the run goes on: the gap
+    /// drawn after the pending packet uses it (`traffic::Generator::set_telnet_interval`).
+    /// Err says this sender's application is no Telnet.
+    fn set_telnet_interval(&mut self, _interval_s: f64) -> Result<(), String> {
+        Err("its application is not an ns-2 Telnet".into())
+    }
 }

@@ -358,6 +358,13 @@ impl Session {
         guarded(|| s.set_cbr_rate_flow(flow, rate, size))
     }
 
+    /// Sets a flow's ns-2 Telnet's `interval_` (seconds) during the run: the packet already
+    /// scheduled keeps its time, the gap drawn after it has the new mean.
+    fn set_telnet_interval(&mut self, flow: &str, interval: f64) -> PyResult<()> {
+        let s = self.live()?;
+        guarded(|| s.set_telnet_interval_flow(flow, interval))
+    }
+
     /// Runs a flow's start now if the scenario gave it this instant and it has not run:
     /// ns-2 runs a start scheduled before a script's event of the same instant first.
     fn start_due(&mut self, flow: &str) -> PyResult<()> {

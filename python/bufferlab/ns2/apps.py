@@ -11,7 +11,7 @@ from bufferlab.ns2.agents import APP_DATA_OPS
 from bufferlab.ns2.classes import is_a
 from bufferlab.ns2.errors import Ns2Error, TclScriptError
 from bufferlab.ns2.model import App
-from bufferlab.ns2.telnet import TELNET, telnet_method
+from bufferlab.ns2.telnet import TELNET, engine_runs, telnet_method
 from bufferlab.ns2.units import number, rate_bps, time_s
 
 # typing is imported for type checkers only (TYPE_CHECKING = False is their constant too): it
@@ -73,8 +73,12 @@ class Applications:
                 continue
             times = sorted(x for x in app.times if x[1] not in self.cancelled)
             starts = [i for i, x in enumerate(times) if x[2] == "start"]
-            # a Telnet's starts and stops run its timer during the run (telnet.py)
-            scripted = (app.agent is not None and app.agent.scripted) or app.cls == TELNET
+            # a Telnet's starts and stops run its timer during the run (telnet.py), unless
+            # the engine runs its timer
+            if app.cls == TELNET:
+                app.telnet_engine = engine_runs(self, app, times)
+            telnet_loop = app.cls == TELNET and not app.telnet_engine
+            scripted = (app.agent is not None and app.agent.scripted) or telnet_loop
             if not starts or scripted:
                 # never started: its stops run during the run (after finite sends they stop
                 # the connection; before any they change nothing); an application given

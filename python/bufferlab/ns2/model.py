@@ -209,6 +209,8 @@ class App(Obj):
     # Application/Telnet (telnet.py): telnet.cc's running_, and whether its timer is pending.
     telnet_running: bool = False
     telnet_pending: bool = False
+    # Its timer runs in the engine (telnet.engine_runs), not in the script's loop.
+    telnet_engine: bool = False
 
     def __init__(
         self, handle: str, cls: str, *, agent: Agent | None = None, held: bool = False

@@ -27,6 +27,7 @@ import _tkinter
 import contextlib
 from collections.abc import Iterable
 
+from bufferlab.ns2 import telnet
 from bufferlab.ns2.apps import CBR, CBR_LIVE, cbr_rate_changed
 from bufferlab.ns2.classes import (
     LABELS,
@@ -648,6 +649,9 @@ class ObjectSystem:
             and is_a(obj.cls, CBR)
         ):
             cbr_rate_changed(self.runner, obj)
+        live_telnet = self.runner is not None and isinstance(obj, App) and obj.telnet_engine
+        if live_telnet and var == "interval_":
+            telnet.interval_changed(self.runner, obj)
         return value
 
     def get_var(self, obj: Obj, var: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bufferlab.ns2 import telnet
 from bufferlab.ns2.agent_knobs import knob_fields
 from bufferlab.ns2.classes import (
     AIMD_AGENTS,
@@ -303,8 +304,9 @@ def _flow(
     elif app.cls in ("Application/FTP", "Application/Telnet"):
         if not tcp:
             raise Ns2Error(f"{app.cls} {app.handle} is attached to a UDP agent")
-        # a Telnet's flow is held and written to packet by packet (telnet.py)
-        flow["app"] = {"kind": "bulk"}
+        # a Telnet's timer runs in the engine, or its flow is held and written to packet by
+        # packet by the script's loop (telnet.py)
+        flow["app"] = telnet.engine_app(app) if app.telnet_engine else {"kind": "bulk"}
     elif app.cls in TRAFFIC:
         flow["app"] = traffic_app(app, ag)
         if tcp:

@@ -12,18 +12,25 @@ script may change it while the run goes on; ns-default.tcl: 1.0). With `interval
 draws from tcplib's empirical distribution of telnet inter-arrival times (tcp/tcplib-telnet.cc,
 a table of 10 000 measured values): not modelled, refused in one line.
 
-Here the timer is an event of the run's loop (runner.py), scheduled at `now + next()` as
-ns-2's scheduler adds it (in the same order among the events of an instant), and run by the
-loop itself, not by Tcl (a C++ timer in ns-2: the script never sees it): its draw comes from
-the default RNG where the engine left it, and its packet is the agent's next write
-(Runner.data_event, the finite-send path of `$tcp send`). The agent's flow is held until the
-first write.
+When nothing else draws from the default RNG within a packet's send (its agent's
+`overhead_` is 0, and the links out of its node have DropTail queues and no error model: in
+ns-2 those draw inside `sendmsg`, before the timer's next draw), and the script starts it
+once (a final stop allowed), the engine runs the timer (`kind = "ns2_telnet"`,
+traffic/ns2_telnet.rs): the same draws in the same order from the same RNG, without a
+script event per packet; `$telnet set interval_` during the run reaches it through
+Session.set_telnet_interval. Otherwise the timer is an event of the run's loop (runner.py),
+scheduled at `now + next()` as ns-2's scheduler adds it (in the same order among the events
+of an instant), and run by the loop itself, not by Tcl (a C++ timer in ns-2: the script never
+sees it): its draw comes from the default RNG where the engine left it, and its packet is the
+agent's next write (Runner.data_event, the finite-send path of `$tcp send`). The agent's flow
+is held until the first write.
 """
 
 from __future__ import annotations
 
+from bufferlab.ns2.classes import is_a
 from bufferlab.ns2.errors import Ns2Error
-from bufferlab.ns2.units import time_s
+from bufferlab.ns2.units import number, time_s
 
 TELNET = "Application/Telnet"
 # A heap entry that is not a script: the timer of the Telnet whose handle follows.
@@ -46,15 +53,71 @@ if TYPE_CHECKING:
     from bufferlab.ns2.model import App
 
 
+def engine_runs(ip: Any, app: App, times: list[tuple[float, int, str]]) -> bool:
+    """Whether the engine can run this Telnet's timer (see the module's doc): `times` are its
+    `$ns at` starts and stops, in order."""
+    ag = app.agent
+    if ag is None or ag.scripted or ag.node is None or not is_a(ag.cls, "Agent/TCP"):
+        return False
+    if "FullTcp" in ag.cls or [w for _, _, w in times].count("start") != 1:
+        return False
+    try:
+        if time_s(app.vars.get("interval_", "1.0")) <= 0:
+            return False  # refused at its start (tcplib's table)
+        if number(ag.vars.get("overhead_", "0")) != 0:
+            return False
+    except Ns2Error:
+        return False
+    for (a, _), link in ip.net.links.items():
+        if a != ag.node.id:
+            continue
+        q = link.queue
+        if q is None or not q.cls.startswith("Queue/DropTail") or link.loss is not None:
+            return False
+        if link.loss_chain or link.delayer is not None:
+            return False
+    return True
+
+
+def engine_app(app: App) -> dict[str, Any]:
+    """The flow's `app` table of a Telnet the engine runs."""
+    ag = app.agent
+    assert ag is not None
+    size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
+    return {
+        "kind": "ns2_telnet",
+        "interval_s": time_s(app.vars.get("interval_", "1.0")),
+        "packet_size": f"{size}B",
+    }
+
+
+def interval_changed(runner: Any, app: App) -> None:
+    """`$telnet set interval_ X` during the run, for a Telnet the engine runs: the draw after
+    the next packet uses it (telnet.cc `next` reads it at each draw)."""
+    ag = app.agent
+    if runner.finished or ag is None or ag.flow is None:
+        return
+    interval = time_s(app.vars["interval_"])
+    if interval == 0:
+        raise Ns2Error(_TCPLIB.format(handle=app.handle))
+    try:
+        runner.session.set_telnet_interval(ag.flow, interval)
+    except Exception as e:  # ScenarioError: what the engine cannot change
+        raise Ns2Error(f"{TELNET} {app.handle} set at {runner.now:g} s: {e}") from None
+
+
+_TCPLIB = (
+    TELNET + " {handle} interval_ 0 (tcplib's empirical telnet inter-arrival "
+    "times, tcp/tcplib-telnet.cc) is not modelled; give interval_ > 0 (exponential "
+    "inter-arrival times of that mean)"
+)
+
+
 def next_interval(ip: Any, app: App) -> float:
     """TelnetApp::next(): an exponential draw times interval_ from ns-2's default RNG."""
     interval = time_s(app.vars.get("interval_", "1.0"))
     if interval == 0:
-        raise Ns2Error(
-            f"{TELNET} {app.handle} interval_ 0 (tcplib's empirical telnet inter-arrival "
-            "times, tcp/tcplib-telnet.cc) is not modelled; give interval_ > 0 (exponential "
-            "inter-arrival times of that mean)"
-        )
+        raise Ns2Error(_TCPLIB.format(handle=app.handle))
     # rng.h: exponential() = -log(uniform()); telnet.cc multiplies it by interval_
     return ip.default_rng.stream.exponential(1.0) * interval
 
@@ -63,8 +126,8 @@ def telnet_method(ip: Any, app: App, m: str, a: list[str]) -> str | None:
     """`$telnet start` / `stop` during the run; None for the other methods (the application's
     common ones)."""
     runner = ip.runner
-    if m not in ("start", "stop") or runner is None:
-        return None
+    if m not in ("start", "stop") or runner is None or app.telnet_engine:
+        return None  # (the engine's timer starts and stops as the flow does)
     if a:
         raise Ns2Error(f"usage: $telnet {m}")
     ag = app.agent

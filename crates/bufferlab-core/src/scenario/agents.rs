@@ -59,6 +59,23 @@ pub(super) fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParam
             check_distribution(format!("flows[{entry}].app.think_time"), think_time)?;
             super::checks::check_web(&format!("flows[{entry}].app"), object_size, *objects)?;
         }
+        AppConfig::Ns2Telnet {
+            interval_s,
+            packet_size,
+        } => {
+            if !(interval_s.is_finite() && *interval_s > 0.0) {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].app.interval_s"),
+                    format!("the mean gap in seconds must be above 0, got {interval_s}"),
+                ));
+            }
+            if packet_size.0 == 0 {
+                return Err(ScenarioError::field(
+                    format!("flows[{entry}].app.packet_size"),
+                    "a write of a byte or more (the agent's packetSize_)",
+                ));
+            }
+        }
         _ => {}
     }
     Ok(Some(p))
@@ -79,7 +96,10 @@ pub(super) fn trace_type(app: &AppConfig, protocol: Protocol) -> &'static str {
         } => "pareto",
         AppConfig::Onoff { .. } => "exp",
         AppConfig::Mmpp { .. } => "udp",
-        AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => "tcp",
+        AppConfig::Bulk { .. }
+        | AppConfig::Transfer { .. }
+        | AppConfig::Web { .. }
+        | AppConfig::Ns2Telnet { .. } => "tcp",
     }
 }
 
@@ -130,10 +150,20 @@ fn tcp_agents(
             rng: rng::stream(streams.seed, &format!("flow/{}/web", f.name)),
         },
         AppConfig::Bulk { .. } => TcpApp::Bulk,
-        // a packet source over TCP: each emission writes its size into the connection
+        // a packet source over TCP: each emission writes its size into the connection; ns-2's
+        // Telnet draws its gaps from ns-2's default RNG when the run follows it
         source => TcpApp::writes(
-            traffic::build(source, f.start, at.stop, 1),
-            rng::stream(streams.seed, &format!("flow/{}/app", f.name)),
+            {
+                let mut gen = traffic::build(source, f.start, at.stop, 1);
+                if let Some(s) = f.cfg.ns2_start_s {
+                    gen.set_start_s(s); // its times add up from the script's double
+                }
+                gen
+            },
+            match source {
+                AppConfig::Ns2Telnet { .. } => streams.get(true, &format!("flow/{}/app", f.name)),
+                _ => rng::stream(streams.seed, &format!("flow/{}/app", f.name)),
+            },
         ),
     };
     if p.full.is_some() {

@@ -1,6 +1,7 @@
 //! A [`Session`]'s changes to flows' applications while the run goes on, beyond their
 //! start and stop (`Session::retime_flow`): a CBR source's rate and packet size (ns-2's
-//! `$cbr set interval_`, tools/cbr_traffic.cc), and a start the scenario gave that ns-2 runs
+//! `$cbr set interval_`, tools/cbr_traffic.cc), a Telnet's mean gap (`$telnet set
+//! interval_`, apps/telnet.cc), and a start the scenario gave that ns-2 runs
 //! before a script's event of the same instant (common/scheduler.cc: events of one time in
 //! the order they were scheduled).
 
@@ -27,6 +28,24 @@ impl Session {
         self.sim.agents[sender.idx()]
             .ep
             .set_cbr_rate(rate_bps, size)
+            .map_err(|e| Error::Scenario(format!("flow {flow}: {e}")))
+    }
+
+    /// Sets flow `flow`'s ns-2 Telnet's `interval_` (seconds) while the run goes on (`$telnet
+    /// set interval_ 0.001`): telnet.cc reads it at each draw, so the packet already
+    /// scheduled keeps its time and the gap drawn after it has the new mean. Err for a flow
+    /// whose application is no Telnet or an interval that is not above 0.
+    pub fn set_telnet_interval_flow(&mut self, flow: &str, interval_s: f64) -> Result<(), Error> {
+        let i = self.flow_index(flow)?;
+        if !(interval_s.is_finite() && interval_s > 0.0) {
+            return Err(Error::Scenario(format!(
+                "flow {flow}: a Telnet interval_ above 0 seconds, got {interval_s}"
+            )));
+        }
+        let sender = self.sim.flows[i].sender;
+        self.sim.agents[sender.idx()]
+            .ep
+            .set_telnet_interval(interval_s)
             .map_err(|e| Error::Scenario(format!("flow {flow}: {e}")))
     }
 

@@ -76,6 +76,20 @@ impl TcpApp {
         Ok(())
     }
 
+    /// A Telnet's new `interval_` (`Endpoint::set_telnet_interval`): the gap drawn after
+    /// the pending write uses it (telnet.cc `next`).
+    pub fn set_telnet_interval(&mut self, interval_s: f64) -> Result<(), String> {
+        match self {
+            TcpApp::Writes { gen, .. } => {
+                if gen.set_telnet_interval(interval_s) {
+                    return Ok(());
+                }
+                Err("its application is not an ns-2 Telnet".into())
+            }
+            _ => Err("its application is not an ns-2 Telnet".into()),
+        }
+    }
+
     /// The pending write's time and, for a source that adds its times up in ns-2's double
     /// seconds (a CBR with `clock = "ns2"`), that double: the engine keys the write's event
     /// with it, so a script's `$ns at 2.0` runs before a CBR packet at 2.0000000000000013

@@ -202,6 +202,9 @@ pub struct TcpSender {
     /// (`EndpointCtx::now_s`).
     now_s: f64,
     app_at: Option<SimTime>,
+    /// Started, with the opening packet waiting for the source's first write (rule
+    /// `opens_with_first_write`).
+    awaits_first_write: bool,
     syn_sent_at: SimTime,
     syn_retx: bool,
     timed: Option<(u64, SimTime)>,
@@ -383,6 +386,7 @@ impl TcpSender {
             last_reset: None,
             now_s: 0.0,
             app_at: None,
+            awaits_first_write: false,
             syn_sent_at: SimTime::ZERO,
             syn_retx: false,
             timed: None,
@@ -514,6 +518,9 @@ impl TcpSender {
             if now >= self.stop {
                 return;
             }
+            // a write on an idle connection restarts it as ns-2's `sendmsg` does
+            let idle = self.state == State::Established && self.snd_una >= self.snd_max;
+            let before = self.data_end;
             while let Some((at, size)) = *pending {
                 if at > now {
                     self.app_at = (at < self.stop).then_some(at);
@@ -528,6 +535,9 @@ impl TcpSender {
                 } else {
                     *refused_bytes += size;
                 }
+            }
+            if self.data_end > before && self.ns2_idle_rule() {
+                self.resume_after_idle(now, idle);
             }
             return;
         }
@@ -567,6 +577,27 @@ impl TcpSender {
     /// the timer backed off): not modelled, the ns-2 script layer refuses that case.
     fn ns2_idle_rule(&self) -> bool {
         self.rules.idle_timeout_closes_cwnd_to_one && self.p.slow_start_restart && !self.ns2_vegas()
+    }
+
+    /// New data written on a connection that was `idle` (all sent acknowledged): under ns-2's
+    /// rule, if its timer expired meanwhile, tcp.cc `timeout()` has closed cwnd_ to one
+    /// segment (see `set_data`); the restart is decided here.
+    fn resume_after_idle(&mut self, now: SimTime, idle: bool) {
+        if idle && self.snd_nxt < self.avail_end() {
+            if self.ns2_idle_rule() {
+                if self.idle_timed_out(now) {
+                    self.w.cwnd = self.w.mss;
+                    self.note_ns2_cong_action();
+                    self.recover = self.snd_max;
+                    self.last_action_timeout = true;
+                    self.last_action_ecn = false;
+                    self.timed = None;
+                }
+                // the restart is decided here, not by RFC 5681's rule in next_new_segment
+                self.last_send = now;
+            }
+            self.idle_timeout_at = None;
+        }
     }
 
     /// Everything sent is acknowledged and ns-2's timer, rearmed by the last new ACK, has
@@ -1984,6 +2015,10 @@ impl Endpoint for TcpSender {
         self.app.set_cbr_rate(rate_bps, size)
     }
 
+    fn set_telnet_interval(&mut self, interval_s: f64) -> Result<(), String> {
+        self.app.set_telnet_interval(interval_s)
+    }
+
     /// ns-2's Tahoe, Reno, NewReno and Sack1 agents write event trace lines
     /// (`sender/ns2_events.rs`); no other sender does here.
     fn record_ns2_events(&mut self) -> bool {
@@ -2085,9 +2120,15 @@ impl Endpoint for TcpSender {
         self.record_series(now);
         if !self.stopped && now >= self.stop {
             // The application stops writing (ns-2 `$ftp stop`); what was sent is still delivered.
+            // A packet source's writes stay in the connection and go out (trafgen.cc and
+            // telnet.cc `stop` only stop the timer; ns-3's OnOffApplication leaves its
+            // socket's buffer); a bulk source's endless data ends where it was sent.
             self.stopped = true;
-            self.data_end = self.data_end.min(self.snd_max.max(self.snd_una));
-            if self.rules.stop_withholds_highest_sent {
+            let bulk = !matches!(self.app, TcpApp::Writes { .. });
+            if bulk {
+                self.data_end = self.data_end.min(self.snd_max.max(self.snd_una));
+            }
+            if bulk && self.rules.stop_withholds_highest_sent {
                 // ns-source.tcl FTP stop is `advance 0`: curseq_ = maxseq_, and send_much /
                 // send_one send only t_seqno_ < curseq_ (tcp.cc), never the highest packet
                 // sent again (a retransmission by dupack_action still is)
@@ -2096,6 +2137,19 @@ impl Endpoint for TcpSender {
             self.app_at = None;
         }
         if self.state == State::Idle && now >= self.start && !self.stopped {
+            if self.p.handshake
+                && self.rules.opens_with_first_write
+                && matches!(self.app, TcpApp::Writes { .. })
+            {
+                // the source's writes due by now (a Telnet's start: its first draw); the
+                // opening packet waits for the first that has bytes
+                let before = self.data_end;
+                self.start_object(now);
+                self.awaits_first_write = self.data_end == before;
+                if self.awaits_first_write {
+                    return;
+                }
+            }
             if self.p.handshake {
                 self.state = State::SynSent;
                 self.open(cx);
@@ -2196,21 +2250,7 @@ impl Endpoint for TcpSender {
             State::SynSent => return Ok(false),
             State::Established => {}
         }
-        if idle && self.snd_nxt < self.avail_end() {
-            if self.ns2_idle_rule() {
-                if self.idle_timed_out(now) {
-                    self.w.cwnd = self.w.mss;
-                    self.note_ns2_cong_action();
-                    self.recover = self.snd_max;
-                    self.last_action_timeout = true;
-                    self.last_action_ecn = false;
-                    self.timed = None;
-                }
-                // the restart is decided here, not by RFC 5681's rule in next_new_segment
-                self.last_send = now;
-            }
-            self.idle_timeout_at = None;
-        }
+        self.resume_after_idle(now, idle);
         self.app_at = Some(now); // on_timeout sends what the window allows
         Ok(false)
     }
@@ -2245,6 +2285,9 @@ impl Endpoint for TcpSender {
 
     fn next_timeout(&self) -> Option<SimTime> {
         if self.state == State::Idle {
+            if self.awaits_first_write {
+                return self.app_at; // started: the opening packet waits for this write
+            }
             // a held start (SimTime::MAX) waits for `retime`
             return (!self.stopped && self.start < SimTime::MAX).then_some(self.start);
         }

@@ -6,6 +6,7 @@ pub mod cbr;
 pub mod distribution;
 pub mod mmpp;
 pub mod ns2_onoff;
+pub mod ns2_telnet;
 pub mod onoff;
 pub mod poisson;
 pub mod registry;
@@ -38,6 +39,12 @@ pub trait Generator {
     /// every packet), and the emission already scheduled keeps its time. False for a source
     /// that has no such variables (its rate is fixed).
     fn set_cbr_rate(&mut self, _rate_bps: f64, _size: u32) -> bool {
+        false
+    }
+    /// ns-2's Telnet `interval_` (seconds) set by a script while the run goes on: the draw
+    /// after the next emission uses it (telnet.cc `next` reads it at each draw). False for a
+    /// source that has no such variable.
+    fn set_telnet_interval(&mut self, _interval_s: f64) -> bool {
         false
     }
 }
@@ -129,6 +136,14 @@ pub fn build(app: &AppConfig, start: SimTime, stop: SimTime, header: u32) -> Box
             stop,
             *rates,
             *mean_sojourns,
+            packet_size.0 as u32,
+        )),
+        AppConfig::Ns2Telnet {
+            interval_s,
+            packet_size,
+        } => Box::new(ns2_telnet::Ns2Telnet::new(
+            start,
+            *interval_s,
             packet_size.0 as u32,
         )),
         // TCP applications are driven by the TCP sender (tcp/app.rs), not by a generator.

@@ -72,6 +72,16 @@ pub enum AppConfig {
         #[serde(default = "default_packet_size")]
         packet_size: Bytes,
     },
+    /// ns-2.35's Telnet application over a TCP agent (apps/telnet.cc; traffic/ns2_telnet.rs):
+    /// one packet of the agent's `packetSize_` per timer expiry, each gap exponential of mean
+    /// `interval_s` drawn from ns-2's default RNG when the run follows it. TCP only.
+    Ns2Telnet {
+        /// ns-2's `interval_` in seconds (above 0; ns-default.tcl: 1.0).
+        interval_s: f64,
+        /// The agent's `packetSize_`: bytes written per expiry (default 1000 B, ns-2's).
+        #[serde(default = "default_packet_size")]
+        packet_size: Bytes,
+    },
     /// TCP bulk transfer: always has data (ns-2 FTP, ns-3 BulkSend).
     Bulk {},
     /// TCP transfer of one file of `size` bytes, then FIN; the completion time is reported.
@@ -122,6 +132,7 @@ impl AppConfig {
             AppConfig::Poisson { .. } => "poisson",
             AppConfig::Onoff { .. } => "onoff",
             AppConfig::Mmpp { .. } => "mmpp",
+            AppConfig::Ns2Telnet { .. } => "ns2_telnet",
             AppConfig::Bulk { .. } => "bulk",
             AppConfig::Transfer { .. } => "transfer",
             AppConfig::Web { .. } => "web",
@@ -130,16 +141,17 @@ impl AppConfig {
     /// The transport the application runs over unless the flow says `protocol`.
     pub fn protocol(&self) -> Protocol {
         match self {
-            AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => {
-                Protocol::Tcp
-            }
+            AppConfig::Bulk { .. }
+            | AppConfig::Transfer { .. }
+            | AppConfig::Web { .. }
+            | AppConfig::Ns2Telnet { .. } => Protocol::Tcp,
             _ => Protocol::Udp,
         }
     }
     /// Whether it can run over `p`. The packet sources (cbr, poisson, onoff, mmpp) run over either:
     /// over TCP each emission is a write of `packet_size` bytes into the connection, as ns-3's
-    /// `OnOffApplication` on a TCP socket (seed 003's on/off TCP); bulk, transfer and web are
-    /// TCP only.
+    /// `OnOffApplication` on a TCP socket (seed 003's on/off TCP); bulk, transfer, web and
+    /// ns2_telnet are TCP only.
     pub fn runs_over(&self, p: Protocol) -> bool {
         p == Protocol::Tcp || self.protocol() == p
     }
@@ -151,7 +163,10 @@ impl AppConfig {
             | AppConfig::Poisson { packet_size, .. }
             | AppConfig::Onoff { packet_size, .. }
             | AppConfig::Mmpp { packet_size, .. } => Some(*packet_size),
-            AppConfig::Bulk { .. } | AppConfig::Transfer { .. } | AppConfig::Web { .. } => None,
+            AppConfig::Bulk { .. }
+            | AppConfig::Transfer { .. }
+            | AppConfig::Web { .. }
+            | AppConfig::Ns2Telnet { .. } => None,
         }
     }
 }

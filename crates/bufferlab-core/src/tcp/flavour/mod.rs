@@ -113,6 +113,11 @@ pub struct Rules {
     /// The opening packet, when it is data (a sender without a handshake), is sent without
     /// its headers: `mss` bytes on the wire, retransmissions too.
     pub opening_data_without_headers: bool,
+    /// With a packet source writing into the connection, the opening packet leaves with the
+    /// source's first write, not at the connection's start (ns-2's one-way agents send
+    /// packet 0 at their first `output()`, from the first `sendmsg`; a socket connects at
+    /// its start whether or not the application has written).
+    pub opens_with_first_write: bool,
     /// A delayed-ACK receiver acknowledges at once while it echoes congestion (ECE set, RFC
     /// 3168), instead of delaying as usual with ECE on the delayed ACK.
     pub ece_acked_at_once: bool,

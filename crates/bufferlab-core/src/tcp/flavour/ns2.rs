@@ -33,6 +33,8 @@ pub const RULES: Rules = Rules {
     // of an agent with syn_ false is size_ bytes (a 1000-byte packet where the others are
     // 1040; seen in ns-2.35's traces, test-suite-tcp-init-win.tcl tahoe2).
     opening_data_without_headers: true,
+    // tcp.cc: `output()` sends packet 0 when `send_much` first finds data (`sendmsg`)
+    opens_with_first_write: true,
     // tcp-sink.cc DelAckSink::recv delays a CE-marked packet's ACK like any other; ack() sets
     // the ECN-echo bit on the ACK it sends (ecn_unacked_ until the sender's CWR).
     ece_acked_at_once: false,

@@ -21,6 +21,8 @@ pub const RULES: Rules = Rules {
     first_data_acked_at_once: true,
     opening_data_acked_at_once: false,
     opening_data_without_headers: false,
+    // TcpSocketBase::Connect sends the SYN at once
+    opens_with_first_write: false,
     ece_acked_at_once: true,
     // tcp-socket-base.cc ReceivedData: a segment below m_rxBuffer's next sequence is
     // answered with an ACK at once.

@@ -21,6 +21,8 @@ pub const RULES: Rules = Rules {
     first_data_acked_at_once: false,
     opening_data_acked_at_once: false,
     opening_data_without_headers: false,
+    // RFC 9293 section 3.5: the active open sends its SYN at once
+    opens_with_first_write: false,
     // Linux tcp_ecn_check_ce: a CE mark enters quick-ACK mode
     ece_acked_at_once: true,
     // RFC 5681 section 4.2: a duplicate segment should be acknowledged at once.
