@@ -100,11 +100,11 @@ impl Rack {
     pub fn on_ack(&mut self, snd_una: u64, sacked: impl Fn(u64, u64) -> bool, now: SimTime) -> u64 {
         let fack_before = self.fack;
         let mut delivered = 0;
-        let mut kept = VecDeque::with_capacity(self.segs.len());
-        for s in std::mem::take(&mut self.segs) {
+        // in place: an ACK allocates nothing (tests/no_allocation.rs)
+        let mut segs = std::mem::take(&mut self.segs);
+        segs.retain(|s| {
             if !(s.end <= snd_una || sacked(s.start, s.end)) {
-                kept.push_back(s);
-                continue;
+                return true;
             }
             delivered += s.end - s.start;
             if !s.retx && s.end < fack_before {
@@ -121,7 +121,7 @@ impl Rack {
             // edge) makes true for every SACK of a retransmission above a hole, so that test
             // is not made here.
             if s.retx && self.min_rtt.is_some_and(|m| rtt < m) {
-                continue;
+                return false;
             }
             self.rtt = rtt;
             if self
@@ -130,8 +130,9 @@ impl Rack {
             {
                 self.last = Some((s.xmit, s.end));
             }
-        }
-        self.segs = kept;
+            false
+        });
+        self.segs = segs;
         delivered
     }
 
