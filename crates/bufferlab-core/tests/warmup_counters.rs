@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// TCP with losses and timeouts (a tiny buffer, random losses both ways), a web and a file
-/// transfer, DCTCP and CUBIC, UDP, a classful bottleneck (RED with ECN marks per class, a
+/// transfer (one starts before the warm-up, one after it), DCTCP and CUBIC, UDP, a classful bottleneck (RED with ECN marks per class, a
 /// DropTail class) and every series.
 const MIX: &str = r#"
 name = "warmup-mix"
@@ -65,6 +65,14 @@ class = 0
 start = "1s"
 app = { kind = "transfer", size = "3MB" }
 tcp = { cc = "newreno", handshake = true }
+[[flows]]
+name = "short"
+src = "s3"
+dst = "d3"
+class = 0
+start = "6s"
+app = { kind = "transfer", size = "80KB" }
+tcp = { preset = "linux" }
 [[flows]]
 name = "cbr"
 src = "s4"
@@ -213,7 +221,8 @@ fn check(name: &str, [a, b, c]: &[Value; 3], w: f64) -> Vec<String> {
         let mut fail = |what: String| bad.push(format!("{name}: {path} ({kind:?}): {what}"));
         let field = norm.rsplit('.').next().unwrap();
         match kind {
-            Kind::Run | Kind::CohortStat => {}
+            // checked as a whole below (`check_started`)
+            Kind::Run | Kind::CohortStat | Kind::Started => {}
             Kind::Setting | Kind::Gauge => {
                 if va != vc {
                     fail(format!("{va:?} with the warm-up, {vc:?} without"));
@@ -300,6 +309,43 @@ fn check(name: &str, [a, b, c]: &[Value; 3], w: f64) -> Vec<String> {
             }
         }
     }
+    bad.extend(check_started(name, a, c, w));
+    bad
+}
+
+/// The `fct` section with the warm-up holds exactly the transfers of the run without that
+/// start at or after it, record for record, and its buckets count those.
+fn check_started(name: &str, a: &Value, c: &Value, w: f64) -> Vec<String> {
+    let mut bad = Vec::new();
+    let records = |r: &Value| r["fct"]["flows"].as_array().cloned().unwrap_or_default();
+    let after_w: Vec<Value> = records(c)
+        .into_iter()
+        .filter(|r| r["start_s"].as_f64().unwrap() >= w - 1e-12)
+        .collect();
+    let with_w = records(a);
+    if with_w != after_w {
+        bad.push(format!(
+            "{name}: fct.flows: {} records with the warm-up, {} of the run without start after it",
+            with_w.len(),
+            after_w.len()
+        ));
+    }
+    for b in a["fct"]["buckets"].as_array().into_iter().flatten() {
+        // (min_bytes, max_bytes], the last bucket unbounded
+        let lo = b["min_bytes"].as_u64().unwrap();
+        let hi = b["max_bytes"].as_u64().unwrap_or(u64::MAX);
+        let inside = after_w
+            .iter()
+            .filter(|r| (lo + 1..=hi).contains(&r["size_bytes"].as_u64().unwrap()))
+            .count() as u64;
+        let counted = u(b.get("count")) + u(b.get("unfinished"));
+        if counted != inside {
+            bad.push(format!(
+                "{name}: fct bucket {}: {counted} transfers counted, {inside} start after the warm-up",
+                b["bucket"]
+            ));
+        }
+    }
     bad
 }
 
@@ -315,6 +361,9 @@ fn assert_covers_warmup(name: &str, text: &str, w: f64, set: &[&str]) {
     if name == "mix" {
         assert!(sum(&tcp("timeouts")) > 0 && sum(&tcp("fast_retransmits")) > 0);
         assert!(sum(&tcp("objects_completed")) > 0);
+        // a transfer before the warm-up (left out) and one after it (kept)
+        assert_eq!(r[2]["fct"]["flows"].as_array().unwrap().len(), 2);
+        assert_eq!(a["fct"]["flows"].as_array().unwrap().len(), 1);
         let classes = a["queues"]
             .as_array()
             .unwrap()

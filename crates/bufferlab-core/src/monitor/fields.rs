@@ -44,6 +44,10 @@ pub enum Kind {
     SeriesValue,
     /// A flow series' counts of [`Kind::Cohort`] packets (and rates of them) per interval.
     SeriesCohort,
+    /// A finite transfer that starts at or after the warm-up (its flow completion time), an
+    /// incast query of such transfers, or a statistic of them (`monitor/fct.rs`): a transfer
+    /// that starts before the warm-up is left out whole.
+    Started,
 }
 
 use Kind::*;
@@ -207,6 +211,36 @@ pub const FIELDS: &[(&str, Kind)] = &[
     ("series.flows[].acks_received[]", SeriesCohort),
     ("series.flows[].throughput_bps[]", SeriesCohort),
     ("series.flows[].goodput_bps[]", SeriesCohort),
+    // ---- fct (finite transfers that start after the warm-up) ----
+    ("fct.edges_bytes[]", Setting),
+    ("fct.buckets[].min_bytes", Setting),
+    ("fct.buckets[].max_bytes", Setting),
+    ("fct.buckets[].count", Started),
+    ("fct.buckets[].unfinished", Started),
+    ("fct.buckets[].fct_mean_s", Started),
+    ("fct.buckets[].fct_p50_s", Started),
+    ("fct.buckets[].fct_p99_s", Started),
+    ("fct.buckets[].fct_p999_s", Started),
+    ("fct.buckets[].slowdown_mean", Started),
+    ("fct.buckets[].slowdown_p50", Started),
+    ("fct.buckets[].slowdown_p99", Started),
+    ("fct.buckets[].slowdown_p999", Started),
+    ("fct.flows[].size_bytes", Started),
+    ("fct.flows[].start_s", Started),
+    ("fct.flows[].finish_s", Started),
+    ("fct.flows[].fct_s", Started),
+    ("fct.flows[].ideal_fct_s", Started),
+    ("fct.flows[].slowdown", Started),
+    ("fct.queries[].responses", Started),
+    ("fct.queries[].start_s", Started),
+    ("fct.queries[].finish_s", Started),
+    ("fct.queries[].qct_s", Started),
+    ("fct.qct.count", Started),
+    ("fct.qct.unfinished", Started),
+    ("fct.qct.qct_mean_s", Started),
+    ("fct.qct.qct_p50_s", Started),
+    ("fct.qct.qct_p99_s", Started),
+    ("fct.qct.qct_p999_s", Started),
 ];
 
 /// The kind of the field at `path` (in the form of [`FIELDS`]), if it is listed.
