@@ -56,6 +56,16 @@ def test_the_speed_table_counts_slower_tests_and_the_worst_ratio() -> None:
     assert "slower than ns-2 on **1 of 2** tests" in text
 
 
+def test_a_short_test_gets_more_rounds_an_odd_number_of_them() -> None:
+    # 0.6 s of ns-2 runs: 80 ms -> 8 -> 9 rounds, 120 ms -> 5, 300 ms -> at least 3; capped
+    assert speed.rounds_for(0.08, 3, 0.6, 9) == 9
+    assert speed.rounds_for(0.12, 3, 0.6, 9) == 5
+    assert speed.rounds_for(0.3, 3, 0.6, 9) == 3
+    assert speed.rounds_for(0.01, 3, 0.6, 9) == 9
+    assert speed.rounds_for(0.01, 3, 0.6, 10) == 9
+    assert speed.rounds_for(0.2, 5, 0.0, 9) == 5
+
+
 def test_readme_states_the_measured_coverage() -> None:
     t = table.totals(DATA["tests"])
     text = (ROOT / "README.md").read_text()

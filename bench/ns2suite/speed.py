@@ -17,7 +17,11 @@ two at a time; these times are measured for the comparison alone:
   uses; bufferlab's bytecode caches written by a warm-up run first (a user's second run reads
   them), whatever `PYTHONDONTWRITEBYTECODE` says;
 * wall time (perf_counter around the process) and CPU time (user + system, from wait4), the
-  median over the rounds of each.
+  median over the rounds of each;
+* at least `--rounds` rounds, and more for a short test, until ns-2's runs add up to
+  `--seconds` (at most `--max-rounds`, an odd number so that the median is a run's): a test of
+  80 ms is over in a moment and one busy moment of the machine moves its median, so it gets more
+  rounds. The count is fixed from ns-2's first run alone, never from the ratio seen.
 
 Writes DIR/speed.json and DIR/speed.md and prints the table; --write-docs writes
 docs/ns2-suite-speed.json and renders the table into docs/ns2-scripts.md.
@@ -28,6 +32,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import math
 import os
 import platform
 import shutil
@@ -80,8 +85,27 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> tup
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def time_test(suite: str, test: str, rounds: int, env: dict[str, str], timeout: float) -> dict:
-    """Medians of `rounds` alternating runs of one test under both simulators."""
+def rounds_for(first_ns2_s: float, rounds: int, seconds: float, max_rounds: int) -> int:
+    """Rounds for a test whose first ns-2 run took `first_ns2_s`: at least `rounds`, enough for
+    `seconds` of ns-2 runs, at most `max_rounds`, odd."""
+    hi = max(rounds, max_rounds)
+    want = min(hi, max(rounds, math.ceil(seconds / max(first_ns2_s, 1e-3))))
+    if want % 2 == 0:
+        want += 1 if want < hi else -1 if want > rounds else 0
+    return want
+
+
+def time_test(
+    suite: str,
+    test: str,
+    rounds: int,
+    env: dict[str, str],
+    timeout: float,
+    seconds: float = 0.0,
+    max_rounds: int = 0,
+) -> dict:
+    """Medians of alternating runs of one test under both simulators: `rounds` of them, more
+    for a short test (`rounds_for`)."""
     script = f"test-suite-{suite}.tcl"
     cmds = {
         "ns2": ["ns", script, test, "QUIET"],
@@ -93,10 +117,14 @@ def time_test(suite: str, test: str, rounds: int, env: dict[str, str], timeout: 
         for k in cmds:
             shutil.copytree(SUITES_DIR, Path(d) / k, symlinks=True)
             dirs[k] = Path(d) / k / TEST_DIR
-        for i in range(rounds):
+        i = 0
+        while i < rounds:
             order = ["ns2", "bufferlab"] if i % 2 == 0 else ["bufferlab", "ns2"]
             for k in order:
                 samples[k].append(timed(cmds[k], dirs[k], env, timeout))
+            if i == 0 and seconds > 0:
+                rounds = rounds_for(samples["ns2"][0][0], rounds, seconds, max_rounds)
+            i += 1
     row: dict[str, object] = {"suite": suite, "test": test, "rounds": rounds}
     for k, xs in samples.items():
         row[f"{k}_wall_s"] = round(statistics.median(w for w, _ in xs), 4)
@@ -133,7 +161,7 @@ def render(data: dict) -> str:
     slower = sum(1 for r in rows if wall_ratio(r) > 1.0)
     cpu = statistics.median(r["bufferlab_cpu_s"] / r["ns2_cpu_s"] for r in rows) if rows else 0
     n = sorted({r["rounds"] for r in rows}) or [0]
-    rounds = f"{n[0]}" if len(n) == 1 else f"{n[0]} to {n[-1]}"
+    rounds = f"{n[0]}" if len(n) == 1 else f"{n[0]} to {n[-1]}, more for a shorter test,"
     out = [
         START,
         "",
@@ -191,6 +219,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--suite", nargs="+", action="extend", default=[], help="suites to time")
     ap.add_argument("--test", nargs="+", action="extend", default=[], help="tests to time")
     ap.add_argument("--rounds", type=int, default=5, help="runs of each test under each (5)")
+    ap.add_argument(
+        "--seconds",
+        type=float,
+        default=0.6,
+        help="more rounds for a short test, until ns-2's runs add up to this (0.6)",
+    )
+    ap.add_argument("--max-rounds", type=int, default=9, help="rounds for a short test (9)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run (300)")
     ap.add_argument("--out", type=Path, default=CACHE / "speed", help=f"(default {CACHE}/speed)")
     ap.add_argument("--write-docs", action="store_true", help="docs/ns2-suite-speed.json, table")
@@ -223,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
         time_test(s0, t0, 1, env, a.timeout)
         rows = []
         for i, (s, t) in enumerate(picked):
-            row = time_test(s, t, a.rounds, env, a.timeout)
+            row = time_test(s, t, a.rounds, env, a.timeout, a.seconds, a.max_rounds)
             rows.append(row)
             print(
                 f"[{i + 1}/{len(picked)}] {s} {t}: ns-2 {row['ns2_wall_s']:.3f} s, "

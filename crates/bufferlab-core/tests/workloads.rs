@@ -143,3 +143,37 @@ fn workload_mistakes_name_their_field() {
     ));
     assert!(e.contains("point 3") && e.contains("increase"), "{e}");
 }
+
+#[test]
+fn a_cdf_file_is_read_from_the_scenario_folder_and_never_outside_it() {
+    let dir = std::env::temp_dir().join(format!("bl-cdf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("two.cdf"), "# size p\n1000 0\n1500 0.5\n2000 1\n").unwrap();
+    let with = |file: &str| {
+        let text = star(
+            3,
+            "1Gbps",
+            "200ms",
+            &WEB.replace("\"web_search\"", &format!("{{ file = \"{file}\" }}")),
+        );
+        let mut s = parse(&text, &[]).unwrap_or_else(|e| panic!("{e}"));
+        s.base_dir = Some(dir.clone());
+        build(&s, 1)
+            .map(|sim| transfers(&sim))
+            .map_err(|e| e.to_string())
+    };
+    let flows = with("two.cdf").unwrap();
+    assert!(!flows.is_empty());
+    assert!(
+        flows.iter().all(|f| (1000..=2000).contains(&f.4)),
+        "{flows:?}"
+    );
+    for outside in ["../two.cdf", "/dev/zero", "/etc/hostname"] {
+        let e = with(outside).unwrap_err();
+        assert!(
+            e.contains("workloads[0].sizes") && e.contains("outside"),
+            "{outside}: {e}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -53,6 +53,11 @@ if TYPE_CHECKING:
     from bufferlab.ns2.model import App
 
 
+def interval_s(app: App) -> float:
+    """The Telnet's `interval_` in seconds (ns-default.tcl: 1.0)."""
+    return time_s(app.vars.get("interval_", "1.0"))
+
+
 def engine_runs(ip: Any, app: App, times: list[tuple[float, int, str]]) -> bool:
     """Whether the engine can run this Telnet's timer (see the module's doc): `times` are its
     `$ns at` starts and stops, in order."""
@@ -62,7 +67,7 @@ def engine_runs(ip: Any, app: App, times: list[tuple[float, int, str]]) -> bool:
     if "FullTcp" in ag.cls or [w for _, _, w in times].count("start") != 1:
         return False
     try:
-        if time_s(app.vars.get("interval_", "1.0")) <= 0:
+        if interval_s(app) <= 0:
             return False  # refused at its start (tcplib's table)
         if number(ag.vars.get("overhead_", "0")) != 0:
             return False
@@ -86,7 +91,7 @@ def engine_app(app: App) -> dict[str, Any]:
     size = int(number(ag.vars.get("packetSize_", "1000"), "packetSize_"))
     return {
         "kind": "ns2_telnet",
-        "interval_s": time_s(app.vars.get("interval_", "1.0")),
+        "interval_s": interval_s(app),
         "packet_size": f"{size}B",
     }
 
@@ -97,7 +102,7 @@ def interval_changed(runner: Any, app: App) -> None:
     ag = app.agent
     if runner.finished or ag is None or ag.flow is None:
         return
-    interval = time_s(app.vars["interval_"])
+    interval = interval_s(app)
     if interval == 0:
         raise Ns2Error(_TCPLIB.format(handle=app.handle))
     try:
@@ -115,7 +120,7 @@ _TCPLIB = (
 
 def next_interval(ip: Any, app: App) -> float:
     """TelnetApp::next(): an exponential draw times interval_ from ns-2's default RNG."""
-    interval = time_s(app.vars.get("interval_", "1.0"))
+    interval = interval_s(app)
     if interval == 0:
         raise Ns2Error(_TCPLIB.format(handle=app.handle))
     # rng.h: exponential() = -log(uniform()); telnet.cc multiplies it by interval_

@@ -1,9 +1,8 @@
 //! Links whose capacity varies: each link's `trace` / `rate_schedule` (and their `reverse_`
 //! forms) read, checked and resolved into each direction's [`Capacity`] and mean rate
 //! (`net/capacity/`; docs/models/trace_links.md). A trace file is read from the scenario
-//! file's folder and must stay inside it, as a study's files stay in the study's folder
-//! (`python/bufferlab/study/spec.py` `_inside`): a path through `..` or a link leading out of
-//! it is refused. Every error names the field, and for a trace the file's line.
+//! file's folder and must stay inside it (`scenario/files.rs`). Every error names the field,
+//! and for a trace the file's line.
 
 use super::config::{LinkConfig, Scenario};
 use super::topology::Topology;
@@ -12,7 +11,7 @@ use crate::clock::EventClock;
 use crate::net::capacity::{Capacity, DeliveryTrace, RateSchedule};
 use crate::units::{Rate, SimTime};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 /// The largest trace file read (16 MiB: about two million lines).
@@ -133,51 +132,14 @@ pub fn read_trace(
     base: Option<&Path>,
     given: &str,
 ) -> Result<DeliveryTrace, ScenarioError> {
-    let err = |m: String| ScenarioError::field(field, m);
-    if given.is_empty() || given.chars().any(char::is_control) {
-        return Err(err(format!(
-            "{given:?}: give a file name without control characters"
-        )));
-    }
-    let outside = || {
-        err(format!(
-            "{given:?} is outside the scenario's folder; give a path inside it (copy the trace there)"
-        ))
-    };
-    // by its words first (`..` above the folder, an absolute path), then by where it leads
-    let mut depth = 0usize;
-    for c in Path::new(given).components() {
-        match c {
-            std::path::Component::Normal(_) => depth += 1,
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => depth = depth.checked_sub(1).ok_or_else(outside)?,
-            std::path::Component::RootDir | std::path::Component::Prefix(_) => {
-                return Err(outside())
-            }
-        }
-    }
-    let base: PathBuf = base.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-    let folder = base
-        .canonicalize()
-        .map_err(|e| err(format!("the scenario's folder {}: {e}", base.display())))?;
-    let path = base.join(given);
-    let real = path
-        .canonicalize()
-        .map_err(|e| err(format!("{given:?}: cannot open {}: {e}", path.display())))?;
-    if !real.starts_with(&folder) {
-        return Err(outside());
-    }
-    let meta = std::fs::metadata(&real).map_err(|e| err(format!("{given:?}: {e}")))?;
-    if !meta.is_file() {
-        return Err(err(format!("{given:?} is not a file")));
-    }
-    if meta.len() > MAX_TRACE_BYTES {
-        return Err(err(format!(
-            "{given:?} holds {} bytes, more than the {MAX_TRACE_BYTES} a trace may; give a shorter trace (it loops)",
-            meta.len()
-        )));
-    }
-    let text = std::fs::read_to_string(&real)
-        .map_err(|e| err(format!("{given:?}: cannot read it as text: {e}")))?;
-    DeliveryTrace::parse(&text).map_err(|(line, m)| err(format!("{given} line {line}: {m}")))
+    let text = super::files::read_inside(
+        field,
+        base,
+        given,
+        MAX_TRACE_BYTES,
+        "a trace",
+        "give a shorter trace (it loops)",
+    )?;
+    DeliveryTrace::parse(&text)
+        .map_err(|(line, m)| ScenarioError::field(field, format!("{given} line {line}: {m}")))
 }

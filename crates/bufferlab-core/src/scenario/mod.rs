@@ -8,6 +8,7 @@ pub mod capacity;
 pub mod checks;
 pub mod config;
 mod expand;
+pub mod files;
 mod flows;
 pub mod limits;
 mod links;

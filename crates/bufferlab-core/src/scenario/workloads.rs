@@ -206,7 +206,14 @@ fn host_link_rate(topo: &Topology, hosts: &[String], field: &str) -> Result<Rate
         .ok_or_else(|| ScenarioError::field(field, "the hosts have no links"))
 }
 
-fn size_cdf(src: &SizeSource, field: &str) -> Result<SizeCdf, ScenarioError> {
+/// The largest flow-size CDF file read (1 MiB: published CDFs have tens of lines).
+pub const MAX_CDF_BYTES: u64 = 1 << 20;
+
+fn size_cdf(
+    src: &SizeSource,
+    field: &str,
+    base: Option<&std::path::Path>,
+) -> Result<SizeCdf, ScenarioError> {
     let field = format!("{field}.sizes");
     match src {
         SizeSource::BuiltIn(name) => SizeCdf::built_in(name).ok_or_else(|| {
@@ -216,8 +223,14 @@ fn size_cdf(src: &SizeSource, field: &str) -> Result<SizeCdf, ScenarioError> {
             )
         }),
         SizeSource::File { file } => {
-            let text = std::fs::read_to_string(file)
-                .map_err(|e| ScenarioError::field(&field, format!("cannot read {file}: {e}")))?;
+            let text = super::files::read_inside(
+                &field,
+                base,
+                file,
+                MAX_CDF_BYTES,
+                "a CDF",
+                "give fewer points",
+            )?;
             SizeCdf::parse(&text).map_err(|e| ScenarioError::field(&field, format!("{file}: {e}")))
         }
         SizeSource::Points { points } => SizeCdf::new(points.clone()).map_err(|(i, e)| {
@@ -306,7 +319,7 @@ fn poisson(flows: &mut Vec<FlowConfig>, at: &At, w: &WorkloadConfig) -> Result<(
         Some(r) => *r,
         None => host_link_rate(topo, &hosts, &field)?,
     };
-    let cdf = size_cdf(sizes, &field)?;
+    let cdf = size_cdf(sizes, &field, s.base_dir.as_deref())?;
     let (t0, t1) = window(s, *start, *stop, &field)?;
     let prefix = name.clone().unwrap_or_else(|| format!("w{k}_"));
     // flows per second from each host
