@@ -347,7 +347,7 @@ main(int argc, char* argv[])
     cmd.AddValue("accessDelay", "access link delay", accessDelay);
     cmd.AddValue("bnRate", "bottleneck rate", bnRate);
     cmd.AddValue("bnDelay", "bottleneck delay", bnDelay);
-    cmd.AddValue("qdisc", "DropTail | RED | CoDel | FqCoDel | PIE", qdisc);
+    cmd.AddValue("qdisc", "DropTail | RED | CoDel | FqCoDel | PIE | Cobalt", qdisc);
     cmd.AddValue("qlimit", "queue disc limit: 20p, 5000B or bdp", qlimit);
     cmd.AddValue("tbfRate", "TbfQueueDisc Rate at the root, qdisc its child (empty: no TBF)",
                  tbfRate);
@@ -388,7 +388,8 @@ main(int argc, char* argv[])
                  trace);
     cmd.AddValue("seed", "RNG run number", seed);
     cmd.AddValue("ecn", "TcpSocketBase UseEcn On (ECT on data, ECE/CWR; TcpDctcp sets ECT(0))", ecn);
-    cmd.AddValue("redEcn", "RED UseEcn: mark ECT packets instead of early drops", redEcn);
+    cmd.AddValue("redEcn", "RED (and Cobalt) UseEcn: mark ECT packets instead of early drops",
+                 redEcn);
     cmd.AddValue("hardDrop", "RED UseHardDrop: forced drops stay drops (false: mark ECT)", hardDrop);
     cmd.AddValue("gentle", "RED Gentle", gentle);
     cmd.AddValue("tcpTypes",
@@ -549,9 +550,18 @@ main(int argc, char* argv[])
                              "MaxSize", QueueSizeValue(limit),
                              "MeanPktSize", UintegerValue(ipPkt));
     }
+    else if (qdisc == "Cobalt")
+    {
+        // CobaltQueueDisc's other attributes at their defaults (Target 5 ms, Interval 100 ms,
+        // Increment 1/256, Decrement 1/4096, BlueThreshold 400 ms, CeThreshold off)
+        setQd("ns3::CobaltQueueDisc",
+                             "MaxSize", QueueSizeValue(limit),
+                             "UseEcn", BooleanValue(redEcn));
+    }
     else
     {
-        std::fprintf(stderr, "unknown qdisc %s (DropTail RED CoDel FqCoDel PIE)\n", qdisc.c_str());
+        std::fprintf(stderr, "unknown qdisc %s (DropTail RED CoDel FqCoDel PIE Cobalt)\n",
+                     qdisc.c_str());
         return 2;
     }
     QueueDiscContainer qdiscs = tch.Install(bnDev);

@@ -37,10 +37,13 @@ pub enum DropReason {
     Oversize,
     /// Out of a policer's profile (`qdisc/police.rs`: act_police exceed, RFC 2698 red).
     Policed,
+    /// COBALT's BLUE drop (`qdisc/cobalt_vars.rs`: Linux sch_cake `cobalt_should_drop`, ns-3
+    /// `CobaltQueueDisc::CobaltShouldDrop`, with probability `p_drop`).
+    Blue,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 15] = [
+    pub const ALL: [DropReason; 16] = [
         DropReason::QueueFull,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -56,6 +59,7 @@ impl DropReason {
         DropReason::SharedPoolFull,
         DropReason::Oversize,
         DropReason::Policed,
+        DropReason::Blue,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -76,10 +80,12 @@ impl DropReason {
             DropReason::SharedPoolFull => "shared_pool_full",
             DropReason::Oversize => "oversize",
             DropReason::Policed => "policed",
+            DropReason::Blue => "blue",
         }
     }
 
-    /// True for drops a queue decided early, before it was full (RED early, CoDel, PIE, PI, REM).
+    /// True for drops a queue decided early, before it was full (RED early, CoDel, PIE, PI, REM,
+    /// BLUE).
     pub fn is_early(self) -> bool {
         matches!(
             self,
@@ -89,6 +95,7 @@ impl DropReason {
                 | DropReason::Pi
                 | DropReason::DualPi2
                 | DropReason::Rem
+                | DropReason::Blue
         )
     }
 

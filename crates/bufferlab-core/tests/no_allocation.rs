@@ -150,6 +150,11 @@ fn steady_state_makes_no_allocation() {
             r#"{ preset = "ns3", cc = "dctcp", ecn = true }"#,
         ),
         (
+            // COBALT (qdisc/cobalt.rs): its state is updated in place
+            r#"{ kind = "cobalt", preset = "ns3", limit = "100p" }"#,
+            r#"{ preset = "ns3", cc = "cubic" }"#,
+        ),
+        (
             // the shaper's wake-ups are port timers (net/port/shaper_ops.rs)
             r#"{ kind = "tbf", rate = "5Mbps", burst = "15000B", child = { kind = "fq_codel" } }"#,
             r#"{ preset = "ns3", cc = "cubic" }"#,

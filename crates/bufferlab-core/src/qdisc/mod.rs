@@ -10,6 +10,8 @@
 //! allocated per packet.
 
 pub mod classful;
+pub mod cobalt;
+pub mod cobalt_vars;
 pub mod codel;
 pub mod droptail;
 pub mod drr;

@@ -6,6 +6,7 @@
 //! all in this file: see CONTRIBUTING.md, "Recipe: adding a queue discipline".
 
 use super::classful::{Classful, ClassfulConfig};
+use super::cobalt::{Cobalt, CobaltConfig};
 use super::codel::{Codel, CodelConfig};
 use super::droptail::{DropTail, DropTailConfig};
 use super::drr::{Drr, DrrConfig};
@@ -51,6 +52,8 @@ pub enum QueueConfig {
     Codel(CodelConfig),
     /// FQ-CoDel (RFC 8290).
     FqCodel(FqCodelConfig),
+    /// COBALT, CoDel and BLUE (Linux sch_cake's AQM with one queue, ns-3 CobaltQueueDisc).
+    Cobalt(CobaltConfig),
     /// PIE (RFC 8033).
     Pie(PieConfig),
     /// PI (Hollot, Misra, Towsley & Gong 2001), as ns-2's Queue/PI.
@@ -114,6 +117,7 @@ impl QueueConfig {
             QueueConfig::Prio(c) => Box::new(Prio::new(c)),
             QueueConfig::Codel(c) => Box::new(Codel::new(c)),
             QueueConfig::FqCodel(c) => Box::new(FqCodel::new(c)),
+            QueueConfig::Cobalt(c) => Box::new(Cobalt::new(c)),
             QueueConfig::Pie(c) => Box::new(Pie::new(c)),
             QueueConfig::DualPi2(c) => Box::new(DualPi2::new(c)),
             QueueConfig::Pi(c) => Box::new(Pi::new(c)),
@@ -141,6 +145,7 @@ impl QueueConfig {
             QueueConfig::Prio(c) => c.limit,
             QueueConfig::Codel(c) => super::codel::configured_limit(c),
             QueueConfig::FqCodel(c) => super::fq_codel::configured_limit(c),
+            QueueConfig::Cobalt(c) => super::cobalt::configured_limit(c),
             QueueConfig::Pie(c) => super::pie::configured_limit(c),
             QueueConfig::DualPi2(c) => super::dualpi2::configured_limit(c),
             QueueConfig::Pi(c) => super::pi::configured_limit(c),
@@ -177,6 +182,7 @@ impl QueueConfig {
             QueueConfig::Sfq(c) => c.validate(),
             QueueConfig::Prio(c) => c.validate(),
             QueueConfig::FqCodel(c) => c.validate(),
+            QueueConfig::Cobalt(c) => c.validate(),
             QueueConfig::Pie(c) => c.validate(),
             QueueConfig::DualPi2(c) => c.validate(),
             QueueConfig::Pi(c) => c.validate(),

@@ -34,6 +34,8 @@ fn marks(q: &QueueConfig) -> bool {
         QueueConfig::Codel(c) => c.knobs.marks(false),
         // FQ-CoDel: Linux sch_fq_codel marks by default (`ecn` on), ns-3's does not
         QueueConfig::FqCodel(c) => c.knobs.marks(c.preset == AqmPreset::Linux),
+        // COBALT: sch_cake always marks, ns-3's CobaltQueueDisc only with UseEcn
+        QueueConfig::Cobalt(c) => c.knobs.marks(c.preset == AqmPreset::Linux),
         QueueConfig::Pie(c) => c.ecn.unwrap_or(false),
         QueueConfig::Pi(c) => c.ecn,
         QueueConfig::Rem(c) => c.ecn,
@@ -100,6 +102,7 @@ fn steps(q: &QueueConfig, rate_bps: f64) -> bool {
         QueueConfig::DualPi2(_) | QueueConfig::Python(_) => true,
         QueueConfig::Codel(c) => c.knobs.ce_threshold.is_some(),
         QueueConfig::FqCodel(c) => c.knobs.ce_threshold.is_some(),
+        QueueConfig::Cobalt(c) => c.knobs.ce_threshold.is_some(),
         QueueConfig::Classful(c) => c.classes.iter().any(|k| steps(&k.queue, rate_bps)),
         QueueConfig::Tbf(c) => steps(&c.child(), rate_bps),
         QueueConfig::Police(c) => steps(&c.child(), rate_bps),
