@@ -4,6 +4,7 @@ same dumbbell (issue 41; docs/validation.md, "COBALT against ns-3").
 
     .venv/bin/python bench/cobalt_compare.py            # all cases, a markdown table on stdout
     .venv/bin/python bench/cobalt_compare.py --cases udp
+    .venv/bin/python bench/cobalt_compare.py --sweep     # drops / goodput over start staggers
 
 The ns-3 side is bench/.peers/ns3_dumbbell (bench/peers/build_ns3.sh) with `--qdisc=Cobalt`: a
 CobaltQueueDisc at the bottleneck's root above a 1-packet device queue, its attributes at
@@ -76,11 +77,16 @@ def case_list() -> list[dict]:
     ]
 
 
-def scenario(c: dict) -> str:
+#: Start offsets of the stagger sweep (flow i starts at i * stagger s, ns3_dumbbell --stagger).
+STAGGERS = (0.0, 0.01, 0.05, 0.1, 0.2)
+
+
+def scenario(c: dict, stagger: float = 0.0) -> str:
     pairs = max(c["tcp"], 1)
+    starts = [i * stagger for i in range(pairs)] if stagger else None
     text = toml_dumbbell(
         f"cobalt-{c['id']}", c["title"], pairs, TIME, ACCESS, ("10Mbps", "10ms", c["queue"]),
-        c["tcp_cfg"], overhead=NS3_FRAMING, device_queue=NS3_DEVICE_QUEUE,
+        c["tcp_cfg"], starts=starts, overhead=NS3_FRAMING, device_queue=NS3_DEVICE_QUEUE,
     )
     if c["udp"]:
         text = text.split("[[flows]]")[0]
@@ -92,10 +98,10 @@ def scenario(c: dict) -> str:
     return text
 
 
-def run_bufferlab(c: dict) -> dict:
+def run_bufferlab(c: dict, stagger: float = 0.0) -> dict:
     with tempfile.TemporaryDirectory() as d:
         f = Path(d) / f"{c['id']}.toml"
-        f.write_text(scenario(c))
+        f.write_text(scenario(c, stagger))
         r = subprocess.run([str(BUFFERLAB), "run", str(f), "--json"], capture_output=True,
                            text=True, check=True)
     rep = json.loads(r.stdout)
@@ -103,21 +109,49 @@ def run_bufferlab(c: dict) -> dict:
     return dict(report=rep, queue=q)
 
 
-def run_ns3(c: dict) -> dict:
-    r = subprocess.run([str(NS3), *NS3_ACCESS, f"--simTime={TIME:g}", *c["ns3"]],
-                       capture_output=True, text=True, check=True)
+def run_ns3(c: dict, stagger: float = 0.0) -> dict:
+    r = subprocess.run([str(NS3), *NS3_ACCESS, f"--simTime={TIME:g}", f"--stagger={stagger:g}",
+                        *c["ns3"]], capture_output=True, text=True, check=True)
     return json.loads(r.stdout)
+
+
+def sweep(c: dict) -> None:
+    """Drops and goodput of both simulators over STAGGERS: how far the start phase alone moves
+    them, beside the difference between the simulators."""
+    for name, run in (("bufferlab", run_bufferlab), ("ns-3.44", run_ns3)):
+        drops, goodput = [], []
+        for st in STAGGERS:
+            r = run(c, st)
+            if name == "bufferlab":
+                drops.append(r["queue"]["drops"])
+                goodput.append(sum(f["goodput_bps"] for f in r["report"]["flows"]) / 1e6)
+            else:
+                drops.append(r["queue"]["drops"])
+                goodput.append(r["goodput_total_bps"] / 1e6)
+        print(f"| {c['id']} | {name} | " + " | ".join(
+            f"{d} / {g:.3f}" for d, g in zip(drops, goodput, strict=True)) +
+            f" | {sum(drops) / len(drops):.0f} / {sum(goodput) / len(goodput):.3f} |")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cases", help="comma-separated case ids")
     ap.add_argument("--show-toml", action="store_true", help="print each bufferlab scenario")
+    ap.add_argument("--sweep", action="store_true",
+                    help=f"the TCP cases over start staggers {STAGGERS} s instead")
     a = ap.parse_args()
     cs = case_list()
     if a.cases:
         want = set(a.cases.split(","))
         cs = [c for c in cs if c["id"] in want]
+    if a.sweep:
+        print("| case | simulator | " + " | ".join(f"stagger {s:g} s" for s in STAGGERS) +
+              " | mean |")
+        print("|---|---|" + "---|" * (len(STAGGERS) + 1))
+        for c in cs:
+            if c["tcp"]:
+                sweep(c)
+        return 0
     print("| case | simulator | goodput (Mbit/s) | queue avg (packets) | drops: AQM | "
           "drops: overflow | marks |")
     print("|---|---|---|---|---|---|---|")

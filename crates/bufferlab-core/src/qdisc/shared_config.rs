@@ -1,8 +1,8 @@
 //! Configuration pieces several disciplines share: how a hashing scheduler groups packets into
 //! flows (DRR, SFQ, FQ-CoDel), whose defaults the modern AQMs start from (CoDel, FQ-CoDel,
-//! PIE), CoDel's knobs (CoDel and FQ-CoDel: [`CodelKnobs`]) and a PI controller's knobs (PIE and
-//! DualPI2: [`PiKnobs`]). The knob types are flattened into their disciplines' tables, so a
-//! scenario writes `target = "5ms"` in the queue table as before.
+//! COBALT, PIE), CoDel's knobs (CoDel, FQ-CoDel and COBALT: [`CodelKnobs`]) and a PI
+//! controller's knobs (PIE and DualPI2: [`PiKnobs`]). The knob types are flattened into their
+//! disciplines' tables, so a scenario writes `target = "5ms"` in the queue table as before.
 
 use super::codel::CodelParams;
 use crate::units::SimTime;
@@ -44,19 +44,20 @@ pub enum FlowKey {
     SrcDst,
 }
 
-/// Whose defaults CoDel, FQ-CoDel and PIE start from.
+/// Whose defaults CoDel, FQ-CoDel, COBALT and PIE start from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AqmPreset {
-    /// Linux (sch_codel, sch_fq_codel, sch_pie) and the RFCs.
+    /// Linux (sch_codel, sch_fq_codel, sch_cake's COBALT, sch_pie) and the RFCs.
     #[default]
     Linux,
-    /// ns-3.44 (CoDelQueueDisc, FqCoDelQueueDisc, PieQueueDisc).
+    /// ns-3.44 (CoDelQueueDisc, FqCoDelQueueDisc, CobaltQueueDisc, PieQueueDisc).
     Ns3,
 }
 
-/// CoDel's control-law knobs, shared by CoDel (RFC 8289) and FQ-CoDel (RFC 8290, which runs one
-/// CoDel per flow queue with the same parameters).
+/// CoDel's control-law knobs, shared by CoDel (RFC 8289), FQ-CoDel (RFC 8290, which runs one
+/// CoDel per flow queue with the same parameters) and COBALT (`qdisc/cobalt.rs`, whose
+/// defaults and `ecn` default are its presets').
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct CodelKnobs {
     /// Acceptable standing delay (default 5 ms: RFC 8289 section 4.4, Linux sch_codel and
@@ -276,6 +277,14 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(named(c.validate()), schema_keys::<PieConfig>());
+        let c = super::super::cobalt::CobaltConfig {
+            unknown: bogus(),
+            ..Default::default()
+        };
+        assert_eq!(
+            named(c.validate()),
+            schema_keys::<super::super::cobalt::CobaltConfig>()
+        );
         let c = DualPi2Config {
             unknown: bogus(),
             ..Default::default()
