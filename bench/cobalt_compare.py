@@ -16,15 +16,18 @@ print what the sinks received and the bottleneck queue's time average, drops and
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from lab.cases import NS3_DEVICE_QUEUE, NS3_FRAMING, toml_dumbbell  # noqa: E402
+from lab.cases import (  # noqa: E402
+    NS3_DEVICE_QUEUE,
+    NS3_FRAMING,
+    run_bufferlab_dumbbell,
+    run_ns3_dumbbell,
+    toml_dumbbell,
+)
 
 NS3 = HERE / ".peers" / "ns3_dumbbell"
 BUFFERLAB = Path(sys.executable).parent / "bufferlab"
@@ -99,20 +102,12 @@ def scenario(c: dict, stagger: float = 0.0) -> str:
 
 
 def run_bufferlab(c: dict, stagger: float = 0.0) -> dict:
-    with tempfile.TemporaryDirectory() as d:
-        f = Path(d) / f"{c['id']}.toml"
-        f.write_text(scenario(c, stagger))
-        r = subprocess.run([str(BUFFERLAB), "run", str(f), "--json"], capture_output=True,
-                           text=True, check=True)
-    rep = json.loads(r.stdout)
-    q = next(q for q in rep["queues"] if q["link"] == "bottleneck" and q["from"] == "r0")
-    return dict(report=rep, queue=q)
+    return run_bufferlab_dumbbell(scenario(c, stagger), c["id"])
 
 
 def run_ns3(c: dict, stagger: float = 0.0) -> dict:
-    r = subprocess.run([str(NS3), *NS3_ACCESS, f"--simTime={TIME:g}", f"--stagger={stagger:g}",
-                        *c["ns3"]], capture_output=True, text=True, check=True)
-    return json.loads(r.stdout)
+    return run_ns3_dumbbell([*NS3_ACCESS, f"--simTime={TIME:g}", f"--stagger={stagger:g}",
+                             *c["ns3"]])
 
 
 def sweep(c: dict) -> None:

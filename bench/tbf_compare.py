@@ -15,15 +15,18 @@ same child. Both print what the sinks received and the shaper's queue (time aver
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from lab.cases import NS3_DEVICE_QUEUE, NS3_FRAMING, toml_dumbbell  # noqa: E402
+from lab.cases import (  # noqa: E402
+    NS3_DEVICE_QUEUE,
+    NS3_FRAMING,
+    run_bufferlab_dumbbell,
+    run_ns3_dumbbell,
+    toml_dumbbell,
+)
 
 NS3 = HERE / ".peers" / "ns3_dumbbell"
 BUFFERLAB = Path(sys.executable).parent / "bufferlab"
@@ -105,20 +108,11 @@ def scenario(c: dict) -> str:
 
 
 def run_bufferlab(c: dict) -> dict:
-    with tempfile.TemporaryDirectory() as d:
-        f = Path(d) / f"{c['id']}.toml"
-        f.write_text(scenario(c))
-        r = subprocess.run([str(BUFFERLAB), "run", str(f), "--json"], capture_output=True,
-                           text=True, check=True)
-    rep = json.loads(r.stdout)
-    q = next(q for q in rep["queues"] if q["link"] == "bottleneck" and q["from"] == "r0")
-    return dict(report=rep, queue=q)
+    return run_bufferlab_dumbbell(scenario(c), c["id"])
 
 
 def run_ns3(c: dict) -> dict:
-    r = subprocess.run([str(NS3), *NS3_ACCESS, f"--simTime={TIME:g}", *c["ns3"]],
-                       capture_output=True, text=True, check=True)
-    return json.loads(r.stdout)
+    return run_ns3_dumbbell([*NS3_ACCESS, f"--simTime={TIME:g}", *c["ns3"]])
 
 
 def main() -> int:

@@ -440,3 +440,34 @@ def cases() -> list[dict]:
 # ----------------------------------------------------------------------------------------------
 # Tools
 # ----------------------------------------------------------------------------------------------
+
+
+def run_bufferlab_dumbbell(text: str, name: str) -> dict:
+    """Runs a dumbbell scenario's `text` with the bufferlab next to this Python (`bufferlab run
+    --json`): its report and its bottleneck queue r0 -> r1 (the ns-3 comparisons' tables)."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    bufferlab = Path(sys.executable).parent / "bufferlab"
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / f"{name}.toml"
+        f.write_text(text)
+        r = subprocess.run([str(bufferlab), "run", str(f), "--json"], capture_output=True,
+                           text=True, check=True)
+    rep = json.loads(r.stdout)
+    q = next(q for q in rep["queues"] if q["link"] == "bottleneck" and q["from"] == "r0")
+    return dict(report=rep, queue=q)
+
+
+def run_ns3_dumbbell(args: list[str]) -> dict:
+    """Runs bench/.peers/ns3_dumbbell (bench/peers/build_ns3.sh) with `args`: its JSON."""
+    import json
+    import subprocess
+    from pathlib import Path
+
+    peer = Path(__file__).resolve().parents[1] / ".peers" / "ns3_dumbbell"
+    r = subprocess.run([str(peer), *args], capture_output=True, text=True, check=True)
+    return json.loads(r.stdout)

@@ -205,7 +205,7 @@ impl CobaltConfig {
                 // cake_reconfigure: rate_bps (bytes/s) * interval (us) / (USEC_PER_SEC / 4)
                 let t = (rate.0 / 8) as u128 * interval_us as u128 / 250_000;
                 let t = t.min(u32::MAX as u128) as u64;
-                QueueLimit::Bytes(t.max(4 << 20).min(10240 * LINUX_MTU))
+                QueueLimit::Bytes(t.clamp(4 << 20, 10240 * LINUX_MTU))
             }
             AqmPreset::Ns3 => NS3_LIMIT,
         }
