@@ -78,6 +78,23 @@ pub enum Preset {
     Linux,
 }
 
+/// How slow start ends before the first loss (`slow_start`; docs/models/tcp.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum SlowStart {
+    /// RFC 5681 slow start until the first loss (no HyStart of either kind).
+    #[serde(rename = "rfc5681")]
+    Rfc5681,
+    /// CUBIC's classic HyStart (Ha and Rhee 2011), as the flavour's CUBIC runs it: Linux
+    /// `tcp_cubic.c`'s, or ns-3.44 `TcpCubic`'s under `ns3_rules` (`cc/hystart.rs`).
+    #[serde(rename = "hystart")]
+    Hystart,
+    /// HyStart++ (RFC 9406; `cc/hystart_pp.rs`) for reno, newreno, linux_reno and cubic, in
+    /// the RFC and linux flavours: no Linux, ns-2 or ns-3 release runs it (FreeBSD and Windows
+    /// do), so no preset turns it on.
+    #[serde(rename = "hystart++")]
+    HystartPp,
+}
+
 /// The `tcp = { ... }` table of a flow. Every field is optional and overrides the preset.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -203,6 +220,12 @@ pub struct TcpOptions {
     /// Under the `linux` preset's rules only (default on there); the other flavours refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack_tlp: Option<bool>,
+    /// How the initial slow start ends before a loss: `rfc5681` (not before the loss),
+    /// `hystart` (CUBIC's classic HyStart, the flavour's) or `hystart++` (RFC 9406, for reno,
+    /// newreno, linux_reno and cubic; RFC and linux flavours). Default: the preset's (CUBIC
+    /// runs the flavour's HyStart, the others RFC 5681; ns-2 has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_start: Option<SlowStart>,
     /// Option bytes a SYN and a SYN-ACK carry beyond the header (default by preset: ns-3 4,
     /// Linux 8, ns-2 0; models/tcp.md). `"0B"` for a stack that sends no SYN options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -325,6 +348,8 @@ pub struct TcpParams {
     pub prr: bool,
     /// RACK-TLP (`tcp/rack.rs`, `tcp/sender/rack_tlp.rs`), with the Linux flavour and SACK.
     pub rack_tlp: bool,
+    /// `slow_start` as given (`None`: the preset's, see [`SlowStart`]).
+    pub slow_start: Option<SlowStart>,
     pub vegas_alpha: f64,
     pub vegas_beta: f64,
     pub vegas_gamma: f64,
@@ -391,6 +416,7 @@ impl TcpParams {
                 flavour: Flavour::Ns2,    // ns-2.35's agents (tcp/flavour/ns2.rs)
                 prr: false,
                 rack_tlp: false,  // ns-2.35 has no RACK-TLP
+                slow_start: None, // ns-2.35: no HyStart
                 vegas_alpha: 1.0, // Agent/TCP/Vegas v_alpha_ 1
                 vegas_beta: 3.0,  // v_beta_ 3
                 vegas_gamma: 1.0, // v_gamma_ 1
@@ -450,6 +476,7 @@ impl TcpParams {
                 flavour: Flavour::Ns3, // ns-3.44's TcpSocketBase (tcp/flavour/ns3.rs)
                 prr: true,             // TcpSocketBase RecoveryType = TcpPrrRecovery
                 rack_tlp: false,       // ns-3.44 has no RACK-TLP
+                slow_start: None,      // TcpCubic's HyStart (flavour rule cubic_hystart)
                 vegas_alpha: 2.0,      // TcpVegas Alpha 2
                 vegas_beta: 4.0,       // Beta 4
                 vegas_gamma: 1.0,      // Gamma 1
@@ -510,6 +537,8 @@ impl TcpParams {
                 // RACK-TLP: sysctl tcp_recovery 1 (RACK, default since 4.18) and
                 // tcp_early_retrans 3 (TLP); tcp/rack.rs, tcp/sender/rack_tlp.rs
                 rack_tlp: true,
+                // tcp_cubic.c's HyStart (flavour rule cubic_hystart); no HyStart++ in Linux
+                slow_start: None,
                 vegas_alpha: 2.0, // tcp_vegas alpha 2
                 vegas_beta: 4.0,  // beta 4
                 vegas_gamma: 1.0, // gamma 1
@@ -598,6 +627,9 @@ impl TcpParams {
             p.rack_tlp = false;
         }
         set!(rack_tlp);
+        if o.slow_start.is_some() {
+            p.slow_start = o.slow_start;
+        }
         set!(vegas_alpha);
         set!(vegas_beta);
         set!(vegas_gamma);
@@ -708,6 +740,9 @@ impl TcpParams {
             j["rack_tlp"] = self.rack_tlp.into();
         }
         // Only when given, so earlier reports keep their bytes.
+        if let Some(v) = self.slow_start {
+            j["slow_start"] = serde_json::to_value(v).unwrap_or_default();
+        }
         if let Some(a) = self.ns2.to_json() {
             j["ns2_agent"] = a;
         }
@@ -822,6 +857,7 @@ impl TcpParams {
                     .into(),
             ));
         }
+        super::cc::hystart_pp::check_slow_start(self).map_err(|e| ("slow_start", e))?;
         if self.ns2 != Ns2Agent::default() && self.flavour != Flavour::Ns2 {
             return Err((
                 "ns2_agent",

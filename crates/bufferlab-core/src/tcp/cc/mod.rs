@@ -7,6 +7,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod hystart;
+pub mod hystart_pp;
 pub mod linux_reno;
 pub mod newreno;
 pub mod ns3_newreno;
@@ -168,8 +169,17 @@ pub struct Conn {
     pub iw_bytes: f64,
 }
 
-/// The algorithm chosen by `p.cc`.
+/// The algorithm chosen by `p.cc`, its initial slow start HyStart++'s with `slow_start =
+/// "hystart++"` (`hystart_pp.rs`).
 pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
+    let cc = build_controller(p);
+    if p.slow_start == Some(super::config::SlowStart::HystartPp) {
+        return Box::new(hystart_pp::WithHystartPp::new(cc, p.paced()));
+    }
+    cc
+}
+
+fn build_controller(p: &TcpParams) -> Box<dyn CongestionControl> {
     match p.cc {
         CcKind::Tahoe => Box::new(tahoe::Tahoe),
         CcKind::Reno if p.rules().segment_counting_newreno => {
@@ -208,7 +218,7 @@ pub fn build(p: &TcpParams) -> Box<dyn CongestionControl> {
         )),
         CcKind::Cubic => Box::new(
             cubic::Cubic::new(p.cubic_c, p.cubic_beta, p.cubic_fast_convergence)
-                .with_rules(p.rules().cubic_as_ns3_tcp_cubic, p.rules().cubic_hystart),
+                .with_rules(p.rules().cubic_as_ns3_tcp_cubic, hystart_pp::cubic_hystart(p)),
         ),
     }
 }
