@@ -12,7 +12,8 @@
 //! * Slow start is RFC 5681's (one segment per ACK at most); with `Rules::cubic_hystart` it ends
 //!   early by HyStart (`hystart.rs`: Linux's in the RFC flavour, since RFC 9438 section 4.10
 //!   leaves the slow-start algorithm open and Linux runs HyStart; ns-3's in the ns-3 flavour).
-//!   HyStart++ (RFC 9406) is not modelled.
+//!   `slow_start = "rfc5681"` turns it off; `"hystart++"` replaces the initial slow start with
+//!   RFC 9406's (`hystart_pp.rs`, which wraps this controller).
 //! * RTT is the smallest fine-grained RTT seen (Linux `delay_min`).
 //!
 //! **ns-3.44 `TcpCubic`** (`Rules::cubic_as_ns3_tcp_cubic`, the ns-3 flavour;

@@ -190,3 +190,66 @@ fn rack_tlp_is_refused_outside_the_linux_rules() {
     // the linux preset under ns-3's rules drops its own default silently
     assert!(!linux(|o| o.ns3_rules = Some(true)).rack_tlp);
 }
+
+// ---- slow_start (cc/hystart_pp.rs: HyStart++, RFC 9406; CUBIC's classic HyStart) ----
+
+#[test]
+fn slow_start_is_refused_where_it_is_not_modelled() {
+    use crate::tcp::config::SlowStart::{Hystart, HystartPp, Rfc5681};
+    let refused = |f: &dyn Fn(&mut TcpOptions)| {
+        let p = linux(f);
+        p.validate().map_err(|e| e.0)
+    };
+    // HyStart++ for the AIMD controllers and CUBIC under the RFC and linux rules
+    for cc in [CcKind::Reno, CcKind::Newreno, CcKind::LinuxReno, CcKind::Cubic] {
+        assert_eq!(
+            refused(&|o| {
+                o.cc = Some(cc);
+                o.slow_start = Some(HystartPp);
+            }),
+            Ok(())
+        );
+    }
+    // not for controllers with a start-up of their own, nor under ns-2's or ns-3's rules
+    for f in [
+        &(|o: &mut TcpOptions| {
+            o.cc = Some(CcKind::Bbr);
+            o.slow_start = Some(HystartPp);
+        }) as &dyn Fn(&mut TcpOptions),
+        &|o| {
+            o.ns3_rules = Some(true);
+            o.slow_start = Some(HystartPp);
+        },
+        &|o| {
+            o.ns2_rules = Some(true);
+            o.slow_start = Some(HystartPp);
+        },
+        // classic HyStart is CUBIC's
+        &|o| o.slow_start = Some(Hystart),
+        &|o| {
+            o.cc = Some(CcKind::Vegas);
+            o.slow_start = Some(Rfc5681);
+        },
+    ] {
+        assert_eq!(refused(f), Err("slow_start"));
+    }
+}
+
+#[test]
+fn slow_start_picks_cubics_hystart_and_shows_only_when_given() {
+    use crate::tcp::cc::hystart_pp::cubic_hystart;
+    use crate::tcp::config::SlowStart::{HystartPp, Rfc5681};
+    use crate::tcp::flavour::HystartVariant;
+    let cubic = |s| {
+        linux(|o| {
+            o.cc = Some(CcKind::Cubic);
+            o.slow_start = s;
+        })
+    };
+    assert_eq!(cubic_hystart(&cubic(None)), Some(HystartVariant::Linux));
+    assert_eq!(cubic_hystart(&cubic(Some(Rfc5681))), None);
+    assert_eq!(cubic_hystart(&cubic(Some(HystartPp))), None);
+    // validate --json: the setting appears only when given, so other reports keep their bytes
+    assert!(cubic(None).to_json().get("slow_start").is_none());
+    assert_eq!(cubic(Some(HystartPp)).to_json()["slow_start"], "hystart++");
+}
