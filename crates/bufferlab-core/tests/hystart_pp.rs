@@ -12,7 +12,7 @@ use common::{queue, run_text, Dumbbell};
 /// One flow, bottleneck one-way delay `delay`, buffer `limit`, for `secs` seconds.
 fn scenario(delay: &str, limit: u64, tcp: &str, secs: u32) -> String {
     Dumbbell::new(1)
-        .duration(&format!("\"{secs}s\""))
+        .duration(&format!("{secs}s"))
         .access("1Gbps", "1ms")
         .access_queue(r#"{ kind = "droptail", limit = "10000p" }"#)
         .bottleneck("100Mbps", delay)
