@@ -143,3 +143,51 @@ fn l4s_runs_are_deterministic() {
     let b = serde_json::to_string(&run_text(L4S, 3).flows).unwrap();
     assert_eq!(a, b);
 }
+
+// ---- L4S at link rates of 10 to 100 Mbit/s, one-way bottleneck delays of 5 and 20 ms (issue #39) ----
+
+/// The example at `rate` Mbit/s and a one-way bottleneck delay of `delay` ms, DualPI2's step
+/// threshold `step` (Linux's 1 ms when None): Prague's goodput over CUBIC's.
+fn l4s_ratio(rate: u32, delay: u32, step: Option<&str>) -> f64 {
+    let mut text = L4S
+        .replace(r#"rate = "40Mbps""#, &format!(r#"rate = "{rate}Mbps""#))
+        .replace(r#"delay = "5ms""#, &format!(r#"delay = "{delay}ms""#));
+    if let Some(s) = step {
+        text = text.replace(
+            r#"queue = { kind = "dualpi2" }"#,
+            &format!(r#"queue = {{ kind = "dualpi2", step_thresh = "{s}" }}"#),
+        );
+    }
+    assert_ne!(text, L4S, "the example's bottleneck lines changed: update this test");
+    let r = run_text(&text, 1);
+    flow(&r, "prague").goodput_bps / flow(&r, "cubic").goodput_bps
+}
+
+#[test]
+fn dualpi2_couples_prague_and_cubic_from_20_to_100_mbps() {
+    for rate in [20, 40, 100] {
+        for delay in [5, 20] {
+            let ratio = l4s_ratio(rate, delay, None);
+            assert!(
+                (0.5..2.0).contains(&ratio),
+                "{rate} Mbit/s, {delay} ms: Prague / CUBIC {ratio:.2}"
+            );
+        }
+    }
+}
+
+#[test]
+fn at_10_mbps_linux_s_1ms_step_starves_prague_and_rfc_9332_s_floor_does_not() {
+    // 1514 B take 1.21 ms at 10 Mbit/s: with Linux's default step (1 ms, sch_dualpi2.c
+    // do_step_aqm) an L packet behind any other is marked (docs/models/dualpi2.md, "Low link
+    // rates"); RFC 9332 A.1 keeps the threshold above 2 MTU of serialization (2.42 ms).
+    for delay in [5, 20] {
+        let linux = l4s_ratio(10, delay, None);
+        assert!(linux < 0.4, "{delay} ms, 1 ms step: Prague / CUBIC {linux:.2}");
+        let floor = l4s_ratio(10, delay, Some("2.42ms"));
+        assert!(
+            (0.5..2.0).contains(&floor),
+            "{delay} ms, 2.42 ms step: Prague / CUBIC {floor:.2}"
+        );
+    }
+}
