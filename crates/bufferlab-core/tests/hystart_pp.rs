@@ -36,9 +36,8 @@ fn hystart_pp_drops_fewer_packets_than_slow_start_to_the_first_loss() {
     // 40 ms base RTT, 4 BDP of buffer (1333 packets of 1500 B). Linux Reno grows by the
     // segments acked in both (tcp_slow_start; HyStart++'s L = 8 does the same with delayed
     // ACKs), so only the exit differs. Measured: 1230 drops without, 417 with.
-    let tcp = |ss: &str| {
-        format!(r#"{{ preset = "linux", cc = "linux_reno", slow_start = "{ss}" }}"#)
-    };
+    let tcp =
+        |ss: &str| format!(r#"{{ preset = "linux", cc = "linux_reno", slow_start = "{ss}" }}"#);
     let (plain, st) = outcome("18ms", 1333, &tcp("rfc5681"), 5);
     assert!(st.get("hystart_pp_css_entries").is_none(), "{st}");
     let (hspp, st) = outcome("18ms", 1333, &tcp("hystart++"), 5);

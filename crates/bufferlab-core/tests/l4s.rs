@@ -158,7 +158,10 @@ fn l4s_ratio(rate: u32, delay: u32, step: Option<&str>) -> f64 {
             &format!(r#"queue = {{ kind = "dualpi2", step_thresh = "{s}" }}"#),
         );
     }
-    assert_ne!(text, L4S, "the example's bottleneck lines changed: update this test");
+    assert_ne!(
+        text, L4S,
+        "the example's bottleneck lines changed: update this test"
+    );
     let r = run_text(&text, 1);
     flow(&r, "prague").goodput_bps / flow(&r, "cubic").goodput_bps
 }
@@ -183,7 +186,10 @@ fn at_10_mbps_linux_s_1ms_step_starves_prague_and_rfc_9332_s_floor_does_not() {
     // rates"); RFC 9332 A.1 keeps the threshold above 2 MTU of serialization (2.42 ms).
     for delay in [5, 20] {
         let linux = l4s_ratio(10, delay, None);
-        assert!(linux < 0.4, "{delay} ms, 1 ms step: Prague / CUBIC {linux:.2}");
+        assert!(
+            linux < 0.4,
+            "{delay} ms, 1 ms step: Prague / CUBIC {linux:.2}"
+        );
         let floor = l4s_ratio(10, delay, Some("2.42ms"));
         assert!(
             (0.5..2.0).contains(&floor),

@@ -393,7 +393,10 @@ mod tests {
             let mut h = HystartPp::new(true);
             let mut w = window(10.0, f64::INFINITY);
             let (ev, una) = round(&mut h, &mut w, 0, 10, 80);
-            assert!(ev.is_empty(), "no test in the first round (no last minimum)");
+            assert!(
+                ev.is_empty(),
+                "no test in the first round (no last minimum)"
+            );
             let (ev, _) = round(&mut h, &mut w, una, 10, rtt);
             assert_eq!(ev.contains(&Event::EnteredCss), enters, "{rtt} ms");
             assert_eq!(matches!(h.phase, Phase::Css { .. }), enters);
@@ -506,7 +509,10 @@ mod tests {
         let mut a = ack(1000, 20_000, 20);
         a.acked = 2000;
         cc.on_ack(&mut w, &a);
-        assert_eq!(w.cwnd, 12_000.0, "HyStart++ slow start: the two segments acked");
+        assert_eq!(
+            w.cwnd, 12_000.0,
+            "HyStart++ slow start: the two segments acked"
+        );
         w.ssthresh = cc.ssthresh_on_loss(&w, 12_000, SimTime::ZERO);
         w.cwnd = 3000.0;
         assert_eq!(cc.hspp.phase, Phase::Done);

@@ -217,8 +217,10 @@ fn build_controller(p: &TcpParams) -> Box<dyn CongestionControl> {
             p.prague_rtt_target,
         )),
         CcKind::Cubic => Box::new(
-            cubic::Cubic::new(p.cubic_c, p.cubic_beta, p.cubic_fast_convergence)
-                .with_rules(p.rules().cubic_as_ns3_tcp_cubic, hystart_pp::cubic_hystart(p)),
+            cubic::Cubic::new(p.cubic_c, p.cubic_beta, p.cubic_fast_convergence).with_rules(
+                p.rules().cubic_as_ns3_tcp_cubic,
+                hystart_pp::cubic_hystart(p),
+            ),
         ),
     }
 }

@@ -201,7 +201,12 @@ fn slow_start_is_refused_where_it_is_not_modelled() {
         p.validate().map_err(|e| e.0)
     };
     // HyStart++ for the AIMD controllers and CUBIC under the RFC and linux rules
-    for cc in [CcKind::Reno, CcKind::Newreno, CcKind::LinuxReno, CcKind::Cubic] {
+    for cc in [
+        CcKind::Reno,
+        CcKind::Newreno,
+        CcKind::LinuxReno,
+        CcKind::Cubic,
+    ] {
         assert_eq!(
             refused(&|o| {
                 o.cc = Some(cc);
