@@ -166,15 +166,15 @@ impl HystartPp {
         }
         if self.samples >= N_RTT_SAMPLE {
             match (self.phase, self.current_round_min, self.last_round_min) {
-                (Phase::SlowStart, Some(cur), Some(last)) => {
-                    if cur >= last + Self::rtt_thresh(last) {
-                        self.phase = Phase::Css {
-                            baseline: cur,
-                            rounds: 0,
-                        };
-                        self.css_entries += 1;
-                        event = Some(Event::EnteredCss);
-                    }
+                (Phase::SlowStart, Some(cur), Some(last))
+                    if cur >= last + Self::rtt_thresh(last) =>
+                {
+                    self.phase = Phase::Css {
+                        baseline: cur,
+                        rounds: 0,
+                    };
+                    self.css_entries += 1;
+                    event = Some(Event::EnteredCss);
                 }
                 (Phase::Css { baseline, .. }, Some(cur), _) if cur < baseline => {
                     // The exit was spurious: slow start again, HyStart++ included.
