@@ -12,6 +12,8 @@
 pub mod app;
 pub mod cc;
 pub mod config;
+mod config_checks;
+mod config_presets;
 pub mod flavour;
 pub mod full;
 pub mod ns2_agent;
