@@ -84,7 +84,8 @@ def test_the_example_runs_and_prints_slowdown_by_size(cli):
 
 def test_workload_errors_are_one_line(cli, tmp_path):
     b = star()
-    b.poisson_flows(["h*"], {"file": str(tmp_path / "bad.cdf")}, 0.3)
+    # a CDF file is named relative to the scenario's folder (docs/models/workloads.md)
+    b.poisson_flows(["h*"], {"file": "bad.cdf"}, 0.3)
     (tmp_path / "bad.cdf").write_text("0 0\n100 0.5\n50 1\n")
     path = tmp_path / "w.toml"
     path.write_text(b.scenario().text)

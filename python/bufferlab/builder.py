@@ -96,9 +96,11 @@ class ScenarioBuilder:
         self, hosts: Sequence[str], sizes: Any, load: float, **fields: Any
     ) -> ScenarioBuilder:
         """Adds flows arriving as a Poisson process at ``load`` of the hosts' links, sizes from
-        ``sizes`` (``"web_search"``, ``"data_mining"``, ``"hadoop"``, ``{"file": ...}`` or
-        ``{"points": [[size, p], ...]}``), as ``[[workloads]]`` of kind ``poisson``: ``name``,
-        ``pairs``, ``link_rate``, ``start``, ``stop``, ``tcp`` (docs/models/workloads.md)."""
+        ``sizes`` (``"web_search"``, ``"data_mining"``, ``"hadoop"``, ``{"file": ...}`` (a name
+        relative to the scenario file's folder, inside it; the working folder when the scenario
+        has no file) or ``{"points": [[size, p], ...]}``), as ``[[workloads]]`` of kind
+        ``poisson``: ``name``, ``pairs``, ``link_rate``, ``start``, ``stop``, ``tcp``
+        (docs/models/workloads.md)."""
         entry = {"kind": "poisson", "hosts": list(hosts), "sizes": sizes, "load": load}
         self._d.setdefault("workloads", []).append({**entry, **_clean(fields)})
         return self
