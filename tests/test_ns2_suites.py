@@ -54,6 +54,11 @@ def test_the_speed_table_counts_slower_tests_and_the_worst_ratio() -> None:
     text = speed.render({"date": "d", "commit": "c", "machine": "m", "tests": rows})
     assert "| a | 2 | 0.150 | 0.110 | 0.85 | 1.20 (t2) | 1 |" in text
     assert "slower than ns-2 on **1 of 2** tests" in text
+    # the rounds' own ratios, where kept, decide: t2 was faster in most of its rounds
+    rows[1] |= {"wall_ratio": 0.9, "cpu_ratio": 0.95}
+    text = speed.render({"date": "d", "commit": "c", "machine": "m", "tests": rows})
+    assert "| a | 2 | 0.150 | 0.110 | 0.70 | 0.90 (t2) | 0 |" in text
+    assert "slower than ns-2 on **0 of 2** tests" in text
 
 
 def test_a_short_test_gets_more_rounds_an_odd_number_of_them() -> None:

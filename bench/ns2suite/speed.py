@@ -17,7 +17,11 @@ two at a time; these times are measured for the comparison alone:
   uses; bufferlab's bytecode caches written by a warm-up run first (a user's second run reads
   them), whatever `PYTHONDONTWRITEBYTECODE` says;
 * wall time (perf_counter around the process) and CPU time (user + system, from wait4), the
-  median over the rounds of each;
+  median over the rounds of each; the test's ratio is the median over the rounds of each
+  round's own ratio (bufferlab's run over ns-2's run beside it), so that a busy moment moves
+  one pair and not the two medians apart;
+* `--pin CPU` runs both on that processor alone (the bench's own affinity, which its children
+  inherit): on a machine that other work shares, keep that work off the CPU for the run;
 * at least `--rounds` rounds, and more for a short test, until ns-2's runs add up to
   `--seconds` (at most `--max-rounds`, an odd number so that the median is a run's): a test of
   80 ms is over in a moment and one busy moment of the machine moves its median, so it gets more
@@ -129,11 +133,24 @@ def time_test(
     for k, xs in samples.items():
         row[f"{k}_wall_s"] = round(statistics.median(w for w, _ in xs), 4)
         row[f"{k}_cpu_s"] = round(statistics.median(c for _, c in xs), 4)
+    pairs = list(zip(samples["bufferlab"], samples["ns2"]))
+    row["wall_ratio"] = round(statistics.median(b[0] / n[0] for b, n in pairs), 4)
+    row["cpu_ratio"] = round(statistics.median(b[1] / max(n[1], 1e-6) for b, n in pairs), 4)
     return row
 
 
 def wall_ratio(row: dict) -> float:
+    """The median of the rounds' own ratios; a row timed before they were kept: the ratio of
+    the medians."""
+    if "wall_ratio" in row:
+        return row["wall_ratio"]
     return row["bufferlab_wall_s"] / row["ns2_wall_s"]
+
+
+def cpu_ratio(row: dict) -> float:
+    if "cpu_ratio" in row:
+        return row["cpu_ratio"]
+    return row["bufferlab_cpu_s"] / row["ns2_cpu_s"]
 
 
 def _suite_row(name: str, rows: list[dict], bold: bool = False) -> str:
@@ -159,7 +176,7 @@ def render(data: dict) -> str:
     for r in rows:
         by.setdefault(r["suite"], []).append(r)
     slower = sum(1 for r in rows if wall_ratio(r) > 1.0)
-    cpu = statistics.median(r["bufferlab_cpu_s"] / r["ns2_cpu_s"] for r in rows) if rows else 0
+    cpu = statistics.median(cpu_ratio(r) for r in rows) if rows else 0
     n = sorted({r["rounds"] for r in rows}) or [0]
     rounds = f"{n[0]}" if len(n) == 1 else f"{n[0]} to {n[-1]}, more for a shorter test,"
     out = [
@@ -168,7 +185,8 @@ def render(data: dict) -> str:
         f"Timed on {data['date']} (commit `{data['commit']}`, {data['machine']}, "
         f"{rounds} rounds a test): the tests both simulators run to the end, one at a time, "
         "`ns` and `bufferlab run` alternating; wall times are the medians over the rounds "
-        "(whole process, start-up included), the ratio is bufferlab's over ns-2's; every "
+        "(whole process, start-up included), a test's ratio the median over the rounds of "
+        "bufferlab's time over ns-2's in that round; every "
         "test's times are in [ns2-suite-speed.json](ns2-suite-speed.json).",
         "",
         "| suite | tests | ns-2 (s) | bufferlab (s) | ratio | slowest ratio (test) | slower |",
@@ -227,6 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--max-rounds", type=int, default=9, help="rounds for a short test (9)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per run (300)")
+    ap.add_argument("--pin", type=int, default=None, help="run both on this CPU alone")
     ap.add_argument("--out", type=Path, default=CACHE / "speed", help=f"(default {CACHE}/speed)")
     ap.add_argument("--write-docs", action="store_true", help="docs/ns2-suite-speed.json, table")
     a = ap.parse_args(argv)
@@ -251,6 +270,12 @@ def main(argv: list[str] | None = None) -> int:
     if not picked:
         print("error: no test both simulators run to the end was named", file=sys.stderr)
         return 2
+    if a.pin is not None:
+        try:
+            os.sched_setaffinity(0, {a.pin})
+        except (OSError, ValueError) as e:
+            print(f"error: --pin {a.pin}: {e}; give a CPU of this machine", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory(prefix="ns2suite-speed-stubs-") as d:
         env = _env(harness._stubs(Path(d)))
         # warm-up: the bytecode caches a user's second run reads
@@ -270,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
         "generated_by": "python -m bench.ns2suite.speed",
         "date": dt.date.today().isoformat(),
         "commit": table_commit(),
-        "machine": f"{os.cpu_count()} CPUs, {platform.machine()}",
+        "machine": f"{os.cpu_count()} CPUs, {platform.machine()}"
+        + ("" if a.pin is None else f", both on CPU {a.pin} alone"),
         "tests": rows,
     }
     a.out.mkdir(parents=True, exist_ok=True)
