@@ -7,6 +7,10 @@ mod common;
 use common::{cbr_dumbbell, queue, run_text};
 
 fn cbr(queue_toml: &str) -> String {
+    cbr_measured_from(queue_toml, "2s")
+}
+
+fn cbr_measured_from(queue_toml: &str, warmup: &str) -> String {
     cbr_dumbbell(
         "police-test",
         ("100Mbps", "10ms"),
@@ -14,7 +18,7 @@ fn cbr(queue_toml: &str) -> String {
         ("8Mbps", "1000B"),
     )
     .duration("12s")
-    .set("warmup", "\"2s\"")
+    .set("warmup", &format!("\"{warmup}\""))
     .toml()
 }
 
@@ -59,4 +63,25 @@ fn three_colours_split_the_offer_at_cir_and_pir() {
     let b = queue(&r, "bottleneck", "r0");
     assert!((b.departures as i64 - 2500).abs() <= 1, "{}", b.departures);
     assert_eq!(b.marks, 0);
+}
+
+#[test]
+fn one_rate_three_colours_pass_cir_in_green_and_yellow_together() {
+    // RFC 2697: under a steady overload C never fills, so E gets no tokens after the warm-up:
+    // CIR's 250 packets a second are green and every other packet is red
+    let q = r#"{ kind = "police", rate = "2Mbps", burst = "10000B", excess_burst = "20000B", yellow = "pass" }"#;
+    let r = run_text(&cbr(q), 1);
+    let b = queue(&r, "bottleneck", "r0");
+    let c = colours(b);
+    assert!((c[0] as i64 - 2500).abs() <= 1, "{c:?}");
+    assert_eq!(c[1], 0, "{c:?}");
+    assert!((c[2] as i64 - 7500).abs() <= 1, "{c:?}");
+    assert_eq!(b.departures, c[0] + c[1]);
+    // with the overload starting on full buckets (no warm-up), the first EBS bytes are yellow
+    let q = r#"{ kind = "police", rate = "2Mbps", burst = "10000B", excess_burst = "20000B", yellow = "pass" }"#;
+    let r = run_text(&cbr_measured_from(q, "0s"), 1);
+    let b = queue(&r, "bottleneck", "r0");
+    let c = colours(b);
+    assert_eq!(c[1], 20, "{c:?}");
+    assert!((c[0] as i64 - 3000 - 10).abs() <= 1, "{c:?}");
 }

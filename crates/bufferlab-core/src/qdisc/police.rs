@@ -13,6 +13,13 @@
 //!   of B bytes is red if P holds less than B; else yellow if C holds less than B (P loses B);
 //!   else green (both lose B). Green goes to the child, yellow gets the `yellow` action, red
 //!   is dropped.
+//! * **Three-colour, one rate** (`excess_burst` added): RFC 2697's srTCM in colour-blind mode
+//!   (section 3), as ns-2's DiffServ `SRTCMPolicy` (dsPolicy.cc, `applyMeter`,
+//!   `applyPolicer`) implements it: bucket C of CBS = `burst` bytes and bucket E of EBS =
+//!   `excess_burst` bytes, both starting full, share one fill at CIR = `rate`: C fills first
+//!   and what C cannot hold goes to E (RFC 2697 section 3: Tc is incremented while below CBS,
+//!   else Te while below EBS). A packet of B bytes is green if C holds B (C loses B); else
+//!   yellow if E holds B (E loses B); else red. Actions as for the two-rate meter.
 //!
 //! Tokens are exact: each bucket counts bytes x 8 x 10^12 (rate in bit/s times time in
 //! picoseconds), so filling is the continuous rate (ns-2 adds `cir * (now - arrivalTime)` in
@@ -27,8 +34,9 @@
 //! usual `police ... drop` of tc-police(8)); `yellow` = `mark` (RFC 2698 colours yellow
 //! packets for the next hop to treat them as droppable first; with ECN the congestion signal
 //! arrives without a loss). `peak_burst` has no default (RFC 2698: PBS is configured), nor do
-//! `rate` and `burst` (tc-police requires both). `child`: DropTail 1000p, as the shaper's.
-//! Not modelled: RFC 2698's colour-aware mode (packets carry no colour here), act_police's
+//! `rate` and `burst` (tc-police requires both), nor `excess_burst` (RFC 2697: EBS is
+//! configured). `child`: DropTail 1000p, as the shaper's.
+//! Not modelled: the colour-aware mode of RFC 2697 and RFC 2698 (packets carry no colour here), act_police's
 //! `mtu`, `avrate` and packets-per-second rates.
 
 use super::{DropReason, QueueConfig, QueueCtx, QueueDisc};
@@ -66,11 +74,15 @@ pub struct PoliceConfig {
     /// The peak burst (PBS), the bucket filling at `peak_rate`; required with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peak_burst: Option<Bytes>,
+    /// The excess burst (EBS): with it the meter is RFC 2697's srTCM, a second bucket that
+    /// keeps what the committed bucket cannot hold of the one fill at `rate` (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excess_burst: Option<Bytes>,
     /// What happens to a packet that exceeds the two-colour meter (default drop; tc-police's
     /// own default, reclassify, needs a classifier).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exceed: Option<PoliceAction>,
-    /// What happens to a yellow packet of the three-colour meter (default mark: ECN CE, a
+    /// What happens to a yellow packet of a three-colour meter (default mark: ECN CE, a
     /// packet that is not ECN-capable dropped). Red packets are always dropped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yellow: Option<PoliceAction>,
@@ -119,15 +131,30 @@ impl PoliceConfig {
                 }
             }
             (None, None) => {
-                if self.yellow.is_some() {
+                if self.yellow.is_some() && self.excess_burst.is_none() {
                     return Err((
                         "yellow".into(),
-                        "only the three-colour meter has yellow packets: give peak_rate and peak_burst, or use `exceed`".into(),
+                        "only a three-colour meter has yellow packets: give peak_rate and peak_burst (RFC 2698) or excess_burst (RFC 2697), or use `exceed`".into(),
                     ));
                 }
             }
         }
-        if self.peak_rate.is_some() && self.exceed.is_some() {
+        match self.excess_burst {
+            Some(_) if self.peak_rate.is_some() => {
+                return Err((
+                    "excess_burst".into(),
+                    "is the one-rate meter's (RFC 2697); with peak_rate the meter has two rates (RFC 2698): give one of them".into(),
+                ))
+            }
+            Some(Bytes(0)) => {
+                return Err((
+                    "excess_burst".into(),
+                    "must hold at least one packet; leave it out for two colours".into(),
+                ))
+            }
+            _ => {}
+        }
+        if self.three_colour() && self.exceed.is_some() {
             return Err((
                 "exceed".into(),
                 "the three-colour meter drops red packets and acts on yellow ones with `yellow`; remove `exceed`".into(),
@@ -145,6 +172,11 @@ impl PoliceConfig {
             }
         }
         Ok(())
+    }
+
+    /// A meter with yellow packets: RFC 2698's (peak_rate) or RFC 2697's (excess_burst).
+    pub fn three_colour(&self) -> bool {
+        self.peak_rate.is_some() || self.excess_burst.is_some()
     }
 }
 
@@ -170,11 +202,14 @@ impl Bucket {
         }
     }
 
-    /// Adds the tokens since the last call, capped at the depth (ns-2 `applyMeter`).
-    fn fill(&mut self, now: SimTime) {
+    /// Adds the tokens since the last call, capped at the depth (ns-2 `applyMeter`); returns
+    /// what the cap left over (RFC 2697's excess bucket takes it).
+    fn fill(&mut self, now: SimTime) -> u128 {
         let dt = u128::from(now.saturating_sub(self.last).0);
-        self.tokens = (self.tokens + self.rate * dt).min(self.depth);
+        let sum = self.tokens + self.rate * dt;
+        self.tokens = sum.min(self.depth);
         self.last = now;
+        sum - self.tokens
     }
 }
 
@@ -186,47 +221,78 @@ pub enum Colour {
     Red,
 }
 
-/// The meter: the committed bucket, and the peak bucket of a three-colour meter.
+/// The second bucket of a three-colour meter.
+#[derive(Debug, Clone)]
+enum Second {
+    /// Two colours.
+    None,
+    /// RFC 2698: the peak bucket, filling at its own rate.
+    Peak(Bucket),
+    /// RFC 2697: the excess bucket, filled by what the committed bucket overflows (its own
+    /// `rate` and `last` unused), in the same units.
+    Excess(Bucket),
+}
+
+/// The meter: the committed bucket, and the second bucket of a three-colour meter.
 #[derive(Debug, Clone)]
 pub struct Meter {
     c: Bucket,
-    p: Option<Bucket>,
+    second: Second,
 }
 
 impl Meter {
     pub fn new(cfg: &PoliceConfig) -> Self {
+        let second = match (cfg.peak_rate.zip(cfg.peak_burst), cfg.excess_burst) {
+            (Some((r, b)), _) => Second::Peak(Bucket::new(r, b)),
+            (None, Some(ebs)) => Second::Excess(Bucket::new(Rate(0), ebs)),
+            (None, None) => Second::None,
+        };
         Self {
             c: Bucket::new(cfg.rate, cfg.burst),
-            p: cfg
-                .peak_rate
-                .zip(cfg.peak_burst)
-                .map(|(r, b)| Bucket::new(r, b)),
+            second,
         }
     }
 
     /// The colour of a packet of `bytes` arriving `now`, the buckets updated: two colours
     /// (act_police `tcf_police_act`: conform takes the tokens, exceed takes none: green or
-    /// red) or RFC 2698 section 3, colour-blind (ns-2 `TRTCMPolicy::applyPolicer`).
+    /// red), RFC 2698 section 3 (ns-2 `TRTCMPolicy::applyPolicer`) or RFC 2697 section 3
+    /// (ns-2 `SRTCMPolicy::applyPolicer`), both colour-blind.
     pub fn colour(&mut self, now: SimTime, bytes: u64) -> Colour {
         let cost = u128::from(bytes) * 8 * u128::from(PS_PER_S);
-        self.c.fill(now);
-        let Some(p) = self.p.as_mut() else {
-            if self.c.tokens < cost {
-                return Colour::Red;
+        let overflow = self.c.fill(now);
+        match &mut self.second {
+            Second::None => {
+                if self.c.tokens < cost {
+                    return Colour::Red;
+                }
+                self.c.tokens -= cost;
+                Colour::Green
             }
-            self.c.tokens -= cost;
-            return Colour::Green;
-        };
-        p.fill(now);
-        if p.tokens < cost {
-            Colour::Red
-        } else if self.c.tokens < cost {
-            p.tokens -= cost;
-            Colour::Yellow
-        } else {
-            p.tokens -= cost;
-            self.c.tokens -= cost;
-            Colour::Green
+            Second::Peak(p) => {
+                p.fill(now);
+                if p.tokens < cost {
+                    Colour::Red
+                } else if self.c.tokens < cost {
+                    p.tokens -= cost;
+                    Colour::Yellow
+                } else {
+                    p.tokens -= cost;
+                    self.c.tokens -= cost;
+                    Colour::Green
+                }
+            }
+            Second::Excess(e) => {
+                e.tokens = (e.tokens + overflow).min(e.depth);
+                if self.c.tokens >= cost {
+                    self.c.tokens -= cost;
+                    Colour::Green
+                } else if e.tokens >= cost {
+                    e.tokens -= cost;
+                    Colour::Yellow
+                } else {
+                    Colour::Red
+                }
+            }
         }
     }
 }
@@ -248,7 +314,7 @@ impl Police {
     pub fn new(cfg: &PoliceConfig, child: Box<dyn QueueDisc>) -> Self {
         Self {
             meter: Meter::new(cfg),
-            three_colour: cfg.peak_rate.is_some(),
+            three_colour: cfg.three_colour(),
             exceed: cfg.exceed.unwrap_or(PoliceAction::Drop),
             yellow: cfg.yellow.unwrap_or(PoliceAction::Mark),
             child,
@@ -319,7 +385,11 @@ impl QueueDisc for Police {
     }
     fn resolved_settings(&self, rate_bps: f64) -> Option<serde_json::Value> {
         let mut v = serde_json::json!({
-            "meter": if self.three_colour { "trtcm" } else { "two_colour" },
+            "meter": match self.meter.second {
+                Second::None => "two_colour",
+                Second::Peak(_) => "trtcm",
+                Second::Excess(_) => "srtcm",
+            },
             "exceed": format!("{:?}", self.exceed).to_lowercase(),
             "yellow": format!("{:?}", self.yellow).to_lowercase(),
             "child": self.child.kind(),
@@ -346,6 +416,7 @@ mod tests {
             burst: Bytes(burst),
             peak_rate: peak.map(|p| Rate(p.0)),
             peak_burst: peak.map(|p| Bytes(p.1)),
+            excess_burst: None,
             exceed: None,
             yellow: None,
             child: None,
@@ -378,6 +449,33 @@ mod tests {
         assert_eq!(m.colour(ms(1006), 2000), Colour::Green);
         assert_eq!(m.colour(ms(1006), 1000), Colour::Yellow);
         assert_eq!(m.colour(ms(1006), 1), Colour::Red);
+    }
+
+    /// RFC 2697 section 3, colour-blind, step by step: CBS 2000 B and EBS 3000 B at CIR
+    /// 1 Mbit/s (125 B/ms), both full at 0; C fills first, E takes C's overflow.
+    #[test]
+    fn srtcm_follows_rfc_2697_definitions() {
+        let mut c = cfg(1_000_000, 2000, None);
+        c.excess_burst = Some(Bytes(3000));
+        assert!(c.validate().is_ok());
+        let mut m = Meter::new(&c);
+        // Tc 2000: 1500 B green (Tc 500); 1500 B more: Tc short, Te 3000: yellow (Te 1500)
+        assert_eq!(m.colour(ms(0), 1500), Colour::Green);
+        assert_eq!(m.colour(ms(0), 1500), Colour::Yellow);
+        // 1501 B: neither holds it: red, nothing taken; 1500 B: yellow, Te 0
+        assert_eq!(m.colour(ms(0), 1501), Colour::Red);
+        assert_eq!(m.colour(ms(0), 1500), Colour::Yellow);
+        // 8 ms: 1000 B go to C (Tc 1500 < CBS), none to E: 1600 B red, 1500 green
+        assert_eq!(m.colour(ms(8), 1600), Colour::Red);
+        assert_eq!(m.colour(ms(8), 1500), Colour::Green);
+        // 20 ms: 2500 B: C fills to 2000, the other 500 B go to E
+        assert_eq!(m.colour(ms(28), 2000), Colour::Green);
+        assert_eq!(m.colour(ms(28), 500), Colour::Yellow);
+        assert_eq!(m.colour(ms(28), 1), Colour::Red);
+        // a long idle time fills both to their depths: 2000 green, 3000 yellow, then red
+        assert_eq!(m.colour(ms(10_000), 2000), Colour::Green);
+        assert_eq!(m.colour(ms(10_000), 3000), Colour::Yellow);
+        assert_eq!(m.colour(ms(10_000), 1), Colour::Red);
     }
 
     /// Two colours (act_police): conform takes the tokens, exceed none; over any window T at
@@ -447,5 +545,17 @@ mod tests {
         assert_eq!(c.validate().unwrap_err().0, "yellow");
         c = cfg(1_000_000, 0, None);
         assert_eq!(c.validate().unwrap_err().0, "burst");
+        c = cfg(1_000_000, 1500, Some((2_000_000, 3000)));
+        c.excess_burst = Some(Bytes(3000));
+        assert_eq!(c.validate().unwrap_err().0, "excess_burst");
+        c = cfg(1_000_000, 1500, None);
+        c.excess_burst = Some(Bytes(0));
+        assert_eq!(c.validate().unwrap_err().0, "excess_burst");
+        c.excess_burst = Some(Bytes(1500));
+        c.exceed = Some(PoliceAction::Pass);
+        assert_eq!(c.validate().unwrap_err().0, "exceed");
+        c.exceed = None;
+        c.yellow = Some(PoliceAction::Drop);
+        assert!(c.validate().is_ok());
     }
 }
