@@ -55,11 +55,40 @@ impl Ord for Entry {
 /// Width of a calendar bucket: 2^27 ps = 134 us (about one 1500-byte packet at 100 Mbit/s;
 /// at the 100-flow bench case a bucket holds a handful of events).
 pub const BUCKET_BITS: u32 = 27;
-/// The same under ns-2's clock, whose keys are doubles' bits (`clock.rs`): 2^39 units in the
-/// last place are 134 us between 1 and 2 s (2^-52 s each), twice that a binade later, so a
-/// bucket stays a handful of events for runs of minutes (scale.tcl, 100 flows, 10 s: 608 M
-/// instructions against 776 M with 2^27).
-pub const NS2_BUCKET_BITS: u32 = 39;
+/// Buckets a second under ns-2's clock, whose keys are doubles' bits (`clock.rs`): 2^13, so
+/// 122 us a bucket, as the picosecond clock's. A bucket of the keys' bits themselves (the
+/// first try: 2^39 units in the last place, 122 us between 1 and 2 s) doubles in width every
+/// binade of time: 31 ms between 256 and 512 s, where a slow link's run held a hundred events
+/// a bucket and spent its time inserting into the sorted one (ns-2's red suite, flows_unforced,
+/// 500 s: slower than ns-2 itself).
+pub const NS2_BUCKETS_PER_S: f64 = 8192.0;
+
+/// How a key maps to its calendar bucket. Monotone (a later key never has an earlier bucket),
+/// so the calendar's order is the keys' order whatever the width.
+pub trait Buckets {
+    fn of(key: u64) -> u64;
+}
+
+/// Picosecond keys: 2^BUCKET_BITS ps a bucket.
+pub struct PsBuckets;
+
+impl Buckets for PsBuckets {
+    #[inline(always)]
+    fn of(key: u64) -> u64 {
+        key >> BUCKET_BITS
+    }
+}
+
+/// ns-2's keys, a non-negative double's bits: the time in seconds times NS2_BUCKETS_PER_S,
+/// truncated (a product by a power of two is exact, and truncation is monotone).
+pub struct Ns2Buckets;
+
+impl Buckets for Ns2Buckets {
+    #[inline(always)]
+    fn of(key: u64) -> u64 {
+        (f64::from_bits(key) * NS2_BUCKETS_PER_S) as u64
+    }
+}
 /// Buckets in the calendar: 1024 x 134 us = 137 ms ahead. Later events (timers, long
 /// propagation delays) wait in an overflow heap.
 const BUCKETS: usize = 1024;
@@ -78,11 +107,11 @@ const WORDS: usize = BUCKETS / 64;
 /// A sorted vector instead of a heap for the current bucket (a bucket holds a handful of
 /// events, and few are scheduled into the bucket being run): a pop is a `Vec::pop`, loading a
 /// bucket a swap and an insertion sort; measured with cachegrind in docs/performance.md.
-pub struct Scheduler<E, const BITS: u32 = BUCKET_BITS> {
+pub struct Scheduler<E, B: Buckets = PsBuckets> {
     /// Events of buckets up to `epoch` (inclusive), sorted by `Entry`'s order: the earliest
     /// (the greatest, as the order is reversed for the heaps) is last.
     now: Vec<Entry>,
-    /// The bucket number (key >> BITS) whose events are in `now`.
+    /// The bucket number (`B::of(key)`) whose events are in `now`.
     epoch: u64,
     /// Ring of later buckets: bucket b lives at b % BUCKETS, for epoch < b < epoch + BUCKETS.
     ring: Vec<Vec<Entry>>,
@@ -92,10 +121,10 @@ pub struct Scheduler<E, const BITS: u32 = BUCKET_BITS> {
     /// Events at or beyond bucket epoch + BUCKETS when scheduled.
     far: BinaryHeap<Entry>,
     next_seq: u32,
-    _event: std::marker::PhantomData<E>,
+    _event: std::marker::PhantomData<(E, B)>,
 }
 
-impl<E, const BITS: u32> Default for Scheduler<E, BITS> {
+impl<E, B: Buckets> Default for Scheduler<E, B> {
     fn default() -> Self {
         Self {
             now: Vec::with_capacity(64),
@@ -110,7 +139,7 @@ impl<E, const BITS: u32> Default for Scheduler<E, BITS> {
     }
 }
 
-impl<E: Packed32, const BITS: u32> Scheduler<E, BITS> {
+impl<E: Packed32, B: Buckets> Scheduler<E, B> {
     /// Room for `per_bucket` events in every calendar bucket and `far` events beyond the
     /// calendar, so that a run whose event load is known does not grow them while it runs
     /// (tests/no_allocation.rs; paced senders keep many more timer events queued).
@@ -137,7 +166,7 @@ impl<E: Packed32, const BITS: u32> Scheduler<E, BITS> {
             tie: ((self.next_seq as u64) << 32) | event.pack() as u64,
         };
         self.next_seq = self.next_seq.wrapping_add(1);
-        let b = key >> BITS;
+        let b = B::of(key);
         if b <= self.epoch {
             // Into the bucket being run: keep it sorted (it is short).
             let at = self.now.partition_point(|x| *x < e);
@@ -189,7 +218,7 @@ impl<E: Packed32, const BITS: u32> Scheduler<E, BITS> {
     #[inline(always)]
     fn advance(&mut self) -> bool {
         let next_ring = self.next_ring_bucket();
-        let next_far = self.far.peek().map(|e| e.time >> BITS);
+        let next_far = self.far.peek().map(|e| B::of(e.time));
         let b = match (next_ring, next_far) {
             (None, None) => return false,
             (Some(r), None) => r,
@@ -207,7 +236,7 @@ impl<E: Packed32, const BITS: u32> Scheduler<E, BITS> {
         }
         // Events that were beyond the calendar when scheduled stay in `far` until their
         // bucket comes.
-        while self.far.peek().is_some_and(|e| e.time >> BITS <= b) {
+        while self.far.peek().is_some_and(|e| B::of(e.time) <= b) {
             let e = self.far.pop().expect("peeked");
             self.now.push(e);
         }
@@ -301,6 +330,17 @@ mod tests {
         }
     }
 
+    /// ns-2's buckets are as wide at 300 s as at 1 s (the bits' own width would have grown
+    /// 256 times).
+    #[test]
+    fn ns2_buckets_keep_their_width_late_in_a_run() {
+        let width = |t: f64| Ns2Buckets::of((t + 0.01).to_bits()) - Ns2Buckets::of(t.to_bits());
+        assert_eq!(width(1.0), 81);
+        assert_eq!(width(300.0), 81);
+        assert_eq!(width(100_000.0), 81);
+        assert_eq!(Ns2Buckets::of(0.0f64.to_bits()), 0);
+    }
+
     proptest! {
         #[test]
         fn same_order_as_one_ordered_set(
@@ -339,13 +379,14 @@ mod tests {
         #[test]
         fn double_keys_pop_in_the_order_of_their_values(
             steps in proptest::collection::vec((0.0f64..0.2, 0u8..4, 0u32..1000), 1..400),
+            start in prop_oneof![Just(0.0f64), 0.0f64..1000.0],
         ) {
             // ns-2's clock (clock.rs): keys are the bits of now + delay added in doubles;
             // the calendar bucketed for them gives the order of the values, ties in the order
             // of scheduling, as one ordered set of (value, sequence) does
-            let mut cal: Scheduler<u32, NS2_BUCKET_BITS> = Scheduler::default();
+            let mut cal: Scheduler<u32, Ns2Buckets> = Scheduler::default();
             let mut reference = std::collections::BTreeSet::new();
-            let (mut seq, mut now) = (0u64, 0.0f64);
+            let (mut seq, mut now) = (0u64, start);
             for (delay, n, id) in steps {
                 for k in 0..n as u32 {
                     let t = now + delay * f64::from(k);

@@ -25,7 +25,7 @@ use crate::net::packet_pool::{PacketPool, PacketRef};
 use crate::net::port::{Drops, Port, PortCx, Wakeups};
 use crate::net::routing::Routes;
 use crate::packet::{Packet, Protocol};
-use crate::sched::{Packed32, Scheduler, NS2_BUCKET_BITS};
+use crate::sched::{Ns2Buckets, Packed32, Scheduler};
 use crate::units::SimTime;
 
 /// A port operation's context (`net::port::PortCx`) from the simulation's fields: a macro, so
@@ -179,7 +179,7 @@ pub struct Simulation {
     pub(crate) sched: Scheduler<Event>,
     /// The events under ns-2's clock, bucketed for double keys (`sched.rs`); the other
     /// scheduler stays empty then, as this one under the picosecond clock.
-    sched_ns2: Scheduler<Event, NS2_BUCKET_BITS>,
+    sched_ns2: Scheduler<Event, Ns2Buckets>,
     pub(crate) sample_interval: Option<SimTime>,
     pub series: Vec<QueueSeries>,
     /// When the queue series take their next sample.
