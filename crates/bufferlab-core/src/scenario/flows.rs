@@ -35,6 +35,9 @@ pub(super) fn build_flows(
     flows: &[ExpandedFlow],
 ) -> Result<(), ScenarioError> {
     let port_dst: Vec<NodeId> = sim.ports.iter().map(|p| p.to()).collect();
+    // sized once (a sender and a receiver a flow): no doubling slack at the build's peak
+    sim.flows.reserve_exact(flows.len());
+    sim.agents.reserve_exact(2 * flows.len());
     for (fi, f) in flows.iter().enumerate() {
         build_flow(sim, b, &port_dst, FlowId(fi as u32), f)?;
     }

@@ -51,6 +51,10 @@ pub(super) fn build_links(
     streams: &Streams,
     switches: &Switches,
 ) -> Result<(), ScenarioError> {
+    // Sized once: a table grown by doubling holds the old and the new block at once, which
+    // was the run's peak of memory at 10 000 flows (docs/performance.md, issue #40).
+    sim.ports.reserve_exact(2 * topo.links.len());
+    sim.links.reserve_exact(topo.links.len());
     for (k, l) in topo.links.iter().enumerate() {
         let ids = [PortId(2 * k as u32), PortId(2 * k as u32 + 1)];
         for (dir, (from, to, q, loss)) in [

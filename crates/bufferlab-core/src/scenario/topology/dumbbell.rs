@@ -58,6 +58,9 @@ pub fn build(
 
     let mut t = Topology::default();
     let n = pairs as usize;
+    // one bottleneck and two access links a pair, sized once (no doubling slack at the peak)
+    t.links.reserve_exact(2 * n + 1);
+    t.nodes.reserve_exact(2 * n + 2);
     t.nodes.extend((0..n).map(|i| format!("s{i}")));
     t.nodes.extend((0..n).map(|i| format!("d{i}")));
     t.nodes.push("r0".into());
