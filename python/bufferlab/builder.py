@@ -64,13 +64,27 @@ class ScenarioBuilder:
         alpha: float | None = None,
         threshold: str | None = None,
         queues: Mapping[str, Mapping[str, Any]] | None = None,
+        ecn_threshold: str | None = None,
+        abm_saturation: str | None = None,
+        abm_interval: str | None = None,
     ) -> ScenarioBuilder:
         """Makes node ``node`` a shared-buffer switch, as ``[switches.NODE]``: its output
         queues draw from one ``buffer`` ("400p", "1MB") admitted by ``policy``
-        (``complete_sharing``, ``static_threshold`` with ``threshold``, or
-        ``dynamic_threshold`` with ``alpha``); ``queues`` gives one output queue's own
-        ``alpha`` / ``threshold`` by the name of its link (docs/models/shared_buffer.md)."""
-        entry = {"buffer": buffer, "policy": policy, "alpha": alpha, "threshold": threshold}
+        (``complete_sharing``, ``static_threshold`` with ``threshold``,
+        ``dynamic_threshold`` with ``alpha``, or ``abm`` with ``alpha`` and optionally
+        ``abm_saturation`` / ``abm_interval``); ``ecn_threshold`` ("20p", "30KB") marks
+        ECN-capable arrivals CE while a queue holds that much (DCTCP's K); ``queues`` gives one
+        output queue's own ``alpha`` / ``threshold`` / ``ecn_threshold`` by the name of its
+        link (docs/models/shared_buffer.md)."""
+        entry = {
+            "buffer": buffer,
+            "policy": policy,
+            "alpha": alpha,
+            "threshold": threshold,
+            "ecn_threshold": ecn_threshold,
+            "abm_saturation": abm_saturation,
+            "abm_interval": abm_interval,
+        }
         if queues is not None:
             entry["queues"] = {k: _clean(v) for k, v in queues.items()}
         self._d.setdefault("switches", {})[node] = _clean(entry)

@@ -6,6 +6,7 @@ use super::config::Scenario;
 use super::topology::{LinkSpec, Topology};
 use super::ScenarioError;
 use crate::net::port_queue::PortQueue;
+use crate::net::shared_buffer::abm;
 use crate::net::shared_buffer::config::{SharedPolicy, SwitchConfig};
 use crate::net::shared_buffer::pool::SharedPool;
 use crate::net::shared_buffer::queue::SharedQueue;
@@ -59,6 +60,14 @@ impl<'a> Switches<'a> {
                 QueueLimit::Bytes(b) => (b, true),
             };
             let mut pool = SharedPool::new(name.clone(), buffer, bytes, cfg.policy, s.warmup);
+            if cfg.policy == SharedPolicy::Abm {
+                let sat = match cfg.abm_saturation {
+                    Some(QueueLimit::Packets(v) | QueueLimit::Bytes(v)) => v,
+                    None if bytes => abm::DEFAULT_SATURATION_BYTES,
+                    None => abm::DEFAULT_SATURATION_PACKETS,
+                };
+                pool = pool.with_abm(sat, cfg.abm_interval.unwrap_or(abm::DEFAULT_INTERVAL));
+            }
             if let Some(dt) = s.monitor.queue_interval.filter(|&dt| dt > SimTime::ZERO) {
                 pool.sample_every(dt);
             }
@@ -68,7 +77,7 @@ impl<'a> Switches<'a> {
     }
 
     /// The queue of the port from node `from` onto `link` towards `to`, when `from` is a
-    /// switch: a FIFO of the switch's pool, with the queue's alpha and threshold.
+    /// switch: a FIFO of the switch's pool, with the queue's alpha, threshold and ECN K.
     pub(super) fn queue(&self, from: usize, link: &LinkSpec, to: &str) -> Option<PortQueue> {
         let (cfg, pool) = self.by_node.get(&from)?;
         let own = cfg.queues.get(&link.name);
@@ -79,10 +88,18 @@ impl<'a> Switches<'a> {
             .map(|t| match t {
                 QueueLimit::Packets(v) | QueueLimit::Bytes(v) => v,
             });
+        let rate = if link.a == from {
+            link.rate
+        } else {
+            link.reverse_rate
+        };
         let index =
             pool.borrow_mut()
                 .add_queue(link.name.clone(), to.to_string(), alpha, threshold);
-        let q: Box<dyn crate::qdisc::QueueDisc> = Box::new(SharedQueue::new(pool.clone(), index));
+        pool.borrow_mut().set_port(index, 0, rate.0 as f64, 1);
+        let k = own.and_then(|q| q.ecn_threshold).or(cfg.ecn_threshold);
+        let q: Box<dyn crate::qdisc::QueueDisc> =
+            Box::new(SharedQueue::new(pool.clone(), index, k));
         Some(PortQueue::from(q))
     }
 
@@ -102,11 +119,16 @@ impl<'a> Switches<'a> {
 fn check_policy(path: &str, cfg: &SwitchConfig, links: &[&str]) -> Result<(), ScenarioError> {
     let missing = |has: &dyn Fn(&str) -> bool| links.iter().find(|l| !has(l)).copied();
     match cfg.policy {
-        SharedPolicy::DynamicThreshold if cfg.alpha.is_none() => {
+        SharedPolicy::DynamicThreshold | SharedPolicy::Abm if cfg.alpha.is_none() => {
             if let Some(l) = missing(&|l| cfg.queues.get(l).is_some_and(|q| q.alpha.is_some())) {
+                let policy = if cfg.policy == SharedPolicy::Abm {
+                    "abm"
+                } else {
+                    "dynamic_threshold"
+                };
                 return Err(ScenarioError::field(
                     format!("{path}.alpha"),
-                    format!("dynamic_threshold needs alpha (a queue may hold alpha times the unused buffer): give alpha = 1.0, or queues.{l}.alpha and every other queue's"),
+                    format!("{policy} needs alpha (a queue may hold alpha times the unused buffer): give alpha = 1.0, or queues.{l}.alpha and every other queue's"),
                 ));
             }
         }
@@ -120,6 +142,19 @@ fn check_policy(path: &str, cfg: &SwitchConfig, links: &[&str]) -> Result<(), Sc
             }
         }
         _ => {}
+    }
+    if cfg.policy != SharedPolicy::Abm {
+        for (given, field) in [
+            (cfg.abm_saturation.is_some(), "abm_saturation"),
+            (cfg.abm_interval.is_some(), "abm_interval"),
+        ] {
+            if given {
+                return Err(ScenarioError::field(
+                    format!("{path}.{field}"),
+                    "is read by policy = \"abm\" only; remove it or set policy = \"abm\"",
+                ));
+            }
+        }
     }
     Ok(())
 }

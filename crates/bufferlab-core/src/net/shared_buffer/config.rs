@@ -1,12 +1,13 @@
 //! A shared-buffer switch as a scenario gives it: `[switches.NAME]`, where NAME is a node of
 //! the topology whose output ports then queue in one buffer pool (`net/shared_buffer`).
 
-use crate::units::QueueLimit;
+use crate::units::{QueueLimit, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The admission policy of a switch's buffer (Choudhury and Hahne 1998, sections II and III).
+/// The admission policy of a switch's buffer (Choudhury and Hahne 1998, sections II and III;
+/// Addanki et al. 2022, section 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SharedPolicy {
@@ -16,6 +17,9 @@ pub enum SharedPolicy {
     StaticThreshold,
     /// Each queue holds at most `alpha` times the unused buffer.
     DynamicThreshold,
+    /// ABM (Addanki et al., SIGCOMM 2022, section 3): `alpha / n_p` times the unused buffer,
+    /// times the queue's normalised drain rate (`abm.rs`).
+    Abm,
 }
 
 /// One output queue's own settings, under `[switches.NAME.queues.LINK]` (the switch's output
@@ -23,12 +27,15 @@ pub enum SharedPolicy {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SharedQueueConfig {
-    /// This queue's Dynamic Threshold `alpha` (replaces the switch's).
+    /// This queue's Dynamic Threshold (or ABM) `alpha` (replaces the switch's).
     #[serde(default)]
     pub alpha: Option<f64>,
     /// This queue's static threshold (replaces the switch's), in the buffer's unit.
     #[serde(default)]
     pub threshold: Option<QueueLimit>,
+    /// This queue's ECN marking threshold K (replaces the switch's `ecn_threshold`).
+    #[serde(default)]
+    pub ecn_threshold: Option<QueueLimit>,
 }
 
 /// A switch whose output queues share one buffer.
@@ -38,17 +45,33 @@ pub struct SwitchConfig {
     /// The shared buffer, in packets ("400p") or bytes ("1MB"); thresholds and lengths count
     /// in the same unit. Required: a chip's buffer is what a study sizes.
     pub buffer: QueueLimit,
-    /// `complete_sharing`, `static_threshold` or `dynamic_threshold`. Required.
+    /// `complete_sharing`, `static_threshold`, `dynamic_threshold` or `abm`. Required.
     pub policy: SharedPolicy,
     /// Dynamic Threshold's `alpha` for every queue of the switch: a queue may hold `alpha`
     /// times the unused buffer. Required with `dynamic_threshold` (Choudhury and Hahne leave
-    /// it to the operator; chips set it per queue), unless every queue gives its own.
+    /// it to the operator; chips set it per queue), unless every queue gives its own. ABM
+    /// reads it as its alpha_p (required with `abm` too).
     #[serde(default)]
     pub alpha: Option<f64>,
     /// The static threshold of every queue, in the buffer's unit. Required with
     /// `static_threshold`, unless every queue gives its own.
     #[serde(default)]
     pub threshold: Option<QueueLimit>,
+    /// DCTCP's step marking on every output queue (Alizadeh et al., SIGCOMM 2010, section
+    /// 3.1): an ECN-capable packet that arrives while the queue holds K or more, in packets
+    /// ("20p") or bytes ("30KB") whatever the buffer's unit, is marked CE. None (the default):
+    /// no marking, the queues only drop, as a switch without ECN configured does.
+    #[serde(default)]
+    pub ecn_threshold: Option<QueueLimit>,
+    /// ABM: the length at which a queue counts as fully congested in n_p (its level is
+    /// length / saturation, at most 1), in the buffer's unit. Default: ns-3 ABM's `sat`,
+    /// 20 x 1400 B (`"28000B"`), or `"20p"` in a buffer of packets (`abm.rs`).
+    #[serde(default)]
+    pub abm_saturation: Option<QueueLimit>,
+    /// ABM: how often each port reads n_p and measures its queues' drain rates. Default: ns-3
+    /// ABM's `updateInterval`, 30 us.
+    #[serde(default)]
+    pub abm_interval: Option<SimTime>,
     /// Per-queue settings, by the name of the link the output port feeds.
     #[serde(default)]
     pub queues: BTreeMap<String, SharedQueueConfig>,
@@ -83,7 +106,37 @@ impl SwitchConfig {
         if let Some(t) = self.threshold {
             threshold_ok("threshold".into(), t)?;
         }
+        if let Some(t) = self.abm_saturation {
+            threshold_ok("abm_saturation".into(), t)?;
+            let (QueueLimit::Packets(v) | QueueLimit::Bytes(v)) = t;
+            if v == 0 {
+                return Err((
+                    "abm_saturation".into(),
+                    "0 would count every queue as congested; give e.g. \"28000B\" (ns-3 ABM's sat)"
+                        .into(),
+                ));
+            }
+        }
+        if self.abm_interval.is_some_and(|d| d == SimTime::ZERO) {
+            return Err((
+                "abm_interval".into(),
+                "0 updates without end; give e.g. \"30us\" (ns-3 ABM's updateInterval)".into(),
+            ));
+        }
+        let k_ok = |field: String, k: QueueLimit| -> Result<(), (String, String)> {
+            let (QueueLimit::Packets(v) | QueueLimit::Bytes(v)) = k;
+            if v == 0 {
+                return Err((field, "0 would mark every packet; give K > 0, e.g. \"20p\" or \"30KB\" (DCTCP's K = 20 packets at 1 Gbit/s, 65 at 10 Gbit/s)".into()));
+            }
+            Ok(())
+        };
+        if let Some(k) = self.ecn_threshold {
+            k_ok("ecn_threshold".into(), k)?;
+        }
         for (name, q) in &self.queues {
+            if let Some(k) = q.ecn_threshold {
+                k_ok(format!("queues.{name}.ecn_threshold"), k)?;
+            }
             if let Some(a) = q.alpha {
                 if !alpha_ok(a) {
                     return Err((

@@ -10,7 +10,10 @@
 //!   `T(t) = alpha * (B - Q(t))`, where `Q(t)` is the pool's occupancy; a packet arriving at
 //!   a queue whose length is at or above `T(t)` is blocked (the paper's section III). With N
 //!   queues overloaded for long, each settles at `alpha * B / (1 + alpha * N)` and
-//!   `B / (1 + alpha * N)` of the buffer stays unused (section III, the steady state).
+//!   `B / (1 + alpha * N)` of the buffer stays unused (section III, the steady state);
+//! * ABM (Addanki et al., SIGCOMM 2022, section 3): `alpha / n_p` times the unused buffer,
+//!   times the queue's normalised drain rate, n_p the congested queues of its priority
+//!   ([`abm`], which says where its measurement rules come from).
 //!
 //! In every policy a packet that does not fit in the unused buffer is dropped as
 //! `shared_pool_full`; one the policy's threshold refuses as `shared_threshold`. Lengths,
@@ -19,6 +22,7 @@
 //! [`config`] is what a scenario's `[switches.NAME]` table says; [`pool`] the buffer, its
 //! admission and its series; [`queue`] an output port's FIFO queue drawing from the pool.
 
+pub mod abm;
 pub mod config;
 pub mod pool;
 pub mod queue;

@@ -8,6 +8,7 @@
 //! record the state the last change left (the state after every change strictly before the
 //! point), and `finish` fills the points up to the end of the run.
 
+use super::abm::Abm;
 use super::config::SharedPolicy;
 use crate::units::SimTime;
 use serde::Serialize;
@@ -31,11 +32,18 @@ pub struct PoolQueue {
     /// Its Dynamic Threshold alpha and static threshold (what its policy reads).
     pub alpha: Option<f64>,
     pub threshold: Option<u64>,
+    /// Its ECN marking threshold K ("20p", "30000B"), when it marks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold: Option<String>,
     #[serde(skip)]
     len: u64,
     /// Drops from the warm-up on, by reason.
     pub drops_threshold: u64,
     pub drops_pool_full: u64,
+    /// Packets it marked CE, from the warm-up on; only for a queue that marks (so a switch
+    /// without ECN reports what it did before marking existed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marks: Option<u64>,
 }
 
 /// The series of one pool (`monitor.queue_interval`).
@@ -66,6 +74,8 @@ pub struct SharedPool {
     area: u128,
     last_change: SimTime,
     series: Option<PoolSeries>,
+    /// ABM's congestion levels and drain rates (`abm.rs`), under that policy.
+    abm: Option<Abm>,
 }
 
 impl SharedPool {
@@ -88,6 +98,21 @@ impl SharedPool {
             area: 0,
             last_change: warmup,
             series: None,
+            abm: None,
+        }
+    }
+
+    /// Under ABM: its saturation length (in the pool's unit) and update interval.
+    pub fn with_abm(mut self, saturation: u64, interval: SimTime) -> Self {
+        self.abm = Some(Abm::new(saturation, interval));
+        self
+    }
+
+    /// Queue `i`'s port for ABM's drain rate: its priority, the port's rate, and how many
+    /// queues the port has.
+    pub fn set_port(&mut self, i: usize, priority: usize, rate_bps: f64, port_queues: usize) {
+        if let Some(abm) = &mut self.abm {
+            abm.set_queue(i, priority, rate_bps, port_queues);
         }
     }
 
@@ -114,12 +139,17 @@ impl SharedPool {
             to,
             alpha,
             threshold,
+            ecn_threshold: None,
             len: 0,
             drops_threshold: 0,
             drops_pool_full: 0,
+            marks: None,
         });
         if let Some(s) = &mut self.series {
             s.thresholds.push(Vec::new());
+        }
+        if let Some(abm) = &mut self.abm {
+            abm.add_queue(0, 0.0, 1);
         }
         self.queues.len() - 1
     }
@@ -151,16 +181,34 @@ impl SharedPool {
             // the builder gives every queue of such a switch its threshold or alpha
             SharedPolicy::StaticThreshold => q.threshold.unwrap_or(self.buffer) as f64,
             SharedPolicy::DynamicThreshold => q.alpha.unwrap_or(0.0) * free as f64,
+            SharedPolicy::Abm => match &self.abm {
+                Some(abm) => abm.threshold(i, q.alpha.unwrap_or(0.0), free),
+                None => 0.0,
+            },
         }
+    }
+
+    /// ABM's n_p and drain rate as queue `i` last read them.
+    pub fn abm_snapshot(&self, i: usize) -> Option<(f64, f64)> {
+        self.abm.as_ref().map(|a| a.snapshot(i))
     }
 
     /// Offers `units` to queue `i` at `now`: the policy's threshold first (a queue at or above
     /// it is blocked, as the paper's cell is), then the unused buffer; admitted, they count.
+    /// Under ABM the arrival first sets the queue's congestion level, and the queue is
+    /// refused when its length plus the packet would pass the threshold (`abm.rs`).
     pub fn admit(&mut self, i: usize, units: u64, now: SimTime) -> Admission {
         self.catch_up(now);
-        let verdict = if self.policy != SharedPolicy::CompleteSharing
-            && self.queues[i].len as f64 >= self.threshold(i)
-        {
+        if let Some(abm) = &mut self.abm {
+            abm.on_arrival(i, self.queues[i].len, now);
+        }
+        let len = self.queues[i].len as f64;
+        let over = match self.policy {
+            SharedPolicy::CompleteSharing => false,
+            SharedPolicy::Abm => len + units as f64 > self.threshold(i),
+            _ => len >= self.threshold(i),
+        };
+        let verdict = if over {
             Admission::Threshold
         } else if units > self.buffer - self.occupancy {
             Admission::PoolFull
@@ -183,9 +231,25 @@ impl SharedPool {
         verdict
     }
 
-    /// Queue `i` sent a packet of `units` at `now`.
-    pub fn release(&mut self, i: usize, units: u64, now: SimTime) {
+    /// Queue `i` marks ECN-capable packets at or above K (`label`, "20p").
+    pub fn set_ecn_threshold(&mut self, i: usize, label: String) {
+        self.queues[i].ecn_threshold = Some(label);
+        self.queues[i].marks = Some(0);
+    }
+
+    /// Queue `i` marked a packet CE at `now`.
+    pub fn count_mark(&mut self, i: usize, now: SimTime) {
+        if now >= self.warmup {
+            *self.queues[i].marks.get_or_insert(0) += 1;
+        }
+    }
+
+    /// Queue `i` sent a packet of `bytes` (`units` in the pool's unit) at `now`.
+    pub fn release(&mut self, i: usize, units: u64, bytes: u32, now: SimTime) {
         self.catch_up(now);
+        if let Some(abm) = &mut self.abm {
+            abm.on_departure(i, bytes);
+        }
         self.queues[i].len -= units;
         self.occupancy -= units;
     }
@@ -193,6 +257,9 @@ impl SharedPool {
     /// Before a change at `now`: the time-average's area up to `now`, and the grid points up
     /// to `now` sampled with the state before it.
     fn catch_up(&mut self, now: SimTime) {
+        if let Some(abm) = &mut self.abm {
+            abm.catch_up(now);
+        }
         if now > self.last_change {
             let from = self.last_change.max(self.warmup);
             if now > from {
@@ -239,6 +306,11 @@ impl SharedPool {
             },
             drops_threshold: self.queues.iter().map(|q| q.drops_threshold).sum(),
             drops_pool_full: self.queues.iter().map(|q| q.drops_pool_full).sum(),
+            marks: self
+                .queues
+                .iter()
+                .filter_map(|q| q.marks)
+                .reduce(|a, b| a + b),
             queues: self.queues.clone(),
             series: self.series.clone(),
         }
@@ -258,6 +330,9 @@ pub struct PoolReport {
     pub mean_occupancy: f64,
     pub drops_threshold: u64,
     pub drops_pool_full: u64,
+    /// ECN marks of all its queues, when one of them marks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marks: Option<u64>,
     pub queues: Vec<PoolQueue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<PoolSeries>,

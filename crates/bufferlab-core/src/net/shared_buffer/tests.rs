@@ -22,7 +22,7 @@ fn saturate(p: &mut SharedPool, rounds: u64) {
             p.admit(i, 1, now);
             p.admit(i, 1, now);
             if p.queue_len(i) > 0 {
-                p.release(i, 1, now);
+                p.release(i, 1, 1000, now);
             }
         }
     }
@@ -135,4 +135,175 @@ fn series_sample_the_state_left_before_each_grid_point() {
     // time-average: 1 from 5 to 25 ms, 2 from 25 to 40 ms over 40 ms
     assert!((r.mean_occupancy - (20.0 + 30.0) / 40.0).abs() < 1e-9);
     assert_eq!(r.max_occupancy, 2);
+}
+
+/// A queue of a pool of `buffer` packets under complete sharing, marking at `k`.
+fn marking_queue(k: crate::units::QueueLimit) -> crate::qdisc::harness::Harness {
+    use super::queue::SharedQueue;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let mut p = SharedPool::new(
+        "sw".into(),
+        100,
+        false,
+        SharedPolicy::CompleteSharing,
+        SimTime::ZERO,
+    );
+    let i = p.add_queue("l".into(), "h".into(), None, None);
+    let pool = Rc::new(RefCell::new(p));
+    crate::qdisc::harness::Harness::new(
+        Box::new(SharedQueue::new(pool, i, Some(k))),
+        crate::units::Rate(1_000_000_000),
+    )
+}
+
+#[test]
+fn ecn_marks_ect_arrivals_at_or_above_k_and_leaves_the_rest() {
+    use crate::packet::Ecn;
+    use crate::units::QueueLimit;
+    // K = 3 packets: the 4th arrival finds 3 waiting and is the first marked (DCTCP section
+    // 3.1; ns-3 RED with MinTh = MaxTh = K, QW = 1: qAvg = length before the arrival >= K)
+    let mut h = marking_queue(QueueLimit::Packets(3));
+    for _ in 0..6 {
+        let mut p = h.packet(0, 1000);
+        p.ecn = Ecn::Ect0;
+        h.enqueue(SimTime::ZERO, p);
+    }
+    let got: Vec<Ecn> = (0..6)
+        .map(|_| h.dequeue(SimTime::ZERO).expect("queued").ecn)
+        .collect();
+    assert_eq!(
+        got,
+        vec![Ecn::Ect0, Ecn::Ect0, Ecn::Ect0, Ecn::Ce, Ecn::Ce, Ecn::Ce]
+    );
+    assert_eq!(h.marks, 3);
+    // a packet that is not ECN-capable is neither marked nor dropped above K
+    for _ in 0..5 {
+        let p = h.packet(0, 1000);
+        h.enqueue(SimTime::ZERO, p);
+    }
+    assert!(h.dropped.is_empty());
+    assert_eq!(h.marks, 3);
+    // K in bytes: 2500 B; a third 1000 B packet finds 2000 B (not marked), a fourth 3000 B
+    let mut h = marking_queue(QueueLimit::Bytes(2500));
+    for _ in 0..4 {
+        let mut p = h.packet(0, 1000);
+        p.ecn = Ecn::Ect1;
+        h.enqueue(SimTime::ZERO, p);
+    }
+    assert_eq!(h.marks, 1);
+}
+
+/// A pool under ABM with `n` queues of alpha `alpha`, each alone on a 1 Gbit/s port, counting
+/// a queue congested from `sat` packets, updated every 30 us.
+fn abm_pool(buffer: u64, alpha: f64, n: usize, sat: u64) -> SharedPool {
+    let mut p = SharedPool::new("sw".into(), buffer, false, SharedPolicy::Abm, SimTime::ZERO)
+        .with_abm(sat, super::abm::DEFAULT_INTERVAL);
+    for i in 0..n {
+        let q = p.add_queue(format!("l{i}"), format!("h{i}"), Some(alpha), None);
+        p.set_port(q, 0, 1e9, 1);
+    }
+    p
+}
+
+#[test]
+fn abm_settles_at_its_closed_form_whatever_the_number_of_congested_queues() {
+    // Addanki et al. section 3: T = alpha / n (B - Q) with n congested queues each draining
+    // at its port's rate; at the fixed point q = alpha (B - n q) / n, so each queue holds
+    // alpha B / (n (1 + alpha)) and the switch alpha B / (1 + alpha), for every n
+    for (buffer, alpha, n) in [
+        (600u64, 1.0, 1usize),
+        (600, 1.0, 2),
+        (1200, 2.0, 4),
+        (1200, 0.5, 3),
+        (2000, 4.0, 8),
+    ] {
+        let mut p = abm_pool(buffer, alpha, n, 1);
+        saturate(&mut p, 5_000);
+        let want = alpha * buffer as f64 / (n as f64 * (1.0 + alpha));
+        // ns-3's comparison admits while q + 1 <= T, so the fixed point in whole packets is
+        // q + 1 = alpha (B - n q) / n: 1 / (1 + alpha) below the closed form
+        let fixed = (alpha * buffer as f64 / n as f64 - 1.0) / (1.0 + alpha);
+        for i in 0..n {
+            let q = p.queue_len(i) as f64;
+            assert!(
+                (q - fixed).abs() <= 1.0 + 1e-9,
+                "B={buffer} alpha={alpha} N={n}: queue {i} holds {q}, fixed point {fixed} (closed form {want})"
+            );
+            assert_eq!(p.abm_snapshot(i), Some((n as f64, 1.0)));
+        }
+        let total = p.occupancy() as f64;
+        let want_total = alpha * buffer as f64 / (1.0 + alpha);
+        assert!(
+            (total - want_total).abs() <= 2.0 * n as f64 + 1e-9,
+            "occupancy {total}, closed form {want_total}"
+        );
+    }
+}
+
+#[test]
+fn abm_counts_congestion_as_a_level_of_the_saturation_length() {
+    // sat = 10 packets: a queue that holds 5 at its last arrival counts 0.5 in n_p; n_p is
+    // read at the first arrival and then every 30 us, at least 1
+    let mut p = abm_pool(1000, 1.0, 3, 10);
+    let t0 = SimTime::ZERO;
+    for _ in 0..6 {
+        p.admit(0, 1, t0); // arrivals at lengths 0..5: level 5 / 10 at the last
+    }
+    for _ in 0..11 {
+        p.admit(1, 1, t0); // level 1 (10 / 10) at the last
+    }
+    // queue 2's first arrival reads n_p = 0.5 + 1 + 0 (its own length 0 counts 0)
+    p.admit(2, 1, t0);
+    assert_eq!(p.abm_snapshot(2), Some((1.5, 1.0)));
+    // queue 0 read n_p = max(1, 0) at its first arrival, and keeps it until 30 us
+    assert_eq!(p.abm_snapshot(0), Some((1.0, 1.0)));
+    p.admit(0, 1, SimTime::from_micros(29));
+    assert_eq!(p.abm_snapshot(0).unwrap().0, 1.0);
+    // at 30 us, before queue 1's arrival: levels 0.6 (queue 0 held 6 at its arrival at
+    // 29 us), 1 and 0 (queue 2 held nothing at its one arrival)
+    p.admit(1, 1, SimTime::from_micros(30));
+    let (n, _) = p.abm_snapshot(0).unwrap();
+    assert!((n - 1.6).abs() < 1e-12, "{n}");
+    // the threshold: alpha / n_p (B - Q) x drain; B - Q = 1000 - (7 + 12 + 1)
+    let t = p.threshold(0);
+    assert!((t - (1000.0 - 20.0) / 1.6).abs() < 1e-9, "{t}");
+}
+
+#[test]
+fn abm_drain_rate_is_the_share_of_the_port_clamped_as_ns3_does() {
+    // a port with 4 queues at 1 Gbit/s: 30 us send 3750 B at full rate; a queue that sent
+    // 1875 B drains at 0.5, one that sent 500 B (below 1/4) counts 1, as ns-3 clamps
+    let mut p = SharedPool::new(
+        "sw".into(),
+        1_000_000,
+        true,
+        SharedPolicy::Abm,
+        SimTime::ZERO,
+    )
+    .with_abm(28_000, super::abm::DEFAULT_INTERVAL);
+    for i in 0..2 {
+        let q = p.add_queue(format!("l{i}"), "h".into(), Some(1.0), None);
+        p.set_port(q, 0, 1e9, 4);
+    }
+    p.admit(0, 1875, SimTime::ZERO);
+    p.admit(1, 500, SimTime::ZERO);
+    p.release(0, 1875, 1875, SimTime::from_micros(10));
+    p.release(1, 500, 500, SimTime::from_micros(10));
+    p.admit(0, 1000, SimTime::from_micros(30));
+    assert_eq!(p.abm_snapshot(0), Some((1.0, 0.5)));
+    assert_eq!(p.abm_snapshot(1), Some((1.0, 1.0)));
+    // an interval with nothing sent: below 1/4, so 1 again
+    p.admit(0, 1000, SimTime::from_micros(60));
+    assert_eq!(p.abm_snapshot(0), Some((1.0, 1.0)));
+    // ABM refuses a packet that would take the queue past its threshold
+    let t = p.threshold(0);
+    assert!(t > 2000.0);
+    let mut q = SharedPool::new("sw".into(), 3000, true, SharedPolicy::Abm, SimTime::ZERO)
+        .with_abm(28_000, super::abm::DEFAULT_INTERVAL);
+    q.add_queue("a".into(), "x".into(), Some(1.0), None);
+    // T = 1 x 3000 at the first arrival: 1500 fits (1500 <= 3000), then T = 1500 and the
+    // second 1500 B packet makes 3000 > 1500
+    assert_eq!(q.admit(0, 1500, SimTime::ZERO), Admission::Admit);
+    assert_eq!(q.admit(0, 1500, SimTime::ZERO), Admission::Threshold);
 }
