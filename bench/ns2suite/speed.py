@@ -139,18 +139,20 @@ def time_test(
     return row
 
 
+def _ratio(row: dict, what: str) -> float:
+    """The median of the rounds' own ratios of `what` ("wall" or "cpu"); a row timed before
+    they were kept: the ratio of the medians."""
+    if f"{what}_ratio" in row:
+        return row[f"{what}_ratio"]
+    return row[f"bufferlab_{what}_s"] / row[f"ns2_{what}_s"]
+
+
 def wall_ratio(row: dict) -> float:
-    """The median of the rounds' own ratios; a row timed before they were kept: the ratio of
-    the medians."""
-    if "wall_ratio" in row:
-        return row["wall_ratio"]
-    return row["bufferlab_wall_s"] / row["ns2_wall_s"]
+    return _ratio(row, "wall")
 
 
 def cpu_ratio(row: dict) -> float:
-    if "cpu_ratio" in row:
-        return row["cpu_ratio"]
-    return row["bufferlab_cpu_s"] / row["ns2_cpu_s"]
+    return _ratio(row, "cpu")
 
 
 def _suite_row(name: str, rows: list[dict], bold: bool = False) -> str:

@@ -241,6 +241,11 @@ pub struct Meter {
 }
 
 impl Meter {
+    /// A meter with yellow packets (red ones are always dropped).
+    fn three_colour(&self) -> bool {
+        !matches!(self.second, Second::None)
+    }
+
     pub fn new(cfg: &PoliceConfig) -> Self {
         let second = match (cfg.peak_rate.zip(cfg.peak_burst), cfg.excess_burst) {
             (Some((r, b)), _) => Second::Peak(Bucket::new(r, b)),
@@ -301,7 +306,6 @@ impl Meter {
 
 pub struct Police {
     meter: Meter,
-    three_colour: bool,
     exceed: PoliceAction,
     yellow: PoliceAction,
     child: Box<dyn QueueDisc>,
@@ -314,7 +318,6 @@ impl Police {
     pub fn new(cfg: &PoliceConfig, child: Box<dyn QueueDisc>) -> Self {
         Self {
             meter: Meter::new(cfg),
-            three_colour: cfg.three_colour(),
             exceed: cfg.exceed.unwrap_or(PoliceAction::Drop),
             yellow: cfg.yellow.unwrap_or(PoliceAction::Mark),
             child,
@@ -341,7 +344,7 @@ impl QueueDisc for Police {
         match colour {
             Colour::Green => self.child.enqueue(pkt, cx),
             Colour::Yellow => self.act(self.yellow, pkt, cx),
-            Colour::Red if self.three_colour => cx.drop(pkt, DropReason::Policed),
+            Colour::Red if self.meter.three_colour() => cx.drop(pkt, DropReason::Policed),
             Colour::Red => self.act(self.exceed, pkt, cx),
         }
     }
