@@ -11,7 +11,8 @@ of this environment, no terminal, ``COLUMNS=120``, stdout and stderr together.
 
 Only what varies from one machine or one run to the next is normalised before comparing: wall
 times (``simulated 30 s in 22.8 ms``, ``50/50 runs ok in 1.3 s``), runs per second, elapsed and
-ETA times and the width of progress bars, and this test's directory. Everything simulated must
+ETA times and the width of progress bars, the kind of a sweep's workers (threads on a machine
+with one CPU, processes on more), and this test's directory. Everything simulated must
 match exactly. The size of the HTML report (``338 KiB``) is checked too: it is the same from run
 to run (its figures are PNGs drawn by the installed matplotlib, as for the committed example
 report that tests/test_docs_numbers.py compares byte for byte).
@@ -184,6 +185,8 @@ NORMALISE = [
     (re.compile(r"━+"), "━"),
     (re.compile(r"\d+(?:\.\d+)? runs/s"), "<rate> runs/s"),
     (re.compile(r"\b\d+:\d\d:\d\d\b"), "<h:mm:ss>"),
+    # the sweep's worker kind: "auto" picks processes only where there are 2 CPUs or more
+    (re.compile(r"all (?:thread|process) workers"), "all <kind> workers"),
 ]
 
 
@@ -280,6 +283,9 @@ def test_first_difference_wildcards_and_normalisation() -> None:
     )
     assert first_difference([], []) is None
     assert first_difference([], ["x"]) == (0, "the output has 'x'")
+    sweep = "sweep t: 2 points, 4 runs, all {} workers"
+    assert first_difference([sweep.format("process")], [sweep.format("thread")]) is None
+    assert first_difference([sweep.format("process")], [sweep.format("dask")]) is not None
 
 
 # -- the numbers the prose quotes ----------------------------------------------------------------
