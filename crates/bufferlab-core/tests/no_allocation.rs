@@ -130,6 +130,10 @@ fn steady_state_makes_no_allocation() {
             r#"{ preset = "ns2", cc = "vegas" }"#,
         ),
         (
+            r#"{ kind = "docsis_pie", limit = "75KB" }"#,
+            r#"{ preset = "linux", cc = "cubic" }"#,
+        ),
+        (
             r#"{ kind = "sfq" }"#,
             r#"{ preset = "ns3", cc = "newreno" }"#,
         ),

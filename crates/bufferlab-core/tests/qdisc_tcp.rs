@@ -343,3 +343,59 @@ app = { kind = "bulk" }"#,
     assert!(gin > 2.0 * gout, "In {gin:.0} vs Out {gout:.0}");
     assert!(gin + gout > 9.0e6, "the link stays busy: {:.0}", gin + gout);
 }
+
+// ---- DOCSIS-PIE (RFC 8034): a cable upstream held near its 10 ms latency target ----
+fn upstream(queue: &str) -> Value {
+    // 5 bulk CUBIC flows up a 20 Mbit/s cable upstream with a 100 ms buffer (the DOCSIS
+    // default target buffer), 20 ms base RTT
+    let text = common::Dumbbell::new(5)
+        .duration("40s")
+        .set("warmup", "\"10s\"")
+        .access("1Gbps", "1ms")
+        .bottleneck("20Mbps", "8ms")
+        .queue(queue)
+        .flow(
+            r#"name = "up"
+count = 5
+src = "s{i}"
+dst = "d{i}"
+app = { kind = "bulk" }
+tcp = { preset = "linux" }"#,
+        )
+        .toml();
+    run_file(&text, &[])
+}
+
+#[test]
+fn docsis_pie_holds_a_cable_upstream_near_its_latency_target() {
+    let mean_delay = |r: &Value| queue(r, "r0")["sojourn_mean_s"].as_f64().unwrap();
+    let util = |r: &Value| -> f64 {
+        let g: f64 = r["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["goodput_bps"].as_f64().unwrap())
+            .sum();
+        g / 20e6
+    };
+    let fifo = upstream(r#"{ kind = "droptail", limit = "100ms" }"#);
+    let docsis = upstream(r#"{ kind = "docsis_pie" }"#);
+    let (d_fifo, d_docsis) = (mean_delay(&fifo), mean_delay(&docsis));
+    eprintln!(
+        "20 Mbit/s upstream: FIFO {:.1} ms ({:.3}), DOCSIS-PIE {:.1} ms ({:.3})",
+        d_fifo * 1e3,
+        util(&fifo),
+        d_docsis * 1e3,
+        util(&docsis)
+    );
+    assert!(
+        (0.004..0.016).contains(&d_docsis),
+        "DOCSIS-PIE mean queue delay {d_docsis:.4} s (target 10 ms)"
+    );
+    assert!(d_fifo > 0.05, "the 100 ms FIFO stays full: {d_fifo:.4} s");
+    assert!(util(&docsis) > 0.9, "utilisation {:.3}", util(&docsis));
+    let early = queue(&docsis, "r0")["drops_by_reason"]["pie"]
+        .as_u64()
+        .unwrap_or(0);
+    assert!(early > 0, "DOCSIS-PIE drops early");
+}

@@ -13,6 +13,7 @@ pub mod classful;
 pub mod cobalt;
 pub mod cobalt_vars;
 pub mod codel;
+pub mod docsis_pie;
 pub mod droptail;
 pub mod drr;
 pub mod dualpi2;

@@ -8,6 +8,7 @@
 use super::classful::{Classful, ClassfulConfig};
 use super::cobalt::{Cobalt, CobaltConfig};
 use super::codel::{Codel, CodelConfig};
+use super::docsis_pie::{DocsisPie, DocsisPieConfig};
 use super::droptail::{DropTail, DropTailConfig};
 use super::drr::{Drr, DrrConfig};
 use super::dualpi2::{DualPi2, DualPi2Config};
@@ -56,6 +57,8 @@ pub enum QueueConfig {
     Cobalt(CobaltConfig),
     /// PIE (RFC 8033).
     Pie(PieConfig),
+    /// DOCSIS-PIE, PIE with the DOCSIS 3.1 cable modem rules (RFC 8034).
+    DocsisPie(DocsisPieConfig),
     /// PI (Hollot, Misra, Towsley & Gong 2001), as ns-2's Queue/PI.
     Pi(PiConfig),
     /// REM, Random Exponential Marking (Athuraliya, Low, Li & Yin 2001), as ns-2's Queue/REM.
@@ -119,6 +122,7 @@ impl QueueConfig {
             QueueConfig::FqCodel(c) => Box::new(FqCodel::new(c)),
             QueueConfig::Cobalt(c) => Box::new(Cobalt::new(c)),
             QueueConfig::Pie(c) => Box::new(Pie::new(c)),
+            QueueConfig::DocsisPie(c) => Box::new(DocsisPie::new(c)),
             QueueConfig::DualPi2(c) => Box::new(DualPi2::new(c)),
             QueueConfig::Pi(c) => Box::new(Pi::new(c)),
             QueueConfig::Rem(c) => Box::new(Rem::new(c)),
@@ -147,6 +151,7 @@ impl QueueConfig {
             QueueConfig::FqCodel(c) => super::fq_codel::configured_limit(c),
             QueueConfig::Cobalt(c) => super::cobalt::configured_limit(c),
             QueueConfig::Pie(c) => super::pie::configured_limit(c),
+            QueueConfig::DocsisPie(c) => super::docsis_pie::configured_limit(c),
             QueueConfig::DualPi2(c) => super::dualpi2::configured_limit(c),
             QueueConfig::Pi(c) => super::pi::configured_limit(c),
             QueueConfig::Rem(c) => super::rem::configured_limit(c),
@@ -184,6 +189,7 @@ impl QueueConfig {
             QueueConfig::FqCodel(c) => c.validate(),
             QueueConfig::Cobalt(c) => c.validate(),
             QueueConfig::Pie(c) => c.validate(),
+            QueueConfig::DocsisPie(c) => c.validate(),
             QueueConfig::DualPi2(c) => c.validate(),
             QueueConfig::Pi(c) => c.validate(),
             QueueConfig::Rem(c) => c.validate(),

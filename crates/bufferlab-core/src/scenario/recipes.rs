@@ -37,6 +37,7 @@ fn marks(q: &QueueConfig) -> bool {
         // COBALT: sch_cake always marks, ns-3's CobaltQueueDisc only with UseEcn
         QueueConfig::Cobalt(c) => c.knobs.marks(c.preset == AqmPreset::Linux),
         QueueConfig::Pie(c) => c.ecn.unwrap_or(false),
+        QueueConfig::DocsisPie(_) => false, // no ECN in DOCSIS mode
         QueueConfig::Pi(c) => c.ecn,
         QueueConfig::Rem(c) => c.ecn,
         QueueConfig::Rio(c) => c.ecn,
