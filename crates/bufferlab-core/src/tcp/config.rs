@@ -12,6 +12,7 @@
 //! * Linux (6.x) defaults: `include/net/tcp.h` (TCP_RTO_MIN 200 ms, TCP_RTO_MAX 120 s,
 //!   TCP_TIMEOUT_INIT 1 s, TCP_INIT_CWND 10, TCP_DELACK_MIN 40 ms), `net.ipv4.tcp_rmem/wmem`.
 
+use super::cc::prague_classic_ecn::EcnFallback;
 use super::flavour::{Flavour, Rules};
 use super::full::{FullTcp, FullTcpOptions};
 use super::ns2_agent::{Ns2Agent, Ns2AgentOptions};
@@ -262,6 +263,12 @@ pub struct TcpOptions {
     /// Prague's RTT-independence target (Linux `tcp_prague.c` `prague_rtt_target` 25 ms).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prague_rtt_target: Option<SimTime>,
+    /// Prague's detection of a classic ECN AQM (L4STeam `tcp_prague.c` `prague_ecn_fallback`,
+    /// RFC 9331 section 4.3): "off" (Linux's default 0), "detect" (2: the score is reported,
+    /// the response unchanged) or "fallback" (1: behind a classic AQM alpha is raised toward
+    /// a Reno-friendly reduction); `cc/prague_classic_ecn.rs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prague_ecn_fallback: Option<EcnFallback>,
     /// Pace data segments (tcp/pacing.rs): off in every preset (ns-3 `EnablePacing` false;
     /// Linux paces CUBIC only under the fq qdisc). `cc = "bbr"` paces whatever this says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -359,6 +366,7 @@ pub struct TcpParams {
     pub dctcp_g: f64,
     pub dctcp_alpha_init: f64,
     pub prague_rtt_target: SimTime,
+    pub prague_ecn_fallback: EcnFallback,
     pub pacing: bool,
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
@@ -452,6 +460,7 @@ impl TcpParams {
         set!(dctcp_g);
         set!(dctcp_alpha_init);
         set!(prague_rtt_target);
+        set!(prague_ecn_fallback);
         set!(pacing);
         set!(pacing_ss_ratio);
         set!(pacing_ca_ratio);
@@ -576,6 +585,9 @@ impl TcpParams {
         }
         if self.cc == CcKind::Prague {
             j["prague_rtt_target_s"] = self.prague_rtt_target.as_secs_f64().into();
+            if self.prague_ecn_fallback != EcnFallback::Off {
+                j["prague_ecn_fallback"] = serde_json::json!(self.prague_ecn_fallback);
+            }
         }
         // only where pacing applies, so that the settings of unpaced flows read as before
         if self.paced() {

@@ -50,6 +50,10 @@ pub struct Rack {
     reordering_seen: bool,
     /// RACK.min_RTT.
     min_rtt: Option<SimTime>,
+    /// The RTT of the highest segment the last ACK delivered that was sent once (Linux
+    /// `tcp_clean_rtx_queue`'s `ca_rtt_us`, from `last_ackt` / `last_sackt`; TCP Prague's
+    /// `prague_pkts_acked` reads it).
+    ack_rtt: Option<SimTime>,
 }
 
 /// RFC 8985 `RACK_sent_after(t1, seq1, t2, seq2)`.
@@ -100,6 +104,7 @@ impl Rack {
     pub fn on_ack(&mut self, snd_una: u64, sacked: impl Fn(u64, u64) -> bool, now: SimTime) -> u64 {
         let fack_before = self.fack;
         let mut delivered = 0;
+        self.ack_rtt = None;
         // in place: an ACK allocates nothing (tests/no_allocation.rs)
         let mut segs = std::mem::take(&mut self.segs);
         segs.retain(|s| {
@@ -114,6 +119,7 @@ impl Rack {
             let rtt = now.saturating_sub(s.xmit);
             if !s.retx {
                 self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+                self.ack_rtt = Some(rtt);
             }
             // step 2: an ACK that may be for the original transmission is no sample. Linux
             // (`tcp_rack_advance`) tests only RTT < min_rtt; RFC 8985 also a timestamp echo
@@ -198,6 +204,11 @@ impl Rack {
     /// Whether the segment starting at `seq` is marked lost.
     pub fn is_lost(&self, seq: u64) -> bool {
         self.segs.iter().any(|s| s.start == seq && s.lost)
+    }
+
+    /// The RTT of the highest once-sent segment the last ACK delivered (Linux `ca_rtt_us`).
+    pub fn ack_rtt(&self) -> Option<SimTime> {
+        self.ack_rtt
     }
 
     pub fn min_rtt(&self) -> Option<SimTime> {

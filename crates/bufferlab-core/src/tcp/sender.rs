@@ -695,7 +695,10 @@ impl TcpSender {
     /// also kept as ns-2's double (tcp.cc `set_rtx_timer`: `resched(rtt_timeout())`), which
     /// keys the timer's event (`next_timeout_s`).
     pub(super) fn arm_rto(&mut self, now: SimTime) {
-        self.arm_rto_for(now, self.rtt.rto(), self.rtt.rto_s());
+        // ns-2's RTO once: `rto()` is it rounded to picoseconds
+        let rto_s = self.rtt.rto_s();
+        let rto = rto_s.map_or_else(|| self.rtt.rto(), SimTime::from_secs_f64);
+        self.arm_rto_for(now, rto, rto_s);
     }
 
     /// Arms the timer at now + `rto` (`rto_s`: the same in ns-2's doubles, if any).
@@ -1245,6 +1248,7 @@ impl TcpSender {
                     _ => cx.now_s,
                 },
                 rtt: Some(fine_rtt),
+                ack_rtt: self.rack.as_ref().and_then(|r| r.rack.ack_rtt()),
             };
             if extent {
                 self.cc.on_ecn_ack(&self.w, acked, ece, &info);

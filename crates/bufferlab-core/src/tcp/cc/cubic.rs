@@ -373,6 +373,7 @@ mod tests {
             next_to_send: snd_una + 100_000,
             clock_s: t,
             rtt: Some(SimTime::from_millis(20)),
+            ack_rtt: None,
         }
     }
 
@@ -531,6 +532,7 @@ mod tests {
                         next_to_send: 0,
                         clock_s: now,
                         rtt: Some(SimTime::from_secs_f64(rtt)),
+                        ack_rtt: None,
                     },
                 );
             }

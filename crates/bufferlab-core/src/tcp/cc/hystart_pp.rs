@@ -354,6 +354,7 @@ mod tests {
             next_to_send: nxt,
             clock_s: 0.0,
             rtt: Some(ms(rtt_ms)),
+            ack_rtt: None,
         }
     }
 

@@ -12,6 +12,7 @@ pub mod linux_reno;
 pub mod newreno;
 pub mod ns3_newreno;
 pub mod prague;
+pub mod prague_classic_ecn;
 pub mod reno;
 pub mod tahoe;
 pub mod vegas;
@@ -83,6 +84,10 @@ pub struct Ack {
     pub clock_s: f64,
     /// Fine-grained RTT of the acknowledged data (timestamp echo), if valid.
     pub rtt: Option<SimTime>,
+    /// The RTT of the highest segment sent once that this ACK delivered, from the sender's
+    /// own send times where it keeps them (RACK's segment list; Linux `ca_rtt_us`): unlike
+    /// the echo it leaves out the time the receiver held the ACK for a second segment.
+    pub ack_rtt: Option<SimTime>,
 }
 
 pub trait CongestionControl {
@@ -215,6 +220,7 @@ fn build_controller(p: &TcpParams) -> Box<dyn CongestionControl> {
             p.dctcp_g,
             p.dctcp_alpha_init,
             p.prague_rtt_target,
+            p.prague_ecn_fallback,
         )),
         CcKind::Cubic => Box::new(
             cubic::Cubic::new(p.cubic_c, p.cubic_beta, p.cubic_fast_convergence).with_rules(
@@ -251,6 +257,7 @@ pub(crate) mod testing {
             next_to_send: 0,
             clock_s: 0.0,
             rtt: None,
+            ack_rtt: None,
         }
     }
 }

@@ -19,8 +19,10 @@
 //!   same speed (as if their RTT were the target). RTTs above 100 ms (`MAX_SCALED_RTT`) are
 //!   not scaled. The RTT used here is the smoothed fine-grained RTT of the ACKs (gain 1/8).
 //! * Section 4.3 "fall back to Reno-friendly on loss" (`prague_enter_loss`): a loss halves
-//!   cwnd. The classic-ECN-AQM detection (`prague_ecn_fallback`) is off by default in Linux
-//!   and not modelled.
+//!   cwnd.
+//! * Section 4.3 "fall back to Reno-friendly on classic ECN bottlenecks": the detection of a
+//!   classic ECN AQM (`prague_ecn_fallback`, off by default in Linux and here;
+//!   `tcp.prague_ecn_fallback = "detect"` or `"fallback"`), `cc/prague_classic_ecn.rs`.
 //! * Pacing (`prague_update_pacing_rate`, always on) is the sender's, `tcp/pacing.rs`
 //!   `Pacer::prague`: 100 % of max(cwnd, in flight) per srtt after early slow start.
 //! * Not modelled: AccECN (the receiver echoes CE state per segment with the
@@ -28,6 +30,7 @@
 //!   reduction limit of the RTT-independent mode (the sender reduces at most once per window).
 
 use super::dctcp::AlphaEstimator;
+use super::prague_classic_ecn::{ClassicEcnDetector, EcnFallback};
 use super::{Ack, CongestionControl, EcnFeedback, Recovery, Window};
 use crate::packet::Ecn;
 use crate::units::SimTime;
@@ -49,10 +52,12 @@ pub struct Prague {
     rtt_target: f64,
     /// Fractional cwnd carried between ACKs, in segments.
     cnt: f64,
+    /// The classic-ECN-AQM detection (`prague_ecn_fallback`).
+    pub classic: ClassicEcnDetector,
 }
 
 impl Prague {
-    pub fn new(g: f64, alpha_init: f64, rtt_target: SimTime) -> Self {
+    pub fn new(g: f64, alpha_init: f64, rtt_target: SimTime, fallback: EcnFallback) -> Self {
         Self {
             est: AlphaEstimator::new(g, alpha_init),
             saw_ce: false,
@@ -62,6 +67,7 @@ impl Prague {
             srtt: None,
             rtt_target: rtt_target.as_secs_f64(),
             cnt: 0.0,
+            classic: ClassicEcnDetector::new(fallback),
         }
     }
 
@@ -111,9 +117,6 @@ impl CongestionControl for Prague {
             w.cwnd += whole * w.mss;
         }
     }
-    fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
-        (w.cwnd / 2.0).max(2.0 * w.mss)
-    }
     fn ecn_feedback(&self) -> EcnFeedback {
         EcnFeedback::Extent
     }
@@ -126,8 +129,19 @@ impl CongestionControl for Prague {
     fn on_ecn_ack(&mut self, w: &Window, acked: u64, ece: bool, a: &Ack) {
         self.ack_ce = ece;
         self.saw_ce |= ece;
-        if self.saw_ce {
-            self.est.on_ack(acked, ece, a.snd_una, a.snd_nxt);
+        if self.classic.enabled() {
+            // prague_pkts_acked: the last segment's RTT (`ca_rtt_us`), where the sender keeps
+            // send times (RACK), else the echo's
+            if let Some(r) = a.ack_rtt.or(a.rtt) {
+                self.classic.on_rtt(r.as_secs_f64());
+            }
+        }
+        // prague_update_alpha: the detection runs where alpha is updated, once a CE was seen
+        if self.saw_ce
+            && self.est.on_ack(acked, ece, a.snd_una, a.snd_nxt).is_some()
+            && self.classic.enabled()
+        {
+            self.classic.on_round();
         }
         if a.snd_una > self.round_end {
             self.round_end = a.snd_nxt;
@@ -136,15 +150,25 @@ impl CongestionControl for Prague {
             }
         }
     }
+    fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
+        self.classic.on_reduction(w.ssthresh / w.mss); // prague_ssthresh
+        (w.cwnd / 2.0).max(2.0 * w.mss)
+    }
     fn ssthresh_on_ecn(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
-        (w.cwnd * (1.0 - self.est.alpha / 2.0)).max(2.0 * w.mss)
+        self.classic.on_reduction(w.ssthresh / w.mss); // prague_ssthresh
+        let alpha = self.classic.alpha_for_reduction(self.est.alpha); // prague_enter_cwr
+        (w.cwnd * (1.0 - alpha / 2.0)).max(2.0 * w.mss)
     }
     fn report(&self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({
+        let mut j = serde_json::json!({
             "alpha": self.est.alpha,
             "rounds": self.rounds,
             "ai_per_round": self.ai_per_round(),
-        }))
+        });
+        if self.classic.enabled() {
+            j["classic_ecn"] = self.classic.report();
+        }
+        Some(j)
     }
 }
 
@@ -165,7 +189,7 @@ mod tests {
     // ---- RFC 9331 4.1: ECT(1) ----
     #[test]
     fn sends_ect1_and_reads_the_extent_of_marking() {
-        let p = Prague::new(1.0 / 16.0, 1.0, SimTime::from_millis(25));
+        let p = Prague::new(1.0 / 16.0, 1.0, SimTime::from_millis(25), EcnFallback::Off);
         assert_eq!(p.ect(), Ecn::Ect1);
         assert_eq!(p.ecn_feedback(), EcnFeedback::Extent);
     }
@@ -173,7 +197,7 @@ mod tests {
     // ---- tcp_prague: alpha waits for the first CE; CE-marked ACKs do not grow cwnd ----
     #[test]
     fn alpha_frozen_until_ce_and_marked_acks_do_not_grow() {
-        let mut p = Prague::new(1.0 / 16.0, 1.0, SimTime::from_millis(25));
+        let mut p = Prague::new(1.0 / 16.0, 1.0, SimTime::from_millis(25), EcnFallback::Off);
         let mut w = window(10.0, 5.0);
         for i in 0..40u64 {
             let a = ack_rtt(1000, 1001 + i * 1000, 11_001 + i * 1000, 10);
@@ -195,7 +219,7 @@ mod tests {
     // ---- RTT independence: (r/target)^2 segments per round after the transition ----
     #[test]
     fn rtt_scaling_after_the_transition_rounds() {
-        let mut p = Prague::new(1.0 / 16.0, 1.0, SimTime::from_millis(25));
+        let mut p = Prague::new(1.0 / 16.0, 1.0, SimTime::from_millis(25), EcnFallback::Off);
         p.srtt = Some(0.005);
         assert_eq!(p.ai_per_round(), 1.0);
         p.rounds = RTT_TRANSITION_ROUNDS;
@@ -215,7 +239,7 @@ mod tests {
     // ---- reductions: ECN by alpha/2, loss halves ----
     #[test]
     fn ecn_reduces_by_alpha_over_two_and_loss_halves() {
-        let mut p = Prague::new(1.0 / 16.0, 0.5, SimTime::from_millis(25));
+        let mut p = Prague::new(1.0 / 16.0, 0.5, SimTime::from_millis(25), EcnFallback::Off);
         let w = window(40.0, 20.0);
         assert_eq!(p.ssthresh_on_ecn(&w, 0, SimTime::ZERO), 30_000.0);
         assert_eq!(p.ssthresh_on_loss(&w, 0, SimTime::ZERO), 20_000.0);

@@ -97,6 +97,7 @@ impl TcpSender {
                 next_to_send: self.snd_nxt,
                 clock_s: cx.now_s,
                 rtt: Some(now.saturating_sub(h.ts_echo)),
+                ack_rtt: None,
             };
             self.sack1_new_ack(h, ack, now);
             self.sb.clear();

@@ -92,6 +92,7 @@ impl TcpSender {
                 next_to_send: s.snd_nxt,
                 clock_s: now.as_secs_f64(),
                 rtt: Some(now.saturating_sub(h.ts_echo)),
+                ack_rtt: None,
             };
             if self.ecn_extent() {
                 let ece = h.flags & F::ECE != 0;
