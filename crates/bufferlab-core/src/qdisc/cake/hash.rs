@@ -133,10 +133,19 @@ impl Tables {
             Some(i) => i,
             None => {
                 self.way_collisions += 1;
+                // the displaced bulk flow leaves its hosts' counts (sch_cake decrements both
+                // in every mode, wrapping the u16 where the mode never counted; only the
+                // counted sides are touched here, which the other modes never read)
                 if self.slots[outer + k].set == Set::Bulk {
                     let s = self.slots[reduced];
-                    self.hosts[s.srchost as usize].srchost_bulk_flow_count -= 1;
-                    self.hosts[s.dsthost as usize].dsthost_bulk_flow_count -= 1;
+                    if alloc_src {
+                        let c = &mut self.hosts[s.srchost as usize].srchost_bulk_flow_count;
+                        *c = c.saturating_sub(1);
+                    }
+                    if alloc_dst {
+                        let c = &mut self.hosts[s.dsthost as usize].dsthost_bulk_flow_count;
+                        *c = c.saturating_sub(1);
+                    }
                 }
                 allocate = true;
                 outer + k
@@ -254,5 +263,28 @@ mod tests {
         assert!(FlowMode::TripleIsolate.dual_src() && FlowMode::TripleIsolate.dual_dst());
         assert!(FlowMode::DualSrchost.dual_src() && !FlowMode::DualSrchost.dual_dst());
         assert!(!FlowMode::Hosts.dual_src() && !FlowMode::Flows.dual_dst());
+    }
+
+    // ---- a collision takes the queue over: the displaced bulk flow leaves its hosts' counts ----
+    #[test]
+    fn a_collision_moves_the_bulk_count_to_the_new_hosts() {
+        let mut t = Tables::default();
+        let mode = FlowMode::DualSrchost;
+        // fill set 0 with bulk flows of source host 7
+        for i in 0..8u32 {
+            let q = t.cake_hash((i * 1024, 7, 0), mode);
+            t.slots[q].set = Set::Bulk;
+            let h = t.slots[q].srchost as usize;
+            t.hosts[h].srchost_bulk_flow_count += 1;
+        }
+        let h7 = t.slots[0].srchost as usize;
+        assert_eq!(t.hosts[h7].srchost_bulk_flow_count, 8);
+        // a ninth flow, of host 9, collides into queue 0: host 7 loses one, host 9 gains it
+        let q = t.cake_hash((8 * 1024, 9, 0), mode);
+        assert_eq!((q, t.way_collisions), (0, 1));
+        let h9 = t.slots[0].srchost as usize;
+        assert_ne!(h9, h7);
+        assert_eq!(t.hosts[h7].srchost_bulk_flow_count, 7);
+        assert_eq!(t.hosts[h9].srchost_bulk_flow_count, 1);
     }
 }
