@@ -40,10 +40,13 @@ pub enum DropReason {
     /// COBALT's BLUE drop (`qdisc/cobalt_vars.rs`: Linux sch_cake `cobalt_should_drop`, ns-3
     /// `CobaltQueueDisc::CobaltShouldDrop`, with probability `p_drop`).
     Blue,
+    /// A queued pure TCP ACK made redundant by a newer one of the same flow (Linux sch_cake
+    /// `cake_ack_filter`; `qdisc/cake/ack_filter.rs`).
+    AckFilter,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 16] = [
+    pub const ALL: [DropReason; 17] = [
         DropReason::QueueFull,
         DropReason::RedEarly,
         DropReason::RedForced,
@@ -60,6 +63,7 @@ impl DropReason {
         DropReason::Oversize,
         DropReason::Policed,
         DropReason::Blue,
+        DropReason::AckFilter,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -81,6 +85,7 @@ impl DropReason {
             DropReason::Oversize => "oversize",
             DropReason::Policed => "policed",
             DropReason::Blue => "blue",
+            DropReason::AckFilter => "ack_filter",
         }
     }
 

@@ -470,3 +470,56 @@ fn policer_values_name_the_field() {
     let e = run_err(&police(r#", exceed = "shout""#), &[]);
     assert!(e.contains("exceed") || e.contains("shout"), "{e}");
 }
+
+// ---- CAKE: bad values name the field and the fix (qdisc/cake/config.rs) ----
+#[test]
+fn cake_values_name_the_field_and_the_fix() {
+    for (queue, field, fix) in [
+        (
+            r#"{ kind = "cake", overhead = 500 }"#,
+            "overhead",
+            "-64 to 256",
+        ),
+        (
+            r#"{ kind = "cake", bandwidth = "100bps" }"#,
+            "bandwidth",
+            "512bps",
+        ),
+        (
+            r#"{ kind = "cake", target = "200ms" }"#,
+            "target",
+            "below the rtt",
+        ),
+        (
+            r#"{ kind = "cake", memlimit = "100B" }"#,
+            "memlimit",
+            "one packet",
+        ),
+        (
+            r#"{ kind = "cake", flow_modes = "flows" }"#,
+            "flow_modes",
+            "flow_mode",
+        ),
+    ] {
+        let e = run_err(
+            &with(
+                "queue = { kind = \"droptail\", limit = \"20p\" }",
+                &format!("queue = {queue}"),
+            ),
+            &[],
+        );
+        assert!(
+            e.contains(&format!("links.bottleneck.queue.{field}")) && e.contains(fix),
+            "{queue}: {e}"
+        );
+    }
+    // an unknown flow mode lists the modes
+    let e = run_err(
+        &with(
+            "queue = { kind = \"droptail\", limit = \"20p\" }",
+            "queue = { kind = \"cake\", flow_mode = \"triple\" }",
+        ),
+        &[],
+    );
+    assert!(e.contains("triple_isolate"), "{e}");
+}

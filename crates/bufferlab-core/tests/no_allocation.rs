@@ -168,6 +168,12 @@ fn steady_state_makes_no_allocation() {
             r#"{ kind = "police", rate = "6Mbps", burst = "30000B", peak_rate = "8Mbps", peak_burst = "60000B", child = { kind = "fq_codel" } }"#,
             r#"{ preset = "ns3", cc = "cubic", ecn = true }"#,
         ),
+        (
+            // CAKE (qdisc/cake/): flow queues, host tables and rotations are built with it;
+            // its shaper's wake-ups are port timers, the ACK filter removes in place
+            r#"{ kind = "cake", bandwidth = "9Mbps", ack_filter = "aggressive", overhead = 18 }"#,
+            r#"{ preset = "linux", cc = "cubic" }"#,
+        ),
     ];
     for (queue, tcp) in cases {
         let (allocations, hops) = steady_state_allocations(&dumbbell(queue, tcp), None);

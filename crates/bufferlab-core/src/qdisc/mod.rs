@@ -9,6 +9,7 @@
 //! ECN marks through [`QueueCtx::mark`]. The context's drop buffer is reused, so nothing is
 //! allocated per packet.
 
+pub mod cake;
 pub mod classful;
 pub mod cobalt;
 pub mod cobalt_vars;

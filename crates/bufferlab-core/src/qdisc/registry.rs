@@ -5,6 +5,7 @@
 //! discipline is one variant here and one arm in each `match` below (build, limit, validate),
 //! all in this file: see CONTRIBUTING.md, "Recipe: adding a queue discipline".
 
+use super::cake::{Cake, CakeConfig};
 use super::classful::{Classful, ClassfulConfig};
 use super::cobalt::{Cobalt, CobaltConfig};
 use super::codel::{Codel, CodelConfig};
@@ -55,6 +56,9 @@ pub enum QueueConfig {
     FqCodel(FqCodelConfig),
     /// COBALT, CoDel and BLUE (Linux sch_cake's AQM with one queue, ns-3 CobaltQueueDisc).
     Cobalt(CobaltConfig),
+    /// CAKE (Høiland-Jørgensen, Täht & Morton, LANMAN 2018; Linux sch_cake): shaper, per-flow
+    /// and per-host fairness, diffserv tins, ACK filter, overhead compensation.
+    Cake(CakeConfig),
     /// PIE (RFC 8033).
     Pie(PieConfig),
     /// DOCSIS-PIE, PIE with the DOCSIS 3.1 cable modem rules (RFC 8034).
@@ -121,6 +125,7 @@ impl QueueConfig {
             QueueConfig::Codel(c) => Box::new(Codel::new(c)),
             QueueConfig::FqCodel(c) => Box::new(FqCodel::new(c)),
             QueueConfig::Cobalt(c) => Box::new(Cobalt::new(c)),
+            QueueConfig::Cake(c) => Box::new(Cake::new(c)),
             QueueConfig::Pie(c) => Box::new(Pie::new(c)),
             QueueConfig::DocsisPie(c) => Box::new(DocsisPie::new(c)),
             QueueConfig::DualPi2(c) => Box::new(DualPi2::new(c)),
@@ -150,6 +155,7 @@ impl QueueConfig {
             QueueConfig::Codel(c) => super::codel::configured_limit(c),
             QueueConfig::FqCodel(c) => super::fq_codel::configured_limit(c),
             QueueConfig::Cobalt(c) => super::cobalt::configured_limit(c),
+            QueueConfig::Cake(c) => super::cake::config::configured_limit(c),
             QueueConfig::Pie(c) => super::pie::configured_limit(c),
             QueueConfig::DocsisPie(c) => super::docsis_pie::configured_limit(c),
             QueueConfig::DualPi2(c) => super::dualpi2::configured_limit(c),
@@ -170,6 +176,7 @@ impl QueueConfig {
     pub fn state_bytes(&self) -> u64 {
         match self {
             QueueConfig::FqCodel(c) => super::fq_codel::state_bytes(c),
+            QueueConfig::Cake(c) => super::cake::state_bytes(c),
             QueueConfig::Sfq(c) => super::sfq::state_bytes(c),
             QueueConfig::Prio(c) => super::prio::state_bytes(c),
             QueueConfig::Classful(c) => c.classes.iter().map(|k| k.queue.state_bytes()).sum(),
@@ -188,6 +195,7 @@ impl QueueConfig {
             QueueConfig::Prio(c) => c.validate(),
             QueueConfig::FqCodel(c) => c.validate(),
             QueueConfig::Cobalt(c) => c.validate(),
+            QueueConfig::Cake(c) => c.validate(),
             QueueConfig::Pie(c) => c.validate(),
             QueueConfig::DocsisPie(c) => c.validate(),
             QueueConfig::DualPi2(c) => c.validate(),

@@ -36,6 +36,8 @@ fn marks(q: &QueueConfig) -> bool {
         QueueConfig::FqCodel(c) => c.knobs.marks(c.preset == AqmPreset::Linux),
         // COBALT: sch_cake always marks, ns-3's CobaltQueueDisc only with UseEcn
         QueueConfig::Cobalt(c) => c.knobs.marks(c.preset == AqmPreset::Linux),
+        // CAKE: COBALT per flow, always marks (sch_cake INET_ECN_set_ce)
+        QueueConfig::Cake(_) => true,
         QueueConfig::Pie(c) => c.ecn.unwrap_or(false),
         QueueConfig::DocsisPie(_) => false, // no ECN in DOCSIS mode
         QueueConfig::Pi(c) => c.ecn,
