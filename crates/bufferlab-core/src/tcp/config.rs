@@ -106,7 +106,7 @@ pub struct TcpOptions {
     /// Starting point: `ns2` (default), `ns3` or `linux`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
-    /// Congestion control: tahoe, reno, newreno, vegas, cubic, linux_reno, dctcp, prague, bbr.
+    /// Congestion control: tahoe, reno, newreno, vegas, cubic, linux_reno, dctcp, prague, bbr, bbr3.
     #[serde(default, alias = "variant", skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcKind>,
     /// With `cc = "python"`: the class, `module:Class` or `file.py:Class`.
