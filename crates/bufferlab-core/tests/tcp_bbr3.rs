@@ -215,3 +215,21 @@ fn ecn_step_marking_keeps_the_queue_short_without_loss() {
     );
     assert!(g3 > 0.85 * 100e6 * 1448.0 / 1500.0, "v3 goodput {g3}");
 }
+
+// ---- the same seed gives the same bytes; the report carries v3's state ----
+#[test]
+fn bbr3_runs_are_deterministic_and_report_their_state() {
+    let text = scenario(&[V3, V3], 20, "20s");
+    let a = run_text(&text, 3);
+    let b = run_text(&text, 3);
+    assert_eq!(
+        serde_json::to_string(&a.flows).unwrap(),
+        serde_json::to_string(&b.flows).unwrap()
+    );
+    let tcp = a.flows[0].tcp_json().unwrap();
+    let state = &tcp["cc_state"];
+    assert_eq!(state["mode"], "probebw", "{state}");
+    assert!(state["full_bw_reached"].as_bool().unwrap());
+    assert!(state["phase"].is_string(), "{state}");
+    assert!(state["max_bw_bytes_per_s"].as_f64().unwrap() > 0.0);
+}
