@@ -351,7 +351,7 @@ impl Bbr3 {
     }
 
     /// v3 `bbr_update_min_rtt` (draft 4.3.4.4 `BBRUpdateMinRTT`, `BBRCheckProbeRTT`).
-    fn update_min_rtt(&mut self, w: &mut Window, rs: &RateSample, c: &Conn) {
+    fn update_min_rtt(&mut self, w: &mut Window, c: &Conn) {
         let probe_rtt_expired = c.now > self.probe_rtt_min_stamp + PROBE_RTT_INTERVAL;
         if let Some(r) = c.last_rtt.filter(|r| *r > SimTime::ZERO) {
             if self.probe_rtt_min.is_none_or(|m| r <= m) || probe_rtt_expired {
@@ -376,7 +376,6 @@ impl Bbr3 {
         if self.mode == Mode::ProbeRtt {
             self.handle_probe_rtt(w, c);
         }
-        let _ = rs;
     }
 
     /// v3 `bbr_probe_rtt_cwnd`: max(0.5 BDP, 4 segments).
@@ -562,7 +561,7 @@ impl CongestionControl for Bbr3 {
         self.packet_conservation = false;
         w.cwnd = w.cwnd.max(self.prior_cwnd);
     }
-    fn on_timeout(&mut self, w: &mut Window, _flight: u64, _now: SimTime) {
+    fn on_timeout(&mut self, w: &mut Window, _flight: u64, now: SimTime) {
         // v3 bbr_set_state(TCP_CA_Loss): a loss that ends the round; cwnd 1 segment
         self.save_cwnd(w);
         self.in_recovery = false;
@@ -572,7 +571,7 @@ impl CongestionControl for Bbr3 {
         self.sig.note_loss();
         if self.bw_probe_samples {
             let tx_in_flight = self.inflight_latest + self.mss;
-            self.handle_inflight_too_high(w, tx_in_flight, false, _now);
+            self.handle_inflight_too_high(w, tx_in_flight, false, now);
         }
         w.cwnd = w.mss;
     }
@@ -605,7 +604,7 @@ impl CongestionControl for Bbr3 {
         self.sig.update_cwr(self.delivered, rs.prior_in_flight);
         if self.round_start {
             self.rounds_since_probe = (self.rounds_since_probe + 1).min(255);
-            let ce_ratio = self.update_ecn_alpha(c);
+            let ce_ratio = self.update_ecn_alpha();
             self.check_ecn_too_high_in_startup(ce_ratio);
         }
         self.sig.ecn_in_round |= self.sig.ecn_eligible && self.sig.ack_ce() > 0;
@@ -617,7 +616,7 @@ impl CongestionControl for Bbr3 {
         self.check_full_bw_reached(rs);
         self.check_drain(w, c);
         self.update_cycle_phase(w, rs, c);
-        self.update_min_rtt(w, rs, c);
+        self.update_min_rtt(w, c);
         // control
         self.update_gains();
         self.set_pacing_rate(w, c);

@@ -188,7 +188,7 @@ impl Bbr3 {
             }
         }
         let tx_in_flight = rs.prior_in_flight as f64;
-        if self.is_inflight_too_high(tx_in_flight, rs.is_app_limited) {
+        if self.is_inflight_too_high(tx_in_flight) {
             if self.bw_probe_samples {
                 self.handle_inflight_too_high(w, tx_in_flight, rs.is_app_limited, now);
             }

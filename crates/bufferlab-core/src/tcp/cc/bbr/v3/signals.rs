@@ -14,7 +14,7 @@
 //! `prior_in_flight`; the CE fraction is the same window of CE-marked over ACKed bytes.
 
 use super::{Bbr3, Mode, Phase};
-use crate::tcp::cc::{Conn, RateSample, Window};
+use crate::tcp::cc::{RateSample, Window};
 
 /// Draft `BBRLossThresh` 2 % (v3 `bbr_loss_thresh` 2/100).
 pub const LOSS_THRESH: f64 = 0.02;
@@ -170,7 +170,7 @@ impl Bbr3 {
     /// v3 `bbr_update_ecn_alpha`, at a round start: alpha += g (CE fraction - alpha); the flow
     /// becomes ECN-eligible at its first CE mark if ECN was negotiated and min RTT <= 5 ms.
     /// Returns the round's CE fraction (None: no ACKed bytes or not eligible).
-    pub(super) fn update_ecn_alpha(&mut self, _c: &Conn) -> Option<f64> {
+    pub(super) fn update_ecn_alpha(&mut self) -> Option<f64> {
         let s = &mut self.sig;
         let short_path = self
             .min_rtt
@@ -224,7 +224,7 @@ impl Bbr3 {
         if self.sig.loss_round_start
             && self.in_recovery
             && self.sig.loss_events_in_round >= FULL_LOSS_COUNT
-            && self.is_inflight_too_high(rs.prior_in_flight as f64, rs.is_app_limited)
+            && self.is_inflight_too_high(rs.prior_in_flight as f64)
         {
             self.handle_queue_too_high_in_startup();
             return;
@@ -236,7 +236,7 @@ impl Bbr3 {
 
     /// v3 `bbr_is_inflight_too_high` (draft `IsInflightTooHigh`): lost > 2 % of the flight
     /// the sample was sent with, or (ECN-eligible) CE-marked > 1/2 of the ACKed bytes.
-    pub(super) fn is_inflight_too_high(&self, tx_in_flight: f64, _app_limited: bool) -> bool {
+    pub(super) fn is_inflight_too_high(&self, tx_in_flight: f64) -> bool {
         let lost = self.sig.recent_lost();
         if lost > 0.0 && tx_in_flight > 0.0 && lost > tx_in_flight * LOSS_THRESH {
             return true;
