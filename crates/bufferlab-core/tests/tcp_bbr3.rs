@@ -233,3 +233,28 @@ fn bbr3_runs_are_deterministic_and_report_their_state() {
     assert!(state["phase"].is_string(), "{state}");
     assert!(state["max_bw_bytes_per_s"].as_f64().unwrap() > 0.0);
 }
+
+// ---- bbr3 with ecn = true on a path that does not mark: the resolved scenario warns ----
+#[test]
+fn bbr3_with_ecn_and_no_marking_queue_is_warned() {
+    use bufferlab_core::api::{resolve_json, RunRequest};
+    let warnings = |tcp: &str| -> Vec<String> {
+        let text = scenario(&[tcp], 20, "20s");
+        let json = resolve_json(&RunRequest {
+            text: &text,
+            source: "test.toml",
+            seed: Some(1),
+            ..Default::default()
+        })
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        serde_json::from_value(v["resolved"]["warnings"].clone()).unwrap()
+    };
+    let w = warnings(r#"{ preset = "linux", cc = "bbr3", ecn = true }"#);
+    assert!(
+        w.iter()
+            .any(|m| m.contains("cc = \"bbr3\"") && m.contains("5 ms")),
+        "{w:?}"
+    );
+    assert!(warnings(V3).iter().all(|m| !m.contains("bbr3")));
+}
