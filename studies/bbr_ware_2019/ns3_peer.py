@@ -82,6 +82,8 @@ def points(study: dict) -> list[tuple[str, dict, list[list]]]:
     out = []
     for e in study["experiment"]:
         params = e["params"]
+        if "bbr" in params:
+            continue  # BBRv3 (buffer_v3): ns-3.44 has no BBRv3, so no peer
         bdps = params["buffer_bdp"]["values"]
         counts = [c["label"] for c in params["n_cubic"]] if "n_cubic" in params else [1]
         reps = e["replications"]

@@ -221,7 +221,7 @@ fn varying_capacity_makes_no_allocation() {
     }
 }
 
-/// Paced senders (tcp/pacing.rs), BBR (tcp/cc/bbr.rs, tcp/rate.rs) and Prague over DualPI2. A paced sender keeps a
+/// Paced senders (tcp/pacing.rs), BBR v1 and v3 (tcp/cc/bbr/, tcp/rate.rs) and Prague over DualPI2. A paced sender keeps a
 /// timer event per segment; a pacing deadline that supersedes a later retransmission deadline
 /// leaves that one queued until its time (the engine keeps at most one live timer per endpoint
 /// and drops superseded ones when they come due), so the calendar holds many more events than
@@ -250,6 +250,15 @@ fn paced_steady_state_makes_no_allocation() {
         (
             r#"{ kind = "dualpi2" }"#,
             r#"{ preset = "linux", cc = "prague", ecn = true }"#,
+        ),
+        // BBRv3 (tcp/cc/bbr/v3), with its ECN response behind a RED step
+        (
+            r#"{ kind = "droptail", limit = "50p" }"#,
+            r#"{ preset = "linux", cc = "bbr3" }"#,
+        ),
+        (
+            r#"{ kind = "red", preset = "ns3", limit = "200p", min_th = 5, max_th = 5, q_weight = 1.0, gentle = false, ecn = true, hard_drop = false }"#,
+            r#"{ preset = "linux", cc = "bbr3", ecn = true }"#,
         ),
     ];
     for (queue, tcp) in cases {

@@ -1,4 +1,4 @@
-//! BBR v1 (tcp/cc/bbr.rs) against its published behaviour (Cardwell et al., "BBR:
+//! BBR v1 (tcp/cc/bbr/) against its published behaviour (Cardwell et al., "BBR:
 //! Congestion-Based Congestion Control", ACM Queue 2016; Hock, Bless, Zitterbart,
 //! "Experimental Evaluation of BBR Congestion Control", ICNP 2017), theory-level checks, not
 //! peer numbers (the comparison with ns-3's TcpBbr is bench/ns3_ensemble.py, cases g_bbr_*):

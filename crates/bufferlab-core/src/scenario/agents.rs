@@ -190,6 +190,11 @@ fn tcp_agents(
             let rng = rng::stream(streams.seed, &format!("flow/{}/cc", f.name));
             let cc = Box::new(crate::tcp::cc::bbr::Bbr::new(&p, rng));
             TcpSender::with_cc(p.clone(), app, f.start, at.stop, cc)
+        } else if p.cc == CcKind::Bbr3 {
+            // BBRv3 draws its probe waits from the flow's own stream
+            let rng = rng::stream(streams.seed, &format!("flow/{}/cc", f.name));
+            let cc = Box::new(crate::tcp::cc::bbr::v3::Bbr3::new(&p, rng));
+            TcpSender::with_cc(p.clone(), app, f.start, at.stop, cc)
         } else {
             TcpSender::new(p.clone(), app, f.start, at.stop)
         };

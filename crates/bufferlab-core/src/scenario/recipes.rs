@@ -182,10 +182,10 @@ pub fn warnings(topo: &Topology, flows: &[FlowInfo]) -> Vec<String> {
     out
 }
 
-/// What a DCTCP or Prague flow's path lacks, if anything.
+/// What a DCTCP, Prague or BBRv3 (with ECN) flow's path lacks, if anything.
 fn flow_warning(topo: &Topology, f: &FlowInfo) -> Option<String> {
     let (cc, ecn) = f.tcp?;
-    if !matches!(cc, CcKind::Dctcp | CcKind::Prague) || !ecn || f.path.is_empty() {
+    if !matches!(cc, CcKind::Dctcp | CcKind::Prague | CcKind::Bbr3) || !ecn || f.path.is_empty() {
         return None;
     }
     let queues: Vec<_> = f.path.iter().map(|p| port_queue(topo, p.idx())).collect();
@@ -193,6 +193,8 @@ fn flow_warning(topo: &Topology, f: &FlowInfo) -> Option<String> {
     if !queues.iter().any(|(q, _, _)| marks(q)) {
         let recipe = if cc == CcKind::Prague {
             "a DualPI2 bottleneck (RFC 9332)"
+        } else if cc == CcKind::Bbr3 {
+            "a shallow step-marking bottleneck (RED with ecn = true, min_th = max_th = K, q_weight = 1, gentle = false, hard_drop = false, or CoDel's ce_threshold) on a path of min RTT <= 5 ms, where Google's v3 code uses ECN (bbr_ecn_max_rtt_us; docs/models/bbr3.md)"
         } else {
             "a step-marking bottleneck: RED with ecn = true, min_th = max_th = K, q_weight = 1, gentle = false, hard_drop = false, or CoDel's ce_threshold (RFC 8257 section 3.1)"
         };

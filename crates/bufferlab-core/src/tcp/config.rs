@@ -45,6 +45,9 @@ pub enum CcKind {
     Prague,
     /// BBR v1 (Cardwell et al. 2016) as ns-3.44's `TcpBbr` (docs/models/bbr.md); paces always.
     Bbr,
+    /// BBRv3 (draft-ietf-ccwg-bbr, Google's v3 `tcp_bbr.c`; docs/models/bbr3.md): loss and ECN
+    /// bound its inflight; paces always. With `ecn = true` it reads the CE fraction per round.
+    Bbr3,
     /// A `bufferlab.CongestionControl` subclass written in Python (`cc_class`), see docs/extending.md.
     Python,
 }
@@ -61,6 +64,7 @@ impl CcKind {
             CcKind::Dctcp => "dctcp",
             CcKind::Prague => "prague",
             CcKind::Bbr => "bbr",
+            CcKind::Bbr3 => "bbr3",
             CcKind::Python => "python",
         }
     }
@@ -103,7 +107,7 @@ pub struct TcpOptions {
     /// Starting point: `ns2` (default), `ns3` or `linux`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
-    /// Congestion control: tahoe, reno, newreno, vegas, cubic, linux_reno, dctcp, prague, bbr.
+    /// Congestion control: tahoe, reno, newreno, vegas, cubic, linux_reno, dctcp, prague, bbr, bbr3.
     #[serde(default, alias = "variant", skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcKind>,
     /// With `cc = "python"`: the class, `module:Class` or `file.py:Class`.
@@ -605,7 +609,7 @@ impl TcpParams {
     /// Whether the sender paces: `pacing`, or a controller that always does (BBR; Prague,
     /// whose Linux module sets `SK_PACING_NEEDED`).
     pub fn paced(&self) -> bool {
-        self.pacing || matches!(self.cc, CcKind::Bbr | CcKind::Prague)
+        self.pacing || matches!(self.cc, CcKind::Bbr | CcKind::Bbr3 | CcKind::Prague)
     }
 
     pub fn rules(&self) -> &'static Rules {

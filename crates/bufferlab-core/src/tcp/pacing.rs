@@ -12,7 +12,7 @@
 //!   off by default there).
 //! * Linux `net/ipv4/tcp_input.c` `tcp_update_pacing_rate`: the same rule with
 //!   `sysctl_tcp_pacing_ss_ratio` 200 and `sysctl_tcp_pacing_ca_ratio` 120, over srtt.
-//! * A controller that sets its own rate (BBR, `tcp/cc/bbr.rs`) replaces the rule
+//! * A controller that sets its own rate (BBR, `tcp/cc/bbr/`) replaces the rule
 //!   (ns-3 `TcpCongestionOps::HasCongControl`, Linux `sk_pacing_rate` set by `bbr_set_pacing_rate`).
 //! * TCP Prague (Linux `net/ipv4/tcp_prague.c`, `prague_update_pacing_rate`, on every ACK; the
 //!   module sets `SK_PACING_NEEDED`, so a Prague flow is always paced): 200 % while

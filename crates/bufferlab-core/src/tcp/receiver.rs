@@ -111,7 +111,7 @@ impl TcpReceiver {
                 // at once only with SYN_immediate_ack_; off, it is delayed like any other
                 p.rules().opening_data_acked_at_once && p.ns2.syn_immediate_ack
             },
-            ce_state_echo: p.ecn && matches!(p.cc, CcKind::Dctcp | CcKind::Prague),
+            ce_state_echo: p.ecn && matches!(p.cc, CcKind::Dctcp | CcKind::Prague | CcKind::Bbr3),
             synack_at: None,
             synacks: 0,
             rcv_nxt: 1,

@@ -216,6 +216,7 @@ fn build_controller(p: &TcpParams) -> Box<dyn CongestionControl> {
             p.rules().linux_reno_keeps_ack_count,
         )),
         CcKind::Bbr => Box::new(bbr::Bbr::new(p, crate::rng::stream(0, "bbr"))),
+        CcKind::Bbr3 => Box::new(bbr::v3::Bbr3::new(p, crate::rng::stream(0, "bbr3"))),
         CcKind::Prague => Box::new(prague::Prague::new(
             p.dctcp_g,
             p.dctcp_alpha_init,

@@ -265,7 +265,7 @@ pub struct Rules {
     /// thresholds (Linux's or ns-3's). `None`: RFC 5681 slow start until the first loss.
     pub cubic_hystart: Option<HystartVariant>,
     /// BBR keeps Linux's long-term bandwidth sampling (`tcp_bbr.c` `bbr_lt_bw_sampling`,
-    /// `cc/bbr.rs`): after 4 to 16 lossy rounds (lost / delivered >= 50/256) whose delivery
+    /// `cc/bbr/long_term.rs`): after 4 to 16 lossy rounds (lost / delivered >= 50/256) whose delivery
     /// rate matches the previous such interval within 1/8 (or 500 B/s), it takes their mean as
     /// the bandwidth (a token-bucket policer) and paces at gain 1 for 48 rounds. ns-3.44's
     /// `TcpBbr` has no such sampling.
