@@ -35,7 +35,7 @@ QUEUES = [
 
 def run(exe: str, cc: list[str], queue: list[str]) -> dict:
     args = [exe, "run", EXAMPLE, "--json"]
-    for s in [f"flows[download].{c}" for c in cc] + queue:
+    for s in [f"flows.0.{c}" for c in cc] + queue:  # flow 0 is the download
         args += ["-s", s]
     r = json.loads(subprocess.run(args, capture_output=True, check=True).stdout)
     f = {x["name"]: x for x in r["flows"]}
