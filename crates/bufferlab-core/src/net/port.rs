@@ -917,6 +917,7 @@ impl Port {
     /// Sizes the sojourn histogram for waits up to `max`, so that recording never allocates.
     pub fn reserve_statistics(&mut self, max: SimTime) {
         self.stats.reserve_sojourns(max);
+        self.qdisc.reserve_class_statistics(max);
     }
 
     /// Frees the packets queued (DropTail) and on the wire once the run is over

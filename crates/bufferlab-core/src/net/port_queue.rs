@@ -143,6 +143,13 @@ impl PortQueue {
         }
     }
 
+    /// Sizes the discipline's per-class sojourn histograms for waits up to `max`.
+    pub fn reserve_class_statistics(&mut self, max: SimTime) {
+        if let PortQueue::Dyn(q) = self {
+            q.reserve_class_statistics(max);
+        }
+    }
+
     /// A DropTail queue's new packet limit (`DropTail::set_packet_limit`); false for another
     /// discipline or a byte limit, which keep theirs.
     pub fn set_packet_limit(&mut self, packets: u64) -> bool {

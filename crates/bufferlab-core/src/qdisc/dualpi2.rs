@@ -336,6 +336,11 @@ impl QueueDisc for DualPi2 {
     fn measure_from(&mut self, start: SimTime) {
         self.stats = [QueueStats::new(start), QueueStats::new(start)];
     }
+    fn reserve_class_statistics(&mut self, max: SimTime) {
+        for s in &mut self.stats {
+            s.reserve_sojourns(max);
+        }
+    }
     fn class_stats(&self, now: SimTime) -> Option<serde_json::Value> {
         let one = |name: &str, i: usize, q: &VecDeque<Packet>| {
             let mut r = self.stats[i].class_json(now);

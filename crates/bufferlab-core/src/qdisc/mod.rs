@@ -173,6 +173,9 @@ pub trait QueueDisc {
     /// Per-class statistics count events at or after `start` (the scenario's warm-up), as the
     /// port's own do; the port tells its discipline once, when it is built.
     fn measure_from(&mut self, _start: SimTime) {}
+    /// Sizes the per-class sojourn histograms for waits up to `max` before the run, so that
+    /// recording them never allocates (as the port's own, `Port::reserve_statistics`).
+    fn reserve_class_statistics(&mut self, _max: SimTime) {}
     /// The settings it runs with on a link of `rate_bps`, every preset default resolved
     /// (thresholds in their units, weights, targets), for `bufferlab validate --json`. None
     /// when the scenario's own configuration already says everything.

@@ -52,6 +52,7 @@ use self::lists::{Lists, DECAYING, NEW, OLD};
 use self::shaper::{advance_tin, set_rate, ByteTime, Overhead, TinRate};
 use super::cobalt_vars::{CobaltVars, Verdict};
 use super::{DropReason, QueueCtx, QueueDisc};
+use crate::monitor::queue_stats::QueueStats;
 use crate::packet::Packet;
 use crate::units::SimTime;
 use std::collections::VecDeque;
@@ -88,7 +89,12 @@ struct Tin {
     decaying_flow_count: u32,
     time_next_packet: i64,
     tin_backlog: u64,
+    /// Packets in the tin.
+    tin_packets: u64,
     stats: TinStats,
+    /// The tin's counters as every class of a class-based queue reports them (arrivals, drops
+    /// by reason, marks, sojourn quantiles, average length), from the measurement start.
+    qstats: QueueStats,
 }
 
 impl Tin {
@@ -190,7 +196,9 @@ impl Cake {
                     decaying_flow_count: 0,
                     time_next_packet: 0,
                     tin_backlog: 0,
+                    tin_packets: 0,
                     stats: TinStats::default(),
+                    qstats: QueueStats::new(SimTime::ZERO),
                 }
             })
             .collect();
@@ -242,11 +250,13 @@ impl Cake {
     }
 
     /// Takes `pkt` out of the accounting of tin `t`, queue `idx`.
-    fn unaccount(&mut self, t: usize, idx: usize, pkt: &Packet) {
+    fn unaccount(&mut self, t: usize, idx: usize, pkt: &Packet, at: SimTime) {
         let len = pkt.size as u64;
         let b = &mut self.tins[t];
         b.flows[idx].backlog -= len;
         b.tin_backlog -= len;
+        b.tin_packets -= 1;
+        b.qstats.set_length(at, b.tin_packets, b.tin_backlog);
         self.backlog -= len;
         self.buffer_used -= len;
         self.qlen -= 1;
@@ -267,7 +277,7 @@ impl Cake {
         let Some(pkt) = self.tins[t].flows[idx].q.pop_front() else {
             return;
         };
-        self.unaccount(t, idx, &pkt);
+        self.unaccount(t, idx, &pkt, cx.now);
         let measuring = self.measuring(now);
         let b = &mut self.tins[t];
         let p = b.rate.cparams;
@@ -275,6 +285,7 @@ impl Cake {
         if measuring {
             b.stats.dropped += 1;
         }
+        b.qstats.on_drop(cx.now, pkt.size, DropReason::LongestQueue);
         if self.ingress {
             self.advance_shaper(t, &pkt, now, true);
         }
@@ -411,7 +422,7 @@ impl Cake {
                 self.flow_emptied(t, idx, now);
                 return Err(Restart);
             };
-            self.unaccount(t, idx, &pkt);
+            self.unaccount(t, idx, &pkt, cx.now);
             let bulk = if self.ingress {
                 self.tins[t].bulk_flow_count as u64
             } else {
@@ -433,6 +444,11 @@ impl Cake {
                     b.stats.sent_bytes += pkt.size as u64;
                     b.stats.delay_sum_ns += sojourn.max(0) as u128;
                 }
+                let marked = cx.marks() - marks_before;
+                if marked > 0 {
+                    b.qstats.on_marks(cx.now, marked);
+                }
+                b.qstats.on_departure(cx.now, pkt.size, pkt.enqueued);
                 let len = self.advance_shaper(t, &pkt, now, false);
                 let b = &mut self.tins[t];
                 b.flows[idx].deficit -= len;
@@ -447,6 +463,7 @@ impl Cake {
             } else {
                 DropReason::Codel
             };
+            self.tins[t].qstats.on_drop(cx.now, pkt.size, reason);
             if self.ingress {
                 let len = self.advance_shaper(t, &pkt, now, true);
                 let b = &mut self.tins[t];
@@ -527,6 +544,9 @@ impl QueueDisc for Cake {
         b.flows[idx].q.push_back(pkt);
         b.flows[idx].backlog += len;
         b.tin_backlog += len;
+        b.tin_packets += 1;
+        b.qstats.on_arrival(cx.now, len as u32);
+        b.qstats.set_length(cx.now, b.tin_packets, b.tin_backlog);
         self.backlog += len;
         self.buffer_used += len;
         self.qlen += 1;
@@ -534,10 +554,13 @@ impl QueueDisc for Cake {
             let aggressive = self.ack_filter == AckFilter::Aggressive;
             if let Some(i) = ack_filter::cake_ack_filter(&self.tins[t].flows[idx].q, aggressive) {
                 let ack = self.tins[t].flows[idx].q.remove(i).expect("in the queue");
-                self.unaccount(t, idx, &ack);
+                self.unaccount(t, idx, &ack, cx.now);
                 if self.measuring(now) {
                     self.tins[t].stats.ack_drops += 1;
                 }
+                self.tins[t]
+                    .qstats
+                    .on_drop(cx.now, ack.size, DropReason::AckFilter);
                 if self.ingress {
                     self.advance_shaper(t, &ack, now, true);
                 }
@@ -597,11 +620,21 @@ impl QueueDisc for Cake {
     }
     fn measure_from(&mut self, start: SimTime) {
         self.measure_from = start;
+        for b in &mut self.tins {
+            b.qstats = QueueStats::new(start);
+        }
+    }
+    fn reserve_class_statistics(&mut self, max: SimTime) {
+        for b in &mut self.tins {
+            b.qstats.reserve_sojourns(max);
+        }
     }
 
-    /// Per tin: threshold rate, packets and bytes sent, drops (AQM and overflow), ACKs
-    /// filtered, CE marks, mean sojourn, collisions of the set-associative hash.
-    fn class_stats(&self, _now: SimTime) -> Option<serde_json::Value> {
+    /// Per tin: the counters every class reports (`QueueStats::class_json`: arrivals, drops by
+    /// reason, marks, sojourn quantiles, average and maximum length), its name, and sch_cake's
+    /// own: threshold rate, packets and bytes sent, drops (AQM and overflow), ACKs filtered, CE
+    /// marks, mean sojourn, collisions of the set-associative hash.
+    fn class_stats(&self, now: SimTime) -> Option<serde_json::Value> {
         let names = tins::names(self.diffserv);
         let v: Vec<serde_json::Value> = self
             .tins
@@ -609,7 +642,10 @@ impl QueueDisc for Cake {
             .enumerate()
             .map(|(i, b)| {
                 let s = b.stats;
-                serde_json::json!({
+                let mut r = b.qstats.class_json(now);
+                r.insert("name".into(), names.get(i).copied().unwrap_or("tin").into());
+                r.insert("queued_packets".into(), b.tin_packets.into());
+                let own = serde_json::json!({
                     "tin": names.get(i).copied().unwrap_or("tin"),
                     "index": i,
                     "threshold_bps": self.threshold_bps[i],
@@ -622,7 +658,11 @@ impl QueueDisc for Cake {
                         s.delay_sum_ns as f64 / s.sent_packets as f64 * 1e-9
                     } else { 0.0 },
                     "way_collisions": b.tables.way_collisions,
-                })
+                });
+                if let serde_json::Value::Object(o) = own {
+                    r.extend(o);
+                }
+                serde_json::Value::Object(r)
             })
             .collect();
         Some(serde_json::Value::Array(v))
