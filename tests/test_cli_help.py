@@ -45,6 +45,8 @@ def test_help_prose_wraps_once_at_80_columns(command: list[str]) -> None:
     r = run_cli(*command, "--help", columns=80)
     assert r.code == 0, r.stderr
     assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    # rich cuts a word longer than its column with an ellipsis: nothing may be cut
+    assert "…" not in r.stdout, f"a truncated word in {command}:\n{r.stdout}"
     for paragraph in _prose_paragraphs(r.stdout):
         # Every line but a paragraph's last fills the width (less one word at most).
         for line in paragraph[:-1]:

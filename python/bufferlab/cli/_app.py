@@ -53,7 +53,7 @@ SetOpt = Annotated[
         "--set",
         "-s",
         help="Override a value: dotted.path=value (repeatable), "
-        "e.g. --set links.bottleneck.queue.limit=10KB",
+        "e.g. -s duration=60s or -s links.access.rate=1Gbps",
         metavar="PATH=VALUE",
         show_default=False,
     ),
