@@ -4,7 +4,8 @@ bulk download and a 200 kbit/s voice flow through the base station's queue in fr
 synthetic LTE-like Mahimahi trace, 30 s, statistics after 2 s) with the download's controller
 CUBIC, BBR v1, BBRv3 or TCP Prague (the `linux` preset) and the base station's queue a deep
 DropTail (1000 packets), FQ-CoDel, or DualPI2 (Linux's defaults; Prague needs an L4S queue to
-see its marks, the others land in DualPI2's classic queue).
+see its marks, the others land in DualPI2's classic queue), and for Prague also DualPI2 with
+its step in packets.
 
     python3 bench/cellular_cc.py [--bufferlab .venv/bin/bufferlab]
 
@@ -31,6 +32,12 @@ QUEUES = [
     ("FQ-CoDel", ["links.bottleneck.queue.kind=fq_codel"]),
     ("DualPI2", ["links.bottleneck.queue.kind=dualpi2"]),
 ]
+#: DualPI2 with its L queue's step in packets (Linux `step_thresh` in packets): it only
+#: changes what happens to L4S packets, so only Prague is run with it.
+STEP_IN_PACKETS = (
+    "DualPI2, step 2 packets",
+    ["links.bottleneck.queue.kind=dualpi2", "links.bottleneck.queue.step_packets=2"],
+)
 
 
 def run(exe: str, cc: list[str], queue: list[str]) -> dict:
@@ -59,7 +66,8 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|")
     for cc_name, cc in CCS:
-        for q_name, q in QUEUES:
+        queues = QUEUES + ([STEP_IN_PACKETS] if cc_name == "Prague" else [])
+        for q_name, q in queues:
             m = run(a.bufferlab, cc, q)
             print(
                 f"| {cc_name} | {q_name} | {m['goodput']:.2f} | {m['util']:.2f} "

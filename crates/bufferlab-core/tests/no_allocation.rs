@@ -1,26 +1,42 @@
 //! The hot path allocates nothing: once a run has reached its steady state, moving packets
 //! through links, queue disciplines and TCP endpoints makes no heap allocation (issue: speed).
 //! A counting global allocator (this test binary only) counts them during the second half of
-//! each run, while tens of thousands of packets cross the network.
+//! each run, while tens of thousands of packets cross the network. It counts per thread: the
+//! tests run in parallel, and another test building its network at the same moment must not
+//! count against this one's run (a shared counter made the test fail now and then).
 
 use bufferlab_core::scenario::{build::build, parse};
 use bufferlab_core::units::SimTime;
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
 
 struct Counting;
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Allocations made by this thread (a const-initialised thread local: reading it never
+    /// allocates, so the allocator can use it).
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count() {
+    // try_with: a thread being torn down has no thread locals left; its frees are not counted
+    let _ = ALLOCATIONS.try_with(|c| c.set(c.get() + 1));
+}
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(|c| c.get())
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count();
         unsafe { System.realloc(p, l, n) }
     }
 }
@@ -59,9 +75,9 @@ fn steady_state_allocations_in(
     let half = SimTime(sim.end.0 / 2);
     sim.run_until(half);
     let hops_before: u64 = sim.ports.iter().map(|p| p.tx_packets()).sum();
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations();
     sim.run();
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
+    let allocations = allocations() - before;
     let hops: u64 = sim.ports.iter().map(|p| p.tx_packets()).sum::<u64>() - hops_before;
     (allocations, hops)
 }

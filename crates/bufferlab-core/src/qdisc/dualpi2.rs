@@ -19,7 +19,8 @@
 //!   and the congestion signal becomes a drop.
 //! * Native L4S AQM (Linux `do_step_aqm`, `step_thresh` 1 ms; RFC 9332 A.1 shows a ramp from
 //!   800 us over 400 us, Linux a step): an L packet whose sojourn exceeds `step_thresh` is
-//!   marked CE (dropped if it is not ECN-capable).
+//!   marked CE (dropped if it is not ECN-capable); with `step_packets` (Linux `step_thresh` in
+//!   packets, `step_in_packets`), one that leaves more than that many packets behind it.
 //! * Scheduler (Linux `dequeue_packet`, `c_protection` 10 %): weighted round robin by bytes on a
 //!   credit. With both queues backlogged, L is served while credit <= 0; serving L adds
 //!   w_C * size, serving C subtracts w_L * size (w_C = 10, w_L = 90). The credit starts at
@@ -82,6 +83,13 @@ pub struct DualPi2Config {
     /// L queue step-marking threshold on sojourn time (default 1 ms, Linux `step_thresh`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_thresh: Option<SimTime>,
+    /// The L queue's step threshold in packets instead of time (Linux `step_thresh` given in
+    /// packets, `TCA_DUALPI2_STEP_THRESH_PKTS`, `step_in_packets`): an L packet is marked when
+    /// more than this many packets are left in the L queue as it leaves (`do_step_aqm`:
+    /// `qdisc_qlen(l_queue) > step_thresh`). For links whose rate is low or varies, where one
+    /// packet's serialisation passes the 1 ms time step. Default: none (the time step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_packets: Option<u64>,
     /// Share of the C queue in the scheduler, in percent (default 10, Linux `c_protection`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub c_protection: Option<u32>,
@@ -109,6 +117,7 @@ impl DualPi2Config {
                 &[
                     "k",
                     "step_thresh",
+                    "step_packets",
                     "c_protection",
                     "drop_overload",
                     "pi_delay",
@@ -120,6 +129,12 @@ impl DualPi2Config {
             if !(k.is_finite() && k > 0.0) {
                 return err("k", "the coupling factor must be positive (RFC 9332: 2)");
             }
+        }
+        if self.step_thresh.is_some() && self.step_packets.is_some() {
+            return err(
+                "step_packets",
+                "give the step in time (step_thresh) or in packets (step_packets), not both",
+            );
         }
         if self.c_protection.is_some_and(|c| c > 100) {
             return err("c_protection", "is a percentage: give 0 to 100 (Linux: 10)");
@@ -138,6 +153,8 @@ pub struct DualPi2 {
     pi: PiGains,
     k: f64,
     step: SimTime,
+    /// The step in packets (`step_packets`), when set.
+    step_packets: Option<u64>,
     w_c: i64,
     w_l: i64,
     drop_overload: bool,
@@ -168,6 +185,7 @@ impl DualPi2 {
             pi,
             k: cfg.k.unwrap_or(2.0),
             step: cfg.step_thresh.unwrap_or(SimTime::from_millis(1)),
+            step_packets: cfg.step_packets,
             w_c,
             w_l: 100 - w_c,
             drop_overload: cfg.drop_overload.unwrap_or(true),
@@ -309,7 +327,11 @@ impl QueueDisc for DualPi2 {
                 continue;
             }
             let sojourn = now.saturating_sub(pkt.enqueued);
-            if class == L && sojourn > self.step {
+            let above_step = match self.step_packets {
+                Some(n) => self.l.len() as u64 > n, // do_step_aqm with step_in_packets
+                None => sojourn > self.step,
+            };
+            if class == L && above_step {
                 if cx.mark(&mut pkt) {
                     self.stats[L].on_marks(now, 1);
                 } else {
@@ -357,7 +379,7 @@ impl QueueDisc for DualPi2 {
         ]))
     }
     fn resolved_settings(&self, _rate_bps: f64) -> Option<serde_json::Value> {
-        Some(serde_json::json!({
+        let mut j = serde_json::json!({
             "limit": self.limit.to_string(),
             "target_s": self.pi.target,
             "tupdate_s": self.pi.tupdate.as_secs_f64(),
@@ -368,7 +390,12 @@ impl QueueDisc for DualPi2 {
             "c_protection_percent": self.w_c,
             "drop_overload": self.drop_overload,
             "pi_delay": self.pi_delay,
-        }))
+        });
+        // only when set, so that the settings of a time step read as before
+        if let Some(n) = self.step_packets {
+            j["step_packets"] = n.into();
+        }
+        Some(j)
     }
 }
 
@@ -488,6 +515,31 @@ mod tests {
             (pc - 0.04).abs() < 0.01,
             "C marked {pc}, expected p'^2 = 0.04"
         );
+    }
+
+    // ---- L step in packets (Linux step_in_packets): marked when more than N stay behind ----
+    #[test]
+    fn a_step_in_packets_marks_by_the_l_queue_left_behind() {
+        let mut hh = h(DualPi2Config {
+            step_packets: Some(2),
+            ..DualPi2Config::default()
+        });
+        for _ in 0..4 {
+            let p = pkt(&mut hh, 0, Ecn::Ect1);
+            hh.enqueue(SimTime::ZERO, p);
+        }
+        // the sojourn (0.5 ms, below the 1 ms time step) does not matter: 3 left behind > 2
+        // marks, then 2, 1, 0 do not
+        let ecn: Vec<Ecn> = (0..4)
+            .map(|_| hh.dequeue(SimTime::from_micros(500)).expect("L").ecn)
+            .collect();
+        assert_eq!(ecn, [Ecn::Ce, Ecn::Ect1, Ecn::Ect1, Ecn::Ect1]);
+        let both = DualPi2Config {
+            step_thresh: Some(SimTime::from_millis(1)),
+            step_packets: Some(2),
+            ..DualPi2Config::default()
+        };
+        assert_eq!(both.validate().unwrap_err().0, "step_packets");
     }
 
     // ---- L step: sojourn above 1 ms marks; non-ECT in L cannot happen, C is never stepped ----
