@@ -270,8 +270,9 @@ impl DocsisPie {
         }
     }
 
-    /// `DropEarly`: whether this packet goes.
-    fn drop_early(&mut self, size: u32, limit_bytes: f64, u: f64) -> bool {
+    /// `DropEarly`: whether this packet goes. `uniform` is drawn where docsis-ns3 draws its
+    /// uniform: once the packet is tested (after the allowance and the third-of-buffer checks).
+    fn drop_early(&mut self, size: u32, limit_bytes: f64, uniform: impl FnOnce() -> f64) -> bool {
         if self.burst_allowance > SimTime::ZERO {
             return false;
         }
@@ -286,6 +287,7 @@ impl DocsisPie {
         }
         let p = (self.drop_prob * size as f64 / self.mean_pktsize).min(PROB_LOW);
         self.accu_prob += p;
+        let u = uniform();
         if self.qdelay_old < 0.5 * self.pi.target && self.drop_prob < 0.2 {
             return false;
         }
@@ -322,11 +324,7 @@ impl QueueDisc for DocsisPie {
             cx.drop(pkt, DropReason::QueueFull);
             return;
         }
-        // docsis-ns3 draws the uniform before its exemptions: one draw per tested packet
-        let tested = self.burst_allowance == SimTime::ZERO
-            && (self.burst_state != BurstState::NoBurst || self.bytes as f64 >= limit_bytes / 3.0);
-        let u: f64 = if tested { cx.rng.random() } else { 0.0 };
-        if self.drop_early(pkt.size, limit_bytes, u) {
+        if self.drop_early(pkt.size, limit_bytes, || cx.rng.random()) {
             cx.drop(pkt, DropReason::Pie);
             return;
         }

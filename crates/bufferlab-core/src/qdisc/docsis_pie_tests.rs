@@ -71,18 +71,18 @@ fn no_early_drop_below_a_third_of_the_buffer_and_the_first_drop_grants_the_allow
     q.qdelay_old = 0.05;
     q.bytes = 1000;
     assert!(
-        !q.drop_early(1000, 300_000.0, 0.0),
+        !q.drop_early(1000, 300_000.0, || 0.0),
         "NO_BURST below a third"
     );
     assert_eq!(q.burst_state, BurstState::NoBurst);
     q.bytes = 100_000;
     // accu_prob: 1.0 x 1000 / 1024 = 0.98 >= PROB_LOW at once, u = 0 <= p: dropped
-    assert!(q.drop_early(1000, 300_000.0, 0.0));
+    assert!(q.drop_early(1000, 300_000.0, || 0.0));
     assert_eq!(q.burst_state, BurstState::InBurstProtecting);
     assert_eq!(q.burst_allowance, SimTime::from_millis(142));
     assert_eq!(q.accu_prob, 0.0);
     assert!(
-        !q.drop_early(1000, 300_000.0, 0.0),
+        !q.drop_early(1000, 300_000.0, || 0.0),
         "the allowance protects"
     );
 }
@@ -96,13 +96,13 @@ fn derandomisation_bounds_the_gaps_between_drops() {
     q.drop_prob = 0.1; // per 1024-byte packet; 0.0977 for 1000 bytes
                        // u = 0 would always drop, but accu_prob < 0.85 forbids it: 8 packets pass
     let mut passed = 0;
-    while !q.drop_early(1000, 1e9, 0.0) {
+    while !q.drop_early(1000, 1e9, || 0.0) {
         passed += 1;
     }
     assert_eq!(passed, 8, "the 9th brings accu_prob to 0.88");
     // u = 1 never drops, until accu_prob reaches PROB_HIGH 8.5: the 88th packet
     let mut n = 1;
-    while !q.drop_early(1000, 1e9, 1.0) {
+    while !q.drop_early(1000, 1e9, || 1.0) {
         n += 1;
     }
     assert_eq!(n, 88, "8.5 / 0.0977 = 87.04");
@@ -115,10 +115,10 @@ fn bytes_scale_the_probability_and_cap_it_at_prob_low() {
     q.qdelay_old = 0.05;
     q.bytes = 200_000;
     q.drop_prob = 2.0;
-    q.drop_early(64, 1e9, 1.0);
+    q.drop_early(64, 1e9, || 1.0);
     assert!((q.accu_prob - 2.0 * 64.0 / 1024.0).abs() < 1e-15);
     q.accu_prob = 0.0;
-    q.drop_early(1500, 1e9, 1.0);
+    q.drop_early(1500, 1e9, || 1.0);
     assert_eq!(q.accu_prob, PROB_LOW);
 }
 
