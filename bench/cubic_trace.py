@@ -27,8 +27,9 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(ROOT))
+from bench.validation.cases import staggered  # noqa: E402
 from lab.cases import cases  # noqa: E402
-from ns3_ensemble import staggered  # noqa: E402
 
 
 def ns3_trace(args: list[str], path: Path) -> dict[int, dict[str, list]]:

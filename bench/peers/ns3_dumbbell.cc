@@ -14,7 +14,10 @@
 // --flowmon=1, per-flow drops and one-way delay from FlowMonitor. With --trace=FILE, every change
 // of each TCP flow's cwnd, ssthresh and congestion state goes to FILE, one line each:
 // "time_s flow cwnd|ssthresh|state value" (bytes; the state as ns-3 names it), to set beside
-// bufferlab's cwnd series (bench/cubic_trace.py).
+// bufferlab's cwnd series (bench/cubic_trace.py). With --bnSchedule=FILE (lines "t_s rate_bps")
+// the L -> R bottleneck device's DataRate is set to each rate at its time (SetDataRate: packets
+// that start after the change take the new rate; the packet on the wire keeps its own), the
+// reverse direction keeps --bnRate (bench/cellular_ns3.py).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -337,6 +340,7 @@ main(int argc, char* argv[])
     uint32_t tbfBurst = 125000; // TbfQueueDisc Burst default
     std::string tbfPeak;        // empty: no second bucket (PeakRate 0)
     uint32_t tbfMtu = 0;        // 0: the device MTU (TbfQueueDisc Mtu default)
+    std::string bnSchedule;     // file of "t_s rate_bps" lines for the L -> R device
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
@@ -351,6 +355,8 @@ main(int argc, char* argv[])
     cmd.AddValue("qlimit", "queue disc limit: 20p, 5000B or bdp", qlimit);
     cmd.AddValue("tbfRate", "TbfQueueDisc Rate at the root, qdisc its child (empty: no TBF)",
                  tbfRate);
+    cmd.AddValue("bnSchedule", "file of 't_s rate_bps' lines: the L->R bottleneck rate over time",
+                 bnSchedule);
     cmd.AddValue("tbfBurst", "TbfQueueDisc Burst (bytes)", tbfBurst);
     cmd.AddValue("tbfPeak", "TbfQueueDisc PeakRate (empty: none)", tbfPeak);
     cmd.AddValue("tbfMtu", "TbfQueueDisc Mtu (bytes; 0: the device MTU)", tbfMtu);
@@ -472,6 +478,23 @@ main(int argc, char* argv[])
     {
         sDev[i] = access.Install(senders.Get(i), routers.Get(0));
         rDev[i] = access.Install(routers.Get(1), receivers.Get(i));
+    }
+    if (!bnSchedule.empty())
+    {
+        std::ifstream in(bnSchedule);
+        if (!in)
+        {
+            std::fprintf(stderr, "bnSchedule: cannot read %s\n", bnSchedule.c_str());
+            return 2;
+        }
+        Ptr<PointToPointNetDevice> fwd = DynamicCast<PointToPointNetDevice>(bnDev.Get(0));
+        double t = 0;
+        uint64_t bps = 0;
+        while (in >> t >> bps)
+        {
+            Simulator::Schedule(Seconds(t), &PointToPointNetDevice::SetDataRate, fwd,
+                                DataRate(bps));
+        }
     }
     // Per-sender access delays (bench/validation's ensembles jitter them): the channel of each
     // sender's link gets its own delay; node and device creation order stay as above.
@@ -719,6 +742,7 @@ main(int argc, char* argv[])
       << ",\"segSize\":" << segSize << ",\"simTime\":" << simTime << ",\"flowmon\":" << flowmon
       << ",\"tbfRate\":" << JsonStr(tbfRate) << ",\"tbfBurst\":" << tbfBurst
       << ",\"tbfPeak\":" << JsonStr(tbfPeak) << ",\"tbfMtu\":" << tbfMtu
+      << ",\"bnSchedule\":" << JsonStr(bnSchedule)
       << "},\"flows\":[";
     double total = 0;
     double delaySum = 0;
