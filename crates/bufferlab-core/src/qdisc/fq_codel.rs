@@ -142,6 +142,10 @@ impl CodelQueue for View<'_> {
     }
 }
 
+/// Packets a flow's queue holds before it first grows (32 x at most 128 bytes: 4 KB for each
+/// flow that has sent; CoDel keeps a flow's queue to a few packets).
+const FLOW_QUEUE_RESERVE: usize = 32;
+
 pub struct FqCodel {
     flows: Vec<Flow>,
     new_flows: VecDeque<usize>,
@@ -209,6 +213,12 @@ impl QueueDisc for FqCodel {
         f.bytes += pkt.size as u64;
         self.bytes += pkt.size as u64;
         self.len += 1;
+        if f.q.capacity() == 0 {
+            // A flow's first packet sizes its queue for the short queues CoDel keeps, so a
+            // flow whose queue reaches a few packets more than before later in a run does not
+            // grow it then (tests/no_allocation.rs).
+            f.q.reserve(FLOW_QUEUE_RESERVE);
+        }
         f.q.push_back(pkt);
         if !f.listed {
             f.listed = true;

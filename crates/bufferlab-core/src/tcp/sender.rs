@@ -134,6 +134,9 @@ pub struct TcpSender {
     ecn_backoff: bool,
     /// ns-3 `CA_LOSS` (`tcp/flavour/ns3.rs`): after a timeout, until the recovery point is acknowledged.
     in_loss: bool,
+    /// ns-3 `CA_CWR` (`Rules::ecn_echo_enters_cwr`): after an ECN echo, until an ACK passes
+    /// `ecn_recover`.
+    in_cwr: bool,
     /// ns-3 (`tcp/flavour/ns3.rs`): bytes retransmitted and not yet cumulatively acknowledged.
     retx: Scoreboard,
     /// ns-3 (`tcp/flavour/ns3.rs`): end of the head segment marked lost at recovery entry.
@@ -347,6 +350,7 @@ impl TcpSender {
             },
             high_rxt: 0,
             ecn_recover: 0,
+            in_cwr: false,
             cwr_pending: false,
             last_action_timeout: false,
             last_action_ecn: false,
@@ -654,8 +658,8 @@ impl TcpSender {
         }
         let end = seq + len + fin as u64;
         self.ns2_note_send(end, now);
-        if self.rules.prr == Some(PrrVariant::Ns3) && self.in_recovery {
-            // TcpPrrRecovery::UpdateBytesSent, from SendDataPacket in CA_RECOVERY
+        if self.rules.prr == Some(PrrVariant::Ns3) && (self.in_recovery || self.in_cwr) {
+            // TcpPrrRecovery::UpdateBytesSent, from SendDataPacket in CA_RECOVERY and CA_CWR
             self.prr_out = self.prr_out.wrapping_add(len as u32);
         }
         if self.in_recovery && self.linux_prr() {
@@ -1898,6 +1902,7 @@ impl TcpSender {
         if ns3 {
             // ns-3 SetSentListLost(false): the scoreboard stays, every unSACKed byte is lost.
             self.in_loss = true;
+            self.in_cwr = false; // CA_CWR -> CA_LOSS
             self.first_partial = true;
             self.retx.clear(); // SetSentListLost: m_retrans = 0
             self.head_lost_until = 0;

@@ -210,6 +210,14 @@ pub struct Rules {
     /// The SACK sender follows ns-3's congestion states and pipe (`tcp/sender/ns3.rs`) instead
     /// of RFC 6675's loop.
     pub sack_sender_by_states: bool,
+    /// With `sack_sender_by_states`: an ECN echo enters ns-3's `CA_CWR` (`EnterCwr`): ssthresh
+    /// from `BytesInFlight()`, cwnd brought down by the recovery algorithm (PRR, or at once
+    /// with the classic one) on each ACK, no window growth and no fast-recovery entry until an
+    /// ACK passes the highest byte sent at the echo, and then cwnd = ssthresh (`ReceivedAck`).
+    /// Off: cwnd = ssthresh at once and the window grows on the next ACKs (RFC 3168 section
+    /// 6.1.2). Controllers that read the extent of marking (DCTCP, Prague) keep their own rule
+    /// either way (`sender/ns3.rs`, `cwr_by_states`).
+    pub ecn_echo_enters_cwr: bool,
     /// The SACK sender of Reno and NewReno follows ns-2's `Agent/TCP/Sack1`
     /// (`tcp/sender/ns2_sack1.rs`): an integer pipe counted per ACK and per packet sent, cwnd
     /// W/2 through and after recovery, any hole below the highest SACK retransmitted, the

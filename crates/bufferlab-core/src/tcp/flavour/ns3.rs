@@ -69,6 +69,8 @@ pub const RULES: Rules = Rules {
     recovery_burst_limit: None,
     // ProcessAck, DupAck, SendPendingData, ReTxTimeout: the congestion states and the SACK pipe.
     sack_sender_by_states: true,
+    // tcp-socket-base.cc EnterCwr, ReceivedAck (CA_CWR exit), ProcessAck (CA_CWR: DoRecovery).
+    ecn_echo_enters_cwr: true,
     sack_sender_as_ns2_sack1: false,
     sack_blocks_from_ns2_stack: false,
     // TcpTxBuffer: m_retrans marks on the sent list.

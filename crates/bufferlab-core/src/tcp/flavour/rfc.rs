@@ -75,6 +75,8 @@ pub const RULES: Rules = Rules {
     recovery_burst_limit: None,
     // RFC 6675 section 5: the SACK-based loss recovery loop.
     sack_sender_by_states: false,
+    // RFC 3168 section 6.1.2: the window halves at once.
+    ecn_echo_enters_cwr: false,
     // RFC 6675 section 5 (the previous rule).
     sack_sender_as_ns2_sack1: false,
     sack_blocks_from_ns2_stack: false,
