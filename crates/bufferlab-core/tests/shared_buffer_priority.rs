@@ -213,3 +213,39 @@ priorities = [{}, { ecn_threshold = "20p" }]"#,
     let sw = &r["switches"][0];
     assert_eq!(sw["marks"], classes[1]["marks"]);
 }
+
+#[test]
+fn a_priority_without_alpha_is_named_in_the_error() {
+    let text = r#"duration = "1ms"
+[topology]
+kind = "custom"
+nodes = ["a", "sw", "b"]
+[links.l0]
+between = ["a", "sw"]
+rate = "1Gbps"
+delay = "1us"
+[links.l1]
+between = ["sw", "b"]
+rate = "1Gbps"
+delay = "1us"
+[switches.sw]
+buffer = "100p"
+policy = "dynamic_threshold"
+priorities = [{ alpha = 1.0 }, {}]
+"#;
+    let e = common::run_err(text, &[]);
+    assert!(e.contains("switches.sw.alpha"), "{e}");
+    assert!(e.contains("priorities[1].alpha"), "{e}");
+    assert!(e.contains("queues.l0.priorities[1].alpha"), "{e}");
+    // given for one port's queue of priority 1, it is still missing on the other port
+    let e = common::run_err(
+        &format!("{text}queues.l0.priorities = [{{}}, {{ alpha = 2.0 }}]\n"),
+        &[],
+    );
+    assert!(e.contains("queues.l1.priorities[1].alpha"), "{e}");
+    // given for every port, the switch builds
+    let ok =
+        format!("{text}queues.l0.alpha = 2.0\nqueues.l1.priorities = [{{}}, {{ alpha = 2.0 }}]\n[[flows]]\nname = \"f\"\nsrc = \"a\"\ndst = \"b\"\napp = {{ kind = \"cbr\", rate = \"1Mbps\" }}\n");
+    let r = common::run_text(&ok, 1);
+    assert_eq!(r.queues.len(), 4);
+}
