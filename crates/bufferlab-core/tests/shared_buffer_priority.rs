@@ -249,3 +249,35 @@ priorities = [{ alpha = 1.0 }, {}]
     let r = common::run_text(&ok, 1);
     assert_eq!(r.queues.len(), 4);
 }
+
+#[test]
+fn validate_resolves_each_priority_queue() {
+    // `bufferlab validate --json`: the port's settings, each queue's resolved from the tables
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/datacenter/priority_classes.toml"
+    ))
+    .unwrap();
+    let json = bufferlab_core::api::resolve_json(&bufferlab_core::api::RunRequest {
+        text: &text,
+        source: "priority_classes.toml",
+        seed: Some(1),
+        overrides: &["switches.tor.scheduler=\"drr\"".to_string()],
+        ..Default::default()
+    })
+    .unwrap();
+    let v: Value = serde_json::from_str(&json).unwrap();
+    let down = v["resolved"]["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["link"] == "down" && l["from"] == "tor")
+        .unwrap();
+    let s = &down["queue"]["settings"];
+    assert_eq!(down["queue"]["discipline"], "shared_buffer");
+    assert_eq!(s["scheduler"], "drr");
+    assert_eq!(s["quantum"], "1500B");
+    assert_eq!(s["priorities"][0]["alpha"], 4.0);
+    assert_eq!(s["priorities"][1]["ecn_threshold"], "65p");
+    assert_eq!(s["priorities"][1]["weight"], 1);
+}
