@@ -67,6 +67,9 @@ class ScenarioBuilder:
         ecn_threshold: str | None = None,
         abm_saturation: str | None = None,
         abm_interval: str | None = None,
+        priorities: Sequence[Mapping[str, Any]] | None = None,
+        scheduler: str | None = None,
+        quantum: str | None = None,
     ) -> ScenarioBuilder:
         """Makes node ``node`` a shared-buffer switch, as ``[switches.NODE]``: its output
         queues draw from one ``buffer`` ("400p", "1MB") admitted by ``policy``
@@ -75,8 +78,11 @@ class ScenarioBuilder:
         ``abm_saturation`` / ``abm_interval``); ``ecn_threshold`` ("20p", "30KB") marks
         ECN-capable arrivals CE while a queue holds that much (DCTCP's K); ``queues`` gives one
         output queue's own ``alpha`` / ``threshold`` / ``ecn_threshold`` by the name of its
-        link (docs/models/shared_buffer.md)."""
-        entry = {
+        link. ``priorities`` (one mapping per priority: ``alpha``, ``threshold``,
+        ``ecn_threshold``, ``weight``) gives every port one queue per priority, a flow's
+        ``class`` choosing it, served by ``scheduler`` (``priority``, ``drr`` with ``quantum``
+        bytes per unit of weight, or ``wrr``); docs/models/shared_buffer.md."""
+        entry: dict[str, Any] = {
             "buffer": buffer,
             "policy": policy,
             "alpha": alpha,
@@ -84,7 +90,11 @@ class ScenarioBuilder:
             "ecn_threshold": ecn_threshold,
             "abm_saturation": abm_saturation,
             "abm_interval": abm_interval,
+            "scheduler": scheduler,
+            "quantum": quantum,
         }
+        if priorities is not None:
+            entry["priorities"] = [_clean(p) for p in priorities]
         if queues is not None:
             entry["queues"] = {k: _clean(v) for k, v in queues.items()}
         self._d.setdefault("switches", {})[node] = _clean(entry)

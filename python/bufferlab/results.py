@@ -322,13 +322,14 @@ class Results:
     def switch_series(self) -> pd.DataFrame:
         """Shared-buffer switches' series (``switches[].series``, with
         ``monitor.queue_interval``), one row per switch, output queue and sample: switch, t_s,
-        occupancy (the pool's), link and to (the queue's port), threshold (the queue's
-        threshold then), unit ("packets" or "bytes"). Empty without a switch."""
+        occupancy (the pool's), link and to (the queue's port), priority (the queue's on a port
+        with priority classes, else missing), threshold (the queue's threshold then), unit
+        ("packets" or "bytes"). Empty without a switch."""
         import pandas as pd
 
         columns = {
             "switch": "string", "t_s": "float64", "occupancy": "int64", "link": "string",
-            "to": "string", "threshold": "float64", "unit": "string",
+            "to": "string", "priority": "Int64", "threshold": "float64", "unit": "string",
         }  # fmt: skip
         rows = [
             {
@@ -337,6 +338,7 @@ class Results:
                 "occupancy": occ,
                 "link": q["link"],
                 "to": q["to"],
+                "priority": q.get("priority"),
                 "threshold": th,
                 "unit": sw["unit"],
             }

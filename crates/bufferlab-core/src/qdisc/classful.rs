@@ -219,6 +219,15 @@ fn is_default(m: &ClassMatch) -> bool {
     }
 }
 
+/// One class of a [`Classful`] whose discipline is already built (a shared-buffer switch's
+/// priority queues, `net/shared_buffer/port.rs`, each drawing from the switch's pool).
+pub struct ClassParts {
+    pub name: String,
+    pub matches: ClassMatch,
+    pub weight: u32,
+    pub q: Box<dyn QueueDisc>,
+}
+
 impl Classful {
     pub fn new(cfg: &ClassfulConfig) -> Self {
         // Validation refuses an empty class list; an unused port could still hold one.
@@ -233,14 +242,34 @@ impl Classful {
         } else {
             &cfg.classes[..]
         };
-        let classes: Vec<Class> = list
+        let parts = list
             .iter()
             .enumerate()
-            .map(|(i, c)| Class {
+            .map(|(i, c)| ClassParts {
                 name: c.name.clone().unwrap_or_else(|| format!("class{i}")),
                 matches: c.matches.clone(),
-                weight: c.weight.max(1),
+                weight: c.weight,
                 q: build(&c.queue),
+            })
+            .collect();
+        Self::from_parts(cfg.by, cfg.scheduler, cfg.quantum, parts)
+    }
+
+    /// Classes given with their disciplines built, classified `by`, served by `scheduler`
+    /// (DRR: weight x `quantum` bytes per round).
+    pub fn from_parts(
+        by: ClassifyBy,
+        scheduler: ClassScheduler,
+        quantum: Bytes,
+        parts: Vec<ClassParts>,
+    ) -> Self {
+        let classes: Vec<Class> = parts
+            .into_iter()
+            .map(|c| Class {
+                name: c.name,
+                matches: c.matches,
+                weight: c.weight.max(1),
+                q: c.q,
                 deficit: 0,
                 active: false,
                 stats: QueueStats::new(SimTime::ZERO),
@@ -251,11 +280,11 @@ impl Classful {
             .position(|c| is_default(&c.matches))
             .unwrap_or(classes.len().saturating_sub(1));
         Self {
+            round: VecDeque::with_capacity(classes.len()),
             classes,
-            by: cfg.by,
-            scheduler: cfg.scheduler,
-            quantum: cfg.quantum.0.max(1) as i64,
-            round: VecDeque::new(),
+            by,
+            scheduler,
+            quantum: quantum.0.max(1) as i64,
             wrr_left: 0,
             default,
         }
@@ -411,6 +440,13 @@ impl QueueDisc for Classful {
         for c in &mut self.classes {
             c.stats = QueueStats::new(start);
             c.q.measure_from(start);
+        }
+    }
+
+    fn reserve_class_statistics(&mut self, max: SimTime) {
+        for c in &mut self.classes {
+            c.stats.reserve_sojourns(max);
+            c.q.reserve_class_statistics(max);
         }
     }
 }

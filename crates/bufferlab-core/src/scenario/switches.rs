@@ -9,7 +9,10 @@ use crate::net::port_queue::PortQueue;
 use crate::net::shared_buffer::abm;
 use crate::net::shared_buffer::config::{SharedPolicy, SwitchConfig};
 use crate::net::shared_buffer::pool::SharedPool;
+use crate::net::shared_buffer::port::PriorityPort;
+use crate::net::shared_buffer::priorities;
 use crate::net::shared_buffer::queue::SharedQueue;
+use crate::qdisc::classful::ClassScheduler;
 use crate::units::{QueueLimit, SimTime};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -77,29 +80,42 @@ impl<'a> Switches<'a> {
     }
 
     /// The queue of the port from node `from` onto `link` towards `to`, when `from` is a
-    /// switch: a FIFO of the switch's pool, with the queue's alpha, threshold and ECN K.
+    /// switch: a FIFO of the switch's pool, with the queue's alpha, threshold and ECN K; with
+    /// priority classes, one such queue per priority and the switch's scheduler between them.
     pub(super) fn queue(&self, from: usize, link: &LinkSpec, to: &str) -> Option<PortQueue> {
         let (cfg, pool) = self.by_node.get(&from)?;
-        let own = cfg.queues.get(&link.name);
-        let alpha = own.and_then(|q| q.alpha).or(cfg.alpha);
-        let threshold = own
-            .and_then(|q| q.threshold)
-            .or(cfg.threshold)
-            .map(|t| match t {
-                QueueLimit::Packets(v) | QueueLimit::Bytes(v) => v,
-            });
         let rate = if link.a == from {
             link.rate
         } else {
             link.reverse_rate
         };
-        let index =
-            pool.borrow_mut()
-                .add_queue(link.name.clone(), to.to_string(), alpha, threshold);
-        pool.borrow_mut().set_port(index, 0, rate.0 as f64, 1);
-        let k = own.and_then(|q| q.ecn_threshold).or(cfg.ecn_threshold);
-        let q: Box<dyn crate::qdisc::QueueDisc> =
-            Box::new(SharedQueue::new(pool.clone(), index, k));
+        let priorities = cfg.port_priorities();
+        let mut queues = Vec::with_capacity(priorities.len());
+        for p in &priorities {
+            let set = cfg.queue_settings(&link.name, *p);
+            let threshold = set.threshold.map(|t| match t {
+                QueueLimit::Packets(v) | QueueLimit::Bytes(v) => v,
+            });
+            let mut pool = pool.borrow_mut();
+            let index = pool.add_queue(link.name.clone(), to.to_string(), set.alpha, threshold);
+            // ABM's n_p counts the congested queues of each priority (abm.rs)
+            pool.set_port(index, p.unwrap_or(0), rate.0 as f64, priorities.len());
+            if let Some(p) = p {
+                pool.set_priority(index, *p);
+            }
+            queues.push((index, set));
+        }
+        let q: Box<dyn crate::qdisc::QueueDisc> = match queues[..] {
+            [(index, set)] if cfg.priorities.is_empty() => {
+                Box::new(SharedQueue::new(pool.clone(), index, set.ecn_threshold))
+            }
+            _ => Box::new(PriorityPort::new(
+                pool.clone(),
+                &queues,
+                cfg.scheduler.unwrap_or(ClassScheduler::Priority),
+                cfg.quantum.unwrap_or(priorities::DEFAULT_QUANTUM),
+            )),
+        };
         Some(PortQueue::from(q))
     }
 
@@ -117,10 +133,24 @@ impl<'a> Switches<'a> {
 
 /// Dynamic Threshold needs every queue's alpha, static thresholds every queue's threshold.
 fn check_policy(path: &str, cfg: &SwitchConfig, links: &[&str]) -> Result<(), ScenarioError> {
-    let missing = |has: &dyn Fn(&str) -> bool| links.iter().find(|l| !has(l)).copied();
+    let missing = |has: &dyn Fn(&str, Option<usize>) -> bool| {
+        links.iter().find_map(|l| {
+            cfg.port_priorities()
+                .into_iter()
+                .find(|p| !has(l, *p))
+                .map(|p| (*l, p))
+        })
+    };
+    // the queue named in the message: the port's, or the port's queue of one priority
+    let which = |l: &str, p: Option<usize>, field: &str| {
+        match p {
+        None => format!("queues.{l}.{field} and every other queue's"),
+        Some(p) => format!("priorities[{p}].{field} (or queues.{l}.priorities[{p}].{field}) and every other priority's"),
+    }
+    };
     match cfg.policy {
         SharedPolicy::DynamicThreshold | SharedPolicy::Abm if cfg.alpha.is_none() => {
-            if let Some(l) = missing(&|l| cfg.queues.get(l).is_some_and(|q| q.alpha.is_some())) {
+            if let Some((l, p)) = missing(&|l, p| cfg.queue_settings(l, p).alpha.is_some()) {
                 let policy = if cfg.policy == SharedPolicy::Abm {
                     "abm"
                 } else {
@@ -128,16 +158,15 @@ fn check_policy(path: &str, cfg: &SwitchConfig, links: &[&str]) -> Result<(), Sc
                 };
                 return Err(ScenarioError::field(
                     format!("{path}.alpha"),
-                    format!("{policy} needs alpha (a queue may hold alpha times the unused buffer): give alpha = 1.0, or queues.{l}.alpha and every other queue's"),
+                    format!("{policy} needs alpha (a queue may hold alpha times the unused buffer): give alpha = 1.0, or {}", which(l, p, "alpha")),
                 ));
             }
         }
         SharedPolicy::StaticThreshold if cfg.threshold.is_none() => {
-            if let Some(l) = missing(&|l| cfg.queues.get(l).is_some_and(|q| q.threshold.is_some()))
-            {
+            if let Some((l, p)) = missing(&|l, p| cfg.queue_settings(l, p).threshold.is_some()) {
                 return Err(ScenarioError::field(
                     format!("{path}.threshold"),
-                    format!("static_threshold needs threshold (what each queue may hold, in the buffer's unit): give e.g. threshold = \"50p\", or queues.{l}.threshold and every other queue's"),
+                    format!("static_threshold needs threshold (what each queue may hold, in the buffer's unit): give e.g. threshold = \"50p\", or {}", which(l, p, "threshold")),
                 ));
             }
         }

@@ -1,7 +1,8 @@
 //! A shared-buffer switch as a scenario gives it: `[switches.NAME]`, where NAME is a node of
 //! the topology whose output ports then queue in one buffer pool (`net/shared_buffer`).
 
-use crate::units::{QueueLimit, SimTime};
+use crate::qdisc::classful::ClassScheduler;
+use crate::units::{Bytes, QueueLimit, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -36,6 +37,30 @@ pub struct SharedQueueConfig {
     /// This queue's ECN marking threshold K (replaces the switch's `ecn_threshold`).
     #[serde(default)]
     pub ecn_threshold: Option<QueueLimit>,
+    /// This port's own settings per priority (`priorities.rs`), in the order of the switch's
+    /// `priorities`; they replace the port's and the switch's values for that priority's queue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub priorities: Vec<PriorityConfig>,
+}
+
+/// One priority queue's settings (`[[switches.NAME.priorities]]`, or a port's own under
+/// `queues.LINK.priorities`): each field replaces the less specific one (`priorities.rs`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PriorityConfig {
+    /// The Dynamic Threshold (or ABM alpha_p) of this priority's queues.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// The static threshold of this priority's queues, in the buffer's unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<QueueLimit>,
+    /// DCTCP's marking threshold K of this priority's queues, in packets or bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold: Option<QueueLimit>,
+    /// Its share of the port under `scheduler = "drr"` (bytes: weight x quantum per round)
+    /// or `"wrr"` (packets per round). Default 1. Strict priority does not read it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<u32>,
 }
 
 /// A switch whose output queues share one buffer.
@@ -72,6 +97,23 @@ pub struct SwitchConfig {
     /// ABM's `updateInterval`, 30 us.
     #[serde(default)]
     pub abm_interval: Option<SimTime>,
+    /// Priority classes: each output port keeps one queue per entry, all drawing from the
+    /// buffer, and a packet joins the queue of its flow's `class` (min(class, P - 1), as the
+    /// `prio` discipline bands). Entry 0 is the highest priority under strict priority. At
+    /// most 8 (IEEE 802.1Q's eight traffic classes). Default: none, one queue per port (of
+    /// priority 0), as before priorities existed (`priorities.rs`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub priorities: Vec<PriorityConfig>,
+    /// How a port serves its priority queues: `priority` (strict, entry 0 first; the default,
+    /// IEEE 802.1Q's default transmission selection), `drr` (Shreedhar and Varghese 1996,
+    /// weight x `quantum` bytes per round) or `wrr` (weight packets per round). Read with
+    /// `priorities` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<ClassScheduler>,
+    /// DRR's quantum per unit of weight. Default 1500 B, one Ethernet MTU (Shreedhar and
+    /// Varghese: a quantum of at least the largest packet sends one packet per turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<Bytes>,
     /// Per-queue settings, by the name of the link the output port feeds.
     #[serde(default)]
     pub queues: BTreeMap<String, SharedQueueConfig>,
@@ -149,6 +191,6 @@ impl SwitchConfig {
                 threshold_ok(format!("queues.{name}.threshold"), t)?;
             }
         }
-        Ok(())
+        self.validate_priorities()
     }
 }

@@ -19,13 +19,22 @@
 //! `shared_pool_full`; one the policy's threshold refuses as `shared_threshold`. Lengths,
 //! thresholds and the buffer count packets or bytes, as the switch's `buffer` is given.
 //!
-//! [`config`] is what a scenario's `[switches.NAME]` table says; [`pool`] the buffer, its
-//! admission and its series; [`queue`] an output port's FIFO queue drawing from the pool.
+//! A port has one queue, of priority 0, unless the switch gives priority classes: then one
+//! queue per priority, each with its own threshold and ECN K, served by strict priority, DRR
+//! or WRR ([`priorities`], [`port`]).
+//!
+//! [`config`] is what a scenario's `[switches.NAME]` table says; [`priorities`] the settings
+//! of each (port, priority) queue; [`pool`] the buffer, its admission and its series;
+//! [`queue`] a FIFO queue drawing from the pool; [`port`] a port of several priority queues.
 
 pub mod abm;
 pub mod config;
 pub mod pool;
+pub mod port;
+pub mod priorities;
 pub mod queue;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_priorities;

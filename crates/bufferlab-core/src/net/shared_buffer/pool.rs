@@ -29,6 +29,10 @@ pub struct PoolQueue {
     /// The link the queue's port feeds, and the node at its far end.
     pub link: String,
     pub to: String,
+    /// Its priority on a port with priority classes (`priorities.rs`); absent on a port of one
+    /// queue.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<usize>,
     /// Its Dynamic Threshold alpha and static threshold (what its policy reads).
     pub alpha: Option<f64>,
     pub threshold: Option<u64>,
@@ -116,6 +120,12 @@ impl SharedPool {
         }
     }
 
+    /// Queue `i` is the queue of `priority` of a port with priority classes (for the report;
+    /// ABM's n_p reads the priority given to [`set_port`](Self::set_port)).
+    pub fn set_priority(&mut self, i: usize, priority: usize) {
+        self.queues[i].priority = Some(priority);
+    }
+
     /// Samples the occupancy and thresholds every `interval` from the warm-up on.
     pub fn sample_every(&mut self, interval: SimTime) {
         self.series = Some(PoolSeries {
@@ -137,6 +147,7 @@ impl SharedPool {
         self.queues.push(PoolQueue {
             link,
             to,
+            priority: None,
             alpha,
             threshold,
             ecn_threshold: None,
