@@ -334,3 +334,20 @@ def test_max_memory_is_an_error_that_keeps_what_was_measured(cli, tmp_path):
     assert report["partial"] and report["stopped"]["kind"] == "max_memory"
     bad = cli("run", str(ROOT / "bench" / "scenarios" / "c_ns2.toml"), "--max-memory", "3x")
     assert bad.code == 2 and '--max-memory: "3x" is not a size' in bad.stderr
+
+
+def test_rates_and_times_never_show_an_exponent():
+    """A value that rounds up to the next unit takes that unit (999.97 Mbit/s read
+    "1e+03 Mbit/s" in a run table once)."""
+    from bufferlab.cli.format import fmt_rate, fmt_time
+
+    assert fmt_rate(999.97e6) == "1 Gbit/s"
+    assert fmt_rate(999.4e6) == "999 Mbit/s"
+    assert fmt_time(0.99996) == "1 s"
+    assert fmt_time(0.0009999) == "1 ms"
+    for k in range(-9, 13):
+        for m in (1.0, 9.994, 9.996, 99.96, 999.6):
+            if k >= 0:  # from 1 bit/s
+                assert "e" not in fmt_rate(m * 10.0**k).split()[0]
+            if k < 3:  # up to 1000 s
+                assert "e" not in fmt_time(m * 10.0**k).split()[0]

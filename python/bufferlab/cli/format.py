@@ -34,6 +34,9 @@ def fmt_rate(bps: Any) -> str:
     v = _num(bps)
     if v is None:
         return "-"
+    v = float(f"{v:.3g}")  # the unit after rounding: 999.97 Mbit/s shows as 1 Gbit/s
+    if abs(v) >= 1e12:
+        return f"{v / 1e9:,.0f} Gbit/s"
     for unit, scale in (("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
         if abs(v) >= scale:
             return f"{v / scale:.3g} {unit}"
@@ -46,6 +49,9 @@ def fmt_time(s: Any) -> str:
         return "-"
     if v == 0:
         return "0"
+    v = float(f"{v:.3g}")  # the unit after rounding: 999.97 ms shows as 1 s
+    if abs(v) >= 1000:
+        return f"{v:,.0f} s"
     if abs(v) >= 1:
         return f"{v:.3g} s"
     if abs(v) >= 1e-3:
