@@ -17,7 +17,9 @@
 // bufferlab's cwnd series (bench/cubic_trace.py). With --bnSchedule=FILE (lines "t_s rate_bps")
 // the L -> R bottleneck device's DataRate is set to each rate at its time (SetDataRate: packets
 // that start after the change take the new rate; the packet on the wire keeps its own), the
-// reverse direction keeps --bnRate (bench/cellular_ns3.py).
+// reverse direction keeps --bnRate (bench/cellular_ns3.py). With --revFlows=i,j,... a bulk TCP
+// flow also runs from receiver i back to sender i (the R -> L direction, e.g. a home link's
+// download whose ACKs share the uplink), starting at --revStart s (bench/home_ns3.py).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -341,6 +343,8 @@ main(int argc, char* argv[])
     std::string tbfPeak;        // empty: no second bucket (PeakRate 0)
     uint32_t tbfMtu = 0;        // 0: the device MTU (TbfQueueDisc Mtu default)
     std::string bnSchedule;     // file of "t_s rate_bps" lines for the L -> R device
+    std::string revFlows;       // pair indices with a bulk TCP flow receiver_i -> sender_i
+    double revStart = 0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("nTcp", "TCP flows", nTcp);
@@ -357,6 +361,9 @@ main(int argc, char* argv[])
                  tbfRate);
     cmd.AddValue("bnSchedule", "file of 't_s rate_bps' lines: the L->R bottleneck rate over time",
                  bnSchedule);
+    cmd.AddValue("revFlows", "comma-separated pair indices: bulk TCP receiver_i -> sender_i",
+                 revFlows);
+    cmd.AddValue("revStart", "start of the reverse flows (s)", revStart);
     cmd.AddValue("tbfBurst", "TbfQueueDisc Burst (bytes)", tbfBurst);
     cmd.AddValue("tbfPeak", "TbfQueueDisc PeakRate (empty: none)", tbfPeak);
     cmd.AddValue("tbfMtu", "TbfQueueDisc Mtu (bytes; 0: the device MTU)", tbfMtu);
@@ -610,9 +617,10 @@ main(int argc, char* argv[])
     addr.NewNetwork();
     TrafficControlHelper none;
     std::vector<Ipv4Address> rcvAddr(n);
+    std::vector<Ipv4Address> sndAddr(n);
     for (uint32_t i = 0; i < n; i++)
     {
-        addr.Assign(sDev[i]);
+        sndAddr[i] = addr.Assign(sDev[i]).GetAddress(0);
         addr.NewNetwork();
         rcvAddr[i] = addr.Assign(rDev[i]).GetAddress(1);
         addr.NewNetwork();
@@ -664,6 +672,32 @@ main(int argc, char* argv[])
             Simulator::Schedule(Seconds(starts[i]) + NanoSeconds(1), &HookTcp, i, tcpStats,
                                 DynamicCast<BulkSendApplication>(ca.Get(0)));
         }
+    }
+
+    // Reverse bulk flows (--revFlows): receiver i -> sender i, on port 6000.
+    std::vector<uint32_t> revIdx;
+    for (const std::string& v : SplitList(revFlows))
+    {
+        revIdx.push_back(std::stoul(v));
+        if (revIdx.back() >= n)
+        {
+            std::fprintf(stderr, "--revFlows: index %u beyond the %u pairs\n", revIdx.back(), n);
+            return 2;
+        }
+    }
+    std::vector<Ptr<PacketSink>> revSinks;
+    for (uint32_t i : revIdx)
+    {
+        PacketSinkHelper sh("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 6000));
+        ApplicationContainer sa = sh.Install(senders.Get(i));
+        sa.Start(Seconds(0));
+        revSinks.push_back(DynamicCast<PacketSink>(sa.Get(0)));
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(sndAddr[i], 6000));
+        bulk.SetAttribute("SendSize", UintegerValue(segSize));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        ApplicationContainer ca = bulk.Install(receivers.Get(i));
+        ca.Start(Seconds(revStart));
+        ca.Stop(Seconds(simTime));
     }
 
     FlowMonitorHelper fmh;
@@ -787,6 +821,13 @@ main(int argc, char* argv[])
             o << "}";
         }
         o << "}";
+    }
+    o << "],\"reverse_flows\":[";
+    for (size_t k = 0; k < revSinks.size(); k++)
+    {
+        o << (k ? "," : "") << "{\"pair\":" << revIdx[k]
+          << ",\"rx_bytes\":" << revSinks[k]->GetTotalRx()
+          << ",\"goodput_bps\":" << revSinks[k]->GetTotalRx() * 8.0 / (simTime - revStart) << "}";
     }
     QueueDisc::Stats s = q->GetStats();
     uint64_t early = 0;
