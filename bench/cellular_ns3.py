@@ -11,10 +11,11 @@ DataRate can be zero. bufferlab gives the schedule as `rate_schedule`; ns-3
 window's start.
 
 The network is examples/cellular_trace.toml's as ns-3 builds it: a bulk download and a
-200 kbit/s voice flow (250-byte IP packets every 10 ms, starting at 1 s), 1 Gbit/s / 5 ms access
-links, the base station's queue (1000-packet DropTail or FQ-CoDel) over a 1-packet device
-queue, 20 ms downlink, a 12 Mbit/s uplink for the ACKs, ns-3's TCP defaults (`preset = "ns3"`,
-4 MB socket buffers) with CUBIC or BBR, ns-3's 2-byte PPP framing on every link, 30 s.
+200 kbit/s voice flow (250-byte IP packets every 10 ms, starting at 1 s), 1 Gbit/s / 5 ms
+access links, the base station's queue (DropTail of 1000 or 50 packets, CoDel or FQ-CoDel)
+over a 1-packet device queue, 20 ms downlink, a 12 Mbit/s uplink for the ACKs, ns-3's TCP
+defaults (`preset = "ns3"`, 4 MB socket buffers) with CUBIC or BBR, ns-3's 2-byte PPP framing
+on every link, 30 s.
 
     .venv/bin/python bench/cellular_ns3.py            # markdown table on stdout
     .venv/bin/python bench/cellular_ns3.py --show-toml
@@ -59,8 +60,10 @@ CCS = [
     ("BBR", "bbr", "TcpBbr", ["--pacing=1"]),
 ]
 QUEUES = [
-    ("DropTail 1000p", '{ kind = "droptail", limit = "1000p" }', "DropTail"),
-    ("FQ-CoDel", '{ kind = "fq_codel", preset = "ns3", limit = "1000p" }', "FqCoDel"),
+    ("DropTail 1000p", '{ kind = "droptail", limit = "1000p" }', "DropTail", 1000),
+    ("DropTail 50p", '{ kind = "droptail", limit = "50p" }', "DropTail", 50),
+    ("CoDel", '{ kind = "codel", preset = "ns3", limit = "1000p" }', "CoDel", 1000),
+    ("FQ-CoDel", '{ kind = "fq_codel", preset = "ns3", limit = "1000p" }', "FqCoDel", 1000),
 ]
 
 
@@ -133,7 +136,12 @@ app = {{ kind = "cbr", rate = "{VOICE[0]}", packet_size = "{VOICE[1]}" }}
 
 
 def ns3_args(
-    tcp: str, qdisc: str, sched_file: Path, extra: list[str], offset: float = 0.0
+    tcp: str,
+    qdisc: str,
+    sched_file: Path,
+    extra: list[str],
+    offset: float = 0.0,
+    limit: int = 1000,
 ) -> list[str]:
     return [
         "--nTcp=1",
@@ -147,7 +155,7 @@ def ns3_args(
         "--bnDelay=20ms",
         f"--bnSchedule={sched_file}",
         f"--qdisc={qdisc}",
-        "--qlimit=1000p",
+        f"--qlimit={limit}p",
         f"--tcp={tcp}",
         "--segSize=1448",
         "--sndBuf=4194304",
@@ -185,8 +193,8 @@ def run_bufferlab(cc: str, queue: str, sched: list, offset: float, show: bool):
     )
 
 
-def run_ns3(tcp: str, qdisc: str, sched_file: Path, extra: list[str], offset: float):
-    n = run_ns3_dumbbell(ns3_args(tcp, qdisc, sched_file, extra, offset))
+def run_ns3(tcp: str, qdisc: str, sched_file: Path, extra: list[str], offset: float, limit: int):
+    n = run_ns3_dumbbell(ns3_args(tcp, qdisc, sched_file, extra, offset, limit))
     down, voice = n["flows"]
     return (
         down["goodput_bps"],
@@ -229,11 +237,11 @@ def main() -> int:
         sched_file = Path(d) / "schedule.txt"
         sched_file.write_text("".join(f"{t:g} {bps}\n" for t, bps in sched))
         for cc_name, cc, ns3_tcp, ns3_extra in CCS:
-            for q_name, queue, ns3_q in QUEUES:
+            for q_name, queue, ns3_q, limit in QUEUES:
                 if want is not None and f"{cc_name}/{q_name}" not in want:
                     continue
                 bl = [run_bufferlab(cc, queue, sched, o, a.show_toml and o == 0) for o in OFFSETS]
-                n3 = [run_ns3(ns3_tcp, ns3_q, sched_file, ns3_extra, o) for o in OFFSETS]
+                n3 = [run_ns3(ns3_tcp, ns3_q, sched_file, ns3_extra, o, limit) for o in OFFSETS]
                 print(f"| {cc_name} | {q_name} " + measure("bufferlab", bl))
                 print("| | " + measure("ns-3.44", n3))
     return 0
