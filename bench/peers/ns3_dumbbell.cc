@@ -19,7 +19,9 @@
 // that start after the change take the new rate; the packet on the wire keeps its own), the
 // reverse direction keeps --bnRate (bench/cellular_ns3.py). With --revFlows=i,j,... a bulk TCP
 // flow also runs from receiver i back to sender i (the R -> L direction, e.g. a home link's
-// download whose ACKs share the uplink), starting at --revStart s (bench/home_ns3.py).
+// download whose ACKs share the uplink), starting at --revStart s (bench/home_ns3.py). With
+// --maxBytes=N each TCP flow sends N bytes and stops (an incast's answers, bench/incast_ns3.py);
+// every flow then reports when its sink received its last byte (`last_rx_s`).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -240,6 +242,15 @@ OnCwnd(uint32_t i, uint32_t, uint32_t now)
 // --trace: every cwnd / ssthresh / congestion-state change of every TCP flow.
 std::ofstream g_trace;
 
+// Time of each sink's last received packet (--maxBytes: when the flow completed there).
+std::vector<double> g_lastRx;
+
+void
+OnSinkRx(uint32_t i, Ptr<const Packet>, const Address&)
+{
+    g_lastRx[i] = Simulator::Now().GetSeconds();
+}
+
 void
 TraceValue(uint32_t i, const char* what, uint32_t, uint32_t now)
 {
@@ -344,6 +355,7 @@ main(int argc, char* argv[])
     uint32_t tbfMtu = 0;        // 0: the device MTU (TbfQueueDisc Mtu default)
     std::string bnSchedule;     // file of "t_s rate_bps" lines for the L -> R device
     std::string revFlows;       // pair indices with a bulk TCP flow receiver_i -> sender_i
+    uint64_t maxBytes = 0;      // BulkSend MaxBytes of each forward TCP flow (0: unlimited)
     double revStart = 0;
 
     CommandLine cmd(__FILE__);
@@ -364,6 +376,7 @@ main(int argc, char* argv[])
     cmd.AddValue("revFlows", "comma-separated pair indices: bulk TCP receiver_i -> sender_i",
                  revFlows);
     cmd.AddValue("revStart", "start of the reverse flows (s)", revStart);
+    cmd.AddValue("maxBytes", "bytes each forward TCP flow sends (0: unlimited)", maxBytes);
     cmd.AddValue("tbfBurst", "TbfQueueDisc Burst (bytes)", tbfBurst);
     cmd.AddValue("tbfPeak", "TbfQueueDisc PeakRate (empty: none)", tbfPeak);
     cmd.AddValue("tbfMtu", "TbfQueueDisc Mtu (bytes; 0: the device MTU)", tbfMtu);
@@ -458,6 +471,7 @@ main(int argc, char* argv[])
     }
 
     uint32_t n = nTcp + nUdp;
+    g_lastRx.assign(n, -1.0);
     g_tcp.assign(nTcp, TcpCounters{});
     g_segSize = segSize;
     NodeContainer routers;
@@ -642,6 +656,7 @@ main(int argc, char* argv[])
         ApplicationContainer sa = sinkHelper.Install(receivers.Get(i));
         sa.Start(Seconds(0));
         sinks[i] = DynamicCast<PacketSink>(sa.Get(0));
+        sinks[i]->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, i));
         ApplicationContainer ca;
         if (isTcp)
         {
@@ -655,7 +670,7 @@ main(int argc, char* argv[])
             }
             BulkSendHelper bulk(factory, InetSocketAddress(rcvAddr[i], port));
             bulk.SetAttribute("SendSize", UintegerValue(segSize));
-            bulk.SetAttribute("MaxBytes", UintegerValue(0));
+            bulk.SetAttribute("MaxBytes", UintegerValue(maxBytes));
             ca = bulk.Install(senders.Get(i));
         }
         else
@@ -787,7 +802,8 @@ main(int argc, char* argv[])
         double gp = sinks[i]->GetTotalRx() * 8.0 / active;
         total += gp;
         o << (i ? "," : "") << "{\"id\":" << i << ",\"kind\":\"" << (i < nTcp ? "tcp" : "udp")
-          << "\",\"rx_bytes\":" << sinks[i]->GetTotalRx() << ",\"goodput_bps\":" << gp;
+          << "\",\"rx_bytes\":" << sinks[i]->GetTotalRx() << ",\"goodput_bps\":" << gp
+          << ",\"last_rx_s\":" << g_lastRx[i];
         auto it = byRcv.find(rcvAddr[i].Get());
         if (it != byRcv.end())
         {
