@@ -80,8 +80,11 @@ def toml_leaf_spine_websearch(duration: str, load: float = 0.6) -> str:
     for leaf in range(LEAVES):
         out += [f"[switches.leaf{leaf}]", *sw, f'ecn_threshold = "{K_10G}p"', ""]
         for s in range(SPINES):  # the leaf's uplinks run at 40 Gbit/s
-            out += [f"[switches.leaf{leaf}.queues.fabric{leaf}_{s}]",
-                    f'ecn_threshold = "{K_40G}p"', ""]
+            out += [
+                f"[switches.leaf{leaf}.queues.fabric{leaf}_{s}]",
+                f'ecn_threshold = "{K_40G}p"',
+                "",
+            ]
     for s in range(SPINES):
         out += [f"[switches.spine{s}]", *sw, f'ecn_threshold = "{K_40G}p"', ""]
     out += [
@@ -112,6 +115,6 @@ def dc_cases(duration: str) -> list[dict]:
             ns3=None,
             ns3_skip="bufferlab only: ns-3.44 mainline has no shared-buffer switch",
             model_note="bufferlab only (issue #38's scale item); choices and sources in "
-            "bench/lab/dc_cases.py and docs/performance.md, \"Datacenter scale\"",
+            'bench/lab/dc_cases.py and docs/performance.md, "Datacenter scale"',
         )
     ]

@@ -40,9 +40,11 @@ def norm_bufferlab_fabric(r: dict) -> dict:
         flows=len(r["flows"]), flows_completed=every.get("count"),
         flows_unfinished=every.get("unfinished"), fct_buckets=buckets,
         delivered_bytes=sum(f["rx_bytes"] for f in r["flows"]),
-        marks=sum(s.get("marks", 0) for s in sw),
+        # every output queue, hosts' and switch ports' (a switch port is a `shared_buffer` queue)
+        marks=sum(q.get("marks", 0) for q in r["queues"]),
+        switch_marks=sum(s.get("marks", 0) for s in sw),
         switch_drops=sum(s["drops_threshold"] + s["drops_pool_full"] for s in sw),
-        link_losses=sum(link["lost_packets"] for link in r["links"]),
+        queue_drops=sum(q["drops"] for q in r["queues"]),
         sim_time_s=r["sim_time_s"],
         packet_hops=sum(link["tx_packets"] for link in r["links"]), events=r["events"],
         sim_wall_s=r["wall_s"],
