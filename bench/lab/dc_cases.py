@@ -41,7 +41,7 @@ Choices and where they come from:
 from __future__ import annotations
 
 LEAVES, SPINES, HOSTS_PER_LEAF = 8, 4, 16
-DC_DURATION = "100ms"  # one second takes far longer than make bench can wait: docs/performance.md
+DC_DURATION = "1s"  # about 2.5 min on one core (docs/performance.md, "Datacenter scale")
 K_10G, K_40G = 65, 4 * 65
 
 
