@@ -30,9 +30,11 @@ Choices and where they come from:
   (docs/models/codel.md, docs/models/dctcp.md). A host sending several flows at once is itself
   a congestion point, so its queue must mark too. Two trials of 10 ms showed why this one:
   DropTail there filled the NIC queues (1000 packets, 26 844 drops, none in the switches);
-  RED step marking at K = 65 drops the packets that are not ECN-capable (pure ACKs, SYNs; RFC
-  3168 section 6.1.1) above K, 1249 of them, and a lost last ACK left a flow waiting for its
-  200 ms RTO: half of the flows under 100 KB had not finished. CoDel's ce_threshold marks ECT
+  RED step marking at K = 65 (RFC 8257 section 3.1's recipe) drops the packets that are not
+  ECN-capable (pure ACKs, SYNs; RFC 3168 section 6.1.1) once the queue is above K: 1249
+  drops ("red_forced") in 10 ms, none at the switches, whose marking admits them. (The
+  unfinished small flows of those trials had another cause, Nagle, below.) CoDel's
+  ce_threshold marks ECT
   packets and drops nothing until a sojourn of 5 ms has lasted 100 ms, which 1000 packets at
   10 Gbit/s (1.2 ms) cannot reach. (Linux's DCTCP also sets ECT on SYNs and pure ACKs, which
   bufferlab's sender does not model: its ECN sets ECT on data only, RFC 3168 section 6.1.)
