@@ -3,6 +3,8 @@ command lines (bench/README.md)."""
 
 from __future__ import annotations
 
+from lab.dc_cases import DC_DURATION, dc_cases
+
 # paired with ns-3's TCP give bufferlab's links the same framing. It matters: on case c_ns3 a
 # 0.13 % slower bottleneck alone halves bufferlab's drop count (100 flows of equal RTT are
 # phase-locked), docs/validation.md "Against ns-3's TCP".
@@ -434,6 +436,8 @@ def cases() -> list[dict]:
                 "--step 0.05 --per-flow",
             )
         )
+    # (dc) datacenter scale (issue #38): bufferlab only, one run (bench/lab/dc_cases.py).
+    cs += dc_cases(DC_DURATION)
     return cs
 
 

@@ -10,6 +10,7 @@ import statistics
 from pathlib import Path
 
 from lab.cases import cases
+from lab.dc_docs import write_dc_section
 from lab.normalise import med
 from lab.paths import ROOT, SIMS
 
@@ -202,10 +203,14 @@ def write_docs(summ: dict, meta: dict, root: Path = ROOT) -> None:
     replace_section(root / "docs" / "performance.md", "Side by side with ns-2 and ns-3", body,
                     "# Performance\n")
 
-    # agreement
+    write_dc_section(summ, order, root, replace_section)
+
+    # agreement (not the dc cases: bufferlab only, no dumbbell bottleneck)
     vrows = []
     for cid in order:
         s = summ[cid]
+        if s["group"] == "dc":
+            continue
         b = s["sims"].get("bufferlab", {}).get("result")
         vrows.append(f"#### {cid}: {s['title']}\n\n{s['model_note']}.\n")
         vrows.append("| simulator | goodput total Mbps | vs bufferlab | Jain | per-flow goodput kbps | "

@@ -12,8 +12,10 @@ def jain(xs: list[float]) -> float | None:
 
 def norm_bufferlab(r: dict) -> dict:
     flows = r["flows"]
+    bq = next((q for q in r["queues"] if q["link"] == "bottleneck" and q["from"] == "r0"), None)
+    if bq is None:
+        return norm_bufferlab_fabric(r)
     gp = [f["goodput_bps"] for f in flows]
-    bq = next(q for q in r["queues"] if q["link"] == "bottleneck" and q["from"] == "r0")
     rx = sum(f["rx_packets"] for f in flows)
     dsum = sum((f["delay_mean_s"] or 0) * f["rx_packets"] for f in flows)
     early = bq.get("early_drops", 0)
@@ -21,6 +23,29 @@ def norm_bufferlab(r: dict) -> dict:
         goodput_bps=gp, goodput_total_bps=sum(gp), jain=jain(gp), drops=bq["drops"],
         early_drops=early, forced_drops=bq["drops"] - early, avg_queue_packets=bq["avg_packets"],
         avg_queue_bytes=bq["avg_bytes"], delay_mean_s=dsum / rx if rx else None,
+        packet_hops=sum(link["tx_packets"] for link in r["links"]), events=r["events"],
+        sim_wall_s=r["wall_s"],
+    )
+
+
+def norm_bufferlab_fabric(r: dict) -> dict:
+    """A network without a dumbbell's bottleneck (the dc case): counts, the FCT summary by size
+    bucket, switch marks and drops."""
+    sw = r.get("switches") or []
+    buckets = [{k: b.get(k) for k in ("bucket", "count", "unfinished", "fct_p50_s", "fct_p99_s",
+                                       "slowdown_p50", "slowdown_p99")}
+               for b in (r.get("fct") or {}).get("buckets", [])]
+    every = next((b for b in buckets if b["bucket"] == "all"), {})
+    return dict(
+        flows=len(r["flows"]), flows_completed=every.get("count"),
+        flows_unfinished=every.get("unfinished"), fct_buckets=buckets,
+        delivered_bytes=sum(f["rx_bytes"] for f in r["flows"]),
+        # every output queue, hosts' and switch ports' (a switch port is a `shared_buffer` queue)
+        marks=sum(q.get("marks", 0) for q in r["queues"]),
+        switch_marks=sum(s.get("marks", 0) for s in sw),
+        switch_drops=sum(s["drops_threshold"] + s["drops_pool_full"] for s in sw),
+        queue_drops=sum(q["drops"] for q in r["queues"]),
+        sim_time_s=r["sim_time_s"],
         packet_hops=sum(link["tx_packets"] for link in r["links"]), events=r["events"],
         sim_wall_s=r["wall_s"],
     )

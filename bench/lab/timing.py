@@ -20,7 +20,8 @@ def timed(cmd: list[str], timeout: float, cwd: Path = ROOT) -> dict:
     """Run cmd under GNU time; whole-process wall (perf_counter) and peak RSS (KB)."""
     tf = PEERS / f"time.{os.getpid()}"
     PEERS.mkdir(parents=True, exist_ok=True)
-    full = ["/usr/bin/time", "-f", "%M", "-o", str(tf), *cmd]
+    # peak RSS (KB), user and system CPU seconds
+    full = ["/usr/bin/time", "-f", "%M %U %S", "-o", str(tf), *cmd]
     t0 = time.perf_counter()
     # A session of its own, so that a timeout stops the simulator too and not only GNU time
     # (a stopped ns-3 of d_10000 once ran on for half an hour beside the later measurements).
@@ -34,9 +35,11 @@ def timed(cmd: list[str], timeout: float, cwd: Path = ROOT) -> dict:
         return {"error": f"timed out after {timeout:.0f} s", "wall_s": timeout}
     p = subprocess.CompletedProcess(full, proc.returncode, out, err)
     wall = time.perf_counter() - t0
-    rss = None
+    rss = cpu = None
     try:
-        rss = int(tf.read_text().strip().splitlines()[-1])
+        last = tf.read_text().strip().splitlines()[-1].split()
+        rss = int(last[0])
+        cpu = float(last[1]) + float(last[2])
     except (OSError, ValueError, IndexError):
         pass
     if p.returncode != 0:
@@ -44,7 +47,7 @@ def timed(cmd: list[str], timeout: float, cwd: Path = ROOT) -> dict:
     line = [x for x in p.stdout.splitlines() if x.startswith("{")]
     if not line:
         return {"error": "no JSON output: " + p.stderr.strip()[-400:], "wall_s": wall}
-    return {"wall_s": wall, "maxrss_kb": rss, "out": json.loads(line[-1])}
+    return {"wall_s": wall, "cpu_s": cpu, "maxrss_kb": rss, "out": json.loads(line[-1])}
 
 
 def cli_summary(cli_runs: list[dict], ns2_runs: list[dict]) -> dict | None:
@@ -92,7 +95,7 @@ def run_case(c: dict, tools: dict, reps: int | None, estimates: dict) -> dict:
     runs: dict[str, list[dict]] = {s: [] for s in SIMS}
     cli_runs: list[dict] = []
     for rep in range(n):
-        if tools.get("cli"):
+        if tools.get("cli") and c.get("cli", True):
             # bufferlab through the CLI (whole process with Python's start-up), in the same
             # round as the others so that its ratio to ns-2 is measured side by side.
             log(f"{c['id']} rep {rep + 1}/{n} bufferlab CLI")
@@ -185,6 +188,7 @@ def summarize(c: dict, runs: dict, skips: dict) -> dict:
             "wall_s_all": [round(r["wall_s"], 4) for r in ok],
             "sim_wall_s": med([x["sim_wall_s"] for x in res]),
             "maxrss_mb": (med([r["maxrss_kb"] for r in ok]) or 0) / 1024,
+            "cpu_s": med([r["cpu_s"] for r in ok if r.get("cpu_s") is not None]),
             "packet_hops": res[0]["packet_hops"],
             "packet_hops_estimated": bool(res[0].get("packet_hops_estimated")),
             "events": res[0]["events"],
@@ -193,7 +197,8 @@ def summarize(c: dict, runs: dict, skips: dict) -> dict:
         s["mhops_per_s_whole"] = s["packet_hops"] / s["wall_s"] / 1e6
         # results: deterministic simulators give the same numbers every run; keep the first
         s["result"] = res[0]
-        s["deterministic"] = all(x["goodput_bps"] == res[0]["goodput_bps"] for x in res)
+        s["deterministic"] = all(x.get("goodput_bps") == res[0].get("goodput_bps")
+                                 and x["events"] == res[0]["events"] for x in res)
         sims[sim] = s
     for sim in ("ns-2", "ns-3"):
         if sim not in sims and skips.get(sim):
