@@ -267,6 +267,30 @@ fn dctcp_over_a_queue_that_does_not_mark() {
 }
 
 #[test]
+fn dctcp_through_a_switch_that_marks_does_not_warn() {
+    // the bottleneck's sender side r0 is a shared-buffer switch: its port marks at K, which
+    // the link's own droptail queue does not show
+    let text = DCTCP.replace(
+        "queue = { kind = \"red\", preset = \"ns3\", limit = \"200p\", min_th = 10, max_th = 10, q_weight = 1.0, gentle = false, ecn = true, hard_drop = false }",
+        "queue = { kind = \"droptail\", limit = \"100p\" }",
+    );
+    let marking = format!(
+        "{text}[switches.r0]\nbuffer = \"400p\"\npolicy = \"dynamic_threshold\"\nalpha = 1.0\necn_threshold = \"20p\"\n"
+    );
+    assert_eq!(warnings(&marking), Vec::<String>::new());
+    let per_queue = format!(
+        "{text}[switches.r0]\nbuffer = \"400p\"\npolicy = \"dynamic_threshold\"\nalpha = 1.0\n[switches.r0.queues.bottleneck]\necn_threshold = \"20p\"\n"
+    );
+    assert_eq!(warnings(&per_queue), Vec::<String>::new());
+    let silent = format!(
+        "{text}[switches.r0]\nbuffer = \"400p\"\npolicy = \"dynamic_threshold\"\nalpha = 1.0\n"
+    );
+    let w = warnings(&silent);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("no queue on its path marks"), "{w:?}");
+}
+
+#[test]
 fn l4s_without_its_halves() {
     // DualPI2 with classic senders only
     let l4s = DCTCP

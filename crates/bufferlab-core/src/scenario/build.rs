@@ -62,7 +62,11 @@ pub fn build_with(
     super::links::build_links(&mut sim, s, &topo, ext, &streams, &switches)?;
     sim.shared_buffers = switches.pools();
     sim.notes = crate::notes::BuildNotes {
-        warnings: super::recipes::warnings(&topo, &infos),
+        warnings: super::recipes::warnings(&topo, &infos, &|port| {
+            let l = &topo.links[port / 2];
+            let from = if port.is_multiple_of(2) { l.a } else { l.b };
+            switches.port_marks(from, &l.name)
+        }),
         sized_limits,
     };
     let b = FlowBuild {

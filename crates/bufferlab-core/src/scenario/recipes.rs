@@ -129,7 +129,13 @@ fn port_queue(topo: &Topology, port: usize) -> (&QueueConfig, f64, String) {
 }
 
 /// The warnings for the network `topo` carrying `flows`, in the order of ports, then flows.
-pub fn warnings(topo: &Topology, flows: &[FlowInfo]) -> Vec<String> {
+/// `switch_marks(port)`: the port is a shared-buffer switch's with an ECN threshold, which its
+/// link's `queue` does not show.
+pub fn warnings(
+    topo: &Topology,
+    flows: &[FlowInfo],
+    switch_marks: &dyn Fn(usize) -> bool,
+) -> Vec<String> {
     let mut out = Vec::new();
     let ports = 2 * topo.links.len();
     let mut carries: Vec<Vec<&FlowInfo>> = vec![Vec::new(); ports];
@@ -163,7 +169,7 @@ pub fn warnings(topo: &Topology, flows: &[FlowInfo]) -> Vec<String> {
     }
     let mut by_message: Vec<(String, Vec<&str>)> = Vec::new();
     for f in flows {
-        let Some(m) = flow_warning(topo, f) else {
+        let Some(m) = flow_warning(topo, f, switch_marks) else {
             continue;
         };
         match by_message.iter_mut().find(|(msg, _)| *msg == m) {
@@ -183,14 +189,18 @@ pub fn warnings(topo: &Topology, flows: &[FlowInfo]) -> Vec<String> {
 }
 
 /// What a DCTCP, Prague or BBRv3 (with ECN) flow's path lacks, if anything.
-fn flow_warning(topo: &Topology, f: &FlowInfo) -> Option<String> {
+fn flow_warning(
+    topo: &Topology,
+    f: &FlowInfo,
+    switch_marks: &dyn Fn(usize) -> bool,
+) -> Option<String> {
     let (cc, ecn) = f.tcp?;
     if !matches!(cc, CcKind::Dctcp | CcKind::Prague | CcKind::Bbr3) || !ecn || f.path.is_empty() {
         return None;
     }
     let queues: Vec<_> = f.path.iter().map(|p| port_queue(topo, p.idx())).collect();
     let name = cc.as_str();
-    if !queues.iter().any(|(q, _, _)| marks(q)) {
+    if !queues.iter().any(|(q, _, _)| marks(q)) && !f.path.iter().any(|p| switch_marks(p.idx())) {
         let recipe = if cc == CcKind::Prague {
             "a DualPI2 bottleneck (RFC 9332)"
         } else if cc == CcKind::Bbr3 {

@@ -79,6 +79,16 @@ impl<'a> Switches<'a> {
         Ok(Self { by_node })
     }
 
+    /// Whether the port from node `from` onto link `link` marks ECN: `from` is a switch and
+    /// one of the port's queues has an ECN threshold K (for the recipes' warnings).
+    pub(super) fn port_marks(&self, from: usize, link: &str) -> bool {
+        self.by_node.get(&from).is_some_and(|(cfg, _)| {
+            cfg.port_priorities()
+                .iter()
+                .any(|p| cfg.queue_settings(link, *p).ecn_threshold.is_some())
+        })
+    }
+
     /// The queue of the port from node `from` onto `link` towards `to`, when `from` is a
     /// switch: a FIFO of the switch's pool, with the queue's alpha, threshold and ECN K; with
     /// priority classes, one such queue per priority and the switch's scheduler between them.
