@@ -287,8 +287,9 @@ pub struct TcpOptions {
     /// a Reno-friendly reduction); `cc/prague_classic_ecn.rs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prague_ecn_fallback: Option<EcnFallback>,
-    /// ECN feedback: "classic" (every preset's default: RFC 3168's ECE, DCTCP's CE-state echo
-    /// for DCTCP, Prague and BBRv3) or "accecn" (RFC 9768 Accurate ECN as Linux 6.18 sends
+    /// ECN feedback: "classic" (RFC 3168's ECE, DCTCP's CE-state echo for DCTCP, Prague and
+    /// BBRv3; every preset's default, but the linux preset's Prague, whose Linux module sets
+    /// `TCP_CONG_NEEDS_ACCECN`) or "accecn" (RFC 9768 Accurate ECN as Linux 6.18 sends
     /// it: a CE packet count on every ACK and the AccECN option's byte counters, which take
     /// 12 bytes of every segment's header and so of the MSS; `tcp/accecn.rs`). Needs
     /// `ecn = true` and the rfc or linux preset's rules.
@@ -488,6 +489,15 @@ impl TcpParams {
         set!(prague_rtt_target);
         set!(prague_ecn_fallback);
         set!(ecn_feedback);
+        if o.ecn_feedback.is_none()
+            && p.preset == Preset::Linux
+            && p.flavour == Flavour::Linux
+            && p.cc == CcKind::Prague
+            && p.ecn
+        {
+            // tcp_prague.c: TCP_CONG_NEEDS_ACCECN, Linux negotiates AccECN for Prague
+            p.ecn_feedback = EcnFeedbackScheme::Accecn;
+        }
         if p.accecn() && p.use_headers {
             // tcp_established_options / tcp_current_mss: the option (as it fits beside
             // timestamps) is on every segment and comes out of the MSS
