@@ -59,6 +59,43 @@ pub mod tcp_flags {
     pub const CWR: u8 = 0x80;
 }
 
+/// The AccECN feedback a TCP segment carries (RFC 9768 section 3.2): the 3-bit ACE field
+/// (the AE, CWR and ECE flags, here kept apart from `TcpHeader::flags`) and of the AccECN
+/// option the number of fields and the ECEB field (24 bits), the one field the sender reads.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct AccEcnWire {
+    /// Bit 7: the segment is in AccECN mode; bits 0-2: ACE; bits 3-4: option fields carried;
+    /// bit 5: an option is carried.
+    bits: u8,
+    eceb: [u8; 3],
+}
+
+impl AccEcnWire {
+    /// A segment in AccECN mode carrying `ace` and, if any, an option of `fields` fields
+    /// whose ECEB (the second field in either order) is `eceb`.
+    pub fn new(ace: u8, option_fields: Option<u8>, eceb: u32) -> Self {
+        let mut bits = 0x80 | (ace & 7);
+        if let Some(n) = option_fields {
+            bits |= 0x20 | ((n.min(3)) << 3);
+        }
+        let b = eceb.to_be_bytes();
+        Self {
+            bits,
+            eceb: [b[1], b[2], b[3]],
+        }
+    }
+    /// The ACE field, if the segment is in AccECN mode.
+    pub fn ace(&self) -> Option<u8> {
+        (self.bits & 0x80 != 0).then_some(self.bits & 7)
+    }
+    /// The ECEB field, when the option carries it (two fields or more).
+    pub fn eceb(&self) -> Option<u32> {
+        let fields = (self.bits >> 3) & 3;
+        (self.bits & 0x20 != 0 && fields >= 2)
+            .then(|| u32::from_be_bytes([0, self.eceb[0], self.eceb[1], self.eceb[2]]))
+    }
+}
+
 /// Maximum number of SACK blocks carried (RFC 2018: 3 fit beside the timestamp option).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
@@ -150,6 +187,9 @@ pub struct Packet {
     /// ns-2's `hdr_flags::pri_` as a queue set it: RIO's In mark (rio.cc enque, priority_method_
     /// 1), which stays with the packet and shows as `P` in ns-2 trace lines from then on.
     pub ns2_pri: bool,
+    /// AccECN feedback (`tcp/accecn.rs`): the ACE field and the option's ECEB, in the first
+    /// line's padding.
+    pub accecn: AccEcnWire,
     /// When it joined the queue it is in now (sojourn time starts here).
     pub enqueued: SimTime,
     /// When the source emitted it (one-way delay starts here).
@@ -179,6 +219,22 @@ mod tests {
         assert_eq!(std::mem::align_of::<Packet>(), 64);
         assert!(std::mem::offset_of!(Packet, seq) + 8 <= 64);
         assert_eq!(std::mem::offset_of!(Packet, tcp), 64);
+        assert!(std::mem::offset_of!(Packet, accecn) + 4 <= 64);
+    }
+
+    // ---- the AccECN fields survive the trip ----
+    #[test]
+    fn accecn_wire_carries_ace_and_eceb() {
+        assert_eq!(AccEcnWire::default().ace(), None);
+        let w = AccEcnWire::new(13, Some(3), 0x0123_4567);
+        assert_eq!(w.ace(), Some(5));
+        assert_eq!(w.eceb(), Some(0x23_4567));
+        assert_eq!(
+            AccEcnWire::new(2, Some(1), 9).eceb(),
+            None,
+            "one field: EE0B or EE1B only"
+        );
+        assert_eq!(AccEcnWire::new(2, None, 9).eceb(), None);
     }
 
     // ---- SACK blocks are carried as 32-bit wire values and widened against the ACK ----

@@ -267,6 +267,11 @@ fn paced_steady_state_makes_no_allocation() {
             r#"{ kind = "dualpi2" }"#,
             r#"{ preset = "linux", cc = "prague", ecn = true }"#,
         ),
+        // with AccECN feedback (tcp/accecn.rs): counters and the option in place
+        (
+            r#"{ kind = "dualpi2" }"#,
+            r#"{ preset = "linux", cc = "prague", ecn = true, ecn_feedback = "accecn" }"#,
+        ),
         // BBRv3 (tcp/cc/bbr/v3), with its ECN response behind a RED step
         (
             r#"{ kind = "droptail", limit = "50p" }"#,

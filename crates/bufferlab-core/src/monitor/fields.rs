@@ -122,6 +122,10 @@ pub const FIELDS: &[(&str, Kind)] = &[
     ("flows[].tcp.response_time_max_s", Max),
     ("flows[].tcp.pacing_rate_bytes_per_s", Gauge),
     ("flows[].tcp.pacing_holds", Counter),
+    // AccECN (tcp/accecn.rs): marks and option bytes counted, ACKs taken as wrapped
+    ("flows[].tcp.accecn.ce_packets", Counter),
+    ("flows[].tcp.accecn.ce_option_bytes", Counter),
+    ("flows[].tcp.accecn.ace_wrapped", Counter),
     ("flows[].tcp.app_written_bytes", Counter),
     ("flows[].tcp.app_refused_bytes", Counter),
     // the congestion controller's (`cc/*.rs` report)

@@ -185,6 +185,12 @@ impl PcapSet {
                 tcp.rst = t.flags & tcp_flags::RST != 0;
                 tcp.ece = t.flags & tcp_flags::ECE != 0;
                 tcp.cwr = t.flags & tcp_flags::CWR != 0;
+                if let Some(ace) = pkt.accecn.ace() {
+                    // AccECN (RFC 9768 section 3.2.2): ACE in the AE (old NS), CWR, ECE bits
+                    tcp.ns = ace & 4 != 0;
+                    tcp.cwr = ace & 2 != 0;
+                    tcp.ece = ace & 1 != 0;
+                }
                 // The simulated header size (size - payload - 20 IP bytes) fixes the TCP option
                 // space, so tcp.len equals the simulated payload: SACK blocks first, then a
                 // timestamp, padded with NOPs.

@@ -20,6 +20,20 @@ use crate::units::{Bytes, QueueLimit, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// How the receiver feeds ECN back (`tcp.ecn_feedback`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum EcnFeedbackScheme {
+    /// RFC 3168's ECE flag (latched until CWR), or for DCTCP, Prague and BBRv3 the
+    /// per-segment CE state of RFC 8257 section 3.2: the default of every preset.
+    #[default]
+    Classic,
+    /// Accurate ECN (RFC 9768, Linux 6.18 `tcp_accecn_*`, `tcp/accecn.rs`): the count of
+    /// CE-marked packets on every ACK (ACE) and the AccECN option's byte counters. Both ends
+    /// are configured with it (the SYN negotiation is not modelled).
+    Accecn,
+}
+
 /// A congestion control / recovery algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
@@ -273,6 +287,14 @@ pub struct TcpOptions {
     /// a Reno-friendly reduction); `cc/prague_classic_ecn.rs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prague_ecn_fallback: Option<EcnFallback>,
+    /// ECN feedback: "classic" (RFC 3168's ECE, DCTCP's CE-state echo for DCTCP, Prague and
+    /// BBRv3; every preset's default, but the linux preset's Prague, whose Linux module sets
+    /// `TCP_CONG_NEEDS_ACCECN`) or "accecn" (RFC 9768 Accurate ECN as Linux 6.18 sends
+    /// it: a CE packet count on every ACK and the AccECN option's byte counters, which take
+    /// 12 bytes of every segment's header and so of the MSS; `tcp/accecn.rs`). Needs
+    /// `ecn = true` and the rfc or linux preset's rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_feedback: Option<EcnFeedbackScheme>,
     /// Pace data segments (tcp/pacing.rs): off in every preset (ns-3 `EnablePacing` false;
     /// Linux paces CUBIC only under the fq qdisc). `cc = "bbr"` paces whatever this says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -371,6 +393,7 @@ pub struct TcpParams {
     pub dctcp_alpha_init: f64,
     pub prague_rtt_target: SimTime,
     pub prague_ecn_fallback: EcnFallback,
+    pub ecn_feedback: EcnFeedbackScheme,
     pub pacing: bool,
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
@@ -465,6 +488,23 @@ impl TcpParams {
         set!(dctcp_alpha_init);
         set!(prague_rtt_target);
         set!(prague_ecn_fallback);
+        set!(ecn_feedback);
+        if o.ecn_feedback.is_none()
+            && p.preset == Preset::Linux
+            && p.flavour == Flavour::Linux
+            && p.cc == CcKind::Prague
+            && p.ecn
+        {
+            // tcp_prague.c: TCP_CONG_NEEDS_ACCECN, Linux negotiates AccECN for Prague
+            p.ecn_feedback = EcnFeedbackScheme::Accecn;
+        }
+        if p.accecn() && p.use_headers {
+            // tcp_established_options / tcp_current_mss: the option (as it fits beside
+            // timestamps) is on every segment and comes out of the MSS
+            let (opt, _) = super::accecn::option_fit(p.ts_option_bytes(), false);
+            p.header += opt;
+            p.mss = p.mss.saturating_sub(opt).max(1);
+        }
         set!(pacing);
         set!(pacing_ss_ratio);
         set!(pacing_ca_ratio);
@@ -593,6 +633,9 @@ impl TcpParams {
                 j["prague_ecn_fallback"] = serde_json::json!(self.prague_ecn_fallback);
             }
         }
+        if self.accecn() {
+            j["ecn_feedback"] = serde_json::json!(self.ecn_feedback);
+        }
         // only where pacing applies, so that the settings of unpaced flows read as before
         if self.paced() {
             // Prague paces by its own fixed rule (tcp/pacing.rs `Pacer::prague`)
@@ -610,6 +653,21 @@ impl TcpParams {
     /// whose Linux module sets `SK_PACING_NEEDED`).
     pub fn paced(&self) -> bool {
         self.pacing || matches!(self.cc, CcKind::Bbr | CcKind::Bbr3 | CcKind::Prague)
+    }
+
+    /// AccECN feedback on (`ecn_feedback = "accecn"` with `ecn`).
+    pub fn accecn(&self) -> bool {
+        self.ecn && self.ecn_feedback == EcnFeedbackScheme::Accecn
+    }
+
+    /// Option bytes of the timestamp option in a segment (12 with its NOPs, RFC 7323 appendix
+    /// A).
+    pub fn ts_option_bytes(&self) -> u32 {
+        if self.timestamps {
+            12
+        } else {
+            0
+        }
     }
 
     pub fn rules(&self) -> &'static Rules {

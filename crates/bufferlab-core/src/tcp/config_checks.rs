@@ -18,6 +18,28 @@ impl TcpParams {
         self.check_controller_values()
     }
 
+    /// `ecn_feedback = "accecn"` (tcp/accecn.rs): with ECN, on the rfc or linux rules.
+    fn check_accecn(&self) -> Check {
+        if self.ecn_feedback != super::config::EcnFeedbackScheme::Accecn {
+            return Ok(());
+        }
+        if !self.ecn {
+            return Err((
+                "ecn_feedback",
+                "\"accecn\" feeds ECN back: set ecn = true too, or leave it out".into(),
+            ));
+        }
+        if !matches!(self.flavour, Flavour::Rfc | Flavour::Linux) || self.full.is_some() {
+            return Err((
+                "ecn_feedback",
+                "AccECN is modelled with the linux preset's (or the RFC) rules; ns-2.35 and \
+                 ns-3.44 have no AccECN: use preset = \"linux\" without ns2_rules / ns3_rules"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Segment, window and buffer sizes, ACK and retransmission timers.
     fn check_sizes_and_timers(&self) -> Check {
         if self.mss == 0 || self.mss as u64 + self.header as u64 > 65_535 {
@@ -94,6 +116,7 @@ impl TcpParams {
             ));
         }
         super::cc::hystart_pp::check_slow_start(self).map_err(|e| ("slow_start", e))?;
+        self.check_accecn()?;
         if self.ns2 != Ns2Agent::default() && self.flavour != Flavour::Ns2 {
             return Err((
                 "ns2_agent",

@@ -9,6 +9,7 @@
 //!
 //! docs/models/tcp.md describes the model, its defaults and their sources.
 
+pub mod accecn;
 pub mod app;
 pub mod cc;
 pub mod config;

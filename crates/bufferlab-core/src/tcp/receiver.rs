@@ -18,7 +18,13 @@
 //!   `Sacker::append_ack`, `tcp/ns2_sacker.rs`).
 //! * RFC 3168 section 6.1.3: after a CE-marked segment every ACK carries ECE until a segment
 //!   with CWR arrives.
-//! * RFC 8257 section 3.2 (DCTCP, and Prague, whose AccECN feedback is not modelled): the ECE
+//! * RFC 9768 (AccECN, `ecn_feedback = "accecn"`, `tcp/accecn.rs`): every arriving segment is
+//!   counted by codepoint; every ACK carries the CE packet count's low 3 bits (ACE) and the
+//!   AccECN option with the byte counters (its length as Linux fits it); 6 CE marks pending
+//!   send the ACK at once (Linux `TCP_ACCECN_ACE_MAX_DELTA`); no ECE flag, CWR ignored. For
+//!   DCTCP, Prague and BBRv3 the CE-state ACK rule below still sends the held ACK when the
+//!   CE state changes (Linux runs `dctcp_ece_ack_update` whatever the feedback).
+//! * RFC 8257 section 3.2 (DCTCP, Prague, BBRv3 with classic feedback): the ECE
 //!   of each ACK is the CE state of the segments it acknowledges; when a segment's CE state
 //!   differs from the last one, the ACK held back by delayed ACKs goes out at once with the
 //!   old state, then the state changes (ns-3 `TcpDctcp::CeState0to1` / `CeState1to0`, Linux
@@ -49,10 +55,13 @@
 //!   (`ns2_agent`): an in-order packet with a hole still above it is not ACKed at once (its
 //!   ACK waits as any in-order packet's); one that brings held packets in order still is.
 
+use super::accecn::{option_fit, AccEcnReceiver};
 use super::config::{CcKind, TcpParams};
 use super::ns2_sacker::Sacker;
 use crate::endpoint::{Endpoint, EndpointCtx};
-use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader, MAX_SACK_BLOCKS};
+use crate::packet::{
+    tcp_flags as F, AccEcnWire, Ecn, Packet, PacketKind, TcpHeader, MAX_SACK_BLOCKS,
+};
 use crate::units::SimTime;
 
 /// ns-3.44 `TcpSocket` attributes `ConnTimeout` (3 s) and `SynRetries` (6).
@@ -98,6 +107,8 @@ pub struct TcpReceiver {
     last_seq: u64,
     /// The cumulative ACK of the last ACK sent (ns-2's `last_ack_sent_ + 1`, in bytes).
     last_ack_sent: u64,
+    /// AccECN's counters (`ecn_feedback = "accecn"`).
+    pub accecn: Option<AccEcnReceiver>,
 }
 
 impl TcpReceiver {
@@ -135,6 +146,7 @@ impl TcpReceiver {
             last_seq: 0,
             // ns-2 Acker: last_ack_sent_ 0, i.e. packet 1 (the first data packet with syn_)
             last_ack_sent: if p.handshake { 1 } else { 1 + u64::from(p.mss) },
+            accecn: p.accecn().then(AccEcnReceiver::default),
             p,
         }
     }
@@ -176,7 +188,13 @@ impl TcpReceiver {
         let mut h = TcpHeader {
             seq: 1,
             ack: self.rcv_nxt,
-            flags: F::ACK | flags | if self.ece { F::ECE } else { 0 },
+            flags: F::ACK
+                | flags
+                | if self.ece && self.accecn.is_none() {
+                    F::ECE
+                } else {
+                    0
+                },
             window: self.window().min(u32::MAX as u64) as u32,
             ts_echo: self.ts_recent,
             ts_val: cx.now,
@@ -207,13 +225,26 @@ impl TcpReceiver {
         if flags & F::SYN != 0 {
             size += self.p.syn_options;
         }
+        let mut sack_bytes = 0;
         if let (Some(base), n @ 1..) = (self.p.sack_option_base, h.sack_count()) {
-            size += base + 8 * n as u32;
+            sack_bytes = base + 8 * n as u32;
+            size += sack_bytes;
+        }
+        let mut accecn = AccEcnWire::default();
+        if let Some(r) = self.accecn.as_mut() {
+            // tcp_established_options: the option in what is left beside TS and SACK
+            let used = self.p.ts_option_bytes() + sack_bytes;
+            let (bytes, fields) = option_fit(used, sack_bytes > 0);
+            let carried = (bytes > 0 || sack_bytes > 0).then_some(fields);
+            accecn = AccEcnWire::new(r.ace(), carried, r.eceb());
+            size += bytes;
+            r.ce_pending = 0;
         }
         cx.send(Packet {
             kind: PacketKind::TcpAck,
             size,
             tcp: h,
+            accecn,
             ..Packet::default()
         });
         self.acks_sent += 1;
@@ -315,13 +346,18 @@ impl Endpoint for TcpReceiver {
             return; // the handshake's final ACK
         }
         let ce = pkt.ecn == Ecn::Ce;
+        // RFC 9768 section 3.2.1: every segment counts, duplicates too
+        let ace_full = match self.accecn.as_mut() {
+            Some(r) => r.on_segment(pkt.ecn, len),
+            None => false,
+        };
         if self.ce_state_echo {
             // RFC 8257 section 3.2.
             if ce != self.ece && self.unacked > 0 {
                 self.send_ack(cx, 0);
             }
             self.ece = ce;
-        } else {
+        } else if self.accecn.is_none() {
             // RFC 3168 section 6.1.3.
             if h.flags & F::CWR != 0 {
                 self.ece = false;
@@ -392,6 +428,7 @@ impl Endpoint for TcpReceiver {
                 || filled
                 || fin_in
                 || at_once
+                || ace_full
                 || (self.ece && !self.ce_state_echo && self.p.rules().ece_acked_at_once)
             {
                 self.send_ack(cx, 0);

@@ -34,6 +34,7 @@ use crate::packet::{tcp_flags as F, Ecn, Packet, PacketKind, TcpHeader};
 use crate::units::SimTime;
 use serde_json::json;
 
+mod accecn;
 mod ns2_cwv;
 mod ns2_ecn_recovery;
 mod ns2_events;
@@ -132,6 +133,12 @@ pub struct TcpSender {
     last_action_ecn: bool,
     /// ns-2 `ecn_backoff_` (tcp.cc `ecn`): an ECN echo found cwnd_ at one packet or less.
     ecn_backoff: bool,
+    /// AccECN's sender state (`ecn_feedback = "accecn"`, sender/accecn.rs) and the newly
+    /// CE-marked packets of the ACK being processed.
+    pub(super) accecn: Option<super::accecn::AccEcnSender>,
+    pub(super) ack_ce: Option<u64>,
+    /// The CE-marked bytes handed to the controller so far (`ecn_marked_bytes` probe).
+    ecn_marked_bytes: u64,
     /// ns-3 `CA_LOSS` (`tcp/flavour/ns3.rs`): after a timeout, until the recovery point is acknowledged.
     in_loss: bool,
     /// ns-3 `CA_CWR` (`Rules::ecn_echo_enters_cwr`): after an ECN echo, until an ACK passes
@@ -355,6 +362,9 @@ impl TcpSender {
             last_action_timeout: false,
             last_action_ecn: false,
             ecn_backoff: false,
+            accecn: p.accecn().then(super::accecn::AccEcnSender::default),
+            ack_ce: None,
+            ecn_marked_bytes: 0,
             in_loss: false,
             retx: Scoreboard::new(),
             head_lost_until: 0,
@@ -1209,6 +1219,7 @@ impl TcpSender {
         if self.ns3_sack() {
             return self.on_ack_ns3(pkt, newly_sacked, cx);
         }
+        self.accecn_on_ack(pkt, ack, newly_sacked);
         if let Some(before) = linux_prr {
             self.linux_prr_after_sack(ack, before);
         }
@@ -1217,7 +1228,7 @@ impl TcpSender {
             let lost = self.rack_on_ack(ack, now, newly_sacked > 0);
             self.linux_prr_set_newly_lost(lost);
         }
-        let ece = self.p.ecn && h.flags & F::ECE != 0;
+        let ece = self.ack_ece(pkt);
         let extent = self.ecn_extent();
         if ack > self.snd_una && ack <= self.snd_max {
             let acked = ack - self.snd_una;
@@ -1255,7 +1266,9 @@ impl TcpSender {
                 ack_rtt: self.rack.as_ref().and_then(|r| r.rack.ack_rtt()),
             };
             if extent {
-                self.cc.on_ecn_ack(&self.w, acked, ece, &info);
+                let marked = self.marked_bytes(acked, ece);
+                self.ecn_marked_bytes += marked;
+                self.cc.on_ecn_ack(&self.w, acked, marked, &info);
             }
             // ns-2 recv_newack_helper (not NewReno's partial ACKs): old_ecn_, ecn_burst_
             let newreno_partial = self.in_recovery
@@ -1537,12 +1550,13 @@ impl TcpSender {
         if self.ns2_aimd() {
             return; // ns2_ecn, before the ACK is processed
         }
-        let ece = self.p.ecn && pkt.tcp.flags & F::ECE != 0;
+        let ece = self.ack_ece(pkt);
         if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
             self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
             self.w.cwnd = self.w.ssthresh.max(self.w.mss);
             self.ecn_recover = self.snd_max;
-            self.cwr_pending = true;
+            // tcp_ecn_queue_cwr: "Do not set CWR if in AccECN mode!"
+            self.cwr_pending = self.accecn.is_none();
             self.stats.ecn_reductions += 1;
         }
     }
@@ -1985,6 +1999,10 @@ impl TcpSender {
             "response_time_max_s": sorted.last(),
             "cc_state": self.cc.report(),
         });
+        if let Some(a) = &self.accecn {
+            r["accecn"] = json!({"ce_packets": a.ce_packets, "ce_option_bytes": a.ce_bytes,
+                                 "ace_wrapped": a.wrapped});
+        }
         if let Some(p) = &self.pacer {
             r["pacing_rate_bytes_per_s"] = json!(p.last_rate);
             r["pacing_holds"] = json!(p.held);
@@ -2055,6 +2073,8 @@ impl Endpoint for TcpSender {
         let seg = |seq: u64| (seq.saturating_sub(1) as f64 / mss).floor() + opening;
         let opening_unacked = self.p.handshake && self.state != State::Established;
         match var {
+            // not ns-2's: the CE-marked bytes the controller was given (DCTCP, Prague, BBRv3)
+            "ecn_marked_bytes" => Some(self.ecn_marked_bytes as f64),
             // ns-2 sends the opening packet with cwnd_ 1 (seen in ns-2.35's cwnd_ traces).
             "cwnd_" if opening_unacked => Some(1.0),
             // ns-2 Reno/NewReno keep the fast-recovery inflation in dupwnd_, not in cwnd_

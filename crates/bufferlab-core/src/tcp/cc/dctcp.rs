@@ -17,6 +17,9 @@
 //!   only reduced, `tcp_cwnd_reduction`, never raised).
 //! * The receiver's ECE rule (section 3.2: echo each segment's CE state, an immediate ACK when
 //!   it changes) is the receiver's (`tcp/receiver.rs`), chosen by `EcnFeedback::Extent`.
+//! * With `ecn_feedback = "accecn"` (RFC 9768, `tcp/accecn.rs`) the marked bytes of an ACK
+//!   are its newly CE-marked packets times the MSS, as Linux's `dctcp_update_alpha` reads
+//!   `delivered_ce` against `delivered`; an ACK with new marks is the ECN echo.
 //!
 //! Defaults: g = 1/16 (RFC 8257 section 4.2 and Linux `dctcp_shift_g` 4, ns-3 `DctcpShiftG`
 //! 0.0625); alpha starts at 1 (Linux `dctcp_alpha_on_init` DCTCP_MAX_ALPHA, ns-3
@@ -53,18 +56,18 @@ impl AlphaEstimator {
         }
     }
 
-    /// Counts one ACK of `acked` new bytes; at the end of a window updates alpha and returns
-    /// the window's F (section 3.3 steps 3-8).
-    pub fn on_ack(&mut self, acked: u64, ece: bool, snd_una: u64, snd_nxt: u64) -> Option<f64> {
+    /// Counts one ACK of `acked` new bytes, `marked` of them CE-marked (all of them on an
+    /// ECE with classic feedback; AccECN's count); at the end of a window updates alpha and
+    /// returns the window's F (section 3.3 steps 3-8), at most 1 (AccECN may report marks
+    /// on SACKed data before it is acknowledged).
+    pub fn on_ack(&mut self, acked: u64, marked: u64, snd_una: u64, snd_nxt: u64) -> Option<f64> {
         self.acked += acked;
-        if ece {
-            self.marked += acked;
-        }
+        self.marked += marked;
         if snd_una <= self.window_end {
             return None;
         }
         let f = if self.acked > 0 {
-            self.marked as f64 / self.acked as f64
+            (self.marked as f64 / self.acked as f64).min(1.0)
         } else {
             0.0
         };
@@ -122,8 +125,8 @@ impl CongestionControl for Dctcp {
     fn ecn_feedback(&self) -> EcnFeedback {
         EcnFeedback::Extent
     }
-    fn on_ecn_ack(&mut self, _w: &Window, acked: u64, ece: bool, a: &Ack) {
-        self.est.on_ack(acked, ece, a.snd_una, a.snd_nxt);
+    fn on_ecn_ack(&mut self, _w: &Window, acked: u64, marked: u64, a: &Ack) {
+        self.est.on_ack(acked, marked, a.snd_una, a.snd_nxt);
     }
     fn ssthresh_on_ecn(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
         self.alpha_ssthresh(w)
@@ -154,12 +157,13 @@ mod tests {
         let mut cc = Dctcp::new(1.0 / 16.0, 1.0, false, false);
         let w = window(10.0, 5.0);
         // First ACK closes the (empty) initial window: F = 0 over 1000 bytes.
-        cc.on_ecn_ack(&w, 1000, false, &ack_at(1000, 1001, 11_001));
+        cc.on_ecn_ack(&w, 1000, 0, &ack_at(1000, 1001, 11_001));
         assert_eq!(cc.est.alpha, 15.0 / 16.0);
         // Next window ends when snd_una passes 11001: 10 ACKs, 3 of them with ECE.
         for i in 0..10u64 {
             let una = 3001 + i * 1000; // the window closes when snd_una passes 11001
-            cc.on_ecn_ack(&w, 1000, i < 3, &ack_at(1000, una, 21_001));
+            let marked = if i < 3 { 1000 } else { 0 };
+            cc.on_ecn_ack(&w, 1000, marked, &ack_at(1000, una, 21_001));
         }
         let expect = (1.0 - 1.0 / 16.0) * (15.0 / 16.0) + (1.0 / 16.0) * 0.3;
         assert!((cc.est.alpha - expect).abs() < 1e-12, "{}", cc.est.alpha);
@@ -190,7 +194,7 @@ mod tests {
         let mut una = 1;
         for _ in 0..32 {
             una += 1000;
-            e.on_ack(1000, false, una, una);
+            e.on_ack(1000, 0, una, una);
         }
         assert!((e.alpha - (15.0f64 / 16.0).powi(32)).abs() < 1e-12);
     }

@@ -302,8 +302,8 @@ impl CongestionControl for WithHystartPp {
     fn ect(&self) -> Ecn {
         self.inner.ect()
     }
-    fn on_ecn_ack(&mut self, w: &Window, acked: u64, ece: bool, a: &Ack) {
-        self.inner.on_ecn_ack(w, acked, ece, a)
+    fn on_ecn_ack(&mut self, w: &Window, acked: u64, marked: u64, a: &Ack) {
+        self.inner.on_ecn_ack(w, acked, marked, a)
     }
     fn grows_during_cwr(&self) -> bool {
         self.inner.grows_during_cwr()

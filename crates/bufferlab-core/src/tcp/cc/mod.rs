@@ -40,7 +40,7 @@ pub enum EcnFeedback {
     /// window; the receiver latches ECE until CWR (section 6.1.3).
     Classic,
     /// RFC 8257 (DCTCP) and RFC 9331 (L4S): the extent of marking. Every ACK of new data goes
-    /// to `on_ecn_ack` with its ECE flag, ACKs with ECE grow the window as any other (Linux
+    /// to `on_ecn_ack` with its CE-marked bytes, ACKs with ECE grow the window as any other (Linux
     /// `tcp_may_raise_cwnd`) outside the round trip after a reduction unless `grows_during_cwr`,
     /// the reduction once per window is `ssthresh_on_ecn`, and the
     /// receiver echoes each segment's CE state (RFC 8257 section 3.2).
@@ -117,9 +117,12 @@ pub trait CongestionControl {
     fn ect(&self) -> Ecn {
         Ecn::Ect0
     }
-    /// `EcnFeedback::Extent`: new data acknowledged (`acked` bytes), `ece` whether the ACK
-    /// carried ECE. Called before the window grows and before any reduction on this ACK.
-    fn on_ecn_ack(&mut self, _w: &Window, _acked: u64, _ece: bool, _a: &Ack) {}
+    /// `EcnFeedback::Extent`: new data acknowledged (`acked` bytes), `marked` of them
+    /// CE-marked: all of them when the ACK carried ECE (classic feedback), none without; with
+    /// AccECN (`tcp/accecn.rs`) the ACK's newly CE-marked packets times the MSS (Linux's
+    /// `delivered_ce` increment). Called before the window grows and before any reduction on
+    /// this ACK.
+    fn on_ecn_ack(&mut self, _w: &Window, _acked: u64, _marked: u64, _a: &Ack) {}
     /// `EcnFeedback::Extent`: the window grows during the round trip after an ECN reduction
     /// (Linux CWR state). DCTCP: no (`tcp_cong_control` only reduces in CWR); Prague: yes
     /// (its `cong_control` updates cwnd on every ACK).

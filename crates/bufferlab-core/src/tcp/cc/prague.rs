@@ -25,8 +25,12 @@
 //!   `tcp.prague_ecn_fallback = "detect"` or `"fallback"`), `cc/prague_classic_ecn.rs`.
 //! * Pacing (`prague_update_pacing_rate`, always on) is the sender's, `tcp/pacing.rs`
 //!   `Pacer::prague`: 100 % of max(cwnd, in flight) per srtt after early slow start.
-//! * Not modelled: AccECN (the receiver echoes CE state per segment with the
-//!   DCTCP rule of RFC 8257 section 3.2 instead), the GSO burst limit, and the once-per-target-RTT
+//! * Feedback: with `ecn_feedback = "accecn"` (RFC 9768, `tcp/accecn.rs`; Linux tcp_prague
+//!   sets `TCP_CONG_NEEDS_ACCECN`) alpha and the growth read the ACK's newly CE-marked
+//!   packets (Linux `delivered_ce`, `rs->ece_delta`) times the MSS; with the default classic
+//!   feedback the receiver echoes each segment's CE state (RFC 8257 section 3.2) and an ACK
+//!   with ECE counts as wholly marked.
+//! * Not modelled: the GSO burst limit, and the once-per-target-RTT
 //!   reduction limit of the RTT-independent mode (the sender reduces at most once per window).
 
 use super::dctcp::AlphaEstimator;
@@ -43,8 +47,9 @@ const MAX_SCALED_RTT_S: f64 = 0.1;
 pub struct Prague {
     pub est: AlphaEstimator,
     saw_ce: bool,
-    /// The CE state of the ACK being processed (set by `on_ecn_ack`).
-    ack_ce: bool,
+    /// The acknowledged and CE-marked bytes of the ACK being processed (set by `on_ecn_ack`).
+    ack_acked: u64,
+    ack_marked: u64,
     /// Rounds since slow start ended (`ca->round`).
     pub rounds: u64,
     round_end: u64,
@@ -61,7 +66,8 @@ impl Prague {
         Self {
             est: AlphaEstimator::new(g, alpha_init),
             saw_ce: false,
-            ack_ce: false,
+            ack_acked: 0,
+            ack_marked: 0,
             rounds: 0,
             round_end: 0,
             srtt: None,
@@ -102,10 +108,11 @@ impl CongestionControl for Prague {
                 Some(s) => s + (r - s) / 8.0,
             });
         }
-        if self.ack_ce {
-            return; // prague_update_cwnd: acked -= ece_delta
+        // prague_update_cwnd: acked -= ece_delta (classic feedback: all or nothing)
+        if self.ack_marked >= self.ack_acked && self.ack_marked > 0 {
+            return;
         }
-        let segs = a.acked as f64 / w.mss;
+        let segs = a.acked.saturating_sub(self.ack_marked) as f64 / w.mss;
         if w.in_slow_start() {
             w.cwnd = (w.cwnd + segs * w.mss).min(w.ssthresh); // tcp_slow_start
             return;
@@ -126,9 +133,10 @@ impl CongestionControl for Prague {
     fn grows_during_cwr(&self) -> bool {
         true // "cwnd is updated for every ACK, regardless of the congestion status"
     }
-    fn on_ecn_ack(&mut self, w: &Window, acked: u64, ece: bool, a: &Ack) {
-        self.ack_ce = ece;
-        self.saw_ce |= ece;
+    fn on_ecn_ack(&mut self, w: &Window, acked: u64, marked: u64, a: &Ack) {
+        self.ack_acked = acked;
+        self.ack_marked = marked;
+        self.saw_ce |= marked > 0;
         if self.classic.enabled() {
             // prague_pkts_acked: the last segment's RTT (`ca_rtt_us`), where the sender keeps
             // send times (RACK), else the echo's
@@ -138,7 +146,10 @@ impl CongestionControl for Prague {
         }
         // prague_update_alpha: the detection runs where alpha is updated, once a CE was seen
         if self.saw_ce
-            && self.est.on_ack(acked, ece, a.snd_una, a.snd_nxt).is_some()
+            && self
+                .est
+                .on_ack(acked, marked, a.snd_una, a.snd_nxt)
+                .is_some()
             && self.classic.enabled()
         {
             self.classic.on_round();
@@ -201,7 +212,7 @@ mod tests {
         let mut w = window(10.0, 5.0);
         for i in 0..40u64 {
             let a = ack_rtt(1000, 1001 + i * 1000, 11_001 + i * 1000, 10);
-            p.on_ecn_ack(&w, 1000, false, &a);
+            p.on_ecn_ack(&w, 1000, 0, &a);
             p.on_ack(&mut w, &a);
         }
         assert_eq!(
@@ -210,7 +221,7 @@ mod tests {
         );
         let before = w.cwnd;
         let a = ack_rtt(1000, 50_000, 60_000, 10);
-        p.on_ecn_ack(&w, 1000, true, &a);
+        p.on_ecn_ack(&w, 1000, 1000, &a);
         p.on_ack(&mut w, &a);
         assert_eq!(w.cwnd, before);
         assert!(p.saw_ce);

@@ -105,7 +105,8 @@ impl TcpSender {
             let ece = self.p.ecn && h.flags & F::ECE != 0;
             let extent = self.ecn_extent();
             if extent {
-                self.cc.on_ecn_ack(&self.w, info.acked, ece, &info);
+                let marked = if ece { info.acked } else { 0 };
+                self.cc.on_ecn_ack(&self.w, info.acked, marked, &info);
             }
             let ecn_opens = self.ns2_ecn_opens(ece); // old_ecn_ (sender/ns2_knobs.rs)
             if (extent && self.may_grow_after_ecn(ack)) || (!extent && ecn_opens) {

@@ -105,7 +105,8 @@ impl TcpSender {
             if self.ecn_extent() {
                 let ece = h.flags & F::ECE != 0;
                 let a = info(acked, self);
-                self.cc.on_ecn_ack(&self.w, acked, ece, &a);
+                let marked = if ece { acked } else { 0 };
+                self.cc.on_ecn_ack(&self.w, acked, marked, &a);
             }
             let mut restart_timer = true;
             if self.in_recovery && ack < self.recover {

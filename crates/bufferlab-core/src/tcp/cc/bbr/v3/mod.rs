@@ -582,8 +582,8 @@ impl CongestionControl for Bbr3 {
     fn ecn_feedback(&self) -> EcnFeedback {
         EcnFeedback::Extent
     }
-    fn on_ecn_ack(&mut self, _w: &Window, acked: u64, ece: bool, _a: &Ack) {
-        self.sig.on_ecn_ack(acked, ece);
+    fn on_ecn_ack(&mut self, _w: &Window, acked: u64, marked: u64, _a: &Ack) {
+        self.sig.on_ecn_ack(acked, marked);
     }
     /// The sender's once-per-window ECN reduction does not apply: BBRv3 bounds inflight itself
     /// (`signals.rs`), so cwnd stays as it is.

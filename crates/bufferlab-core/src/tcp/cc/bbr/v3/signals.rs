@@ -89,12 +89,10 @@ impl Signals {
     pub fn start_round_after(&mut self, delivered: u64) {
         self.loss_round_delivered = delivered + 1;
     }
-    /// An ACK of `acked` new bytes, `ece` its echo.
-    pub fn on_ecn_ack(&mut self, acked: u64, ece: bool) {
+    /// An ACK of `acked` new bytes, `marked` of them CE-marked.
+    pub fn on_ecn_ack(&mut self, acked: u64, marked: u64) {
         self.pending_acked += acked;
-        if ece {
-            self.pending_ce += acked;
-        }
+        self.pending_ce += marked;
     }
     /// v3 `bbr_note_loss`.
     pub fn note_loss(&mut self) {

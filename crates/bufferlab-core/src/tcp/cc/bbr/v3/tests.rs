@@ -64,7 +64,9 @@ impl Pipe {
             last_rtt: Some(SimTime::from_millis(self.rtt_ms)),
             iw_bytes: 10.0 * MSS,
         };
-        self.b.on_ecn_ack(&self.w, MSS as u64, ce, &ack(MSS as u64));
+        let marked = if ce { MSS as u64 } else { 0 };
+        self.b
+            .on_ecn_ack(&self.w, MSS as u64, marked, &ack(MSS as u64));
         self.b.on_rate_sample(&mut self.w, &rs, &c);
         self.in_flight = self.in_flight.min(self.flight_limit());
     }
