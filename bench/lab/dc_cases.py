@@ -12,12 +12,12 @@ Choices and where they come from:
   at random (docs/models/workloads.md), for the whole run.
 * TCP: DCTCP (RFC 8257) with ECN over the linux preset (Linux defaults), the transport the
   workload was measured with; it keeps queues near K instead of filling the buffers.
-* TCP_NODELAY (`nagle = false`): bufferlab's Nagle is RFC 1122's (no small segment while
-  anything is unacknowledged), without Linux's exemption of the FIN segment
-  (tcp_output.c `tcp_nagle_test`) and Minshall's variant (`tcp_minshall_check`). With it, a
-  transfer of an odd number of full segments plus a short tail held the tail until the
-  receiver's 40 ms delayed ACK: in a 10 ms trial 158 of 327 flows under 100 KB were
-  unfinished, each one short segment from the end. Datacenter RPC stacks set TCP_NODELAY.
+* TCP_NODELAY (`nagle = false`), as datacenter RPC stacks set it. (When this case was made,
+  the linux preset's Nagle was RFC 1122's, without Linux's exemption of the FIN segment
+  (tcp_output.c `tcp_nagle_test`) and Minshall's variant (`tcp_minshall_check`): a transfer
+  of an odd number of full segments plus a short tail held the tail until the receiver's
+  40 ms delayed ACK, 158 of 327 flows under 100 KB in a 10 ms trial. The linux rules now
+  have both (rule `nagle_minshall`, tests/nagle_linux.rs).)
 * switches: every leaf and spine a shared-buffer switch with Choudhury and Hahne's Dynamic
   Threshold, alpha 1 (as examples/datacenter/leaf_spine_ecmp.toml; the paper leaves alpha to
   the operator), 12 MB shared (the order of a 10/40G top-of-rack chip's buffer, e.g. Broadcom

@@ -144,6 +144,9 @@ pub struct TcpSender {
     /// ns-3 `CA_CWR` (`Rules::ecn_echo_enters_cwr`): after an ECN echo, until an ACK passes
     /// `ecn_recover`.
     in_cwr: bool,
+    /// Linux `snd_sml` (`Rules::nagle_minshall`): the end of the last new segment shorter than
+    /// the MSS.
+    snd_sml: u64,
     /// ns-3 (`tcp/flavour/ns3.rs`): bytes retransmitted and not yet cumulatively acknowledged.
     retx: Scoreboard,
     /// ns-3 (`tcp/flavour/ns3.rs`): end of the head segment marked lost at recovery entry.
@@ -358,6 +361,7 @@ impl TcpSender {
             high_rxt: 0,
             ecn_recover: 0,
             in_cwr: false,
+            snd_sml: 0,
             cwr_pending: false,
             last_action_timeout: false,
             last_action_ecn: false,
@@ -693,6 +697,9 @@ impl TcpSender {
             // ns-2 rtt_seq_: one timed segment per RTT (the opening packet while unacknowledged)
             self.timed = Some((end, now));
         }
+        if len > 0 && len < self.mss() && seq + len > self.snd_max {
+            self.snd_sml = seq + len; // tcp_minshall_update: new data shorter than the MSS
+        }
         self.snd_max = self.snd_max.max(end);
         self.last_send = now;
         // RFC 6298 section 5.1: start the timer if it is not running.
@@ -794,9 +801,18 @@ impl TcpSender {
         if self.snd_nxt + len > self.snd_una + win {
             return None;
         }
-        // Nagle (RFC 1122 4.2.3.4): no small segment while data is unacknowledged.
+        // Nagle (RFC 1122 4.2.3.4): no small segment while data is unacknowledged; as Linux
+        // (`nagle_minshall`): never the FIN's segment, and only while a small one is in flight.
         if self.p.nagle && len < self.mss() && self.snd_max > self.snd_una {
-            return None;
+            let hold = if self.rules.nagle_minshall {
+                let fin = self.closing && self.snd_nxt + len == self.data_end;
+                !fin && self.snd_sml > self.snd_una && self.snd_sml <= self.snd_nxt
+            } else {
+                true
+            };
+            if hold {
+                return None;
+            }
         }
         // RFC 5681 section 4.1: restart window after an idle period longer than the RTO.
         if self.p.slow_start_restart

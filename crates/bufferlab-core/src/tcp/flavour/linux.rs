@@ -9,6 +9,9 @@
 //!   3.10): `net/ipv4/tcp_recovery.c` and `tcp_output.c`, modelled in `tcp/rack.rs` and
 //!   `tcp/sender/rack_tlp.rs`.
 //!
+//! * Nagle with the FIN exempt and Minshall's variant (`tcp_output.c` `tcp_nagle_test`,
+//!   `tcp_minshall_check`), with `nagle` on in the `linux` preset (TCP_NODELAY off).
+//!
 //! Keeping these rules in a flavour of their own leaves the RFC flavour (the `ns2` and `ns3`
 //! presets with their rules turned off) byte-identical.
 
@@ -22,5 +25,8 @@ pub const RULES: Rules = Rules {
     // tcp_schedule_loss_probe / tcp_send_loss_probe (TLP, sysctl tcp_early_retrans 3), with
     // `rack_tlp` on in the `linux` preset (tcp/config.rs).
     rack_tlp: true,
+    // tcp_output.c tcp_nagle_test: the FIN's segment is never held, and tcp_minshall_check
+    // holds a small segment only while an earlier small one is unacknowledged.
+    nagle_minshall: true,
     ..super::rfc::RULES
 };

@@ -238,6 +238,13 @@ pub struct Rules {
     /// detection with a reordering window (`tcp/rack.rs`) instead of RFC 6675's DupThresh, and
     /// the tail loss probe (`tcp/sender/rack_tlp.rs`), as Linux runs them.
     pub rack_tlp: bool,
+    /// Nagle as Linux applies it (`net/ipv4/tcp_output.c` `tcp_nagle_test`,
+    /// `tcp_nagle_check`, `tcp_minshall_check`): the segment that carries the FIN goes out
+    /// whatever its size (`tcp_send_fin` pushes with `TCP_NAGLE_OFF`), and a small segment is
+    /// held only while an earlier small segment is unacknowledged (Minshall's variant:
+    /// `snd_sml`, the end of the last small segment sent, after `snd_una`). Off: RFC 1122
+    /// 4.2.3.4, no small segment while any data is unacknowledged.
+    pub nagle_minshall: bool,
     /// Delivery-rate samples as ns-3's `TcpRateLinux` keeps them (`tcp/rate.rs`): the sample's
     /// prior state persists across ACKs (an ACK whose segments were all sent at the same or an
     /// older `delivered` reuses the last interval with the new `delivered`), a too-short

@@ -110,6 +110,7 @@ pub const RULES: Rules = Rules {
     // numdupacks_ - 1 (partialnewack does not reset dupacks_, so all of recovery).
     recovery_burst_limit: Some(2),
     sack_sender_by_states: false,
+    nagle_minshall: false,
     ecn_echo_enters_cwr: false,
     // tcp-sack1.cc (Agent/TCP/Sack1 with ns-default.tcl's partial_ack_ 0, LimTransmitFix_ 0):
     // recv, dupack_action, send_much, timeout and ScoreBoardRQ::GetNextRetran

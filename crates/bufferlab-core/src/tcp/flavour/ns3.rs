@@ -69,6 +69,8 @@ pub const RULES: Rules = Rules {
     recovery_burst_limit: None,
     // ProcessAck, DupAck, SendPendingData, ReTxTimeout: the congestion states and the SACK pipe.
     sack_sender_by_states: true,
+    // ns-3's Nagle (TcpSocketBase::SendPendingData: hold while UnAckDataCount() > 0)
+    nagle_minshall: false,
     // tcp-socket-base.cc EnterCwr, ReceivedAck (CA_CWR exit), ProcessAck (CA_CWR: DoRecovery).
     ecn_echo_enters_cwr: true,
     sack_sender_as_ns2_sack1: false,

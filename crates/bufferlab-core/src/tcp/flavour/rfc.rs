@@ -75,6 +75,8 @@ pub const RULES: Rules = Rules {
     recovery_burst_limit: None,
     // RFC 6675 section 5: the SACK-based loss recovery loop.
     sack_sender_by_states: false,
+    // RFC 1122 section 4.2.3.4 (Nagle, RFC 896): no small segment while data is in flight.
+    nagle_minshall: false,
     // RFC 3168 section 6.1.2: the window halves at once.
     ecn_echo_enters_cwr: false,
     // RFC 6675 section 5 (the previous rule).
