@@ -110,9 +110,7 @@ impl TcpSender {
             }
             let mut restart_timer = true;
             if self.in_recovery && ack < self.recover {
-                if self.p.prr && !self.owns_window && self.ack_delivered >= self.mss() {
-                    self.prr_recovery(self.ack_delivered, false);
-                }
+                self.prr_on_new_ack();
                 // Partial ACK: retransmit unless the new head already was, in this recovery
                 // or an earlier one (`!IsRetransmittedDataAcked(ackNumber + segmentSize)`: the
                 // segment keeps its `m_retrans` mark until it is cumulatively acknowledged).
@@ -148,10 +146,8 @@ impl TcpSender {
                 // no whole segment newly delivered: TcpLinuxReno's congestion avoidance then
                 // still applies a full counter (m_cWndCnt >= w) first.
                 if self.in_cwr {
-                    // CA_CWR: DoRecovery when a whole segment is acknowledged, no growth.
-                    if self.p.prr && !self.owns_window && self.ack_delivered >= self.mss() {
-                        self.prr_recovery(self.ack_delivered, false);
-                    }
+                    // CA_CWR: DoRecovery as on a partial ACK, no growth.
+                    self.prr_on_new_ack();
                     open = false;
                 } else if self.ecn_extent() && !self.may_grow_after_ecn(ack) {
                     open = false; // CWR after an ECN reduction (TcpDctcp, Linux CWR state)
@@ -341,6 +337,15 @@ impl TcpSender {
         self.prr_delivered = 0;
         self.prr_recovery_fs = self.pipe_ns3() as u32;
         self.prr_recovery(self.ack_delivered, true);
+    }
+
+    /// `ProcessAck`'s `DoRecovery(currentDelivered, false)` on an ACK of new data in
+    /// `CA_RECOVERY` (a partial ACK) or `CA_CWR`: only when a whole segment is acknowledged
+    /// (`segsAcked >= 1`), and not for a controller that owns cwnd (`HasCongControl`).
+    fn prr_on_new_ack(&mut self) {
+        if self.p.prr && !self.owns_window && self.ack_delivered >= self.mss() {
+            self.prr_recovery(self.ack_delivered, false);
+        }
     }
 
     /// `TcpPrrRecovery::DoRecovery` (RFC 6937 with PRR-CRB, and PRR-SSRB on an ACK that
