@@ -190,6 +190,10 @@ pub struct Simulation {
     pub guard: Option<crate::guard::Guard>,
     /// Why the run stopped before its end, when a limit did it.
     pub stopped: Option<crate::guard::Stop>,
+    /// Every event due at or before the end has run. Not `now >= end`: events due at the
+    /// end itself may still wait when a slice stops after the first of them (a wall-time
+    /// yield, `api.rs`), and whether they ran must not depend on where slices end.
+    ran_to_end: bool,
     /// The ns-2 trace and pcap capture, when asked for.
     pub taps: Taps,
     next_uid: u64,
@@ -239,6 +243,7 @@ impl Simulation {
             flow_series: None,
             guard: None,
             stopped: None,
+            ran_to_end: false,
             taps: Taps::default(),
             next_uid: 0,
             drops: Drops::with_capacity(16),
@@ -363,13 +368,16 @@ impl Simulation {
         until: u64,
         after: impl FnMut(&Simulation) -> bool,
     ) -> bool {
-        let until = until.min(self.clock.key_at(self.end));
+        let end = self.clock.key_at(self.end);
+        let until = until.min(end);
         // One loop for each clock, fixed for the run: the picosecond clock pays nothing for
         // ns-2's (the `NS2` branches fold away)
-        match self.clock {
+        let drained = match self.clock {
             EventClock::Picoseconds => self.run_events::<false>(until, after),
             EventClock::Ns2 => self.run_events::<true>(until, after),
-        }
+        };
+        self.ran_to_end |= drained && until == end;
+        drained
     }
 
     #[inline(always)]
@@ -458,9 +466,9 @@ impl Simulation {
         self.sched.len() + self.sched_ns2.len()
     }
 
-    /// The run reached its end, or a limit stopped it (`stopped`).
+    /// True once every event due at or before the end has run, or a limit stopped the run.
     pub fn finished(&self) -> bool {
-        self.now >= self.end || self.stopped.is_some()
+        self.ran_to_end || self.stopped.is_some()
     }
 
     /// What an event is about, for a stall message ("a timer of flow tcp0").
