@@ -48,8 +48,10 @@ study.toml::
 
 Metric expressions see: ``flows(pattern, field)`` (list over flows whose name matches the glob),
 ``flow(name, field)``, ``queue(link, field)``, ``link(link, field)``, ``fairness(field)``,
-``P`` (the point's parameter labels), ``R`` (the raw report), ``F`` (for ``each`` metrics), and
-``sum mean std jain min max len sqrt nan``. Fields may be dotted (``tcp.response_time_mean_s``).
+``transfers(pattern, field, min_bytes, max_bytes)`` (the report's ``fct.flows`` by name and size),
+``pct(xs, q)`` (nearest-rank quantile), ``P`` (the point's parameter labels), ``R`` (the raw
+report), ``F`` (for ``each`` metrics), and ``sum mean std jain min max len sqrt nan``. Fields
+may be dotted (``tcp.response_time_mean_s``).
 
 Metrics, claims, plan values (``"= expression"``) and figure models are expressions of a small
 language of their own (:mod:`bufferlab.study.expr`), checked when the study is loaded and never
