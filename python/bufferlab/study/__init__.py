@@ -42,6 +42,7 @@ study.toml::
                 rows = ["bw", "buffer_kb"]; columns = ["tcp_thr_kbps"]; published = "table3"
     [[figure]]  id = "Figure 3"; kind = "line" | "bars" | "queue" | "cwnd" | "flow_series"; ...
                 ylim = [lo, hi]   # optional: a line figure of positive values starts at 0
+                logx = true; logy = true          # optional: logarithmic axes (line figures)
     [[claim]]   text = "..."; check = "m('tcp_thr_kbps', buffer_kb=10) > m(...)"; evidence = "..."
                 peers = ["ns-2"]; peer_table = "table3"   # optional: the check on the peer too
                 note = "..."                              # optional: what the verdict rests on
