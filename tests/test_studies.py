@@ -27,6 +27,7 @@ EXPECTED = {
     "queues_004",
     "appenzeller_2004",
     "bbr_ware_2019",
+    "dc_buffer_abm_2022",
 }
 
 
