@@ -27,6 +27,7 @@ EXPECTED = {
     "queues_004",
     "appenzeller_2004",
     "bbr_ware_2019",
+    "dc_buffer_abm_2022",
 }
 
 
@@ -225,3 +226,37 @@ def test_bbr_study_peer_runs_are_ns3s() -> None:
     runs = json.loads((STUDIES / "bbr_ware_2019" / "peers.json").read_text())["ns-3"]["_runs"]
     for r in (runs[0], runs[-1]):
         assert mod.measure(r["args"]) == r["measures"], (r["experiment"], r["labels"])
+
+
+def test_transfers_and_pct_pick_flows_by_name_and_size() -> None:
+    """`transfers()` reads the report's fct.flows by glob and size (min_bytes exclusive,
+    max_bytes inclusive, as the buckets' edges), None where a transfer did not finish; `pct()`
+    ranks as the report's summaries do (rank ceil(q n)) and leaves the unfinished out."""
+    from bufferlab.study.expr import evaluate
+    from bufferlab.study.metrics import metric_namespace
+
+    flows = [{"flow": f"ws{i}", "size_bytes": 1000 * (i + 1), "slowdown": float(i + 1)}
+             for i in range(200)]  # fmt: skip
+    flows += [
+        {"flow": "ws_late", "size_bytes": 5000, "slowdown": None},
+        {"flow": "q0_1", "size_bytes": 16384, "slowdown": 500.0},
+        {"flow": "ws_edge", "size_bytes": 100000, "slowdown": 7.0},
+    ]
+    ns = metric_namespace({"fct": {"flows": flows}}, {})
+
+    def ev(text: str) -> object:
+        return evaluate(text, ns)
+
+    small = ev("transfers('ws*', 'slowdown', 0, 100000)")
+    assert isinstance(small, list)
+    assert len(small) == 100 + 1 + 1  # ws0..ws99 (1..100 KB), ws_late, ws_edge at the edge
+    assert None in small and 500.0 not in small  # the incast answer is left out by its name
+    assert len(ev("transfers('ws*', 'slowdown', 100000)")) == 100  # ws100..ws199
+    assert len(ev("transfers()")) == 203
+    # 101 finished values 1..100 and 7: rank ceil(0.99 x 101) = 100 -> 99; the median 50.
+    assert ev("pct(transfers('ws*', 'slowdown', 0, 100000), 0.99)") == 99.0
+    assert ev("pct(transfers('ws*', 'slowdown', 0, 100000), 0.5)") == 50.0
+    assert ev("len([x for x in transfers('ws*', 'slowdown') if x is None])") == 1
+    nan = ev("pct(transfers('none*'), 0.99)")
+    assert isinstance(nan, float) and nan != nan
+    assert ev("pct([3, 1, 2], 1)") == 3.0

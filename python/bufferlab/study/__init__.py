@@ -42,14 +42,17 @@ study.toml::
                 rows = ["bw", "buffer_kb"]; columns = ["tcp_thr_kbps"]; published = "table3"
     [[figure]]  id = "Figure 3"; kind = "line" | "bars" | "queue" | "cwnd" | "flow_series"; ...
                 ylim = [lo, hi]   # optional: a line figure of positive values starts at 0
+                logx = true; logy = true          # optional: logarithmic axes (line figures)
     [[claim]]   text = "..."; check = "m('tcp_thr_kbps', buffer_kb=10) > m(...)"; evidence = "..."
                 peers = ["ns-2"]; peer_table = "table3"   # optional: the check on the peer too
                 note = "..."                              # optional: what the verdict rests on
 
 Metric expressions see: ``flows(pattern, field)`` (list over flows whose name matches the glob),
 ``flow(name, field)``, ``queue(link, field)``, ``link(link, field)``, ``fairness(field)``,
-``P`` (the point's parameter labels), ``R`` (the raw report), ``F`` (for ``each`` metrics), and
-``sum mean std jain min max len sqrt nan``. Fields may be dotted (``tcp.response_time_mean_s``).
+``transfers(pattern, field, min_bytes, max_bytes)`` (the report's ``fct.flows`` by name and size),
+``pct(xs, q)`` (nearest-rank quantile), ``P`` (the point's parameter labels), ``R`` (the raw
+report), ``F`` (for ``each`` metrics), and ``sum mean std jain min max len sqrt nan``. Fields
+may be dotted (``tcp.response_time_mean_s``).
 
 Metrics, claims, plan values (``"= expression"``) and figure models are expressions of a small
 language of their own (:mod:`bufferlab.study.expr`), checked when the study is loaded and never

@@ -200,9 +200,11 @@ def _fig_line(out: Outcome, spec: Mapping[str, Any], plt: Any) -> Any:
                 )
             if spec.get("logx"):
                 ax.set_xscale("log")
+            if spec.get("logy"):  # values over decades (e.g. FCT slowdowns of 2 to 200)
+                ax.set_yscale("log")
             if spec.get("ylim"):
                 ax.set_ylim(*spec["ylim"])
-            elif ax.get_ylim()[0] > 0:
+            elif not spec.get("logy") and ax.get_ylim()[0] > 0:
                 # every value is positive: the axis starts at zero (a cropped axis makes a
                 # few per cent look like a factor); a figure that must zoom sets `ylim`
                 ax.set_ylim(bottom=0)

@@ -74,8 +74,20 @@ def sum_of(xs: Iterable[Any]) -> float:
     return math.fsum(x for x in v if not math.isnan(x))
 
 
+def pct_of(xs: Iterable[Any], q: Any) -> float:
+    """The q-quantile (0 < q <= 1) of the numbers among ``xs`` by nearest rank, the value at
+    rank ceil(q n) as the report's FCT summaries rank them (monitor/fct.rs, docs/models/fct.md);
+    None and NaN (an unfinished transfer's slowdown) are left out; NaN when none is left."""
+    v = sorted(x for x in (_num(x) for x in xs) if not math.isnan(x))
+    qf = _num(q)
+    if not v or not 0 < qf <= 1:
+        return math.nan
+    return v[max(0, math.ceil(qf * len(v)) - 1)]
+
+
 def metric_namespace(report: Mapping[str, Any], labels: Mapping[str, Any]) -> dict[str, Any]:
     flows_ = report.get("flows") or []
+    fct_flows = (report.get("fct") or {}).get("flows") or []
 
     def flows(pattern: str = "*", fld: str = "goodput_bps", proto: str | None = None) -> list:
         return [
@@ -108,12 +120,34 @@ def metric_namespace(report: Mapping[str, Any], labels: Mapping[str, Any]) -> di
     def fairness(fld: str) -> Any:
         return (report.get("fairness") or {}).get(fld)
 
+    def transfers(
+        pattern: str = "*", fld: str = "slowdown", min_bytes: Any = 0, max_bytes: Any = None
+    ) -> list:
+        """A field of each finite transfer in the report's ``fct.flows`` whose flow name matches
+        the glob and whose size is above ``min_bytes`` and at most ``max_bytes`` (the buckets'
+        edges, docs/models/fct.md); None where the transfer did not finish (its ``slowdown``,
+        ``fct_s``, ``finish_s``). Unlike the report's buckets it can leave some flows out, e.g.
+        a workload's flows without the incast answers (``transfers('ws*', 'slowdown', 0,
+        100000)``)."""
+        lo, hi = _num(min_bytes), _num(max_bytes)
+        out = []
+        for f in fct_flows:
+            size = _num(f.get("size_bytes"))
+            if not fnmatch.fnmatchcase(str(f.get("flow")), pattern) or not size > lo:
+                continue
+            if max_bytes is not None and not size <= hi:
+                continue
+            out.append(f.get(fld))
+        return out
+
     return {
         "flows": flows,
         "flow": flow,
         "queue": queue,
         "link": link,
         "fairness": fairness,
+        "transfers": transfers,
+        "pct": pct_of,
         "P": dict(labels),
         "R": report,
         "sum": sum_of,

@@ -269,8 +269,9 @@ def _inside(path: Path, sdir: Path, where: str, rel: Any) -> Path:
 #: The names each kind of expression reads (the namespaces are built by metrics.py, plan.py,
 #: claims.py and figures.py; tests/test_hostile_study.py checks that they are these).
 METRIC_NAMES = frozenset(
-    ["flows", "flow", "queue", "link", "fairness", "P", "R", "F", "sum", "mean", "std", "sstd",
-     "jain", "min", "max", "len", "abs", "sqrt", "nan", "num", "float", "int", "round", "zip"]
+    ["flows", "flow", "queue", "link", "fairness", "transfers", "pct", "P", "R", "F", "sum",
+     "mean", "std", "sstd", "jain", "min", "max", "len", "abs", "sqrt", "nan", "num", "float",
+     "int", "round", "zip"]
 )  # fmt: skip
 PLAN_NAMES = frozenset(
     ["sqrt", "round", "max", "min", "int", "str", "float", "ceil", "floor", "format", "range",
