@@ -1,0 +1,372 @@
+//! ns-2.35's `Agent/TCP/Linux` (`tcp/linux/tcp_linux.cc`, `LinuxTcpAgent`; Wei and Cao,
+//! "NS-2 TCP-Linux", 2006): its ACK processing, its loss recovery and its sending, over the
+//! `ScoreBoard1` of `ns2_linux_scoreboard.rs`. On with the ns-2 rules
+//! (`Rules::ns2_linux_agent`) and `ns2_agent.linux` (what `select_ca` installed: none, `reno`
+//! or `cubic`), which the ns-2 translation sets for `Agent/TCP/Linux`. Packet numbers are
+//! ns-2's: `highest_ack_` the last packet acknowledged, `t_seqno_` the next new one,
+//! `maxseq_` the highest sent.
+//!
+//! * **recv** (`LinuxTcpAgent::recv`, "equivalence to tcp_ack"): an ACK past `t_seqno_` or
+//!   below the cumulative ACK is ignored (no timer, no sending). `prior_in_flight` is read
+//!   first; a new cumulative ACK sets `FLAG_DATA_ACKED` and moves `highest_ack_`
+//!   (`ack_processing`); the scoreboard takes the ACK when it has SACK blocks or the board
+//!   is not empty (`UpdateScoreBoard(highest_ack_, tcph)`); then `time_processing`: the
+//!   timed packet's RTT sample and, with `timerfix_`, the retransmission timer restarted on
+//!   every such ACK, duplicates included (`renew_timer`: `t_seqno_ > highest_ack_` always
+//!   holds). An ACK is "dubious" (`tcp_ack_is_dubious`) when it acknowledges nothing new,
+//!   SACKs something new or echoes ECN, or the state is not Open: then the window may grow
+//!   (`tcp_may_raise_cwnd`: not in Recovery) and `tcp_fastretrans_alert` runs; otherwise
+//!   the window grows on new data. `send_much` ends every ACK.
+//! * **Window growth** (`tcp_cong_avoid`): without a module ns-2's `opencwnd()` (then
+//!   `load_to_linux`: `snd_cwnd = int(cwnd_)`); with `reno`, `tcp_reno_cong_avoid`
+//!   (`tcp/linux/src/tcp_cong.c`, no ABC: +1 an ACK in slow start, +1 after `snd_cwnd` + 1
+//!   ACKs above it, capped at `snd_cwnd_clamp` = `window_`), and with `cubic` its
+//!   `bictcp_cong_avoid` (bufferlab's CUBIC controller); a module grows only when
+//!   `prior_in_flight >= snd_cwnd` (`tcp_is_cwnd_limited`, ns-linux-c.h).
+//! * **tcp_fastretrans_alert**: out of Recovery or Loss once `highest_ack_ >= recover_`: the
+//!   scoreboard is cleared; `snd_cwnd` below `ssthresh` is raised to it and moderated to
+//!   `packets_in_flight + tcp_max_burst` (`tcp_moderate_cwnd`; 3, Linux's `tp->reordering`
+//!   default: the constant's definition was not found in ns-2.35's sources read); rate
+//!   halving stops (`next_pkts_in_flight_ = 0`). Else from Open or Loss (not Recovery), on
+//!   `FLAG_DATA_LOST` or ECN: `recover_ = maxseq_`, `next_pkts_in_flight_ = snd_cwnd`
+//!   (rate halving from the old window), and without a module
+//!   `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)`; with one `ssthresh = ca->ssthresh()`
+//!   (`tcp_reno_ssthresh`: max(cwnd/2, 2); CUBIC's `bictcp_recalc_ssthresh`) and `snd_cwnd =
+//!   ca->min_cwnd()` where the module has one (`tcp_reno_min_cwnd`: ssthresh/2), else
+//!   ssthresh; state Recovery. Nothing is retransmitted here: `send_much` does it.
+//! * **send_much** (`LinuxTcpAgent::send_much`): `next_pkts_in_flight_ =
+//!   min(next_pkts_in_flight_, packets_in_flight + 1)`; while `packets_in_flight <
+//!   max(snd_cwnd, next_pkts_in_flight_)`: the scoreboard's next lost packet
+//!   (`GetNextRetran`, `MarkRetran` with `t_seqno_`), else the next new one; after each,
+//!   `next_pkts_in_flight_ = min(it, max(packets_in_flight - 1, 1))`, so in recovery one
+//!   packet goes out per two ACKs until the flight is down to `snd_cwnd` (rate halving).
+//!   `window()` is `snd_cwnd` alone (not `window_`), `maxburst_` bounds one call.
+//! * **timeout** (`LinuxTcpAgent::timeout`, `enter_loss`): without a module
+//!   `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`, with one `ssthresh =
+//!   ca->ssthresh()` and `snd_cwnd = 1`; `recover_ = maxseq_`, state Loss, the scoreboard's
+//!   `MarkLoss(highest_ack_ + 1, t_seqno_)` (not cleared: "In Linux, we don't clear
+//!   scoreboard in timeout"); `reset_rtx_timer(TCP_REASON_TIMEOUT, 1)`: backed off, the RTT
+//!   measurement ends, `t_seqno_` stays (no go-back-N: the lost packets are retransmitted
+//!   from the scoreboard); rate halving stops; `send_much`. There is no undo ("We don't have
+//!   undo yet") and no F-RTO.
+//!
+//! Not modelled: a timeout with nothing outstanding (ns-2 closes cwnd_ to the initial window
+//! and rearms the timer for ever; bufferlab's timer is not rearmed without data outstanding),
+//! the modules' `pkts_acked` and `cwnd_event` hooks (CUBIC's delayed-ACK ratio), and the
+//! microsecond RTT the modules read (`rtt_sample`).
+
+use super::ns2_linux_scoreboard::{Scoreboard1, FLAG_DATA_LOST, FLAG_DATA_SACKED};
+use super::{TcpSender, F};
+use crate::endpoint::EndpointCtx;
+use crate::packet::{Packet, MAX_SACK_BLOCKS};
+use crate::tcp::cc::Ack;
+use crate::tcp::ns2_agent::LinuxCa;
+
+/// `ns-linux-util.h` `FLAG_ECE`.
+const FLAG_ECE: u8 = 1;
+/// `tcp_moderate_cwnd`'s `tcp_max_burst` (see the module comment).
+const TCP_MAX_BURST: i64 = 3;
+
+/// `icsk_ca_state` (the three states ns-2's agent enters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CaState {
+    Open,
+    Recovery,
+    Loss,
+}
+
+/// The agent's own state beside the sender's.
+#[derive(Debug, Clone)]
+pub(super) struct Ns2Linux {
+    sb: Scoreboard1,
+    state: CaState,
+    /// `recover_` (packets)
+    recover: i64,
+    /// `next_pkts_in_flight_`
+    npif: i64,
+    /// `snd_cwnd_cnt` (the `reno` module)
+    cwnd_cnt: i64,
+    module: LinuxCa,
+}
+
+impl Ns2Linux {
+    pub(super) fn new(module: LinuxCa) -> Self {
+        Ns2Linux {
+            sb: Scoreboard1::new(),
+            state: CaState::Open,
+            recover: 0,
+            npif: 0,
+            cwnd_cnt: 0,
+            module,
+        }
+    }
+
+    /// Whether the agent is in Recovery or Loss (for reports).
+    pub(super) fn recovering(&self) -> bool {
+        self.state != CaState::Open
+    }
+}
+
+impl TcpSender {
+    /// `linux_.snd_cwnd`: the window in whole packets.
+    fn lx_snd_cwnd(&self) -> i64 {
+        (self.w.cwnd / self.w.mss).floor() as i64
+    }
+
+    /// `snd_ssthresh` in packets (unbounded before the first loss).
+    fn lx_ssthresh(&self) -> i64 {
+        if self.w.ssthresh.is_finite() {
+            (self.w.ssthresh / self.w.mss).floor() as i64
+        } else {
+            i64::MAX
+        }
+    }
+
+    /// The first byte of ns-2 packet `k`.
+    fn lx_byte(&self, k: i64) -> u64 {
+        let data = (k - i64::from(self.p.handshake)).max(0) as u64;
+        1 + data * self.mss()
+    }
+
+    /// `packets_in_flight()`: `t_seqno_ - (highest_ack_ + 1) - fack_out_ - sack_out_`.
+    fn lx_in_flight(&self, lx: &Ns2Linux) -> i64 {
+        lx.sb
+            .packets_in_flight(self.ns2_pkts(self.snd_una), self.ns2_pkts(self.snd_nxt))
+    }
+
+    /// `LinuxTcpAgent::recv` (see the module comment).
+    pub(super) fn on_ack_ns2_linux(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
+        let Some(mut lx) = self.lx.take() else {
+            return;
+        };
+        self.lx_recv(&mut lx, pkt, cx);
+        self.lx = Some(lx);
+    }
+
+    fn lx_recv(&mut self, lx: &mut Ns2Linux, pkt: &Packet, cx: &mut EndpointCtx) {
+        let now = cx.now;
+        let h = &pkt.tcp;
+        let prior_snd_una = self.ns2_pkts(self.snd_una);
+        let ack = self.ns2_pkts(h.ack);
+        if h.ack > self.snd_max || ack > self.ns2_pkts(self.snd_nxt) || ack < prior_snd_una {
+            return; // uninteresting or old ACK
+        }
+        let mut flag = 0u8;
+        if self.p.ecn && h.flags & F::ECE != 0 && ack > 1 {
+            flag |= FLAG_ECE;
+        }
+        let prior_in_flight = self.lx_in_flight(lx);
+        let data_acked = ack > prior_snd_una;
+        let info = Ack {
+            now,
+            acked: h.ack.saturating_sub(self.snd_una),
+            flight_before: self.flight(),
+            snd_una: h.ack,
+            snd_nxt: self.snd_nxt.max(self.snd_max),
+            next_to_send: self.snd_nxt,
+            clock_s: cx.now_s,
+            rtt: Some(now.saturating_sub(h.ts_echo)),
+            ack_rtt: None,
+        };
+        if data_acked {
+            // ack_processing, and time_processing's sample of the timed packet
+            self.take_rtt_sample(h, h.ack, now);
+            self.snd_una = h.ack;
+            self.snd_nxt = self.snd_nxt.max(h.ack);
+        } else {
+            self.stats.dupacks_received += 1;
+        }
+        let mut blocks = [(0i64, 0i64); MAX_SACK_BLOCKS];
+        let mut nb = 0;
+        for (s, e) in h.sack_blocks().take(MAX_SACK_BLOCKS) {
+            blocks[nb] = (self.ns2_pkts(s), self.ns2_pkts(e));
+            nb += 1;
+        }
+        if nb > 0 || !lx.sb.is_empty() {
+            flag |= lx.sb.update(ack - 1, &blocks[..nb]);
+        }
+        // renew_timer (timerfix_): set_rtx_timer on every ACK that gets here
+        if self.snd_max > self.snd_una {
+            self.arm_rto(now);
+        } else {
+            self.rto_at = None;
+        }
+        let ece = flag & FLAG_ECE != 0;
+        let dubious =
+            !data_acked || flag & (FLAG_DATA_SACKED | FLAG_ECE) != 0 || lx.state != CaState::Open;
+        let may_raise = (!ece || self.w.cwnd < self.w.ssthresh) && lx.state != CaState::Recovery;
+        if data_acked && (may_raise || !dubious) {
+            self.lx_cong_avoid(lx, &info, prior_in_flight);
+        }
+        if dubious {
+            self.lx_fastretrans_alert(lx, flag, cx);
+        }
+        if data_acked {
+            self.check_app_progress(now);
+        }
+        self.lx_send_much(lx, cx);
+    }
+
+    /// `tcp_cong_avoid` (see the module comment).
+    fn lx_cong_avoid(&mut self, lx: &mut Ns2Linux, info: &Ack, prior_in_flight: i64) {
+        let cwnd = self.lx_snd_cwnd();
+        let clamp = (self.p.max_window / self.mss()) as i64;
+        match lx.module {
+            LinuxCa::Ns2 => self.grow(info),  // opencwnd(); load_to_linux()
+            _ if prior_in_flight < cwnd => {} // !tcp_is_cwnd_limited
+            LinuxCa::Reno => {
+                let mut c = cwnd;
+                if c <= self.lx_ssthresh() {
+                    // tcp_slow_start (sysctl_tcp_abc 0, no max_ssthresh)
+                    lx.cwnd_cnt += c;
+                    while lx.cwnd_cnt >= c {
+                        lx.cwnd_cnt -= c;
+                        if c < clamp {
+                            c += 1;
+                        }
+                    }
+                } else if lx.cwnd_cnt >= c {
+                    if c < clamp {
+                        c += 1;
+                    }
+                    lx.cwnd_cnt = 0;
+                } else {
+                    lx.cwnd_cnt += 1;
+                }
+                self.w.cwnd = c as f64 * self.w.mss;
+            }
+            LinuxCa::Cubic => {
+                self.grow(info);
+                self.w.cwnd = self.w.cwnd.min(clamp as f64 * self.w.mss);
+            }
+        }
+    }
+
+    /// `tcp_fastretrans_alert` (see the module comment).
+    fn lx_fastretrans_alert(&mut self, lx: &mut Ns2Linux, flag: u8, cx: &mut EndpointCtx) {
+        let highest_ack = self.ns2_pkts(self.snd_una) - 1;
+        if lx.state != CaState::Open && highest_ack >= lx.recover {
+            lx.sb.clear();
+            let ssthresh = self.lx_ssthresh();
+            if self.lx_snd_cwnd() < ssthresh {
+                // snd_cwnd = snd_ssthresh; tcp_moderate_cwnd()
+                let c = ssthresh.min(self.lx_in_flight(lx) + TCP_MAX_BURST);
+                self.w.cwnd = c as f64 * self.w.mss;
+            }
+            lx.state = CaState::Open;
+            lx.npif = 0; // stop rate halving
+            return;
+        }
+        if lx.state == CaState::Recovery || flag & (FLAG_DATA_LOST | FLAG_ECE) == 0 {
+            return;
+        }
+        lx.recover = self.ns2_pkts(self.snd_max) - 1; // recover_ = maxseq_
+        lx.npif = self.lx_snd_cwnd(); // rate halving from the old window
+        let mss = self.w.mss;
+        match lx.module {
+            LinuxCa::Ns2 => {
+                let (ssthresh, half) = self.ns2_slowdown(false);
+                self.w.ssthresh = ssthresh;
+                self.w.cwnd = half.max(mss);
+            }
+            LinuxCa::Reno => {
+                // tcp_reno_ssthresh, then snd_cwnd = tcp_reno_min_cwnd = ssthresh / 2
+                let ssthresh = (self.lx_snd_cwnd() >> 1).max(2);
+                self.w.ssthresh = ssthresh as f64 * mss;
+                self.w.cwnd = (ssthresh / 2) as f64 * mss;
+            }
+            LinuxCa::Cubic => {
+                // bictcp_recalc_ssthresh; CUBIC has no min_cwnd: snd_cwnd = ssthresh
+                let flight = self.flight();
+                let ssthresh = self.cc.ssthresh_on_loss(&self.w, flight, cx.now);
+                self.w.ssthresh = ssthresh;
+                self.w.cwnd = ssthresh;
+            }
+        }
+        lx.cwnd_cnt = 0;
+        lx.state = CaState::Recovery;
+        self.stats.fast_retransmits += 1;
+        if flag & FLAG_ECE != 0 {
+            self.stats.ecn_reductions += 1;
+        }
+        self.note_ns2_cong_action();
+    }
+
+    /// `LinuxTcpAgent::send_much` (see the module comment).
+    pub(super) fn send_data_ns2_linux(&mut self, cx: &mut EndpointCtx) {
+        let Some(mut lx) = self.lx.take() else {
+            return;
+        };
+        self.lx_send_much(&mut lx, cx);
+        self.lx = Some(lx);
+    }
+
+    fn lx_send_much(&mut self, lx: &mut Ns2Linux, cx: &mut EndpointCtx) {
+        let win = self.lx_snd_cwnd();
+        lx.npif = lx.npif.min(self.lx_in_flight(lx) + 1);
+        let mut sent = 0;
+        while self.lx_in_flight(lx) < win.max(lx.npif) {
+            if let Some(x) = lx.sb.next_retran() {
+                let t_seqno = self.ns2_pkts(self.snd_nxt);
+                lx.sb.mark_retran(t_seqno);
+                let s = self.lx_byte(x);
+                let len = self.mss().min(self.data_end.saturating_sub(s));
+                self.emit(cx, s, len, F::ACK);
+            } else {
+                let avail = self.avail_end();
+                if self.snd_nxt >= avail {
+                    return; // t_seqno_ >= curseq_
+                }
+                let s = self.snd_nxt;
+                let len = self.mss().min(avail - s);
+                self.emit(cx, s, len, F::ACK);
+                self.snd_nxt = s + len;
+            }
+            lx.npif = lx.npif.min((self.lx_in_flight(lx) - 1).max(1));
+            sent += 1;
+            if self.burst_done(sent) {
+                break;
+            }
+        }
+    }
+
+    /// `LinuxTcpAgent::timeout(TCP_TIMER_RTX)` with data outstanding (see the module
+    /// comment); the caller checked that it is.
+    pub(super) fn on_rto_ns2_linux(&mut self, cx: &mut EndpointCtx) {
+        let Some(mut lx) = self.lx.take() else {
+            return;
+        };
+        let now = cx.now;
+        self.stats.timeouts += 1;
+        self.last_action_timeout = true;
+        // enter_loss()
+        match lx.module {
+            LinuxCa::Ns2 => {
+                let (ssthresh, _) = self.ns2_slowdown(true);
+                self.w.ssthresh = ssthresh;
+            }
+            LinuxCa::Reno => {
+                let ssthresh = (self.lx_snd_cwnd() >> 1).max(2);
+                self.w.ssthresh = ssthresh as f64 * self.w.mss;
+            }
+            LinuxCa::Cubic => {
+                let flight = self.flight();
+                self.cc.on_timeout(&mut self.w, flight, now);
+            }
+        }
+        self.w.cwnd = self.w.mss;
+        lx.cwnd_cnt = 0;
+        self.note_ns2_cong_action();
+        lx.recover = self.ns2_pkts(self.snd_max) - 1;
+        lx.state = CaState::Loss;
+        let (una, nxt) = (self.ns2_pkts(self.snd_una), self.ns2_pkts(self.snd_nxt));
+        lx.sb.mark_loss(una, nxt);
+        // reset_rtx_timer(TCP_REASON_TIMEOUT, 1): backoff, timer, rtt_active_ = 0
+        self.rtt.back_off();
+        self.arm_rto(now);
+        self.timed = None;
+        lx.npif = 0;
+        self.lx_send_much(&mut lx, cx);
+        self.lx = Some(lx);
+    }
+}
