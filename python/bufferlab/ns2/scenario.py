@@ -450,6 +450,9 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     if ag.peer is not None and not boolean(ag.peer.vars.get("SYN_immediate_ack_", "true")):
         agent["syn_immediate_ack"] = False  # tcp-sink.cc DelAckSink::recv
     agent.update(knobs)
+    if not boolean(ag.vars.get("delay_growth_", lookup_default(ag.cls, "delay_growth_") or "1")):
+        # Agent/TCP/Linux's default (ns-default.tcl) is false, the table's (Agent/TCP's) true
+        agent["delay_growth"] = False
     if ag.cls == "Agent/TCP/Linux" and sack and sink_sack:
         # tcp_linux.cc's own recv, scoreboard1.cc and timeout (tcp/sender/ns2_linux.rs), with
         # the module select_ca installed (none: ns-2's own window rules)

@@ -19,14 +19,16 @@
 //!   the window grows on new data. `send_much` ends every ACK.
 //! * **Window growth** (`tcp_cong_avoid`): without a module ns-2's `opencwnd()` (then
 //!   `load_to_linux`: `snd_cwnd = int(cwnd_)`); with `reno`, `tcp_reno_cong_avoid`
-//!   (`tcp/linux/src/tcp_cong.c`, no ABC: +1 an ACK in slow start, +1 after `snd_cwnd` + 1
-//!   ACKs above it, capped at `snd_cwnd_clamp` = `window_`), and with `cubic` its
-//!   `bictcp_cong_avoid` (bufferlab's CUBIC controller); a module grows only when
-//!   `prior_in_flight >= snd_cwnd` (`tcp_is_cwnd_limited`, ns-linux-c.h).
+//!   (`tcp/linux/src/tcp_cong.c`) with ns-2.35's `sysctl_tcp_abc` 1 (`ns-linux-param.c`;
+//!   Linux's default was 0): `bytes_acked` counts every packet a new ACK acknowledges, in
+//!   Recovery too, and is zeroed at a reduction; slow start adds a packet per ACK that
+//!   acknowledges one (`tcp_slow_start`), congestion avoidance a packet per window
+//!   acknowledged; capped at `snd_cwnd_clamp` = `window_`. With `cubic`, the same slow start
+//!   and `bictcp_cong_avoid` above ssthresh (bufferlab's CUBIC controller). A module grows
+//!   only when `prior_in_flight >= snd_cwnd` (`tcp_is_cwnd_limited`, ns-linux-c.h).
 //! * **tcp_fastretrans_alert**: out of Recovery or Loss once `highest_ack_ >= recover_`: the
 //!   scoreboard is cleared; `snd_cwnd` below `ssthresh` is raised to it and moderated to
-//!   `packets_in_flight + tcp_max_burst` (`tcp_moderate_cwnd`; 3, Linux's `tp->reordering`
-//!   default: the constant's definition was not found in ns-2.35's sources read); rate
+//!   `packets_in_flight + tcp_max_burst` (`tcp_moderate_cwnd`; 3, `ns-linux-param.c`); rate
 //!   halving stops (`next_pkts_in_flight_ = 0`). Else from Open or Loss (not Recovery), on
 //!   `FLAG_DATA_LOST` or ECN: `recover_ = maxseq_`, `next_pkts_in_flight_ = snd_cwnd`
 //!   (rate halving from the old window), and without a module
@@ -64,7 +66,7 @@ use crate::tcp::ns2_agent::LinuxCa;
 
 /// `ns-linux-util.h` `FLAG_ECE`.
 const FLAG_ECE: u8 = 1;
-/// `tcp_moderate_cwnd`'s `tcp_max_burst` (see the module comment).
+/// `tcp_moderate_cwnd`'s `tcp_max_burst` (`tcp/linux/ns-linux-param.c`: 3).
 const TCP_MAX_BURST: i64 = 3;
 
 /// `icsk_ca_state` (the three states ns-2's agent enters).
@@ -86,6 +88,8 @@ pub(super) struct Ns2Linux {
     npif: i64,
     /// `snd_cwnd_cnt` (the `reno` module)
     cwnd_cnt: i64,
+    /// `bytes_acked` in packets (ABC, `sysctl_tcp_abc` 1)
+    acked: i64,
     module: LinuxCa,
 }
 
@@ -97,6 +101,7 @@ impl Ns2Linux {
             recover: 0,
             npif: 0,
             cwnd_cnt: 0,
+            acked: 0,
             module,
         }
     }
@@ -128,10 +133,13 @@ impl TcpSender {
         1 + data * self.mss()
     }
 
-    /// `packets_in_flight()`: `t_seqno_ - (highest_ack_ + 1) - fack_out_ - sack_out_`.
+    /// `packets_in_flight()`: `t_seqno_ - (highest_ack_ + 1) - fack_out_ - sack_out_`; the
+    /// unacknowledged opening packet (packet 0) counts.
     fn lx_in_flight(&self, lx: &Ns2Linux) -> i64 {
+        let opening = (self.opening_slot() / self.mss()) as i64;
         lx.sb
             .packets_in_flight(self.ns2_pkts(self.snd_una), self.ns2_pkts(self.snd_nxt))
+            + opening
     }
 
     /// `LinuxTcpAgent::recv` (see the module comment).
@@ -157,6 +165,7 @@ impl TcpSender {
         }
         let prior_in_flight = self.lx_in_flight(lx);
         let data_acked = ack > prior_snd_una;
+        lx.acked += ack - prior_snd_una; // linux_.bytes_acked
         let info = Ack {
             now,
             acked: h.ack.saturating_sub(self.snd_una),
@@ -217,22 +226,19 @@ impl TcpSender {
             LinuxCa::Reno => {
                 let mut c = cwnd;
                 if c <= self.lx_ssthresh() {
-                    // tcp_slow_start (sysctl_tcp_abc 0, no max_ssthresh)
-                    lx.cwnd_cnt += c;
-                    while lx.cwnd_cnt >= c {
-                        lx.cwnd_cnt -= c;
-                        if c < clamp {
-                            c += 1;
-                        }
-                    }
-                } else if lx.cwnd_cnt >= c {
+                    lx_slow_start(lx, &mut c, clamp);
+                } else if lx.acked >= c {
+                    // RFC 3465 (ABC): one packet per window of data acknowledged
+                    lx.acked -= c;
                     if c < clamp {
                         c += 1;
                     }
-                    lx.cwnd_cnt = 0;
-                } else {
-                    lx.cwnd_cnt += 1;
                 }
+                self.w.cwnd = c as f64 * self.w.mss;
+            }
+            LinuxCa::Cubic if cwnd <= self.lx_ssthresh() => {
+                let mut c = cwnd;
+                lx_slow_start(lx, &mut c, clamp); // bictcp_cong_avoid -> tcp_slow_start
                 self.w.cwnd = c as f64 * self.w.mss;
             }
             LinuxCa::Cubic => {
@@ -265,7 +271,7 @@ impl TcpSender {
         let mss = self.w.mss;
         match lx.module {
             LinuxCa::Ns2 => {
-                let (ssthresh, half) = self.ns2_slowdown(false);
+                let (ssthresh, half) = self.lx_slowdown(false);
                 self.w.ssthresh = ssthresh;
                 self.w.cwnd = half.max(mss);
             }
@@ -284,12 +290,24 @@ impl TcpSender {
             }
         }
         lx.cwnd_cnt = 0;
+        lx.acked = 0;
         lx.state = CaState::Recovery;
         self.stats.fast_retransmits += 1;
         if flag & FLAG_ECE != 0 {
             self.stats.ecn_reductions += 1;
         }
         self.note_ns2_cong_action();
+    }
+
+    /// tcp.cc `slowdown(CLOSE_SSTHRESH_HALF | ...)` as the agent without a module runs it:
+    /// `windowd()` is `LinuxTcpAgent::windowd`, `linux_.snd_cwnd` (whole packets), not
+    /// min(cwnd_, window_). (ssthresh_, the halved cwnd_) in bytes.
+    fn lx_slowdown(&mut self, timeout: bool) -> (f64, f64) {
+        let halve = !self.ns2_decreased || self.w.cwnd < self.w.ssthresh;
+        self.ns2_decreased = true;
+        let w = self.lx_snd_cwnd() as f64;
+        let (ssthresh, cwnd) = self.p.ns2.slowdown(w, halve || timeout, halve);
+        (ssthresh * self.w.mss, cwnd * self.w.mss)
     }
 
     /// `LinuxTcpAgent::send_much` (see the module comment).
@@ -342,7 +360,7 @@ impl TcpSender {
         // enter_loss()
         match lx.module {
             LinuxCa::Ns2 => {
-                let (ssthresh, _) = self.ns2_slowdown(true);
+                let (ssthresh, _) = self.lx_slowdown(true);
                 self.w.ssthresh = ssthresh;
             }
             LinuxCa::Reno => {
@@ -356,6 +374,7 @@ impl TcpSender {
         }
         self.w.cwnd = self.w.mss;
         lx.cwnd_cnt = 0;
+        lx.acked = 0;
         self.note_ns2_cong_action();
         lx.recover = self.ns2_pkts(self.snd_max) - 1;
         lx.state = CaState::Loss;
@@ -368,5 +387,22 @@ impl TcpSender {
         lx.npif = 0;
         self.lx_send_much(&mut lx, cx);
         self.lx = Some(lx);
+    }
+}
+
+/// `tcp_slow_start` (`tcp/linux/src/tcp_cong.c`) with ns-2.35's `sysctl_tcp_abc` 1
+/// (`tcp/linux/ns-linux-param.c`): nothing until a packet's worth is acknowledged, then
+/// `snd_cwnd_cnt += snd_cwnd` and a packet for each `snd_cwnd` of it; `bytes_acked = 0`.
+fn lx_slow_start(lx: &mut Ns2Linux, c: &mut i64, clamp: i64) {
+    if lx.acked < 1 {
+        return;
+    }
+    lx.acked = 0;
+    lx.cwnd_cnt += *c;
+    while lx.cwnd_cnt >= *c {
+        lx.cwnd_cnt -= *c;
+        if *c < clamp {
+            *c += 1;
+        }
     }
 }
