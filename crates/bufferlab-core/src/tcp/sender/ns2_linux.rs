@@ -283,8 +283,7 @@ impl TcpSender {
             }
             LinuxCa::Cubic => {
                 // bictcp_recalc_ssthresh; CUBIC has no min_cwnd: snd_cwnd = ssthresh
-                let flight = self.flight();
-                let ssthresh = self.cc.ssthresh_on_loss(&self.w, flight, cx.now);
+                let ssthresh = self.lx_cubic_ssthresh(cx.now) as f64 * mss;
                 self.w.ssthresh = ssthresh;
                 self.w.cwnd = ssthresh;
             }
@@ -308,6 +307,19 @@ impl TcpSender {
         let w = self.lx_snd_cwnd() as f64;
         let (ssthresh, cwnd) = self.p.ns2.slowdown(w, halve || timeout, halve);
         (ssthresh * self.w.mss, cwnd * self.w.mss)
+    }
+
+    /// `bictcp_recalc_ssthresh` in whole packets: `max(snd_cwnd * beta / 1024, 2)` (beta 819
+    /// in ns-2.35, `cubic_beta` x 1024 here); the controller takes its maximum from the
+    /// whole-packet window.
+    fn lx_cubic_ssthresh(&mut self, now: crate::units::SimTime) -> i64 {
+        let c = self.lx_snd_cwnd();
+        let mut w = self.w;
+        w.cwnd = c as f64 * w.mss;
+        let flight = self.flight();
+        self.cc.ssthresh_on_loss(&w, flight, now);
+        let beta = (self.p.cubic_beta * 1024.0).round() as i64;
+        (c * beta / 1024).max(2)
     }
 
     /// `LinuxTcpAgent::send_much` (see the module comment).
@@ -368,8 +380,10 @@ impl TcpSender {
                 self.w.ssthresh = ssthresh as f64 * self.w.mss;
             }
             LinuxCa::Cubic => {
+                let ssthresh = self.lx_cubic_ssthresh(now) as f64 * self.w.mss;
                 let flight = self.flight();
-                self.cc.on_timeout(&mut self.w, flight, now);
+                self.cc.on_timeout(&mut self.w, flight, now); // bictcp_state(TCP_CA_Loss)
+                self.w.ssthresh = ssthresh;
             }
         }
         self.w.cwnd = self.w.mss;
