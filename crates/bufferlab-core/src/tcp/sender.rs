@@ -42,6 +42,7 @@ mod ns2_exit_fast_retrans;
 mod ns2_frto;
 mod ns2_knobs;
 mod ns2_linux;
+mod ns2_linux_cubic;
 mod ns2_linux_scoreboard;
 mod ns2_newreno_lingering;
 mod ns2_no_fast_retrans;
@@ -398,7 +399,7 @@ impl TcpSender {
             lx: (p.rules().ns2_linux_agent && p.sack)
                 .then_some(p.ns2.linux)
                 .flatten()
-                .map(ns2_linux::Ns2Linux::new),
+                .map(|ca| ns2_linux::Ns2Linux::new(ca, &p)),
             cwv: ns2_cwv::Ns2Cwv::reset(0),
             send_much_win: None,
             vegas_loss: (p.rules().vegas_fine_grained_retransmit && p.cc == CcKind::Vegas)

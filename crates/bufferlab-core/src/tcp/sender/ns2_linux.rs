@@ -24,7 +24,7 @@
 //!   Recovery too, and is zeroed at a reduction; slow start adds a packet per ACK that
 //!   acknowledges one (`tcp_slow_start`), congestion avoidance a packet per window
 //!   acknowledged; capped at `snd_cwnd_clamp` = `window_`. With `cubic`, the same slow start
-//!   and `bictcp_cong_avoid` above ssthresh (bufferlab's CUBIC controller). A module grows
+//!   and `bictcp_cong_avoid` above ssthresh (`ns2_linux_cubic.rs`). A module grows
 //!   only when `prior_in_flight >= snd_cwnd` (`tcp_is_cwnd_limited`, ns-linux-c.h).
 //! * **tcp_fastretrans_alert**: out of Recovery or Loss once `highest_ack_ >= recover_`: the
 //!   scoreboard is cleared; `snd_cwnd` below `ssthresh` is raised to it and moderated to
@@ -33,7 +33,7 @@
 //!   `FLAG_DATA_LOST` or ECN: `recover_ = maxseq_`, `next_pkts_in_flight_ = snd_cwnd`
 //!   (rate halving from the old window), and without a module
 //!   `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)`; with one `ssthresh = ca->ssthresh()`
-//!   (`tcp_reno_ssthresh`: max(cwnd/2, 2); CUBIC's `bictcp_recalc_ssthresh`) and `snd_cwnd =
+//!   (`tcp_reno_ssthresh`: max(cwnd/2, 2); `bictcp_recalc_ssthresh`) and `snd_cwnd =
 //!   ca->min_cwnd()` where the module has one (`tcp_reno_min_cwnd`: ssthresh/2), else
 //!   ssthresh; state Recovery. Nothing is retransmitted here: `send_much` does it.
 //! * **send_much** (`LinuxTcpAgent::send_much`): `next_pkts_in_flight_ =
@@ -45,7 +45,7 @@
 //!   `window()` is `snd_cwnd` alone (not `window_`), `maxburst_` bounds one call.
 //! * **timeout** (`LinuxTcpAgent::timeout`, `enter_loss`): without a module
 //!   `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)`, with one `ssthresh =
-//!   ca->ssthresh()` and `snd_cwnd = 1`; `recover_ = maxseq_`, state Loss, the scoreboard's
+//!   ca->ssthresh()` and `snd_cwnd = 1` (CUBIC then resets, `bictcp_state`); `recover_ = maxseq_`, state Loss, the scoreboard's
 //!   `MarkLoss(highest_ack_ + 1, t_seqno_)` (not cleared: "In Linux, we don't clear
 //!   scoreboard in timeout"); `reset_rtx_timer(TCP_REASON_TIMEOUT, 1)`: backed off, the RTT
 //!   measurement ends, `t_seqno_` stays (no go-back-N: the lost packets are retransmitted
@@ -54,9 +54,10 @@
 //!
 //! Not modelled: a timeout with nothing outstanding (ns-2 closes cwnd_ to the initial window
 //! and rearms the timer for ever; bufferlab's timer is not rearmed without data outstanding),
-//! the modules' `pkts_acked` and `cwnd_event` hooks (CUBIC's delayed-ACK ratio), and the
-//! microsecond RTT the modules read (`rtt_sample`).
+//! and the modules' RTT inputs (`rtt_sample`, timestamps): no module ns-2.35 ships that
+//! bufferlab maps reads them without `timestamps_`.
 
+use super::ns2_linux_cubic::Bictcp;
 use super::ns2_linux_scoreboard::{Scoreboard1, FLAG_DATA_LOST, FLAG_DATA_SACKED};
 use super::{TcpSender, F};
 use crate::endpoint::EndpointCtx;
@@ -91,10 +92,12 @@ pub(super) struct Ns2Linux {
     /// `bytes_acked` in packets (ABC, `sysctl_tcp_abc` 1)
     acked: i64,
     module: LinuxCa,
+    /// The `cubic` module's state (`ns2_linux_cubic.rs`)
+    bic: Bictcp,
 }
 
 impl Ns2Linux {
-    pub(super) fn new(module: LinuxCa) -> Self {
+    pub(super) fn new(module: LinuxCa, p: &crate::tcp::config::TcpParams) -> Self {
         Ns2Linux {
             sb: Scoreboard1::new(),
             state: CaState::Open,
@@ -103,6 +106,7 @@ impl Ns2Linux {
             cwnd_cnt: 0,
             acked: 0,
             module,
+            bic: Bictcp::new(p.cubic_beta, p.cubic_c, p.cubic_fast_convergence),
         }
     }
 
@@ -166,6 +170,9 @@ impl TcpSender {
         let prior_in_flight = self.lx_in_flight(lx);
         let data_acked = ack > prior_snd_una;
         lx.acked += ack - prior_snd_una; // linux_.bytes_acked
+        if data_acked && lx.module == LinuxCa::Cubic && lx.state == CaState::Open {
+            lx.bic.acked((ack - prior_snd_una) as u32); // pkts_acked
+        }
         let info = Ack {
             now,
             acked: h.ack.saturating_sub(self.snd_una),
@@ -242,8 +249,11 @@ impl TcpSender {
                 self.w.cwnd = c as f64 * self.w.mss;
             }
             LinuxCa::Cubic => {
-                self.grow(info);
-                self.w.cwnd = self.w.cwnd.min(clamp as f64 * self.w.mss);
+                let now = (info.clock_s * 1000.0).trunc() as u32; // tcp_time_stamp
+                let mut cnt = lx.cwnd_cnt as u32;
+                let c = lx.bic.cong_avoid(cwnd as u32, &mut cnt, clamp as u32, now);
+                lx.cwnd_cnt = i64::from(cnt);
+                self.w.cwnd = f64::from(c) * self.w.mss;
             }
         }
     }
@@ -283,7 +293,7 @@ impl TcpSender {
             }
             LinuxCa::Cubic => {
                 // bictcp_recalc_ssthresh; CUBIC has no min_cwnd: snd_cwnd = ssthresh
-                let ssthresh = self.lx_cubic_ssthresh(cx.now) as f64 * mss;
+                let ssthresh = lx.bic.ssthresh(self.lx_snd_cwnd() as u32) as f64 * mss;
                 self.w.ssthresh = ssthresh;
                 self.w.cwnd = ssthresh;
             }
@@ -307,19 +317,6 @@ impl TcpSender {
         let w = self.lx_snd_cwnd() as f64;
         let (ssthresh, cwnd) = self.p.ns2.slowdown(w, halve || timeout, halve);
         (ssthresh * self.w.mss, cwnd * self.w.mss)
-    }
-
-    /// `bictcp_recalc_ssthresh` in whole packets: `max(snd_cwnd * beta / 1024, 2)` (beta 819
-    /// in ns-2.35, `cubic_beta` x 1024 here); the controller takes its maximum from the
-    /// whole-packet window.
-    fn lx_cubic_ssthresh(&mut self, now: crate::units::SimTime) -> i64 {
-        let c = self.lx_snd_cwnd();
-        let mut w = self.w;
-        w.cwnd = c as f64 * w.mss;
-        let flight = self.flight();
-        self.cc.ssthresh_on_loss(&w, flight, now);
-        let beta = (self.p.cubic_beta * 1024.0).round() as i64;
-        (c * beta / 1024).max(2)
     }
 
     /// `LinuxTcpAgent::send_much` (see the module comment).
@@ -380,10 +377,9 @@ impl TcpSender {
                 self.w.ssthresh = ssthresh as f64 * self.w.mss;
             }
             LinuxCa::Cubic => {
-                let ssthresh = self.lx_cubic_ssthresh(now) as f64 * self.w.mss;
-                let flight = self.flight();
-                self.cc.on_timeout(&mut self.w, flight, now); // bictcp_state(TCP_CA_Loss)
-                self.w.ssthresh = ssthresh;
+                let ssthresh = lx.bic.ssthresh(self.lx_snd_cwnd() as u32);
+                self.w.ssthresh = f64::from(ssthresh) * self.w.mss;
+                lx.bic.reset(); // tcp_set_ca_state(TCP_CA_Loss): bictcp_state
             }
         }
         self.w.cwnd = self.w.mss;
