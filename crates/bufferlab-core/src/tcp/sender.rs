@@ -306,7 +306,8 @@ impl TcpSender {
             let n = &p.ns2;
             rtt = rtt
                 .ns2_scales(n.knobs.srtt_bits, n.knobs.rttvar_bits, n.rttvar_exp)
-                .expect("checked by TcpParams::resolve");
+                .expect("checked by TcpParams::resolve")
+                .ns2_linux_rttvar(p.rules().ns2_linux_agent && n.linux.is_some());
         }
         let data_end = match &app {
             TcpApp::Bulk => u64::MAX / 4,

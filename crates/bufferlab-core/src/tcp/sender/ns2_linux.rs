@@ -94,6 +94,9 @@ pub(super) struct Ns2Linux {
     module: LinuxCa,
     /// The `cubic` module's state (`ns2_linux_cubic.rs`)
     bic: Bictcp,
+    /// Without a module, `linux_.snd_cwnd` when it is not `int(cwnd_)`: the window the
+    /// recovery's exit moderated, until the next `load_to_linux()`.
+    win: Option<i64>,
 }
 
 impl Ns2Linux {
@@ -107,6 +110,7 @@ impl Ns2Linux {
             acked: 0,
             module,
             bic: Bictcp::new(p.cubic_beta, p.cubic_c, p.cubic_fast_convergence),
+            win: None,
         }
     }
 
@@ -120,6 +124,11 @@ impl TcpSender {
     /// `linux_.snd_cwnd`: the window in whole packets.
     fn lx_snd_cwnd(&self) -> i64 {
         (self.w.cwnd / self.w.mss).floor() as i64
+    }
+
+    /// `linux_.snd_cwnd` as `window()` reads it (see `Ns2Linux::win`).
+    fn lx_win(&self, lx: &Ns2Linux) -> i64 {
+        lx.win.unwrap_or_else(|| self.lx_snd_cwnd())
     }
 
     /// `snd_ssthresh` in packets (unbounded before the first loss).
@@ -228,7 +237,10 @@ impl TcpSender {
         let cwnd = self.lx_snd_cwnd();
         let clamp = (self.p.max_window / self.mss()) as i64;
         match lx.module {
-            LinuxCa::Ns2 => self.grow(info),  // opencwnd(); load_to_linux()
+            LinuxCa::Ns2 => {
+                self.grow(info); // opencwnd(); load_to_linux()
+                lx.win = None;
+            }
             _ if prior_in_flight < cwnd => {} // !tcp_is_cwnd_limited
             LinuxCa::Reno => {
                 let mut c = cwnd;
@@ -263,11 +275,17 @@ impl TcpSender {
         let highest_ack = self.ns2_pkts(self.snd_una) - 1;
         if lx.state != CaState::Open && highest_ack >= lx.recover {
             lx.sb.clear();
+            lx.win = None; // without a module: load_to_linux()
             let ssthresh = self.lx_ssthresh();
             if self.lx_snd_cwnd() < ssthresh {
-                // snd_cwnd = snd_ssthresh; tcp_moderate_cwnd()
+                // snd_cwnd = snd_ssthresh; tcp_moderate_cwnd(). Without a module that is
+                // linux_.snd_cwnd alone: cwnd_ stays, and the next load_to_linux() undoes it.
                 let c = ssthresh.min(self.lx_in_flight(lx) + TCP_MAX_BURST);
-                self.w.cwnd = c as f64 * self.w.mss;
+                if lx.module == LinuxCa::Ns2 {
+                    lx.win = Some(c);
+                } else {
+                    self.w.cwnd = c as f64 * self.w.mss;
+                }
             }
             lx.state = CaState::Open;
             lx.npif = 0; // stop rate halving
@@ -277,13 +295,16 @@ impl TcpSender {
             return;
         }
         lx.recover = self.ns2_pkts(self.snd_max) - 1; // recover_ = maxseq_
-        lx.npif = self.lx_snd_cwnd(); // rate halving from the old window
+        lx.npif = self.lx_win(lx); // rate halving from the old window
         let mss = self.w.mss;
         match lx.module {
             LinuxCa::Ns2 => {
-                let (ssthresh, half) = self.lx_slowdown(false);
+                // slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF): no floor under cwnd_ (half
+                // of a window of 1 is 0.5, and snd_cwnd 0)
+                let (ssthresh, half) = self.lx_slowdown(lx.npif, false);
                 self.w.ssthresh = ssthresh;
-                self.w.cwnd = half.max(mss);
+                self.w.cwnd = half;
+                lx.win = None;
             }
             LinuxCa::Reno => {
                 // tcp_reno_ssthresh, then snd_cwnd = tcp_reno_min_cwnd = ssthresh / 2
@@ -311,10 +332,10 @@ impl TcpSender {
     /// tcp.cc `slowdown(CLOSE_SSTHRESH_HALF | ...)` as the agent without a module runs it:
     /// `windowd()` is `LinuxTcpAgent::windowd`, `linux_.snd_cwnd` (whole packets), not
     /// min(cwnd_, window_). (ssthresh_, the halved cwnd_) in bytes.
-    fn lx_slowdown(&mut self, timeout: bool) -> (f64, f64) {
+    fn lx_slowdown(&mut self, snd_cwnd: i64, timeout: bool) -> (f64, f64) {
         let halve = !self.ns2_decreased || self.w.cwnd < self.w.ssthresh;
         self.ns2_decreased = true;
-        let w = self.lx_snd_cwnd() as f64;
+        let w = snd_cwnd as f64;
         let (ssthresh, cwnd) = self.p.ns2.slowdown(w, halve || timeout, halve);
         (ssthresh * self.w.mss, cwnd * self.w.mss)
     }
@@ -329,7 +350,7 @@ impl TcpSender {
     }
 
     fn lx_send_much(&mut self, lx: &mut Ns2Linux, cx: &mut EndpointCtx) {
-        let win = self.lx_snd_cwnd();
+        let win = self.lx_win(lx);
         lx.npif = lx.npif.min(self.lx_in_flight(lx) + 1);
         let mut sent = 0;
         while self.lx_in_flight(lx) < win.max(lx.npif) {
@@ -369,8 +390,9 @@ impl TcpSender {
         // enter_loss()
         match lx.module {
             LinuxCa::Ns2 => {
-                let (ssthresh, _) = self.lx_slowdown(true);
+                let (ssthresh, _) = self.lx_slowdown(self.lx_win(&lx), true);
                 self.w.ssthresh = ssthresh;
+                lx.win = None;
             }
             LinuxCa::Reno => {
                 let ssthresh = (self.lx_snd_cwnd() >> 1).max(2);
