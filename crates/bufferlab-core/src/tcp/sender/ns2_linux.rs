@@ -224,7 +224,7 @@ impl TcpSender {
             self.lx_cong_avoid(lx, &info, prior_in_flight);
         }
         if dubious {
-            self.lx_fastretrans_alert(lx, flag, cx);
+            self.lx_fastretrans_alert(lx, flag);
         }
         if data_acked {
             self.check_app_progress(now);
@@ -271,7 +271,7 @@ impl TcpSender {
     }
 
     /// `tcp_fastretrans_alert` (see the module comment).
-    fn lx_fastretrans_alert(&mut self, lx: &mut Ns2Linux, flag: u8, cx: &mut EndpointCtx) {
+    fn lx_fastretrans_alert(&mut self, lx: &mut Ns2Linux, flag: u8) {
         let highest_ack = self.ns2_pkts(self.snd_una) - 1;
         if lx.state != CaState::Open && highest_ack >= lx.recover {
             lx.sb.clear();

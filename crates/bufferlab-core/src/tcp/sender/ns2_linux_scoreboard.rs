@@ -316,14 +316,14 @@ impl Scoreboard1 {
     fn mark_lost(&mut self, i: usize, lost_seq_threshold: i64) -> u8 {
         let node = self.nodes[i];
         match node.mark {
-            Mark::Retransmitted => {
-                // lost again: something sent after it SACKed, or a later retransmission acked
-                if node.nxt <= self.fack || node.rtx + DUPACK_THRESHOLD + 1 < self.acked_rtx_id {
-                    self.nodes[i].set_mark(Mark::Lost);
-                    self.fack_out += 1;
-                    self.nxt_to_retrx.get_or_insert(i);
-                    return FLAG_DATA_LOST;
-                }
+            // lost again: something sent after it SACKed, or a later retransmission acked
+            Mark::Retransmitted
+                if node.nxt <= self.fack || node.rtx + DUPACK_THRESHOLD + 1 < self.acked_rtx_id =>
+            {
+                self.nodes[i].set_mark(Mark::Lost);
+                self.fack_out += 1;
+                self.nxt_to_retrx.get_or_insert(i);
+                return FLAG_DATA_LOST;
             }
             Mark::InFlight if node.seq <= lost_seq_threshold => {
                 if lost_seq_threshold < node.end() {
