@@ -2110,8 +2110,12 @@ impl Endpoint for TcpSender {
         match var {
             // not ns-2's: the CE-marked bytes the controller was given (DCTCP, Prague, BBRv3)
             "ecn_marked_bytes" => Some(self.ecn_marked_bytes as f64),
+            // Agent/TCP/Linux: a module's cwnd_ (sender/ns2_linux.rs); delay_growth_ false
+            "cwnd_" if self.lx.as_ref().is_some_and(|l| l.cwnd_var().is_some()) => {
+                self.lx.as_ref().and_then(|l| l.cwnd_var())
+            }
             // ns-2 sends the opening packet with cwnd_ 1 (seen in ns-2.35's cwnd_ traces).
-            "cwnd_" if opening_unacked => Some(1.0),
+            "cwnd_" if opening_unacked && self.lx.is_none() => Some(1.0),
             // ns-2 Reno/NewReno keep the fast-recovery inflation in dupwnd_, not in cwnd_
             // (tcp-reno.cc: window() = cwnd_ + dupwnd_).
             "cwnd_" if self.ns2_dupwnd_out => Some(self.ns2_base / mss),

@@ -97,6 +97,9 @@ pub(super) struct Ns2Linux {
     /// Without a module, `linux_.snd_cwnd` when it is not `int(cwnd_)`: the window the
     /// recovery's exit moderated, until the next `load_to_linux()`.
     win: Option<i64>,
+    /// With a module, ns-2's `cwnd_` as `save_from_linux()` last wrote it (packets):
+    /// `next_pkts_in_flight_` while rate halving holds it above `snd_cwnd`.
+    cwnd_var: Option<f64>,
 }
 
 impl Ns2Linux {
@@ -111,7 +114,14 @@ impl Ns2Linux {
             module,
             bic: Bictcp::new(p.cubic_beta, p.cubic_c, p.cubic_fast_convergence),
             win: None,
+            cwnd_var: None,
         }
+    }
+
+    /// ns-2's `cwnd_` for `$tcp trace cwnd_` and `$tcp set cwnd_`, if the agent's differs
+    /// from the window (a module's `save_from_linux`).
+    pub(super) fn cwnd_var(&self) -> Option<f64> {
+        self.cwnd_var
     }
 
     /// Whether the agent is in Recovery or Loss (for reports).
@@ -229,7 +239,16 @@ impl TcpSender {
         if data_acked {
             self.check_app_progress(now);
         }
+        self.lx_save_from_linux(lx);
         self.lx_send_much(lx, cx);
+    }
+
+    /// `save_from_linux()` (with a module, before `send_much`): `cwnd_` is
+    /// `next_pkts_in_flight_` when above `snd_cwnd`, else `snd_cwnd`.
+    fn lx_save_from_linux(&self, lx: &mut Ns2Linux) {
+        if lx.module != LinuxCa::Ns2 {
+            lx.cwnd_var = Some(lx.npif.max(self.lx_snd_cwnd()) as f64);
+        }
     }
 
     /// `tcp_cong_avoid` (see the module comment).
@@ -417,6 +436,7 @@ impl TcpSender {
         self.arm_rto(now);
         self.timed = None;
         lx.npif = 0;
+        self.lx_save_from_linux(&mut lx);
         self.lx_send_much(&mut lx, cx);
         self.lx = Some(lx);
     }
