@@ -185,6 +185,16 @@ fn steady_state_makes_no_allocation() {
             r#"{ preset = "ns3", cc = "cubic", ecn = true }"#,
         ),
         (
+            // ns-2's Agent/TCP/Linux (tcp/sender/ns2_linux.rs): ScoreBoard1's blocks live in
+            // a Vec that keeps its capacity, split and merged in place
+            r#"{ kind = "droptail", limit = "20p" }"#,
+            r#"{ preset = "ns2", cc = "newreno", sack = true, ns2_agent = { linux = "reno" } }"#,
+        ),
+        (
+            r#"{ kind = "red", limit = "50p" }"#,
+            r#"{ preset = "ns2", cc = "cubic", sack = true, ns2_agent = { linux = "cubic" } }"#,
+        ),
+        (
             // CAKE (qdisc/cake/): flow queues, host tables and rotations are built with it;
             // its shaper's wake-ups are port timers, the ACK filter removes in place
             r#"{ kind = "cake", bandwidth = "9Mbps", ack_filter = "aggressive", overhead = 18 }"#,

@@ -409,13 +409,6 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     if sack and sink_sack:
         opts["sack"] = True
     opts.update(linux)
-    if ag.cls == "Agent/TCP/Linux":
-        warn(
-            "Agent/TCP/Linux: its loss recovery (scoreboard1.cc: FACK loss marking, rate "
-            "halving) is not modelled; bufferlab runs Agent/TCP/Sack1's (RFC 6675's with cubic):"
-            " aggregate goodput and mean queue agree with ns-2.35, drops and per-flow shares "
-            "may not (docs/ns2-scripts.md, Agent/TCP/Linux)"
-        )
     recovery = _recovery_fields(ag.cls)
     for var, why in _TCP_UNMODELLED.items():
         if var not in recovery and _changed(ag, var) is not None:
@@ -457,6 +450,13 @@ def tcp_options(ag: Agent, warn: Callable[[str], None]) -> dict[str, Any]:
     if ag.peer is not None and not boolean(ag.peer.vars.get("SYN_immediate_ack_", "true")):
         agent["syn_immediate_ack"] = False  # tcp-sink.cc DelAckSink::recv
     agent.update(knobs)
+    if not boolean(ag.vars.get("delay_growth_", lookup_default(ag.cls, "delay_growth_") or "1")):
+        # Agent/TCP/Linux's default (ns-default.tcl) is false, the table's (Agent/TCP's) true
+        agent["delay_growth"] = False
+    if ag.cls == "Agent/TCP/Linux" and sack and sink_sack:
+        # tcp_linux.cc's own recv, scoreboard1.cc and timeout (tcp/sender/ns2_linux.rs), with
+        # the module select_ca installed (none: ns-2's own window rules)
+        agent["linux"] = ag.ca or "none"
     if agent:
         opts["ns2_agent"] = agent
     _initial_window_option(ag, opts)

@@ -210,6 +210,26 @@ pub struct Ns2AgentOptions {
     /// ACK may send data too. false: only valid ACKs do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aggressive_maxburst: Option<bool>,
+    /// ns-2 `Agent/TCP/Linux` (`tcp/linux/tcp_linux.cc`, with `scoreboard1.cc`): its own ACK
+    /// processing, FACK loss marking, rate halving and timeout (`tcp/sender/ns2_linux.rs`),
+    /// with the Linux module `select_ca` installed: `"none"` (ns-2's own window rules),
+    /// `"reno"` or `"cubic"`. Left out (default): the agent named by `cc` and `sack`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linux: Option<LinuxCa>,
+}
+
+/// What `$tcp select_ca` installed in an `Agent/TCP/Linux` (tcp_linux.cc
+/// `install_congestion_control`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LinuxCa {
+    /// No module: ns-2's `opencwnd()` and `slowdown()` (`icsk_ca_ops` NULL).
+    #[serde(rename = "none")]
+    Ns2,
+    /// `tcp_reno` (`tcp/linux/src/tcp_cong.c`).
+    Reno,
+    /// `tcp_cubic.c` (the `cubic_*` fields of the `tcp` table give its parameters).
+    Cubic,
 }
 
 /// The resolved `ns2_agent` variables (ns-2.35's defaults unless given).
@@ -247,6 +267,8 @@ pub struct Ns2Agent {
     pub rtt_counter: bool,
     pub control_increase: bool,
     pub aggressive_maxburst: bool,
+    /// `Agent/TCP/Linux` and its module (`tcp/sender/ns2_linux.rs`), if the agent is one.
+    pub linux: Option<LinuxCa>,
 }
 
 impl Default for Ns2Agent {
@@ -288,6 +310,7 @@ impl Default for Ns2Agent {
             rtt_counter: false,
             control_increase: false,
             aggressive_maxburst: true,
+            linux: None,
         }
     }
 }
@@ -312,6 +335,7 @@ impl Ns2Agent {
             a.rfc2581_immediate_ack = o.rfc2581_immediate_ack.unwrap_or(a.rfc2581_immediate_ack);
             a.knobs = knobs::Ns2Knobs::resolve(o);
             a.resolve_cwv(o);
+            a.linux = o.linux;
         }
         a
     }
@@ -320,7 +344,7 @@ impl Ns2Agent {
     /// settings of other flows read as before).
     pub fn to_json(&self) -> Option<serde_json::Value> {
         (*self != Ns2Agent::default()).then(|| {
-            serde_json::json!({
+            let mut j = serde_json::json!({
                 "delay_growth": self.delay_growth,
                 "bugfix_ss": self.bugfix_ss,
                 "precision_reduce": self.precision_reduce,
@@ -349,7 +373,11 @@ impl Ns2Agent {
                 "rtt_counter": self.rtt_counter,
                 "control_increase": self.control_increase,
                 "aggressive_maxburst": self.aggressive_maxburst,
-            })
+            });
+            if let Some(ca) = self.linux {
+                j["linux"] = serde_json::json!(ca); // only then: other outputs unchanged
+            }
+            j
         })
     }
 

@@ -52,6 +52,8 @@ struct Ns2Rtt {
     srtt_bits: u32,
     rttvar_bits: u32,
     rttvar_exp: u32,
+    /// `LinuxTcpAgent::rtt_update` (tcp/linux/tcp_linux.cc): see `ns2_linux_rttvar`.
+    linux: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -148,7 +150,19 @@ impl RttEstimator {
             srtt_bits: 3,
             rttvar_bits: 2,
             rttvar_exp: 2,
+            linux: false,
         });
+        self
+    }
+
+    /// ns-2's `Agent/TCP/Linux` keeps its own `rtt_update` (tcp/linux/tcp_linux.cc): when a
+    /// sample is below the smoothed RTT, what exceeds `t_rttvar_`'s share is divided by
+    /// 2^T_SRTT_BITS before it is added (Linux's `tcp_rtt_estimator` damping), and
+    /// `t_rttvar_` has no floor of 1.
+    pub fn ns2_linux_rttvar(mut self, on: bool) -> Self {
+        if let Some(n) = self.ns2.as_mut() {
+            n.linux = on;
+        }
         self
     }
 
@@ -241,10 +255,23 @@ impl RttEstimator {
             if n.t_srtt <= 0 {
                 n.t_srtt = 1;
             }
-            delta = i64::from((delta.abs() - (n.t_rttvar >> vb)) as i16);
-            n.t_rttvar += delta;
-            if n.t_rttvar <= 0 {
-                n.t_rttvar = 1;
+            if n.linux {
+                // LinuxTcpAgent::rtt_update
+                if delta < 0 {
+                    delta = i64::from((-delta - (n.t_rttvar >> vb)) as i16);
+                    if delta > 0 {
+                        delta >>= sb;
+                    }
+                } else {
+                    delta = i64::from((delta - (n.t_rttvar >> vb)) as i16);
+                }
+                n.t_rttvar += delta;
+            } else {
+                delta = i64::from((delta.abs() - (n.t_rttvar >> vb)) as i16);
+                n.t_rttvar += delta;
+                if n.t_rttvar <= 0 {
+                    n.t_rttvar = 1;
+                }
             }
         } else {
             n.t_srtt = ticks << sb;

@@ -41,6 +41,9 @@ mod ns2_events;
 mod ns2_exit_fast_retrans;
 mod ns2_frto;
 mod ns2_knobs;
+mod ns2_linux;
+mod ns2_linux_cubic;
+mod ns2_linux_scoreboard;
 mod ns2_newreno_lingering;
 mod ns2_no_fast_retrans;
 mod ns2_recovery;
@@ -189,6 +192,8 @@ pub struct TcpSender {
     /// byte sequence number) and `firstpartial_`.
     sack1_next_pkt: u64,
     sack1_first_partial: bool,
+    /// ns-2's `Agent/TCP/Linux` (`sender/ns2_linux.rs`), when the flow is one.
+    lx: Option<ns2_linux::Ns2Linux>,
     /// ns-2's congestion window validation (`QOption_`) and `last_ack_` of Sack1's fast
     /// recovery (`sender/ns2_cwv.rs`).
     cwv: ns2_cwv::Ns2Cwv,
@@ -301,7 +306,8 @@ impl TcpSender {
             let n = &p.ns2;
             rtt = rtt
                 .ns2_scales(n.knobs.srtt_bits, n.knobs.rttvar_bits, n.rttvar_exp)
-                .expect("checked by TcpParams::resolve");
+                .expect("checked by TcpParams::resolve")
+                .ns2_linux_rttvar(p.rules().ns2_linux_agent && n.linux.is_some());
         }
         let data_end = match &app {
             TcpApp::Bulk => u64::MAX / 4,
@@ -391,6 +397,10 @@ impl TcpSender {
             ns2_events: None,
             sack1_next_pkt: 0,
             sack1_first_partial: false,
+            lx: (p.rules().ns2_linux_agent && p.sack)
+                .then_some(p.ns2.linux)
+                .flatten()
+                .map(|ca| ns2_linux::Ns2Linux::new(ca, &p)),
             cwv: ns2_cwv::Ns2Cwv::reset(0),
             send_much_win: None,
             vegas_loss: (p.rules().vegas_fine_grained_retransmit && p.cc == CcKind::Vegas)
@@ -462,7 +472,7 @@ impl TcpSender {
         self.snd_max
     }
     pub fn in_recovery(&self) -> bool {
-        self.in_recovery
+        self.in_recovery || self.lx.as_ref().is_some_and(|l| l.recovering())
     }
     pub fn rto(&self) -> SimTime {
         self.rtt.rto()
@@ -836,6 +846,9 @@ impl TcpSender {
         if self.ns3_sack() {
             self.send_data_ns3(cx);
             return;
+        }
+        if self.lx.is_some() {
+            return self.send_data_ns2_linux(cx);
         }
         if self.ns2_sack1() && self.in_recovery {
             self.send_data_sack1(cx);
@@ -1215,6 +1228,9 @@ impl TcpSender {
             }
         }
         self.rwnd = h.window as u64;
+        if self.lx.is_some() {
+            return self.on_ack_ns2_linux(pkt, cx);
+        }
         if self.ns2_aimd() {
             // tcp.cc / tcp-reno.cc / tcp-newreno.cc / tcp-sack1.cc recv: ecn() comes first
             self.ns2_ecn(pkt);
@@ -1875,6 +1891,9 @@ impl TcpSender {
             self.open(cx);
             return;
         }
+        if self.lx.is_some() && self.snd_max > self.snd_una {
+            return self.on_rto_ns2_linux(cx);
+        }
         // ns-2 RenoTcpAgent::timeout: dupwnd_ = 0 before TcpAgent::timeout (exitFastRetrans_)
         self.ns2_end_dupwnd(None);
         // tcp.cc timeout: frto_ = 0, pipe_prev_ = max(window(), ssthresh_)
@@ -2091,8 +2110,12 @@ impl Endpoint for TcpSender {
         match var {
             // not ns-2's: the CE-marked bytes the controller was given (DCTCP, Prague, BBRv3)
             "ecn_marked_bytes" => Some(self.ecn_marked_bytes as f64),
+            // Agent/TCP/Linux: a module's cwnd_ (sender/ns2_linux.rs); delay_growth_ false
+            "cwnd_" if self.lx.as_ref().is_some_and(|l| l.cwnd_var().is_some()) => {
+                self.lx.as_ref().and_then(|l| l.cwnd_var())
+            }
             // ns-2 sends the opening packet with cwnd_ 1 (seen in ns-2.35's cwnd_ traces).
-            "cwnd_" if opening_unacked => Some(1.0),
+            "cwnd_" if opening_unacked && self.lx.is_none() => Some(1.0),
             // ns-2 Reno/NewReno keep the fast-recovery inflation in dupwnd_, not in cwnd_
             // (tcp-reno.cc: window() = cwnd_ + dupwnd_).
             "cwnd_" if self.ns2_dupwnd_out => Some(self.ns2_base / mss),

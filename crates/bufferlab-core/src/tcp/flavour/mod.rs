@@ -223,6 +223,10 @@ pub struct Rules {
     /// W/2 through and after recovery, any hole below the highest SACK retransmitted, the
     /// scoreboard cleared by new ACKs and timeouts; instead of RFC 6675's loop.
     pub sack_sender_as_ns2_sack1: bool,
+    /// A flow that names ns-2's `Agent/TCP/Linux` (`ns2_agent.linux`) runs that agent's ACK
+    /// processing, FACK scoreboard (`scoreboard1.cc`), rate halving and timeout
+    /// (`tcp/sender/ns2_linux.rs`). Off: `ns2_agent.linux` changes nothing.
+    pub ns2_linux_agent: bool,
     /// A SACK receiver chooses its blocks as ns-2's `Sacker` (`tcp/ns2_sacker.rs`): the run of
     /// the packet received, then the first blocks of its last ACKs from a stack of three,
     /// which forgets older runs. Off: that run, then the highest runs held (RFC 2018).

@@ -116,6 +116,9 @@ pub const RULES: Rules = Rules {
     // recv, dupack_action, send_much, timeout and ScoreBoardRQ::GetNextRetran
     // (scoreboard-rq.cc); each rule in tcp/sender/ns2_sack1.rs.
     sack_sender_as_ns2_sack1: true,
+    // tcp/linux/tcp_linux.cc (LinuxTcpAgent recv, tcp_fastretrans_alert, send_much, timeout)
+    // and scoreboard1.cc (ScoreBoard1); each rule in tcp/sender/ns2_linux.rs.
+    ns2_linux_agent: true,
     // tcp-sink.cc Sacker::append_ack and SackStack (maxSackBlocks_ 3, ns-default.tcl).
     sack_blocks_from_ns2_stack: true,
     remember_retransmitted_ranges: false,

@@ -74,6 +74,7 @@ pub const RULES: Rules = Rules {
     // tcp-socket-base.cc EnterCwr, ReceivedAck (CA_CWR exit), ProcessAck (CA_CWR: DoRecovery).
     ecn_echo_enters_cwr: true,
     sack_sender_as_ns2_sack1: false,
+    ns2_linux_agent: false,
     sack_blocks_from_ns2_stack: false,
     // TcpTxBuffer: m_retrans marks on the sent list.
     remember_retransmitted_ranges: true,

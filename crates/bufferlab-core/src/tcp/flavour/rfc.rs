@@ -81,6 +81,7 @@ pub const RULES: Rules = Rules {
     ecn_echo_enters_cwr: false,
     // RFC 6675 section 5 (the previous rule).
     sack_sender_as_ns2_sack1: false,
+    ns2_linux_agent: false,
     sack_blocks_from_ns2_stack: false,
     remember_retransmitted_ranges: false,
     // RFC 6937 is an option the RFC flavour leaves off (RFC 6675 section 5: cwnd = ssthresh);
