@@ -66,16 +66,21 @@ pub const NS2_BUCKETS_PER_S: f64 = 8192.0;
 /// How a key maps to its calendar bucket. Monotone (a later key never has an earlier bucket),
 /// so the calendar's order is the keys' order whatever the width.
 pub trait Buckets {
-    fn of(key: u64) -> u64;
+    /// The calendar may change its buckets' width to the events' density (`adapt`).
+    const ADAPTS: bool;
+    /// The bucket of `key` for a calendar whose buckets are 2^`bits` keys wide, where the
+    /// keys allow a choice (`Scheduler::with_bucket_bits`).
+    fn of(key: u64, bits: u32) -> u64;
 }
 
-/// Picosecond keys: 2^BUCKET_BITS ps a bucket.
+/// Picosecond keys: 2^bits ps a bucket (BUCKET_BITS unless the network asks for narrower).
 pub struct PsBuckets;
 
 impl Buckets for PsBuckets {
+    const ADAPTS: bool = true;
     #[inline(always)]
-    fn of(key: u64) -> u64 {
-        key >> BUCKET_BITS
+    fn of(key: u64, bits: u32) -> u64 {
+        key >> bits
     }
 }
 
@@ -84,8 +89,10 @@ impl Buckets for PsBuckets {
 pub struct Ns2Buckets;
 
 impl Buckets for Ns2Buckets {
+    // the width is fixed by the keys (`NS2_BUCKETS_PER_S`)
+    const ADAPTS: bool = false;
     #[inline(always)]
-    fn of(key: u64) -> u64 {
+    fn of(key: u64, _bits: u32) -> u64 {
         (f64::from_bits(key) * NS2_BUCKETS_PER_S) as u64
     }
 }
@@ -93,6 +100,25 @@ impl Buckets for Ns2Buckets {
 /// propagation delays) wait in an overflow heap.
 const BUCKETS: usize = 1024;
 const WORDS: usize = BUCKETS / 64;
+
+/// The width follows the events' density, as Brown's calendar resizes itself (CACM 1988,
+/// section 3): every ADAPT_LOADS buckets the calendar counts the events that passed through
+/// each, and outside FEW..=MANY a bucket it moves every pending event into buckets sized for
+/// about TARGET. A bucket of many events makes each event scheduled into it (most of them at
+/// datacenter round trips of microseconds) an insertion into a long sorted vector; a bucket of
+/// one event or none makes the calendar step through empty buckets. Measured (whole process,
+/// CPU, docs/performance.md "The calendar's width"): 134 us buckets held 82 000 events on the
+/// 128-host leaf-spine and a handful on the 100-flow dumbbell.
+/// A bucket being run that grows past CROWDED events (one wider than the events' density
+/// now needs, after a quiet spell widened it) is narrowed at once, not after ADAPT_LOADS.
+const ADAPT_LOADS: u32 = 64;
+const TARGET: u64 = 8;
+const FEW: u64 = 2;
+const MANY: u64 = 32;
+const CROWDED: usize = 4096;
+/// Widths the calendar may take: 2^10 ps (1 ns) to 2^32 ps (4.3 ms; 4.4 s ahead).
+const MIN_BITS: u32 = 10;
+const MAX_BITS: u32 = 32;
 
 /// A FIFO-tie-breaking event queue: a calendar queue (R. Brown, "Calendar queues", CACM 1988)
 /// with fixed-width buckets in front of a binary heap. The events of the current bucket sit in
@@ -121,6 +147,17 @@ pub struct Scheduler<E, B: Buckets = PsBuckets> {
     /// Events at or beyond bucket epoch + BUCKETS when scheduled.
     far: BinaryHeap<Entry>,
     next_seq: u32,
+    /// A bucket is 2^bits keys wide (`PsBuckets`; ns-2's keys have their own width).
+    bits: u32,
+    /// Buckets loaded, and events that went through them, since the width was last looked at.
+    loads: u32,
+    through: u64,
+    /// The key of the last event popped: no pending event is earlier.
+    last_key: u64,
+    /// The bucket being run was found crowded once (narrowed or at its narrowest).
+    crowded: bool,
+    /// Room to move the events when the width changes (kept, so that it allocates once).
+    moving: Vec<Entry>,
     _event: std::marker::PhantomData<(E, B)>,
 }
 
@@ -134,12 +171,97 @@ impl<E, B: Buckets> Default for Scheduler<E, B> {
             in_ring: 0,
             far: BinaryHeap::with_capacity(256),
             next_seq: 0,
+            bits: BUCKET_BITS,
+            loads: 0,
+            through: 0,
+            last_key: 0,
+            crowded: false,
+            moving: Vec::new(),
             _event: std::marker::PhantomData,
         }
     }
 }
 
 impl<E: Packed32, B: Buckets> Scheduler<E, B> {
+    /// An empty calendar whose buckets are 2^`bits` keys wide. The order of events is the
+    /// same at any width (`same_order_as_one_ordered_set_at_any_width`); only the cost changes.
+    pub fn with_bucket_bits(bits: u32) -> Self {
+        assert!((8..=40).contains(&bits), "bucket of 2^{bits} keys");
+        Self {
+            bits,
+            ..Self::default()
+        }
+    }
+
+    /// log2 of a bucket's width in keys.
+    pub fn bucket_bits(&self) -> u32 {
+        self.bits
+    }
+
+    /// Moves every pending event into buckets 2^`bits` keys wide. Each keeps its key and
+    /// sequence number, so the order is unchanged.
+    fn rebucket(&mut self, bits: u32) {
+        let mut moving = std::mem::take(&mut self.moving);
+        moving.append(&mut self.now);
+        for slot in &mut self.ring {
+            moving.append(slot);
+        }
+        moving.extend(self.far.drain());
+        self.occupied = [0; WORDS];
+        self.in_ring = 0;
+        self.bits = bits;
+        self.epoch = B::of(self.last_key, bits);
+        for e in moving.drain(..) {
+            self.place(e);
+        }
+        self.moving = moving;
+        // `place` appended to the bucket being run: put it in order
+        self.now.sort_unstable();
+        // the next look counts from here
+        (self.loads, self.through) = (0, 0);
+    }
+
+    /// The bucket being run holds more than CROWDED events: buckets for about TARGET of them.
+    #[cold]
+    fn narrow_crowded(&mut self) {
+        self.crowded = true;
+        let bits = self
+            .bits
+            .saturating_sub((self.now.len() as u64 / TARGET).ilog2())
+            .max(MIN_BITS);
+        if bits < self.bits {
+            self.rebucket(bits);
+        }
+    }
+
+    /// Every ADAPT_LOADS buckets, a new width if the buckets held too few or too many events;
+    /// true when the events moved.
+    #[inline]
+    fn adapt(&mut self) -> bool {
+        self.loads += 1;
+        if self.loads < ADAPT_LOADS {
+            return false;
+        }
+        let (loads, through) = (u64::from(self.loads), self.through);
+        self.loads = 0;
+        self.through = 0;
+        let bits = if through > MANY * loads {
+            // halve the width once for each factor of two above TARGET a bucket
+            self.bits
+                .saturating_sub((through / (TARGET * loads)).ilog2())
+        } else if through < FEW * loads {
+            self.bits + (TARGET * loads / through.max(1)).ilog2()
+        } else {
+            return false;
+        };
+        let bits = bits.clamp(MIN_BITS, MAX_BITS);
+        if bits == self.bits {
+            return false;
+        }
+        self.rebucket(bits);
+        true
+    }
+
     /// Room for `per_bucket` events in every calendar bucket and `far` events beyond the
     /// calendar, so that a run whose event load is known does not grow them while it runs
     /// (tests/no_allocation.rs; paced senders keep many more timer events queued).
@@ -166,12 +288,34 @@ impl<E: Packed32, B: Buckets> Scheduler<E, B> {
             tie: ((self.next_seq as u64) << 32) | event.pack() as u64,
         };
         self.next_seq = self.next_seq.wrapping_add(1);
-        let b = B::of(key);
+        let b = B::of(key, self.bits);
         if b <= self.epoch {
             // Into the bucket being run: keep it sorted (it is short).
             let at = self.now.partition_point(|x| *x < e);
             self.now.insert(at, e);
-        } else if b - self.epoch < BUCKETS as u64 {
+            self.through += 1;
+            if B::ADAPTS && self.now.len() > CROWDED && !self.crowded {
+                self.narrow_crowded();
+            }
+        } else {
+            self.place_later(b, e);
+        }
+    }
+
+    /// Puts `e` where its bucket is, at the end of `now` if it is the bucket being run.
+    fn place(&mut self, e: Entry) {
+        let b = B::of(e.time, self.bits);
+        if b <= self.epoch {
+            self.now.push(e);
+        } else {
+            self.place_later(b, e);
+        }
+    }
+
+    /// Puts `e`, of bucket `b` after the one being run, into the ring or the overflow heap.
+    #[inline(always)]
+    fn place_later(&mut self, b: u64, e: Entry) {
+        if b - self.epoch < BUCKETS as u64 {
             let slot = b as usize % BUCKETS;
             let bucket = &mut self.ring[slot];
             if bucket.capacity() == 0 {
@@ -202,7 +346,9 @@ impl<E: Packed32, B: Buckets> Scheduler<E, B> {
         if self.now.last()?.time > until {
             return None;
         }
-        self.now.pop().map(|e| (e.time, E::unpack(e.tie as u32)))
+        let e = self.now.pop()?;
+        self.last_key = e.time;
+        Some((e.time, E::unpack(e.tie as u32)))
     }
 
     /// The event `pop_until` gives next when it is in the bucket being run (None otherwise),
@@ -217,8 +363,12 @@ impl<E: Packed32, B: Buckets> Scheduler<E, B> {
     /// was before the loop had one copy per clock): a call costs 1 % of a UDP run.
     #[inline(always)]
     fn advance(&mut self) -> bool {
+        // a new width may leave the earliest events in the bucket being run
+        if B::ADAPTS && self.adapt() && !self.now.is_empty() {
+            return true;
+        }
         let next_ring = self.next_ring_bucket();
-        let next_far = self.far.peek().map(|e| B::of(e.time));
+        let next_far = self.far.peek().map(|e| B::of(e.time, self.bits));
         let b = match (next_ring, next_far) {
             (None, None) => return false,
             (Some(r), None) => r,
@@ -236,12 +386,18 @@ impl<E: Packed32, B: Buckets> Scheduler<E, B> {
         }
         // Events that were beyond the calendar when scheduled stay in `far` until their
         // bucket comes.
-        while self.far.peek().is_some_and(|e| B::of(e.time) <= b) {
+        while self
+            .far
+            .peek()
+            .is_some_and(|e| B::of(e.time, self.bits) <= b)
+        {
             let e = self.far.pop().expect("peeked");
             self.now.push(e);
         }
         // Keys are unique (sequence numbers), so an unstable sort gives one order.
         self.now.sort_unstable();
+        self.through += self.now.len() as u64;
+        self.crowded = false;
         true
     }
 
@@ -334,22 +490,82 @@ mod tests {
     /// 256 times).
     #[test]
     fn ns2_buckets_keep_their_width_late_in_a_run() {
-        let width = |t: f64| Ns2Buckets::of((t + 0.01).to_bits()) - Ns2Buckets::of(t.to_bits());
+        let width =
+            |t: f64| Ns2Buckets::of((t + 0.01).to_bits(), 0) - Ns2Buckets::of(t.to_bits(), 0);
         assert_eq!(width(1.0), 81);
         assert_eq!(width(300.0), 81);
         assert_eq!(width(100_000.0), 81);
-        assert_eq!(Ns2Buckets::of(0.0f64.to_bits()), 0);
+        assert_eq!(Ns2Buckets::of(0.0f64.to_bits(), 0), 0);
+    }
+
+    /// Dense events narrow the buckets, sparse ones widen them, and the order stays that of
+    /// one ordered set throughout.
+    #[test]
+    fn the_width_follows_the_density_and_keeps_the_order() {
+        let mut cal: Scheduler<u32> = Scheduler::default();
+        let mut reference = std::collections::BTreeSet::new();
+        let (mut seq, mut now, mut id) = (0u64, 0u64, 0u32);
+        let mut widths = vec![cal.bucket_bits()];
+        // 200 events pending 100-300 us ahead (hundreds in a 134 us bucket), then one pending
+        // 10-30 ms ahead, then 5000 pending 2.5-7.5 ms ahead (more than CROWDED in a bucket
+        // the quiet spell widened); each pop schedules the next
+        let phases = [
+            (1_000_000u64, 200u64, 20_000),
+            (10_000_000_000, 1, 2000),
+            (1_000_000, 5000, 20_000),
+        ];
+        let mut widest = 0;
+        for (phase, (spacing, pending, pops)) in phases.into_iter().enumerate() {
+            for k in 0..pending {
+                let t = now + spacing * (k % 3 + 1);
+                cal.schedule(SimTime(t), id);
+                reference.insert((t, seq, id));
+                (seq, id) = (seq + 1, id + 1);
+            }
+            for _ in 0..pops {
+                let got = cal.pop_until(SimTime::MAX).map(|(t, e)| (t.0, e));
+                let want = reference.pop_first().map(|w| (w.0, w.2));
+                assert_eq!(got, want);
+                now = got.unwrap().0;
+                let t = now + spacing * (u64::from(id) % 3 + 1) * (pending / 2).max(1);
+                cal.schedule(SimTime(t), id);
+                reference.insert((t, seq, id));
+                (seq, id) = (seq + 1, id + 1);
+                if widths.last() != Some(&cal.bucket_bits()) {
+                    widths.push(cal.bucket_bits());
+                }
+            }
+            while let Some((t, e)) = cal.pop_until(SimTime::MAX) {
+                assert_eq!(Some((t.0, e)), reference.pop_first().map(|w| (w.0, w.2)));
+                now = t.0;
+            }
+            if phase == 1 {
+                widest = cal.bucket_bits();
+            }
+        }
+        assert!(
+            widths.iter().any(|&b| b < BUCKET_BITS),
+            "narrowed: {widths:?}"
+        );
+        assert!(widest > BUCKET_BITS, "widened: {widths:?}");
+        assert!(
+            *widths.last().unwrap() < widest,
+            "narrowed again: {widths:?}"
+        );
+        assert!(reference.is_empty() && cal.is_empty());
     }
 
     proptest! {
         #[test]
-        fn same_order_as_one_ordered_set(
+        fn same_order_as_one_ordered_set_at_any_width(
             steps in proptest::collection::vec((0u64..(1 << 40), 0u8..4, 0u32..1000), 1..400),
             horizon in prop_oneof![Just(u64::MAX), 0u64..(1 << 41)],
+            bits in prop_oneof![Just(BUCKET_BITS), 8u32..40],
         ) {
             // Like a simulation: each step takes the next event due by `horizon` (if any) and
-            // schedules new ones at now + delay, from 0 to far beyond the calendar's span.
-            let mut cal: Scheduler<u32> = Scheduler::default();
+            // schedules new ones at now + delay, from 0 to far beyond the calendar's span, in
+            // a calendar of any bucket width (`same_order_as_one_ordered_set_at_any_width`)
+            let mut cal: Scheduler<u32> = Scheduler::with_bucket_bits(bits);
             let mut reference = std::collections::BTreeSet::new();
             let mut seq = 0u64;
             let mut now = 0u64;
