@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from pathlib import Path
 
 import pytest
 
@@ -115,6 +116,45 @@ def test_abm_settles_at_its_closed_form(n, alpha, buffer):
     assert abs(sw["mean_occupancy"] - alpha * buffer / (1 + alpha)) <= n
 
 
+ABM_INCAST = Path(__file__).resolve().parents[1] / "examples/datacenter/abm_unscheduled_incast.toml"
+
+
+def abm_incast(unscheduled: str, **switch) -> bufferlab.Results:
+    """examples/datacenter/abm_unscheduled_incast.toml: client <- tor <- s0..s15, 1 Gbit/s,
+    20 us links; a query of 16 x 16 KB every 20 ms (five) through a 400-packet ABM switch at
+    alpha 0.5; ns-3's TCP with a 10 ms minimum RTO, each connection tagging its first
+    ``unscheduled`` bytes ("0B": none); ``switch`` overrides the switch's fields."""
+    sc = bufferlab.load(ABM_INCAST).with_overrides(
+        {"workloads.0.tcp.unscheduled_bytes": unscheduled}
+        | {f"switches.tor.{k}": v for k, v in switch.items()}
+    )
+    return sc.run()
+
+
+def test_abm_admits_each_flows_first_bytes_with_the_unscheduled_alpha():
+    # ABM's authors' ns-3: packets a connection sends within its first RTTBytes are tagged
+    # and admitted with alphaUnsched (1024) in place of alpha. 16 answers of 16 KB arrive at
+    # once: at alpha 0.5 the port's queue may hold 0.5 / 1.5 of 400 packets (133), less than
+    # the burst, so answers lose packets and wait for timeouts; tagged whole, the burst fits
+    plain = abm_incast("0B")
+    q = port(plain, "down")
+    assert q["drops_by_reason"]["shared_threshold"] > 0 and timeouts(plain) > 0
+    assert plain.raw["fct"]["qct"]["qct_p99_s"] > 0.01  # a 10 ms minimum RTO
+
+    tagged = abm_incast("16KB")
+    q = port(tagged, "down")
+    assert q["drops"] == 0 and timeouts(tagged) == 0
+    # 256 KB at 1 Gbit/s take 2.1 ms
+    assert tagged.raw["fct"]["qct"]["qct_p99_s"] < 0.003
+
+    # only the first bytes: tagged for 8 KB the answers' tails are refused again
+    half = abm_incast("8KB")
+    assert port(half, "down")["drops_by_reason"]["shared_threshold"] > 0
+    # and a switch whose unscheduled alpha is its alpha admits as without the tag
+    same = abm_incast("16KB", abm_unscheduled_alpha=0.5)
+    assert port(same, "down")["drops"] == port(plain, "down")["drops"]
+
+
 @pytest.mark.parametrize(
     ("switch", "message"),
     [
@@ -130,6 +170,14 @@ def test_abm_settles_at_its_closed_form(n, alpha, buffer):
         (
             {"policy": "abm", "alpha": 1.0, "abm_interval": "0s"},
             "switches.sw.abm_interval: 0 updates without end",
+        ),
+        (
+            {"policy": "dynamic_threshold", "alpha": 1.0, "abm_unscheduled_alpha": 1024},
+            'switches.sw.abm_unscheduled_alpha: is read by policy = "abm" only',
+        ),
+        (
+            {"policy": "abm", "alpha": 1.0, "abm_unscheduled_alpha": -1},
+            "switches.sw.abm_unscheduled_alpha: -1 is not a positive number",
         ),
         (
             {"policy": "complete_sharing", "ecn_threshold": "0p"},

@@ -147,6 +147,30 @@ def l4s_model(workdir: Path, write: bool) -> dict[str, str]:
     }
 
 
+def abm_unscheduled(workdir: Path, write: bool) -> dict[str, str]:
+    """docs/validation.md, "ABM's unscheduled packets": examples/datacenter/
+    abm_unscheduled_incast.toml with each connection's tag and the switch's unscheduled alpha
+    varied (tests/test_switch_ecn_abm.py asserts the same runs' bounds)."""
+    import bufferlab
+
+    path = Path("examples") / "datacenter" / "abm_unscheduled_incast.toml"
+    rows = [
+        "| tagged (`tcp.unscheduled_bytes`) | `abm_unscheduled_alpha` | drops at the port "
+        "| timeouts | query completion p99 |",
+        "|---|---|---|---|---|",
+    ]
+    for tag, alpha in [("0B", 1024.0), ("8KB", 1024.0), ("16KB", 1024.0), ("16KB", 0.5)]:
+        sc = bufferlab.load(path).with_overrides(
+            {"workloads.0.tcp.unscheduled_bytes": tag, "switches.tor.abm_unscheduled_alpha": alpha}
+        )
+        r = sc.run().raw
+        port = next(q for q in r["queues"] if q["link"] == "down" and q["from"] == "tor")
+        timeouts = sum(f["tcp"]["timeouts"] for f in r["flows"])
+        qct = r["fct"]["qct"]["qct_p99_s"] * 1e3
+        rows.append(f"| {tag} | {alpha:g} | {port['drops']} | {timeouts} | {qct:.2f} ms |")
+    return {"abm-unscheduled": "\n".join(rows)}
+
+
 def _without_dates(html: str) -> str:
     """A report without its creation and writing times (the rest must match byte for byte)."""
     return re.sub(r"created [^<]*? · report written [^<]*? UTC", "", html)
@@ -157,6 +181,7 @@ GENERATORS: dict[str, tuple[Path, Callable[[Path, bool], dict[str, str]]]] = {
     "mmpp": (ROOT / "docs" / "models" / "traffic.md", mmpp_quasi_static),
     "l4s-validation": (ROOT / "docs" / "validation.md", l4s_validation),
     "l4s-model": (ROOT / "docs" / "models" / "dualpi2.md", l4s_model),
+    "abm-unscheduled": (ROOT / "docs" / "validation.md", abm_unscheduled),
 }
 
 

@@ -67,6 +67,7 @@ class ScenarioBuilder:
         ecn_threshold: str | None = None,
         abm_saturation: str | None = None,
         abm_interval: str | None = None,
+        abm_unscheduled_alpha: float | None = None,
         priorities: Sequence[Mapping[str, Any]] | None = None,
         scheduler: str | None = None,
         quantum: str | None = None,
@@ -75,7 +76,8 @@ class ScenarioBuilder:
         queues draw from one ``buffer`` ("400p", "1MB") admitted by ``policy``
         (``complete_sharing``, ``static_threshold`` with ``threshold``,
         ``dynamic_threshold`` with ``alpha``, or ``abm`` with ``alpha`` and optionally
-        ``abm_saturation`` / ``abm_interval``); ``ecn_threshold`` ("20p", "30KB") marks
+        ``abm_saturation`` / ``abm_interval`` / ``abm_unscheduled_alpha``, the alpha of
+        packets a flow with ``tcp.unscheduled_bytes`` tags); ``ecn_threshold`` ("20p", "30KB") marks
         ECN-capable arrivals CE while a queue holds that much (DCTCP's K); ``queues`` gives one
         output queue's own ``alpha`` / ``threshold`` / ``ecn_threshold`` by the name of its
         link. ``priorities`` (one mapping per priority: ``alpha``, ``threshold``,
@@ -90,6 +92,7 @@ class ScenarioBuilder:
             "ecn_threshold": ecn_threshold,
             "abm_saturation": abm_saturation,
             "abm_interval": abm_interval,
+            "abm_unscheduled_alpha": abm_unscheduled_alpha,
             "scheduler": scheduler,
             "quantum": quantum,
         }

@@ -116,6 +116,11 @@ pub struct TcpHeader {
     pub ts_echo: SimTime,
     /// Sender's timestamp (TSval).
     pub ts_val: SimTime,
+    /// Not a header field: the "unscheduled" packet tag of ABM's authors' ns-3 (`UnSchedTag`),
+    /// set by a connection on the packets it sends within its first `tcp.unscheduled_bytes`
+    /// of data, which an ABM switch admits with its own alpha (`net/shared_buffer/abm.rs`).
+    /// Kept with the header because only TCP sets it and only an ABM switch reads it.
+    pub unscheduled: bool,
 }
 
 impl TcpHeader {

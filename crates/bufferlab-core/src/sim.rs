@@ -24,6 +24,7 @@ use crate::net::ecmp::FlowKey;
 use crate::net::packet_pool::{PacketPool, PacketRef};
 use crate::net::port::{Drops, Port, PortCx, Wakeups};
 use crate::net::routing::Routes;
+use crate::net::shared_buffer::abm::UnscheduledTag;
 use crate::packet::{Packet, Protocol};
 use crate::sched::{Ns2Buckets, Packed32, Scheduler};
 use crate::units::SimTime;
@@ -158,6 +159,8 @@ pub struct Agent {
     /// The Timer event currently in the queue for it, if any: its key (`clock.rs`) and the
     /// deadline it was scheduled for.
     scheduled: Option<(u64, SimTime)>,
+    /// ABM's unscheduled tag on what it sends (`tcp.unscheduled_bytes`), if it tags.
+    unscheduled: Option<UnscheduledTag>,
 }
 
 pub struct Simulation {
@@ -271,8 +274,15 @@ impl Simulation {
             node,
             is_receiver,
             scheduled: None,
+            unscheduled: None,
         });
         id
+    }
+
+    /// Agent `a` tags the packets it sends within its first `bytes` of data as unscheduled
+    /// (`net/shared_buffer/abm.rs`).
+    pub(crate) fn tag_unscheduled(&mut self, a: AgentId, bytes: u64) {
+        self.agents[a.idx()].unscheduled = UnscheduledTag::new(bytes);
     }
 
     /// Schedules every endpoint's first deadline and the first queue sample. Called once by the builder.
@@ -537,6 +547,9 @@ impl Simulation {
         let node = agent.node;
         if !self.out_buf.is_empty() {
             let mut out = std::mem::take(&mut self.out_buf);
+            if let Some(tag) = &mut agent.unscheduled {
+                out.iter_mut().for_each(|p| tag.mark(p));
+            }
             for p in out.drain(..) {
                 self.inject::<NS2>(node, p);
             }

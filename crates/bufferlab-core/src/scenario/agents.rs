@@ -123,7 +123,15 @@ pub(super) fn build_agents(
     streams: &Streams,
 ) -> Result<(AgentId, AgentId), ScenarioError> {
     match tcp {
-        Some(p) => tcp_agents(sim, s, f, p, at, ext, streams),
+        Some(p) => {
+            let unscheduled = p.unscheduled_bytes;
+            let (snd, rcv) = tcp_agents(sim, s, f, p, at, ext, streams)?;
+            // ABM's unscheduled tag at both ends: each of the artifact's sockets counts the
+            // data it sent (a receiver none, so its ACKs are all tagged)
+            sim.tag_unscheduled(snd, unscheduled);
+            sim.tag_unscheduled(rcv, unscheduled);
+            Ok((snd, rcv))
+        }
         None => Ok(udp_agents(sim, f, at, streams)),
     }
 }

@@ -69,7 +69,12 @@ impl<'a> Switches<'a> {
                     None if bytes => abm::DEFAULT_SATURATION_BYTES,
                     None => abm::DEFAULT_SATURATION_PACKETS,
                 };
-                pool = pool.with_abm(sat, cfg.abm_interval.unwrap_or(abm::DEFAULT_INTERVAL));
+                pool = pool.with_abm(
+                    sat,
+                    cfg.abm_interval.unwrap_or(abm::DEFAULT_INTERVAL),
+                    cfg.abm_unscheduled_alpha
+                        .unwrap_or(abm::DEFAULT_UNSCHEDULED_ALPHA),
+                );
             }
             if let Some(dt) = s.monitor.queue_interval.filter(|&dt| dt > SimTime::ZERO) {
                 pool.sample_every(dt);
@@ -186,6 +191,7 @@ fn check_policy(path: &str, cfg: &SwitchConfig, links: &[&str]) -> Result<(), Sc
         for (given, field) in [
             (cfg.abm_saturation.is_some(), "abm_saturation"),
             (cfg.abm_interval.is_some(), "abm_interval"),
+            (cfg.abm_unscheduled_alpha.is_some(), "abm_unscheduled_alpha"),
         ] {
             if given {
                 return Err(ScenarioError::field(

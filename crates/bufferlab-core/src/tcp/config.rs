@@ -307,6 +307,13 @@ pub struct TcpOptions {
     /// Linux `tcp_pacing_ca_ratio` 120).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing_ca_ratio: Option<f64>,
+    /// ABM's unscheduled packets (`net/shared_buffer/abm.rs`): the connection tags each packet
+    /// it sends while it has sent fewer data bytes than this (retransmissions counted; its
+    /// receiver, sending none, tags every ACK), as the TCP of ABM's authors' ns-3 does with its
+    /// `RTTBytes` (one BDP in their scripts); an ABM switch admits tagged packets with its
+    /// `abm_unscheduled_alpha`. Default 0: nothing tagged (mainline stacks tag nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unscheduled_bytes: Option<Bytes>,
     /// ns-2.35 agent variables (`delay_growth`, `bugfix_ss`, `precision_reduce`, `maxburst`,
     /// `rfc2988`, the sink's `syn_immediate_ack`; `tcp/ns2_agent.rs`), with ns-2's rules only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -397,6 +404,8 @@ pub struct TcpParams {
     pub pacing: bool,
     pub pacing_ss_ratio: f64,
     pub pacing_ca_ratio: f64,
+    /// ABM's unscheduled tagging: the first this many data bytes (0: none).
+    pub unscheduled_bytes: u64,
     /// ns-2.35 agent variables (`tcp/ns2_agent.rs`; ns-default.tcl's values in every preset).
     pub ns2: Ns2Agent,
     /// ns-2's FullTcp agents at both ends (`tcp/full/`), if the flow is one.
@@ -508,6 +517,9 @@ impl TcpParams {
         set!(pacing);
         set!(pacing_ss_ratio);
         set!(pacing_ca_ratio);
+        if let Some(v) = o.unscheduled_bytes {
+            p.unscheduled_bytes = v.0;
+        }
         p.ns2 = Ns2Agent::resolve(o.ns2_agent.as_ref());
         p.full = o.full_tcp.as_ref().map(FullTcp::resolve);
         // ns-2 tcp.cc timeout(): a lost opening packet makes wnd_init_ 1 only with bugfix_ss_
@@ -635,6 +647,9 @@ impl TcpParams {
         }
         if self.accecn() {
             j["ecn_feedback"] = serde_json::json!(self.ecn_feedback);
+        }
+        if self.unscheduled_bytes > 0 {
+            j["unscheduled_bytes"] = serde_json::json!(self.unscheduled_bytes);
         }
         // only where pacing applies, so that the settings of unpaced flows read as before
         if self.paced() {

@@ -79,6 +79,7 @@ fn ns2() -> TcpParams {
         pacing: false,         // ns-2.35's agents do not pace
         pacing_ss_ratio: 200.0,
         pacing_ca_ratio: 120.0,
+        unscheduled_bytes: 0, // mainline stacks tag no packet unscheduled (ABM, abm.rs)
         ns2: Ns2Agent::default(),
         full: None,
     }
@@ -144,6 +145,7 @@ fn ns3() -> TcpParams {
         pacing: false,                               // TcpSocketState EnablePacing false
         pacing_ss_ratio: 200.0,                      // TcpSocketState PacingSsRatio 200
         pacing_ca_ratio: 120.0,                      // TcpSocketState PacingCaRatio 120
+        unscheduled_bytes: 0, // mainline stacks tag no packet unscheduled (ABM, abm.rs)
         ns2: Ns2Agent::default(),
         full: None,
     }
@@ -212,6 +214,7 @@ fn linux() -> TcpParams {
         pacing: false,
         pacing_ss_ratio: 200.0, // sysctl tcp_pacing_ss_ratio 200
         pacing_ca_ratio: 120.0, // sysctl tcp_pacing_ca_ratio 120
+        unscheduled_bytes: 0,   // mainline stacks tag no packet unscheduled (ABM, abm.rs)
         ns2: Ns2Agent::default(),
         full: None,
     }

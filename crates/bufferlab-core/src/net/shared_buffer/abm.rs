@@ -37,10 +37,48 @@
 //!   unused buffer holds it (ns-3's comparison; the project's Dynamic Threshold, after
 //!   Choudhury and Hahne, blocks a queue at or above its threshold instead).
 //!
-//! Not modelled: ns-3's `alphaUnsched` for packets of a flow's first RTT (tagged by the
-//! sender) and its `staticBuffer` reserved space.
+//! Unscheduled packets (the same implementation; the paper's section 3 gives ABM's first RTT a
+//! threshold of its own): a packet tagged "unscheduled" is admitted with `alphaUnsched`
+//! (`GenQueueDisc`'s attribute, default 1024) in place of its priority's alpha, everything else
+//! as above. The artifact's TCP (`tcp-socket-base.cc`, `AddSocketTags` and `SendDataPacket`)
+//! tags each packet it sends while the data bytes it has sent so far, retransmissions counted,
+//! are below its `RTTBytes` attribute (one BDP in the study scripts): SYNs, the first RTT's
+//! segments and, as a receiver sends no data, every pure ACK. [`UnscheduledTag`] is that
+//! rule at a bufferlab endpoint (`tcp.unscheduled_bytes`); a switch's `abm_unscheduled_alpha`
+//! is `alphaUnsched`. Dynamic Threshold reads no tag (as in the artifact).
+//!
+//! Not modelled: ns-3's `staticBuffer` reserved space.
 
+use crate::packet::{Packet, PacketKind};
 use crate::units::SimTime;
+
+/// ns-3 GenQueueDisc's `alphaUnsched` default (ABM's authors' ns-3): the alpha of packets
+/// tagged unscheduled.
+pub const DEFAULT_UNSCHEDULED_ALPHA: f64 = 1024.0;
+
+/// An endpoint's unscheduled tagging (the artifact's `TcpSocketBase::RTTBytes` rule): each
+/// packet it sends is tagged while the data bytes sent before it are below `limit`.
+#[derive(Debug, Clone, Copy)]
+pub struct UnscheduledTag {
+    limit: u64,
+    sent: u64,
+}
+
+impl UnscheduledTag {
+    /// Tags the packets sent within the first `limit` bytes of data (None for 0: no tag).
+    pub fn new(limit: u64) -> Option<Self> {
+        (limit > 0).then_some(Self { limit, sent: 0 })
+    }
+
+    /// Sets `pkt`'s tag, then counts its data (retransmissions too, as `SendDataPacket` does).
+    #[inline]
+    pub fn mark(&mut self, pkt: &mut Packet) {
+        pkt.tcp.unscheduled = self.sent < self.limit;
+        if pkt.kind == PacketKind::TcpData {
+            self.sent += u64::from(pkt.payload);
+        }
+    }
+}
 
 /// ns-3 GenQueueDisc's `sat` default: 20 packets of 1400 bytes.
 pub const DEFAULT_SATURATION_BYTES: u64 = 20 * 1400;

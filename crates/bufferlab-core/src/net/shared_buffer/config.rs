@@ -97,6 +97,11 @@ pub struct SwitchConfig {
     /// ABM's `updateInterval`, 30 us.
     #[serde(default)]
     pub abm_interval: Option<SimTime>,
+    /// ABM: the alpha of packets tagged unscheduled, those a connection sends within its
+    /// first `tcp.unscheduled_bytes` (`abm.rs`). Default 1024, the `alphaUnsched` of ABM's
+    /// authors' ns-3 (`GenQueueDisc`). Without senders that tag, it changes nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abm_unscheduled_alpha: Option<f64>,
     /// Priority classes: each output port keeps one queue per entry, all drawing from the
     /// buffer, and a packet joins the queue of its flow's `class` (min(class, P - 1), as the
     /// `prio` discipline bands). Entry 0 is the highest priority under strict priority. At
@@ -156,6 +161,14 @@ impl SwitchConfig {
                     "abm_saturation".into(),
                     "0 would count every queue as congested; give e.g. \"28000B\" (ns-3 ABM's sat)"
                         .into(),
+                ));
+            }
+        }
+        if let Some(a) = self.abm_unscheduled_alpha {
+            if !alpha_ok(a) {
+                return Err((
+                    "abm_unscheduled_alpha".into(),
+                    format!("{a} is not a positive number; give e.g. 1024 (ABM's alphaUnsched)"),
                 ));
             }
         }

@@ -80,6 +80,8 @@ pub struct SharedPool {
     series: Option<PoolSeries>,
     /// ABM's congestion levels and drain rates (`abm.rs`), under that policy.
     abm: Option<Abm>,
+    /// ABM's alpha for packets tagged unscheduled (`abm.rs`, the artifact's `alphaUnsched`).
+    unscheduled_alpha: f64,
 }
 
 impl SharedPool {
@@ -103,12 +105,15 @@ impl SharedPool {
             last_change: warmup,
             series: None,
             abm: None,
+            unscheduled_alpha: super::abm::DEFAULT_UNSCHEDULED_ALPHA,
         }
     }
 
-    /// Under ABM: its saturation length (in the pool's unit) and update interval.
-    pub fn with_abm(mut self, saturation: u64, interval: SimTime) -> Self {
+    /// Under ABM: its saturation length (in the pool's unit), update interval, and the alpha
+    /// of packets tagged unscheduled.
+    pub fn with_abm(mut self, saturation: u64, interval: SimTime, unscheduled_alpha: f64) -> Self {
         self.abm = Some(Abm::new(saturation, interval));
+        self.unscheduled_alpha = unscheduled_alpha;
         self
     }
 
@@ -178,6 +183,11 @@ impl SharedPool {
         self.occupancy
     }
 
+    /// The unused buffer, B - Q(t).
+    fn free(&self) -> u64 {
+        self.buffer - self.occupancy
+    }
+
     pub fn queue_len(&self, i: usize) -> u64 {
         self.queues[i].len
     }
@@ -186,7 +196,7 @@ impl SharedPool {
     /// its own; Dynamic Threshold, `alpha * (B - Q(t))` (Choudhury and Hahne, section III).
     pub fn threshold(&self, i: usize) -> f64 {
         let q = &self.queues[i];
-        let free = self.buffer - self.occupancy;
+        let free = self.free();
         match self.policy {
             SharedPolicy::CompleteSharing => (q.len + free) as f64,
             // the builder gives every queue of such a switch its threshold or alpha
@@ -207,8 +217,9 @@ impl SharedPool {
     /// Offers `units` to queue `i` at `now`: the policy's threshold first (a queue at or above
     /// it is blocked, as the paper's cell is), then the unused buffer; admitted, they count.
     /// Under ABM the arrival first sets the queue's congestion level, and the queue is
-    /// refused when its length plus the packet would pass the threshold (`abm.rs`).
-    pub fn admit(&mut self, i: usize, units: u64, now: SimTime) -> Admission {
+    /// refused when its length plus the packet would pass the threshold (`abm.rs`), whose
+    /// alpha is the unscheduled one for a packet so tagged (`unscheduled`).
+    pub fn admit(&mut self, i: usize, units: u64, unscheduled: bool, now: SimTime) -> Admission {
         self.catch_up(now);
         if let Some(abm) = &mut self.abm {
             abm.on_arrival(i, self.queues[i].len, now);
@@ -216,6 +227,12 @@ impl SharedPool {
         let len = self.queues[i].len as f64;
         let over = match self.policy {
             SharedPolicy::CompleteSharing => false,
+            SharedPolicy::Abm if unscheduled => match &self.abm {
+                Some(abm) => {
+                    len + units as f64 > abm.threshold(i, self.unscheduled_alpha, self.free())
+                }
+                None => false,
+            },
             SharedPolicy::Abm => len + units as f64 > self.threshold(i),
             _ => len >= self.threshold(i),
         };

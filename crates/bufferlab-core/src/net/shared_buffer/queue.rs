@@ -62,7 +62,7 @@ impl QueueDisc for SharedQueue {
         let mark = self.above_k();
         let mut pool = self.pool.borrow_mut();
         let units = pool.units(pkt.size);
-        match pool.admit(self.index, units, cx.now) {
+        match pool.admit(self.index, units, pkt.tcp.unscheduled, cx.now) {
             Admission::Admit => {
                 let before = cx.marks();
                 if mark && cx.mark(&mut pkt) && cx.marks() > before {

@@ -19,8 +19,8 @@ fn saturate(p: &mut SharedPool, rounds: u64) {
     for r in 0..rounds {
         let now = SimTime::from_micros(r);
         for i in 0..n {
-            p.admit(i, 1, now);
-            p.admit(i, 1, now);
+            p.admit(i, 1, false, now);
+            p.admit(i, 1, false, now);
             if p.queue_len(i) > 0 {
                 p.release(i, 1, 1000, now);
             }
@@ -82,7 +82,7 @@ fn per_queue_alpha_divides_the_buffer_in_proportion() {
 fn static_threshold_caps_each_queue_and_counts_threshold_drops() {
     let mut p = pool(100, SharedPolicy::StaticThreshold, &[1.0, 1.0]);
     for _ in 0..40 {
-        p.admit(0, 1, SimTime::ZERO);
+        p.admit(0, 1, false, SimTime::ZERO);
     }
     assert_eq!(p.queue_len(0), 25, "threshold = buffer / 4");
     assert_eq!(p.queues[0].drops_threshold, 15);
@@ -93,11 +93,11 @@ fn static_threshold_caps_each_queue_and_counts_threshold_drops() {
 fn complete_sharing_fills_the_pool_then_drops_as_pool_full() {
     let mut p = pool(10, SharedPolicy::CompleteSharing, &[1.0, 1.0]);
     for _ in 0..8 {
-        assert_eq!(p.admit(0, 1, SimTime::ZERO), Admission::Admit);
+        assert_eq!(p.admit(0, 1, false, SimTime::ZERO), Admission::Admit);
     }
-    assert_eq!(p.admit(1, 1, SimTime::ZERO), Admission::Admit);
-    assert_eq!(p.admit(1, 1, SimTime::ZERO), Admission::Admit);
-    assert_eq!(p.admit(1, 1, SimTime::ZERO), Admission::PoolFull);
+    assert_eq!(p.admit(1, 1, false, SimTime::ZERO), Admission::Admit);
+    assert_eq!(p.admit(1, 1, false, SimTime::ZERO), Admission::Admit);
+    assert_eq!(p.admit(1, 1, false, SimTime::ZERO), Admission::PoolFull);
     assert_eq!(p.queues[1].drops_pool_full, 1);
     assert_eq!(p.threshold(0), 8.0, "its length plus the unused buffer");
 }
@@ -114,9 +114,9 @@ fn dynamic_threshold_drops_a_packet_larger_than_the_unused_buffer_as_pool_full()
     );
     p.add_queue("a".into(), "x".into(), Some(8.0), None);
     p.add_queue("b".into(), "y".into(), Some(8.0), None);
-    assert_eq!(p.admit(0, 1500, SimTime::ZERO), Admission::Admit);
-    assert_eq!(p.admit(0, 1500, SimTime::ZERO), Admission::Admit);
-    assert_eq!(p.admit(1, 1500, SimTime::ZERO), Admission::PoolFull);
+    assert_eq!(p.admit(0, 1500, false, SimTime::ZERO), Admission::Admit);
+    assert_eq!(p.admit(0, 1500, false, SimTime::ZERO), Admission::Admit);
+    assert_eq!(p.admit(1, 1500, false, SimTime::ZERO), Admission::PoolFull);
     assert_eq!(p.queues[1].drops_pool_full, 1);
 }
 
@@ -124,8 +124,8 @@ fn dynamic_threshold_drops_a_packet_larger_than_the_unused_buffer_as_pool_full()
 fn series_sample_the_state_left_before_each_grid_point() {
     let mut p = pool(100, SharedPolicy::DynamicThreshold, &[1.0]);
     p.sample_every(SimTime::from_millis(10));
-    p.admit(0, 1, SimTime::from_millis(5));
-    p.admit(0, 1, SimTime::from_millis(25));
+    p.admit(0, 1, false, SimTime::from_millis(5));
+    p.admit(0, 1, false, SimTime::from_millis(25));
     let r = p.report(SimTime::from_millis(40));
     let s = r.series.expect("sampled");
     assert_eq!(s.t_s, vec![0.0, 0.01, 0.02, 0.03, 0.04]);
@@ -198,7 +198,7 @@ fn ecn_marks_ect_arrivals_at_or_above_k_and_leaves_the_rest() {
 /// a queue congested from `sat` packets, updated every 30 us.
 fn abm_pool(buffer: u64, alpha: f64, n: usize, sat: u64) -> SharedPool {
     let mut p = SharedPool::new("sw".into(), buffer, false, SharedPolicy::Abm, SimTime::ZERO)
-        .with_abm(sat, super::abm::DEFAULT_INTERVAL);
+        .with_abm(sat, super::abm::DEFAULT_INTERVAL, 1024.0);
     for i in 0..n {
         let q = p.add_queue(format!("l{i}"), format!("h{i}"), Some(alpha), None);
         p.set_port(q, 0, 1e9, 1);
@@ -248,21 +248,21 @@ fn abm_counts_congestion_as_a_level_of_the_saturation_length() {
     let mut p = abm_pool(1000, 1.0, 3, 10);
     let t0 = SimTime::ZERO;
     for _ in 0..6 {
-        p.admit(0, 1, t0); // arrivals at lengths 0..5: level 5 / 10 at the last
+        p.admit(0, 1, false, t0); // arrivals at lengths 0..5: level 5 / 10 at the last
     }
     for _ in 0..11 {
-        p.admit(1, 1, t0); // level 1 (10 / 10) at the last
+        p.admit(1, 1, false, t0); // level 1 (10 / 10) at the last
     }
     // queue 2's first arrival reads n_p = 0.5 + 1 + 0 (its own length 0 counts 0)
-    p.admit(2, 1, t0);
+    p.admit(2, 1, false, t0);
     assert_eq!(p.abm_snapshot(2), Some((1.5, 1.0)));
     // queue 0 read n_p = max(1, 0) at its first arrival, and keeps it until 30 us
     assert_eq!(p.abm_snapshot(0), Some((1.0, 1.0)));
-    p.admit(0, 1, SimTime::from_micros(29));
+    p.admit(0, 1, false, SimTime::from_micros(29));
     assert_eq!(p.abm_snapshot(0).unwrap().0, 1.0);
     // at 30 us, before queue 1's arrival: levels 0.6 (queue 0 held 6 at its arrival at
     // 29 us), 1 and 0 (queue 2 held nothing at its one arrival)
-    p.admit(1, 1, SimTime::from_micros(30));
+    p.admit(1, 1, false, SimTime::from_micros(30));
     let (n, _) = p.abm_snapshot(0).unwrap();
     assert!((n - 1.6).abs() < 1e-12, "{n}");
     // the threshold: alpha / n_p (B - Q) x drain; B - Q = 1000 - (7 + 12 + 1)
@@ -281,29 +281,114 @@ fn abm_drain_rate_is_the_share_of_the_port_clamped_as_ns3_does() {
         SharedPolicy::Abm,
         SimTime::ZERO,
     )
-    .with_abm(28_000, super::abm::DEFAULT_INTERVAL);
+    .with_abm(28_000, super::abm::DEFAULT_INTERVAL, 1024.0);
     for i in 0..2 {
         let q = p.add_queue(format!("l{i}"), "h".into(), Some(1.0), None);
         p.set_port(q, 0, 1e9, 4);
     }
-    p.admit(0, 1875, SimTime::ZERO);
-    p.admit(1, 500, SimTime::ZERO);
+    p.admit(0, 1875, false, SimTime::ZERO);
+    p.admit(1, 500, false, SimTime::ZERO);
     p.release(0, 1875, 1875, SimTime::from_micros(10));
     p.release(1, 500, 500, SimTime::from_micros(10));
-    p.admit(0, 1000, SimTime::from_micros(30));
+    p.admit(0, 1000, false, SimTime::from_micros(30));
     assert_eq!(p.abm_snapshot(0), Some((1.0, 0.5)));
     assert_eq!(p.abm_snapshot(1), Some((1.0, 1.0)));
     // an interval with nothing sent: below 1/4, so 1 again
-    p.admit(0, 1000, SimTime::from_micros(60));
+    p.admit(0, 1000, false, SimTime::from_micros(60));
     assert_eq!(p.abm_snapshot(0), Some((1.0, 1.0)));
     // ABM refuses a packet that would take the queue past its threshold
     let t = p.threshold(0);
     assert!(t > 2000.0);
     let mut q = SharedPool::new("sw".into(), 3000, true, SharedPolicy::Abm, SimTime::ZERO)
-        .with_abm(28_000, super::abm::DEFAULT_INTERVAL);
+        .with_abm(28_000, super::abm::DEFAULT_INTERVAL, 1024.0);
     q.add_queue("a".into(), "x".into(), Some(1.0), None);
     // T = 1 x 3000 at the first arrival: 1500 fits (1500 <= 3000), then T = 1500 and the
     // second 1500 B packet makes 3000 > 1500
-    assert_eq!(q.admit(0, 1500, SimTime::ZERO), Admission::Admit);
-    assert_eq!(q.admit(0, 1500, SimTime::ZERO), Admission::Threshold);
+    assert_eq!(q.admit(0, 1500, false, SimTime::ZERO), Admission::Admit);
+    assert_eq!(q.admit(0, 1500, false, SimTime::ZERO), Admission::Threshold);
+}
+
+#[test]
+fn abm_admits_unscheduled_packets_with_their_own_alpha() {
+    // the artifact's GenQueueDisc: a tagged packet's threshold is alphaUnsched / n_p (B - Q)
+    // x drain; one queue of alpha 0.5 on a 300-packet buffer admits untagged packets while
+    // q + 1 <= 0.5 (300 - q), that is at q = 0..99 (100 packets), and tagged ones (alpha
+    // 1024) then fill the buffer, until the pool has no room
+    let mut p = abm_pool(300, 0.5, 1, 20);
+    let t = SimTime::ZERO;
+    let mut admitted = 0;
+    while p.admit(0, 1, false, t) == Admission::Admit {
+        admitted += 1;
+    }
+    assert_eq!(admitted, 100);
+    assert_eq!(p.admit(0, 1, false, t), Admission::Threshold);
+    while p.admit(0, 1, true, t) == Admission::Admit {
+        admitted += 1;
+    }
+    assert_eq!(admitted, 300);
+    assert_eq!(p.occupancy(), 300);
+    // at a full pool the tagged packet's threshold is 0 too
+    assert_eq!(p.admit(0, 1, true, t), Admission::Threshold);
+    // the series' threshold stays the queue's own alpha's
+    assert_eq!(p.threshold(0), 0.0);
+    // a smaller unscheduled alpha admits less: q + 1 <= 2 (300 - q) at q = 0..199
+    let mut p = SharedPool::new("sw".into(), 300, false, SharedPolicy::Abm, SimTime::ZERO)
+        .with_abm(20, super::abm::DEFAULT_INTERVAL, 2.0);
+    let q = p.add_queue("l".into(), "h".into(), Some(0.5), None);
+    p.set_port(q, 0, 1e9, 1);
+    let mut n = 0;
+    while p.admit(0, 1, true, t) == Admission::Admit {
+        n += 1;
+    }
+    assert_eq!(n, 200);
+}
+
+#[test]
+fn dynamic_threshold_reads_no_unscheduled_tag() {
+    // the artifact's DT (GenQueueDisc::DynamicThresholds) takes no tag: the same packets,
+    // tagged or not, stop at alpha (B - Q)
+    for tagged in [false, true] {
+        let mut p = pool(200, SharedPolicy::DynamicThreshold, &[1.0]);
+        let mut n = 0;
+        while p.admit(0, 1, tagged, SimTime::ZERO) == Admission::Admit {
+            n += 1;
+        }
+        assert_eq!(n, 100);
+    }
+}
+
+#[test]
+fn unscheduled_tag_covers_the_first_bytes_of_data_retransmissions_counted() {
+    use super::abm::UnscheduledTag;
+    use crate::packet::{Packet, PacketKind};
+    assert!(UnscheduledTag::new(0).is_none());
+    let mut tag = UnscheduledTag::new(3000).unwrap();
+    let seg = |kind, payload| Packet {
+        kind,
+        payload,
+        ..Packet::default()
+    };
+    // SYN (no data), three 1448-byte segments (0, 1448 and 2896 sent before each: tagged),
+    // a fourth and a retransmission (4344 and 5792 before: not)
+    let mut tags = Vec::new();
+    for (kind, payload) in [
+        (PacketKind::TcpData, 0),
+        (PacketKind::TcpData, 1448),
+        (PacketKind::TcpData, 1448),
+        (PacketKind::TcpData, 1448),
+        (PacketKind::TcpData, 1448),
+        (PacketKind::TcpData, 1448),
+    ] {
+        let mut p = seg(kind, payload);
+        tag.mark(&mut p);
+        tags.push(p.tcp.unscheduled);
+    }
+    assert_eq!(tags, [true, true, true, true, false, false]);
+    // a receiver sends no data: every ACK is tagged
+    let mut rcv = UnscheduledTag::new(1).unwrap();
+    for _ in 0..5 {
+        let mut a = seg(PacketKind::TcpAck, 0);
+        rcv.mark(&mut a);
+        assert!(a.tcp.unscheduled);
+    }
 }

@@ -194,7 +194,11 @@ fn abm_counts_n_p_per_priority() {
     // two ports of two priorities; priority 1 congested on both ports, priority 0 on one:
     // n_0 = 1, n_1 = 2 (Addanki et al. section 3: n_p counts the congested queues of p)
     let mut p = SharedPool::new("sw".into(), 1000, false, SharedPolicy::Abm, SimTime::ZERO)
-        .with_abm(5, super::abm::DEFAULT_INTERVAL);
+        .with_abm(
+            5,
+            super::abm::DEFAULT_INTERVAL,
+            super::abm::DEFAULT_UNSCHEDULED_ALPHA,
+        );
     for port in 0..2 {
         for prio in 0..2 {
             let i = p.add_queue(format!("l{port}"), "h".into(), Some(1.0), None);
@@ -204,12 +208,12 @@ fn abm_counts_n_p_per_priority() {
     // queues: 0 = (port 0, p0), 1 = (port 0, p1), 2 = (port 1, p0), 3 = (port 1, p1)
     for i in [0, 1, 3] {
         for _ in 0..6 {
-            p.admit(i, 1, SimTime::ZERO);
+            p.admit(i, 1, false, SimTime::ZERO);
         }
     }
     let t = SimTime::from_micros(30);
     for i in 0..4 {
-        p.admit(i, 1, t);
+        p.admit(i, 1, false, t);
     }
     // (the levels are summed incrementally, so within rounding)
     for (i, want) in [(0, 1.0), (2, 1.0), (1, 2.0), (3, 2.0)] {
