@@ -35,6 +35,8 @@ use crate::units::SimTime;
 
 mod accecn;
 mod ack;
+mod ack_dup;
+mod ack_new;
 mod application;
 mod construction;
 mod ecn;

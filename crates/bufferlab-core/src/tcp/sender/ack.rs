@@ -1,10 +1,9 @@
 //! TODO
 
-use super::{ns2_packet0_end, State, TcpSender, F};
+use super::{State, TcpSender, F};
 use crate::endpoint::EndpointCtx;
 use crate::packet::{Packet, TcpHeader};
-use crate::tcp::cc::{Ack, Recovery};
-use crate::tcp::config::{CcKind, UNLIMITED};
+use crate::tcp::config::UNLIMITED;
 use crate::units::SimTime;
 
 impl TcpSender {
@@ -45,6 +44,11 @@ impl TcpSender {
         }
     }
 
+    /// One ACK after the rate-estimation records (`on_ack`): the SYN-ACK in SYN-SENT
+    /// (`on_syn_ack`), a repeated SYN-ACK, the flavours' own receive paths (ns-2's
+    /// Agent/TCP/Linux and Sack1, ns-3's SACK sender), the SACK blocks, then a new cumulative
+    /// ACK (`sender/ack_new.rs`) or a duplicate (`sender/ack_dup.rs`), then what every ACK
+    /// does after them: RACK's recovery, Linux PRR's reduction, the ECN echo, the sending.
     pub(super) fn on_ack_inner(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
         let h = &pkt.tcp;
         let now = cx.now;
@@ -52,52 +56,7 @@ impl TcpSender {
         self.stats.acks_received += 1;
         if self.state == State::SynSent {
             if h.flags & F::SYN != 0 && h.flags & F::ACK != 0 {
-                self.rwnd = h.window as u64;
-                if self.syn_retx && self.ns2_aimd() {
-                    // tcp.cc recv -> ecn(0): after the opening packet's timeout
-                    // (last_cwnd_action_ == CWND_ACTION_TIMEOUT) its ACK's ECN-echo (the
-                    // ECN negotiation) halves the window too: cong_action_ on the next packet
-                    self.ns2_ecn(pkt);
-                }
-                if self.syn_retx {
-                    // RFC 5681 section 3.1 / RFC 6298 section 5.7: after a lost SYN or SYN-ACK
-                    // the initial window is one segment and the RTO restarts from its initial value.
-                    // (ns-2 without delay_growth_: cwnd_ stays where the timeout put it.)
-                    if !self.opening_with_data() {
-                        self.w.cwnd = self.p.iw_after_syn_loss as f64 * self.w.mss;
-                    }
-                    if let Some(s) = self.p.ssthresh_after_syn_loss {
-                        self.w.ssthresh = s as f64;
-                    } else if self.rules.ssthresh_two_segments_after_syn_loss {
-                        // ns-2 tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF): half of
-                        // min(cwnd_ 1, window_), at least 2 packets.
-                        self.w.ssthresh = 2.0 * self.w.mss;
-                    }
-                    // ns-2 keeps t_backoff_ until a timed segment is acknowledged (newack).
-                    if !self.rules.backoff_kept_after_syn_loss {
-                        self.rtt.reset_backoff();
-                    }
-                    if self.ns2_timestamps() {
-                        // newack with ts_option_: a sample from the echo all the same
-                        self.ns2_ts_new_ack(h, now, false);
-                    }
-                } else if self.ns2_timestamps() {
-                    self.note_newack_rto();
-                    self.ns2_ts_new_ack(h, now, true);
-                } else {
-                    self.note_newack_rto();
-                    // a measurement left running by a reset (reset.rs) times from its send
-                    let t0 = self.timed.take().map_or(self.syn_sent_at, |(_, t)| t);
-                    self.rtt.sample_at(t0, now);
-                }
-                if self.opening_with_data() {
-                    // ns-2 recv -> recv_newack_helper -> opencwnd() for packet 0's ACK, with no
-                    // `cwnd_ = initial_window()` after it (delay_growth_ false)
-                    let mss = self.mss();
-                    crate::tcp::cc::reno::aimd_increase(&mut self.w, mss);
-                }
-                self.ns2_qoption_after_ack(h.ack);
-                self.establish(cx);
+                self.on_syn_ack(pkt, cx);
             }
             return;
         }
@@ -155,254 +114,14 @@ impl TcpSender {
         let ece = self.ack_ece(pkt);
         let extent = self.ecn_extent();
         if ack > self.snd_una && ack <= self.snd_max {
-            let acked = ack - self.snd_una;
-            let flight_before = self.flight();
-            let fine_rtt = now.saturating_sub(h.ts_echo);
-            self.take_rtt_sample(h, ack, now);
-            self.snd_una = ack;
-            self.snd_nxt = self.snd_nxt.max(ack);
-            self.sb.advance(ack);
-            let dupacks_before = self.dupacks;
-            self.dupacks = 0;
-            // ns-2 exitFastRetrans_ false: dupwnd_ = 0 outside fast recovery too.
-            self.ns2_end_dupwnd(Some(ack));
-            // ns-2 tcp-vegas.cc recv: the inflated window falls before the new-ACK rules.
-            self.vegas_deflate(dupacks_before);
-            // ns-2 NewReno with newreno_changes1_: a partial ACK after the first leaves the
-            // retransmission timer running.
-            let mut keep_timer = false;
-            // ns-2's Vegas averages the RTT of each round from its own send-time table
-            // (tcp-vegas.cc recv: v_sendtime_[seqno], if sent once), not from the echo
-            let vegas_sample = (self.ns2_vegas() && self.vegas_loss.is_some())
-                .then(|| self.vegas_rtt_sample(cx.now_s));
-            let info = Ack {
-                now,
-                acked,
-                flight_before,
-                snd_una: ack,
-                snd_nxt: self.snd_nxt.max(self.snd_max),
-                next_to_send: self.snd_nxt,
-                clock_s: match &self.vegas_loss {
-                    Some(v) if self.ns2_vegas() => v.clock(cx.now_s),
-                    _ => cx.now_s,
-                },
-                rtt: Some(fine_rtt),
-                ack_rtt: self.rack.as_ref().and_then(|r| r.rack.ack_rtt()),
-            };
-            if extent {
-                let marked = self.marked_bytes(acked, ece);
-                self.ecn_marked_bytes += marked;
-                self.cc.on_ecn_ack(&self.w, acked, marked, &info);
-            }
-            // ns-2 recv_newack_helper (not NewReno's partial ACKs): old_ecn_, ecn_burst_
-            let newreno_partial = self.in_recovery
-                && !self.p.sack
-                && self.cc.recovery() == Recovery::NewReno
-                && !self.ns2_newreno_full_ack(ack);
-            let ecn_opens = newreno_partial || self.ns2_ecn_opens(ece);
-            if self.in_recovery {
-                let ns2_exit = !self.p.sack
-                    && ((self.ns2_aimd() && self.cc.recovery() == Recovery::Reno)
-                        || self.ns2_vegas());
-                if ns2_exit {
-                    // ns-2 tcp-reno.cc recv: any new ACK, partial or full, ends recovery;
-                    // dupwnd_ = 0 leaves cwnd_ at the halved window, then recv_newack_helper
-                    // opens it (opencwnd). tcp-vegas.cc recv: the window falls to v_newcwnd_
-                    // only if it was inflated past the third duplicate, then the per-ACK
-                    // Vegas rules run.
-                    self.in_recovery = false;
-                    if self.p.cc == CcKind::Vegas {
-                        if dupacks_before > self.p.dupack_threshold {
-                            self.cc.on_recovery_exit(&mut self.w, now);
-                        }
-                    } else {
-                        self.w.cwnd = self.ns2_base;
-                    }
-                    // recv_newack_helper: no opencwnd() on an ECN echo (ns2_ecn_recovery.rs)
-                    if ecn_opens || self.p.cc == CcKind::Vegas {
-                        self.grow(&info);
-                    }
-                } else if self.ns2_newreno_full_ack(ack) {
-                    // Full ACK: RFC 5681 section 3.2 step 6, RFC 6582 section 3.2 step 3,
-                    // RFC 6675 section 5 (leave when RecoveryPoint is acknowledged).
-                    self.in_recovery = false;
-                    if self.rules.recovery_exit_keeps_reduced_window
-                        && self.ns2_aimd()
-                        && !self.p.sack
-                        && self.cc.recovery() == Recovery::NewReno
-                    {
-                        // ns-2 tcp-newreno.cc recv (exit_recovery_fix_ 0): dupwnd_ = 0 leaves
-                        // cwnd_, then recv_newack_helper opens it (opencwnd) unless the ACK
-                        // echoes ECN (ns2_ecn_recovery.rs).
-                        self.ns2_newreno_exit(ack);
-                        if ecn_opens {
-                            self.grow(&info);
-                        }
-                    } else {
-                        self.cc.on_recovery_exit(&mut self.w, now);
-                    }
-                } else if self.p.sack {
-                    // RFC 6675: partial ACKs keep recovery going; the pipe decides.
-                } else if self.cc.recovery() == Recovery::NewReno {
-                    // RFC 6582 section 3.2 step 4: retransmit the next hole, deflate by the
-                    // amount acknowledged, add back one SMSS if at least one was acknowledged.
-                    let first = !std::mem::replace(&mut self.partial_seen, true);
-                    if self.rules.partial_ack_restarts_timer_once {
-                        // ns-2 partialnewack_helper: newtimer() for the first partial ACK only;
-                        // output() of the hole leaves a pending timer alone.
-                        self.resend_head(cx);
-                        keep_timer = !first && self.p.ns2.newreno_changes1;
-                    } else {
-                        self.retransmit_head(cx);
-                    }
-                    if self.ns2_aimd() && !self.p.ns2.partial_window_deflation {
-                        // ns-2 tcp-newreno.cc recv with partial_window_deflation_ 0:
-                        // dupwnd_ = 0, cwnd_ kept.
-                        self.w.cwnd = self.ns2_base;
-                    } else if self.rules.partial_ack_deflates_inflation_first && self.ns2_aimd() {
-                        // ns-2 partialnewack (partial_window_deflation_): off dupwnd_ first,
-                        // off cwnd_ past it; dupwnd_ keeps one packet; cwnd_ at least 1.
-                        let deflate = acked as f64;
-                        let mut dupwnd = self.w.cwnd - self.ns2_base;
-                        if dupwnd > deflate {
-                            dupwnd -= deflate - self.w.mss;
-                        } else {
-                            self.ns2_base -= deflate - dupwnd;
-                            dupwnd = self.w.mss;
-                        }
-                        self.ns2_base = self.ns2_base.max(self.w.mss);
-                        self.w.cwnd = self.ns2_base + dupwnd;
-                    } else {
-                        self.w.cwnd = (self.w.cwnd - acked as f64).max(self.w.mss);
-                        if acked >= mss {
-                            self.w.cwnd += self.w.mss;
-                        }
-                    }
-                } else {
-                    // Reno: the first new ACK ends recovery (RFC 5681 section 3.2 step 6).
-                    self.in_recovery = false;
-                    self.cc.on_recovery_exit(&mut self.w, now);
-                }
-            } else if (extent && self.may_grow_after_ecn(ack)) || (!extent && ecn_opens) {
-                self.grow(&info);
-            }
-            if self.ns2_aimd() {
-                self.ns2_frto_new_ack(ack - acked); // recv_newack_helper (tcp.cc)
-            }
-            if let Some(sample) = vegas_sample {
-                self.cc.ns2_vegas_rtt_sample(sample);
-            }
-            if self.vegas_loss.is_some() {
-                self.vegas_on_new_ack(ack - acked, cx);
-            }
-            // RFC 6298 sections 5.2 and 5.3.
-            if !keep_timer {
-                if self.snd_max > self.snd_una
-                    || self.vegas_idle_timeout()
-                    || self.ns2_window_below_one()
-                {
-                    self.arm_newack_rto(now);
-                } else {
-                    self.rto_at = None;
-                }
-            }
-            self.check_app_progress(now);
+            self.on_new_ack(pkt, ack, ece, extent, cx);
         } else if ack == self.snd_una
             && (self.snd_max > self.snd_una || self.rules.dupack_without_data_outstanding)
             && pkt.payload == 0
+            && self.on_dupack(pkt, ack, mss, cx).is_break()
         {
-            // A duplicate ACK (RFC 5681 section 2; the window field is not compared, as
-            // out-of-order data shrinks a finite receive buffer's window).
-            self.stats.dupacks_received += 1;
-            if self.ns2_aimd() && self.ns2_frto_dupack() {
-                // recv_frto_helper: dupacks_ = -1, then recv's ++dupacks_ (0): send_one
-                // (singledup_), then send_much
-                self.dupacks = 0;
-                if self.p.limited_transmit {
-                    self.limited_transmit(cx);
-                }
-                self.on_ece(pkt, now);
-                return self.after_ack(cx);
-            }
-            self.dupacks += 1;
-            if self.vegas_loss.is_some() {
-                // ns-2 tcp-vegas.cc recv; send_much only if dupacks_ is 0 or >= numdupacks_.
-                self.vegas_on_dupack(cx);
-                if self.dupacks < self.p.dupack_threshold {
-                    return;
-                }
-            } else if self.in_recovery {
-                if !self.p.sack && !self.owns_window {
-                    // RFC 5681 section 3.2 step 4: inflate by one SMSS per duplicate.
-                    self.w.cwnd += self.w.mss;
-                }
-                if self.p.cc == CcKind::Newreno
-                    && self.ns2_aimd()
-                    && !self.p.sack
-                    && self.dupacks > self.p.dupack_threshold
-                {
-                    // tcp-newreno.cc recv: dupacks_ > numdupacks_ in fast recovery
-                    self.ns2_event(now, "NEWRENO_FAST_RECOVERY");
-                }
-            } else if self.ns2_dupwnd_out
-                || (self.dupacks > self.p.dupack_threshold && self.ns2_dupack_lingers())
-            {
-                // ns-2 exitFastRetrans_ false, or NewReno's last_cwnd_action_ still
-                // CWND_ACTION_DUPACK: ++dupwnd_ outside fast recovery too.
-                if self.ns2_dupwnd_without_recovery() && self.p.cc == CcKind::Newreno {
-                    // tcp-newreno.cc recv: the same branch traces NEWRENO_FAST_RECOVERY
-                    self.ns2_event(now, "NEWRENO_FAST_RECOVERY");
-                }
-            } else {
-                let lost =
-                    self.p.sack && self.sb.is_lost(self.snd_una, self.p.dupack_threshold, mss);
-                // RFC 6582 section 3.2 step 1: no second fast retransmit for the same window.
-                // ns-2 tcp-reno.cc / tcp.cc dupack_action with bugFix_: fast retransmit only
-                // when highest_ack_ > recover_ (or still inside the first recovery), so after
-                // a partial ACK a second loss of the window waits for the timeout.
-                // tcp-vegas.cc recv applies the guard only after a timeout.
-                let guard = match self.cc.recovery() {
-                    Recovery::NewReno => true,
-                    _ if self.ns2_aimd() => true,
-                    _ => self.p.sack || self.last_action_timeout,
-                };
-                // Exactly the DupThresh-th duplicate (ns-2 `dupacks_ == numdupacks_`), or
-                // RFC 6675 IsLost(HighACK) before that.
-                let thresh = self.p.dupack_threshold;
-                // ns-2 noFastRetrans_ (Agent/TCP): no dupack_action() at all
-                // (sender/ns2_no_fast_retrans.rs)
-                let at_thresh = self.dupacks == thresh && !self.ns2_no_fast_retrans();
-                // with RACK-TLP, time decides (rack_maybe_recover below), not the count
-                if !self.rack_on()
-                    && (at_thresh || (lost && self.dupacks < thresh))
-                    && (self.snd_una > self.recover
-                        || !guard
-                        // ns-2 without bugFix_, or lessCareful_ (sender/ns2_recovery.rs)
-                        || self.ns2_fast_retransmit_again()
-                        // ns-2 NewReno's bugFix_ack_, bugFix_ts_ (sender/ns2_knobs.rs)
-                        || self.ns2_newreno_heuristic()
-                        // ns-2 bugfix_ss_: also when the first data packet is lost
-                        // (highest_ack_ == 0 in dupack_action).
-                        || (self.rules.fast_retransmit_when_first_segment_lost
-                            && self.p.ns2.bugfix_ss
-                            && self.snd_una == ns2_packet0_end(&self.p)))
-                {
-                    self.enter_recovery(cx);
-                } else if at_thresh && self.ns2_aimd() && self.p.ecn && self.last_action_ecn {
-                    self.ns2_ecn_dupack_action(cx);
-                } else if self.dupacks < thresh && self.p.limited_transmit {
-                    self.limited_transmit(cx);
-                }
-                if self.dupacks == thresh {
-                    // ns-2 exitFastRetrans_ false: dupwnd_ = numdupacks_ after dupack_action()
-                    self.ns2_dupwnd_without_recovery();
-                }
-                if !self.rules.send_on_early_dupacks && self.dupacks < thresh {
-                    // ns-2 recv calls send_much only when dupacks_ is 0 or >= numdupacks_.
-                    self.ns2_qoption_after_ack(ack);
-                    return;
-                }
-            }
+            // a duplicate ACK that ends here (sender/ack_dup.rs)
+            return;
         }
         if self.rack_on() {
             // tcp_fastretrans_alert -> tcp_time_to_recover: something is marked lost
@@ -422,6 +141,61 @@ impl TcpSender {
             // tcp_ack -> tcp_set_xmit_timer: the probe timer from this ACK
             self.tlp_arm(now);
         }
+    }
+
+    /// The SYN-ACK in SYN-SENT: the peer's window, the RTT sample (or, after a lost opening
+    /// packet, the initial window and RTO of RFC 5681 section 3.1 / RFC 6298 section 5.7),
+    /// then the connection is established (RFC 9293 section 3.5).
+    #[inline]
+    fn on_syn_ack(&mut self, pkt: &Packet, cx: &mut EndpointCtx) {
+        let h = &pkt.tcp;
+        let now = cx.now;
+        self.rwnd = h.window as u64;
+        if self.syn_retx && self.ns2_aimd() {
+            // tcp.cc recv -> ecn(0): after the opening packet's timeout
+            // (last_cwnd_action_ == CWND_ACTION_TIMEOUT) its ACK's ECN-echo (the
+            // ECN negotiation) halves the window too: cong_action_ on the next packet
+            self.ns2_ecn(pkt);
+        }
+        if self.syn_retx {
+            // RFC 5681 section 3.1 / RFC 6298 section 5.7: after a lost SYN or SYN-ACK
+            // the initial window is one segment and the RTO restarts from its initial value.
+            // (ns-2 without delay_growth_: cwnd_ stays where the timeout put it.)
+            if !self.opening_with_data() {
+                self.w.cwnd = self.p.iw_after_syn_loss as f64 * self.w.mss;
+            }
+            if let Some(s) = self.p.ssthresh_after_syn_loss {
+                self.w.ssthresh = s as f64;
+            } else if self.rules.ssthresh_two_segments_after_syn_loss {
+                // ns-2 tcp.cc timeout -> slowdown(CLOSE_SSTHRESH_HALF): half of
+                // min(cwnd_ 1, window_), at least 2 packets.
+                self.w.ssthresh = 2.0 * self.w.mss;
+            }
+            // ns-2 keeps t_backoff_ until a timed segment is acknowledged (newack).
+            if !self.rules.backoff_kept_after_syn_loss {
+                self.rtt.reset_backoff();
+            }
+            if self.ns2_timestamps() {
+                // newack with ts_option_: a sample from the echo all the same
+                self.ns2_ts_new_ack(h, now, false);
+            }
+        } else if self.ns2_timestamps() {
+            self.note_newack_rto();
+            self.ns2_ts_new_ack(h, now, true);
+        } else {
+            self.note_newack_rto();
+            // a measurement left running by a reset (reset.rs) times from its send
+            let t0 = self.timed.take().map_or(self.syn_sent_at, |(_, t)| t);
+            self.rtt.sample_at(t0, now);
+        }
+        if self.opening_with_data() {
+            // ns-2 recv -> recv_newack_helper -> opencwnd() for packet 0's ACK, with no
+            // `cwnd_ = initial_window()` after it (delay_growth_ false)
+            let mss = self.mss();
+            crate::tcp::cc::reno::aimd_increase(&mut self.w, mss);
+        }
+        self.ns2_qoption_after_ack(h.ack);
+        self.establish(cx);
     }
 
     /// RTT for the retransmission timer: every ACK with timestamps (RFC 7323 section 4), else

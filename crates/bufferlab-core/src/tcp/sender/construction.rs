@@ -28,32 +28,8 @@ impl TcpSender {
         stop: SimTime,
         cc: Box<dyn CongestionControl>,
     ) -> Self {
-        let mss = p.mss as f64;
-        // ns-2 Vegas: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_ are true) and
-        // tcp-vegas.cc recv raises it to windowInit_ on the second new ACK (see cc/vegas.rs).
-        let iw = if p.rules().vegas_as_ns2_agent && p.cc == CcKind::Vegas && !p.handshake {
-            1.0
-        } else {
-            p.iw as f64
-        };
-        let w = Window {
-            cwnd: iw * mss,
-            ssthresh: if p.initial_ssthresh == UNLIMITED {
-                f64::INFINITY
-            } else {
-                p.initial_ssthresh as f64
-            },
-            mss,
-        };
-        let mut rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
-        if p.rules().rto_in_ticks && p.clock_granularity > SimTime::ZERO {
-            rtt = rtt.ns2(p.clock_phase).rfc2988(p.ns2.rfc2988);
-            let n = &p.ns2;
-            rtt = rtt
-                .ns2_scales(n.knobs.srtt_bits, n.knobs.rttvar_bits, n.rttvar_exp)
-                .expect("checked by TcpParams::resolve")
-                .ns2_linux_rttvar(p.rules().ns2_linux_agent && n.linux.is_some());
-        }
+        let w = initial_window(&p);
+        let rtt = initial_rtt(&p);
         let data_end = match &app {
             TcpApp::Bulk => u64::MAX / 4,
             TcpApp::Transfer { bytes } => 1 + bytes,
@@ -203,4 +179,41 @@ impl TcpSender {
         });
         self
     }
+}
+
+/// The window a sender starts with: `iw` segments and ssthresh `initial_ssthresh`
+/// (unbounded by default: RFC 5681 section 3.1's "arbitrarily high").
+fn initial_window(p: &TcpParams) -> Window {
+    let mss = p.mss as f64;
+    // ns-2 Vegas: set_initial_window() gives cwnd_ 1 (syn_ and delay_growth_ are true) and
+    // tcp-vegas.cc recv raises it to windowInit_ on the second new ACK (see cc/vegas.rs).
+    let iw = if p.rules().vegas_as_ns2_agent && p.cc == CcKind::Vegas && !p.handshake {
+        1.0
+    } else {
+        p.iw as f64
+    };
+    Window {
+        cwnd: iw * mss,
+        ssthresh: if p.initial_ssthresh == UNLIMITED {
+            f64::INFINITY
+        } else {
+            p.initial_ssthresh as f64
+        },
+        mss,
+    }
+}
+
+/// The RTT estimator (RFC 6298, `tcp/rtt.rs`); with the rule `rto_in_ticks` and a clock
+/// granularity, ns-2's (tcp.cc `rtt_init`, `rtt_update`) with its scales and phase.
+fn initial_rtt(p: &TcpParams) -> RttEstimator {
+    let mut rtt = RttEstimator::new(p.initial_rto, p.min_rto, p.max_rto, p.clock_granularity);
+    if p.rules().rto_in_ticks && p.clock_granularity > SimTime::ZERO {
+        rtt = rtt.ns2(p.clock_phase).rfc2988(p.ns2.rfc2988);
+        let n = &p.ns2;
+        rtt = rtt
+            .ns2_scales(n.knobs.srtt_bits, n.knobs.rttvar_bits, n.rttvar_exp)
+            .expect("checked by TcpParams::resolve")
+            .ns2_linux_rttvar(p.rules().ns2_linux_agent && n.linux.is_some());
+    }
+    rtt
 }

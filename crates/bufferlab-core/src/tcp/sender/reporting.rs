@@ -1,7 +1,8 @@
 //! TODO
 
-use super::{TcpSender, TcpSeries};
+use super::{State, TcpSender, TcpSeries};
 use crate::tcp::app::TcpApp;
+use crate::tcp::config::CcKind;
 use crate::units::SimTime;
 use serde_json::json;
 
@@ -95,5 +96,108 @@ impl TcpSender {
         }
         crate::monitor::fields::subtract_counters(&mut r, &self.at_warmup);
         r
+    }
+
+    /// The opening packet's transmissions so far (the first and its retransmissions).
+    pub(super) fn syn_sends(&self) -> u64 {
+        if self.p.handshake && self.state != State::Idle {
+            1 + self.stats.syn_retransmits
+        } else {
+            0
+        }
+    }
+
+    /// ns-2 `Agent/TCP` variables (tcp.h): windows in packets of `mss`, times in seconds,
+    /// packets numbered from 0 (data starts at sequence 1 here). With an opening packet
+    /// (ns-2's `syn_`, on by default in ns-2.35) that packet is number 0 and data segments
+    /// count from 1, as ns-2 numbers them.
+    #[inline]
+    pub(super) fn probe_var(&self, var: &str) -> Option<f64> {
+        let mss = self.p.mss as f64;
+        let opening = if self.p.handshake { 1.0 } else { 0.0 };
+        let seg = |seq: u64| (seq.saturating_sub(1) as f64 / mss).floor() + opening;
+        let opening_unacked = self.p.handshake && self.state != State::Established;
+        match var {
+            // not ns-2's: the CE-marked bytes the controller was given (DCTCP, Prague, BBRv3)
+            "ecn_marked_bytes" => Some(self.ecn_marked_bytes as f64),
+            // Agent/TCP/Linux: a module's cwnd_ (sender/ns2_linux.rs); delay_growth_ false
+            "cwnd_" if self.lx.as_ref().is_some_and(|l| l.cwnd_var().is_some()) => {
+                self.lx.as_ref().and_then(|l| l.cwnd_var())
+            }
+            // ns-2 sends the opening packet with cwnd_ 1 (seen in ns-2.35's cwnd_ traces).
+            "cwnd_" if opening_unacked && self.lx.is_none() => Some(1.0),
+            // ns-2 Reno/NewReno keep the fast-recovery inflation in dupwnd_, not in cwnd_
+            // (tcp-reno.cc: window() = cwnd_ + dupwnd_).
+            "cwnd_" if self.ns2_dupwnd_out => Some(self.ns2_base / mss),
+            "cwnd_"
+                if self.in_recovery
+                    && self.ns2_aimd()
+                    && !self.p.sack
+                    && matches!(self.p.cc, CcKind::Reno | CcKind::Newreno) =>
+            {
+                Some(self.ns2_base / mss)
+            }
+            "cwnd_" => Some(self.cwnd() / mss),
+            "ssthresh_" => Some(self.ssthresh() / mss),
+            "ack_" if opening_unacked => Some(-1.0),
+            "ack_" => Some(seg(self.snd_una) - 1.0),
+            "t_seqno_" if self.state == State::Idle => Some(0.0),
+            "t_seqno_" if opening_unacked => Some(1.0),
+            "t_seqno_" => Some(seg(self.snd_nxt)),
+            "maxseq_" if self.state == State::Idle => Some(-1.0), // tcp.cc reset()
+            "maxseq_" => Some(seg(self.snd_max) - 1.0),
+            "rtt_" | "srtt_" | "rttvar_" | "backoff_" if self.rtt.is_ns2() => self.rtt.ns2_var(var),
+            "srtt_" => self.rtt.srtt(),
+            "rtt_" => (self.rtt.samples > 0).then_some(self.rtt.last_sample),
+            "rto_" => Some(self.rtt.rto().as_secs_f64()),
+            // tcp.cc binds dupacks_: the duplicates counted since the last new ACK
+            "dupacks_" => Some(f64::from(self.dupacks)),
+            // tcp.cc output()'s counters as it keeps them during the run: ++ndatapack_ for
+            // every packet sent, the opening packet and its retransmissions too, and
+            // ++nrexmitpack_ for each of them not above maxseq_; timeout() counts nrexmit_,
+            // recv() nackpack_ (the end-of-run values the ns-2 layer reads from the report)
+            "ndatapack_" => Some((self.stats.segments_sent + self.syn_sends()) as f64),
+            "ndatabytes_" => Some(self.stats.bytes_sent as f64),
+            "nrexmitpack_" => {
+                Some((self.stats.retransmitted_segments + self.stats.syn_retransmits) as f64)
+            }
+            "nrexmitbytes_" => Some(self.stats.retransmitted_bytes as f64),
+            "nrexmit_" => Some(self.stats.timeouts as f64),
+            "nackpack_" => Some(self.stats.acks_received as f64),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(super) fn finite_transfer_of(&self) -> Option<crate::monitor::fct::FiniteTransfer> {
+        let TcpApp::Transfer { bytes } = self.app else {
+            return None;
+        };
+        Some(crate::monitor::fct::FiniteTransfer {
+            bytes,
+            wire: crate::monitor::fct::WireFormat {
+                mss: self.p.mss,
+                header: self.p.data_header(),
+                ack: self.p.ack_size,
+                bare_first: self.rules.opening_data_without_headers && !self.p.handshake,
+            },
+            // the FIN rides on the last data segment: its ACK covers the last byte
+            done: self.completion,
+        })
+    }
+
+    #[inline]
+    pub(super) fn series_json(&self, end: SimTime) -> Option<serde_json::Value> {
+        let mut me = TcpSeries::clone(self.series.as_ref()?);
+        // Fill to the end with the current state (sample-and-hold).
+        self.sample_until(&mut me, end);
+        Some(json!({
+            "t_s": me.t_s,
+            "cwnd_bytes": me.cwnd_bytes,
+            "ssthresh_bytes": me.ssthresh_bytes,
+            "rwnd_bytes": me.rwnd_bytes,
+            "srtt_s": me.srtt_s,
+            "rtt_s": me.rtt_s,
+        }))
     }
 }
