@@ -1,22 +1,34 @@
 //! The TCP sender: a sans-IO state machine (see [`crate::endpoint`]).
 //!
-//! References, cited at each rule below:
-//! * RFC 9293 (TCP): sequence space, SYN/FIN, the three-way handshake (section 3.5).
-//! * RFC 5681: slow start, congestion avoidance, fast retransmit / fast recovery (section 3.2),
-//!   restart after idle (section 4.1).
-//! * RFC 6582: NewReno partial ACKs. RFC 6675: SACK-based recovery (with [`super::sack`]).
-//! * RFC 6298: retransmission timer (with [`super::rtt`]); Karn & Partridge 1987.
-//! * RFC 3168 section 6.1: ECN at the sender; with a controller that reads the extent of
-//!   marking (RFC 8257 DCTCP, RFC 9331 Prague) every ACK's ECE goes to the controller and ECE
-//!   ACKs grow the window (Linux `tcp_may_raise_cwnd`). RFC 896 / RFC 1122 4.2.3.4: Nagle.
-//! * ns-2.35 `tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-vegas.cc`: the one-way agent it
-//!   mirrors with the `ns2` preset (full-sized packets, `window_`, one timed segment per RTT)
-//!   and, with its flavour's rules (`tcp/flavour/ns2.rs`, `ns2_rules`), the agent's own rules: `slowdown` halves
-//!   min(cwnd_, window_), Reno's `dupack_action` (`bugFix_`), `send_one` (limited transmit,
-//!   `singledup_`), the opening packet (`syn_`, `delay_growth_`), `timeout`.
+//! This file holds the sender's state ([`TcpSender`], [`SenderStats`], [`TcpSeries`]) and its
+//! small accessors; what it does is in `sender/`, one concept a file, each citing the
+//! references of its rules:
+//! * `construction.rs`: building a sender (initial window, RTT estimator), the warm-up;
+//! * `application.rs`: the application's data, completions, new data after idle;
+//! * `output.rs`: segments leaving (`emit`, the send loop, head retransmissions, the SYN);
+//! * `pacing_rate.rs`: pacing, delivery-rate samples, bytes in flight and lost;
+//! * `ack.rs` (the order of the per-ACK steps: [`TcpSender::on_ack`]), `ack_new.rs` (a new
+//!   cumulative ACK), `ack_dup.rs` (a duplicate ACK);
+//! * `ecn.rs`: ECN at the sender; `recovery.rs`: fast retransmit and recovery, limited
+//!   transmit; `timeout.rs`: the retransmission timer;
+//! * `reporting.rs`: report, time series, probes; `endpoint.rs`: the `Endpoint` trait;
+//! * the flavours' own rules: `ns2_*.rs` (ns-2.35's agents), `ns3.rs`, `prr_linux.rs`,
+//!   `rack_tlp.rs`, `accecn.rs`, `reset.rs`, `send_timing.rs`.
 //!
+//! References, overall (the files cite sections and functions):
+//! * RFC 9293 (TCP): sequence space, SYN/FIN, the three-way handshake.
+//! * RFC 5681: slow start, congestion avoidance, fast retransmit / fast recovery, restart
+//!   after idle. RFC 6582: NewReno. RFC 6675: SACK-based recovery (with [`super::sack`]).
+//! * RFC 6298: retransmission timer (with [`super::rtt`]); Karn & Partridge 1987.
+//! * RFC 3168: ECN at the sender; RFC 8257 (DCTCP) and RFC 9331 (Prague) for controllers that
+//!   read the extent of marking. RFC 896 / RFC 1122 4.2.3.4: Nagle. RFC 3042: limited
+//!   transmit.
+//! * ns-2.35 `tcp.cc`, `tcp-reno.cc`, `tcp-newreno.cc`, `tcp-vegas.cc`, `tcp-sack1.cc`: the
+//!   one-way agents it mirrors with the `ns2` preset (full-sized packets, `window_`, one timed
+//!   segment per RTT) and, with its flavour's rules (`tcp/flavour/ns2.rs`, `ns2_rules`), the
+//!   agents' own rules. ns-3.44 `TcpSocketBase` with the `ns3` flavour, Linux with `linux`.
 //! * Pacing (`tcp/pacing.rs`) and delivery-rate samples for controllers that own the window
-//!   (`tcp/rate.rs`, BBR): see [`TcpSender::on_ack`] for the order of the per-ACK steps.
+//!   (`tcp/rate.rs`, BBR).
 //!
 //! Sequence numbers are bytes; the SYN takes number 0, data starts at 1 and a FIN takes the
 //! number after the last data byte (it rides on the last data segment).

@@ -1,4 +1,20 @@
-//! TODO
+//! The ACK path: the order of the per-ACK steps, the SYN-ACK, the RTT sample.
+//!
+//! * Order (`on_ack`): with a window-owning controller the ACK's SACK blocks and cumulative
+//!   ACK deliver rate-estimation records first (ns-3 updates the scoreboard before
+//!   `ProcessAck`); then loss recovery (`on_ack_inner`: a new cumulative ACK in `ack_new.rs`, a
+//!   duplicate in `ack_dup.rs`, the flavours' own paths in `ns2_linux.rs`, `ns2_sack1.rs`,
+//!   `ns3.rs`); the controller's rate sample (`pacing_rate.rs`); then data is sent
+//!   (`after_ack`, with the application-limited mark of the draft's section 3.5 / ns-3
+//!   `CalculateAppLimited`).
+//! * The SYN-ACK (RFC 9293 section 3.5); after a lost SYN or SYN-ACK the initial window is one
+//!   segment and the RTO restarts from its initial value (RFC 5681 section 3.1, RFC 6298
+//!   section 5.7); ns-2.35 tcp.cc `recv` -> `ecn(0)` after the opening packet's timeout, and
+//!   `opencwnd()` for packet 0's ACK without `delay_growth_`. A repeated SYN-ACK: ns-3's
+//!   `DoForwardUp` resets the window.
+//! * The RTT sample: every ACK with timestamps (RFC 7323 section 4), else the timed segment
+//!   (Karn & Partridge 1987); ns-2.35 tcp.cc `newack` (`timerfix_`, the backoff kept on an
+//!   ECN echo with `ecn_backoff_`) and `recv_newack_helper`.
 
 use super::{State, TcpSender, F};
 use crate::endpoint::EndpointCtx;

@@ -1,4 +1,17 @@
-//! TODO
+//! A duplicate ACK (ack == snd_una, data outstanding, no payload: RFC 5681 section 2; the
+//! window field is not compared).
+//!
+//! * In fast recovery each duplicate inflates the window by one SMSS (RFC 5681 section 3.2
+//!   step 4); ns-2.35 tcp-newreno.cc traces `NEWRENO_FAST_RECOVERY`.
+//! * Outside it: fast retransmit at exactly the DupThresh-th duplicate (ns-2 `dupacks_ ==
+//!   numdupacks_`) or at RFC 6675's IsLost(HighACK) before that, not twice for one window
+//!   (RFC 6582 section 3.2 step 1; ns-2.35 `dupack_action` with `bugFix_`, `lessCareful_`,
+//!   `bugfix_ss_`, NewReno's `bugFix_ack_` / `bugFix_ts_`); inside an ECN window ns-2's
+//!   `dupack_action` does not halve again (`ecn.rs`); before the threshold, limited transmit
+//!   (RFC 3042). With RACK-TLP time decides, not the count (`rack_tlp.rs`).
+//! * ns-2's own paths: `dupwnd_` outside recovery (`exitFastRetrans_` false, NewReno's
+//!   lingering `CWND_ACTION_DUPACK`), F-RTO's duplicate (`recv_frto_helper`), Vegas's
+//!   (tcp-vegas.cc `recv`), and `send_much` only when `dupacks_` is 0 or >= `numdupacks_`.
 
 use std::ops::ControlFlow;
 

@@ -1,4 +1,18 @@
-//! TODO
+//! A new cumulative ACK (snd_una < ack <= snd_max).
+//!
+//! * The window grows by the controller's rule outside recovery; with a controller that reads
+//!   the extent of marking (RFC 8257 DCTCP, RFC 9331 Prague) ECE ACKs grow it too, outside the
+//!   round after an ECN reduction (Linux `tcp_may_raise_cwnd`, the CWR state).
+//! * In recovery: Reno's first new ACK ends it (RFC 5681 section 3.2 step 6); a full ACK ends
+//!   NewReno's (RFC 6582 section 3.2 step 3) and SACK recovery (RFC 6675 section 5); a
+//!   partial ACK retransmits the next hole and deflates the window (RFC 6582 section 3.2
+//!   step 4), or, with SACK, the pipe decides.
+//! * ns-2.35's agents: tcp-reno.cc `recv` (any new ACK ends fast recovery, `dupwnd_ = 0`),
+//!   tcp-newreno.cc `recv` / `partialnewack` (`partial_window_deflation_`,
+//!   `newreno_changes1_`, `exit_recovery_fix_`), tcp-vegas.cc `recv`, tcp.cc
+//!   `recv_newack_helper` (no `opencwnd()` on an ECN echo: `ns2_ecn_recovery.rs`).
+//! * The retransmission timer: restarted while data is outstanding, else stopped (RFC 6298
+//!   sections 5.2 and 5.3; ns-2 `newtimer` also while cwnd_ < 1 and for Vegas).
 
 use super::TcpSender;
 use crate::endpoint::EndpointCtx;

@@ -1,4 +1,14 @@
-//! TODO
+//! The application's side of the sender: where its data ends (a bulk source, a finite
+//! transfer, a web client's objects, a packet source's writes within the send buffer), when an
+//! object or the transfer completes (the response times, the completion time), and new data
+//! on a connection that was idle.
+//!
+//! The idle restart follows RFC 5681 section 4.1 (in `output.rs`, `next_new_segment`), or,
+//! under the rule `idle_timeout_closes_cwnd_to_one` (with `slow_start_restart`), ns-2.35
+//! tcp.cc: a write (`sendmsg`, `advance`) on an agent whose timer, rearmed by the last new ACK
+//! (`newack` -> `newtimer`), has expired finds cwnd_ closed to one by `timeout()`
+//! (`slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)`, `recover_ = maxseq_`,
+//! `last_cwnd_action_ = CWND_ACTION_TIMEOUT`).
 
 use super::{State, TcpSender};
 use crate::tcp::app::{sample_size, sample_think, TcpApp};

@@ -1,4 +1,16 @@
-//! TODO
+//! Building a sender (`new`, `with_cc`) and its warm-up.
+//!
+//! * The initial window: `iw` segments, ssthresh `initial_ssthresh`, unbounded by default
+//!   (RFC 5681 section 3.1: "arbitrarily high"); ns-2.35's Vegas agent without the opening
+//!   packet starts at one packet (tcp-vegas.cc, `set_initial_window()`).
+//! * The RTT estimator: RFC 6298 (`tcp/rtt.rs`), or ns-2.35's (tcp.cc `rtt_init`,
+//!   `rtt_update`) under the rule `rto_in_ticks`, with its scales and tick phase.
+//! * The sequence space (RFC 9293): the SYN takes number 0, data starts at 1; ns-2 tcp.cc
+//!   `reset()` sets `recover_ = 0`, packet 0 (the opening packet with `syn_`).
+//! * Pacing (`tcp/pacing.rs`) when `paced()`, delivery-rate estimation (`tcp/rate.rs`) when
+//!   the controller owns the window, the flavours' own state (`ns2_*.rs`, `prr_linux.rs`,
+//!   `rack_tlp.rs`, AccECN).
+//! * The warm-up: the report counts from the first call at or after it (`note_warmup`).
 
 use super::{
     ns2_cwv, ns2_frto, ns2_knobs, ns2_linux, ns2_packet0_end, prr_linux, SenderStats, State,

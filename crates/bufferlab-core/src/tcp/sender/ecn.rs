@@ -1,4 +1,16 @@
-//! TODO
+//! ECN at the sender.
+//!
+//! * RFC 3168 section 6.1.2: an ECN echo reduces the window once per window, as a loss would,
+//!   without retransmitting, by the controller's ECN rule (RFC 8257 section 3.3 for DCTCP);
+//!   the next new segment carries CWR (`output.rs`), not under AccECN (Linux
+//!   `tcp_ecn_queue_cwr`). AccECN's feedback itself is in `accecn.rs`.
+//! * With a controller that reads the extent of marking (RFC 8257 DCTCP, RFC 9331 Prague)
+//!   every ACK's ECE goes to the controller (`ecn_extent`), and ECE ACKs grow the window
+//!   outside the round after a reduction (`may_grow_after_ecn`; Linux `tcp_may_raise_cwnd`).
+//! * ns-2.35's agents: tcp.cc `ecn(seqno)` before each ACK is processed (`slowdown`,
+//!   `ecn_backoff_`, `recover_`), and `dupack_action` at the `numdupacks_`-th duplicate
+//!   inside an ECN reduction's window (tcp.cc, tcp-reno.cc, tcp-newreno.cc); ECN in fast
+//!   recovery is in `ns2_ecn_recovery.rs`.
 
 use super::{TcpSender, F};
 use crate::endpoint::EndpointCtx;

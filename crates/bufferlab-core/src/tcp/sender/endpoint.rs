@@ -1,4 +1,13 @@
-//! TODO
+//! The sender as a [`crate::endpoint::Endpoint`] (sans IO): the ACKs and timers it is
+//! given, the time of its next timer (with ns-2's double keys: the retransmission timer, a
+//! CBR's writes, the delayed send), and the commands of a scenario or an ns-2 script during
+//! a run: start and stop (`retime`; ns-2 `$ftp stop`, ns-source.tcl's `advance 0`), ns-2.35
+//! tcp.cc `sendmsg` / `advance` (`set_data`), `$tcp reset` (`reset.rs`).
+//!
+//! On each timer call: the start (the opening packet, or data without the handshake; RFC 9293
+//! section 3.5), the stop, the application's next write, the delayed send
+//! (`send_timing.rs`), the pacing timer (ns-3 `m_pacingTimer`), RACK-TLP's timers, then the
+//! retransmission timer (`timeout.rs`).
 
 use super::{State, TcpSender};
 use crate::endpoint::{Endpoint, EndpointCtx, Ns2TcpEvent};

@@ -1,4 +1,24 @@
-//! TODO
+//! Segments leaving the sender.
+//!
+//! * `emit`: data segments are ECT, SYN and pure ACKs are not (RFC 3168 section 6.1.1; ECT(1)
+//!   for an L4S sender, RFC 9331 section 4.1); CWR on the first new data after a reduction
+//!   (RFC 3168 section 6.1.2; on any packet after each of ns-2's reductions, `cong_action_`);
+//!   one timed segment per RTT (ns-2 `rtt_seq_`), ended by a retransmission (Karn & Partridge
+//!   1987, RFC 6298 section 3); the timer started if it is not running (RFC 6298 section 5.1).
+//! * `next_new_segment`: the receive window, cwnd (ns-2's `window()` with F-RTO's
+//!   `force_wnd(2)` and `QOption_`), Nagle (RFC 896, RFC 1122 4.2.3.4; Linux's
+//!   `tcp_minshall_update` under `nagle_minshall`), the restart window
+//!   after idle (RFC 5681 section 4.1).
+//! * `send_data`: the send loop; in SACK recovery RFC 6675 section 5 step (C) (with RACK-TLP,
+//!   Linux's pipe and lost segments); ns-2.35 tcp-newreno.cc's `send_much(0, 0, 2)` burst
+//!   limit in recovery. The ns-3 SACK sender (`ns3.rs`) and ns-2's Sack1 and Linux agents
+//!   (`ns2_sack1_send.rs`, `ns2_linux.rs`) have their own loops.
+//! * Head retransmissions (fast retransmit, partial ACKs): the timer restarts as ns-2's
+//!   `reset_rtx_timer` in `dupack_action` and Linux's `tcp_retransmit_skb` do (rule
+//!   `restart_timer_on_head_retransmit`); RFC 6298 and ns-3 leave it running.
+//! * The SYN (RFC 3168 section 6.1.1 ECN-setup SYN; ns-2.35 tcp.cc `output` for packet 0; ns-3
+//!   `SendEmptyPacket`'s ConnTimeout doubling) and the third segment of the handshake
+//!   (RFC 9293 section 3.5).
 
 use super::{State, TcpSender, F};
 use crate::endpoint::EndpointCtx;

@@ -1,4 +1,14 @@
-//! TODO
+//! Pacing and delivery-rate samples, and the sender's count of bytes in flight and lost.
+//!
+//! * Pacing (`tcp/pacing.rs`, ns-3.44 `TcpSocketBase` `m_pacingTimer`): each data segment
+//!   starts the pacing timer at the controller's rate, or the ss/ca ratio over srtt.
+//! * Delivery-rate samples for controllers that own the window (`tcp/rate.rs`,
+//!   draft-cheng-iccrg-delivery-rate-estimation; ns-3 `TcpRateLinux`, Linux `tcp_rate.c`):
+//!   after the ACK's loss-recovery processing the sample goes to the controller (ns-3
+//!   `ReceivedAck` with `HasCongControl`), bytes lost as ns-3 (`|lost after - lost before|`)
+//!   or Linux (the increase) count them (rule `rate_sample_losses_abs_diff`).
+//! * Bytes in flight: ns-3 `BytesInFlight`, the RFC 6675 pipe in SACK recovery, else
+//!   FlightSize (RFC 5681); bytes lost: RFC 6675 IsLost, ns-3 `TcpTxBuffer::GetLost`.
 
 use super::TcpSender;
 use crate::tcp::cc::Conn;

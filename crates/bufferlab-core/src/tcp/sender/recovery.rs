@@ -1,4 +1,19 @@
-//! TODO
+//! Entering loss recovery, and limited transmit.
+//!
+//! * Fast retransmit and fast recovery: RFC 5681 section 3.2 steps 2-3 (ssthresh by the
+//!   controller, cwnd = ssthresh + 3 SMSS), RFC 6582 (NewReno: RecoveryPoint = HighData),
+//!   RFC 6675 section 5 steps (4.1)-(4.3) with SACK (cwnd = ssthresh, the first segment
+//!   presumed lost retransmitted); Tahoe slow-starts from one segment.
+//! * ns-3's SACK sender: `EnterRecovery` marks the head lost before `BytesInFlight()` sizes
+//!   ssthresh; PRR (`TcpPrrRecovery`). Linux: `tcp_init_cwnd_reduction` and
+//!   `tcp_cwnd_reduction` (`prr_linux.rs`), RACK-TLP's probe stopped (`rack_tlp.rs`).
+//! * ns-2.35's agents (tcp.cc, tcp-reno.cc, tcp-newreno.cc `dupack_action`): `trace_event`
+//!   before `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)`, which halves W = min(cwnd_,
+//!   window_), not FlightSize (`precision_reduce_`, `decrease_num_`); `dupwnd_ =
+//!   numdupacks_`; `cong_action_` on the next packet; Tahoe's `reset_rtx_timer(0, 0)` (go
+//!   back N).
+//! * Limited transmit: RFC 3042, ns-2.35 tcp.cc `send_one` (`singledup_`; `t_seqno_ <=
+//!   highest_ack_ + cwnd_ + dupacks_`).
 
 use super::{TcpSender, F};
 use crate::endpoint::EndpointCtx;

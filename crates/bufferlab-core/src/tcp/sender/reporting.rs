@@ -1,4 +1,14 @@
-//! TODO
+//! What the sender reports.
+//!
+//! * The flow's `tcp` report (`json_report`): counters, RTT statistics, the window, response
+//!   times, less what was counted before the warm-up (`monitor/fields.rs`).
+//! * Its time series, sample-and-hold (the state only changes inside the endpoint's calls).
+//! * The finite transfer for the flow-completion monitor (`monitor/fct.rs`).
+//! * ns-2.35's agent variables for probes and traces (`probe_var`): tcp.h's bindings
+//!   (`cwnd_`, `ssthresh_`, `ack_`, `t_seqno_`, `maxseq_`, the estimator's `srtt_` and
+//!   `rttvar_`, `dupacks_`) and tcp.cc `output()`'s counters (`ndatapack_`, `nrexmitpack_`),
+//!   in packets numbered as ns-2 numbers them; Reno's and NewReno's fast-recovery inflation
+//!   is `dupwnd_`, not cwnd_ (tcp-reno.cc `window()`).
 
 use super::{State, TcpSender, TcpSeries};
 use crate::tcp::app::TcpApp;

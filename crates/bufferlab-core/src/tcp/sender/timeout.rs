@@ -1,4 +1,19 @@
-//! TODO
+//! The retransmission timer: arming it and its expiry.
+//!
+//! * Arming: RFC 6298 section 5.1 (started when not running), 5.2-5.3 on new ACKs; ns-2.35
+//!   tcp.cc `set_rtx_timer` (`resched(rtt_timeout())`, the deadline also kept in ns-2's
+//!   doubles, which key the timer's event) and `newack` -> `newtimer` (with `timerfix_` after
+//!   the ACK's RTT sample, without it with the RTO the ACK found).
+//! * Expiry: RFC 6298 sections 5.4-5.6 (retransmit, back off), RFC 5681 section 3.1 (equation
+//!   4, the loss window), go back N; RFC 6582 section 3.2 step 1 (recover = HighData); RFC
+//!   2018 section 8 (the SACK information is not trusted: cleared; ns-3 `SetSentListLost`
+//!   keeps it, every unSACKed byte lost, `CA_LOSS`); the SYN's timeout (RFC 6298 section 5.5,
+//!   RFC 9293 section 3.8.1).
+//! * ns-2.35 tcp.cc `timeout()`: `trace_event("TIMEOUT")`, `slowdown` (ssthresh_ kept inside
+//!   an ECN reduction's window), `dupacks_` kept by Agent/TCP, cleared by
+//!   `RenoTcpAgent::timeout`; with nothing outstanding and cwnd_ below one packet,
+//!   `slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)` and `reset_rtx_timer(0, 0)`; `newtimer`
+//!   keeps the timer while cwnd_ < 1; tcp-vegas.cc `timeout` (an idle agent times out too).
 
 use super::{State, TcpSender};
 use crate::endpoint::EndpointCtx;
