@@ -2,8 +2,9 @@
 //! and ns-3's global routing without `RandomEcmpRouting`), or every equal-cost next hop with a
 //! per-flow hash (`net/ecmp.rs`) where `[routing] multipath = "ecmp"` asks for it or the
 //! topology builder makes it the default (a datacenter fabric), or with a uniform draw per
-//! packet where `multipath = "random_packet"` asks for ns-3's `RandomEcmpRouting`. Scripts of ns-2 never get
-//! ECMP: `bufferlab run script.tcl` writes no `[routing]` and uses no fabric builder.
+//! packet where `multipath = "random_packet"` asks for ns-3's `RandomEcmpRouting`. Scripts of
+//! ns-2 never get ECMP: `bufferlab run script.tcl` writes no `[routing]` and uses no fabric
+//! builder.
 
 use super::config::{Multipath, Scenario, TopologyConfig};
 use super::topology::Topology;
