@@ -21,8 +21,9 @@
 // the sender's receipt of the ACK of its last byte (the socket's HighestRxAck reaching
 // bytes + 1, the SYN taking sequence number 0).
 //
-// Output: per flow, bytes received, goodput, completion time, and the sender's data segments,
-// retransmissions (a segment sent below the highest sequence sent) and RTO expiries; per fabric
+// Output: per flow, bytes received, goodput, completion time, the sender's data segments,
+// retransmissions (a segment sent below the highest sequence sent) and RTO expiries, and its
+// cwnd, bytes in flight and congestion state at the end (`end`: where a flow stalled); per fabric
 // link, packets and IP bytes sent up (leaf to spine) and down (spine to leaf) (the device's
 // PhyTxBegin, less the 2-byte PPP header); drops and ECN marks summed over every queue disc, and
 // the packets lost elsewhere (the devices' MacTxDrop, Ipv4L3Protocol's Drop) as `other_drops`.
