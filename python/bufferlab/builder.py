@@ -108,8 +108,10 @@ class ScenarioBuilder:
     ) -> ScenarioBuilder:
         """How nodes choose among equal-cost paths, as ``[routing]``: ``multipath="ecmp"``
         (a per-flow hash of the 5-tuple picks one; the default of ``leaf_spine`` and
-        ``fat_tree``) or ``"none"`` (one path, ties by port order); ``hash_seed`` fixes the
-        routers' hash secrets (default: drawn from the run's seed)."""
+        ``fat_tree``), ``"random_packet"`` (ns-3's ``RandomEcmpRouting``: every packet draws
+        one uniformly, from the run's seed) or ``"none"`` (one path, ties by port order);
+        ``hash_seed`` fixes the routers' hash secrets (default: drawn from the run's seed;
+        ``ecmp`` only)."""
         self._d["routing"] = _clean({"multipath": multipath, "hash_seed": hash_seed})
         return self
 

@@ -654,9 +654,9 @@ impl Simulation {
     #[inline(always)]
     fn forward<const NS2: bool>(&mut self, node: NodeId, r: PacketRef) {
         let pkt = self.pool.get(r);
-        let next = match &self.nodes[node.idx()].routes {
-            // a multipath node hashes the packet's 5-tuple (`net/ecmp.rs`)
-            Routes::Ecmp(t) => t.pick(&FlowKey::of(pkt)),
+        let next = match &mut self.nodes[node.idx()].routes {
+            // a multipath node hashes the packet's 5-tuple, or draws (`net/ecmp.rs`)
+            Routes::Ecmp(t) => t.pick_packet(&FlowKey::of(pkt)),
             routes => routes.next_port(pkt.dst),
         };
         match next {

@@ -22,13 +22,26 @@
 //!   ns-3 mainline has no per-flow hash (the `FlowEcmpRouting` attribute of 2012 lives in
 //!   forks only). Without ECMP, bufferlab's `routing.rs` takes the first too (port order),
 //!   and [`EcmpTable::first`] is that same port.
+//! - ns-3's rule is here too, as `[routing] multipath = "random_packet"` ([`EcmpTable::spray`]):
+//!   ns-3.44's `Ipv4GlobalRouting::LookupGlobal` (src/internet/model/ipv4-global-routing.cc)
+//!   gathers the matching routes of the first kind that has any (host routes, then network
+//!   routes, then AS-external ones) into `allRoutes` and, with the `RandomEcmpRouting`
+//!   attribute true, takes `allRoutes.at(m_rand->GetInteger(0, allRoutes.size() - 1))`: a
+//!   uniform draw for every packet it routes (`RouteInput` for a forwarded packet,
+//!   `RouteOutput` for a sent one), from the node's own `UniformRandomVariable` `m_rand`
+//!   (ipv4-global-routing.h). Here each multipath node draws from its own stream of the run's
+//!   seed (`node/{name}/ecmp`), uniformly over the same equal-cost next hops in port order
+//!   ([`EcmpTable::pick_packet`]); a node with one next hop towards the destination does not
+//!   draw (ns-3 draws `GetInteger(0, 0)` there, which moves only its own stream). The random
+//!   numbers are not ns-3's (other generator, other stream layout): the distribution is the
+//!   same, the draws are not.
 //!
 //! Deterministic: the hash is SplitMix64 over integers (no std hasher, no addresses), the
 //! next hops of a destination are kept in port order, and nothing iterates a hash map.
 
 use crate::ids::{FlowId, NodeId, PortId};
 use crate::packet::{Packet, PacketKind};
-use crate::rng::splitmix;
+use crate::rng::{splitmix, Rng};
 use std::collections::VecDeque;
 
 /// IANA protocol numbers, the 5-tuple's last field.
@@ -107,6 +120,8 @@ pub fn node_key(hash_seed: u64, node: usize) -> u64 {
 #[derive(Debug, Clone)]
 pub struct EcmpTable {
     key: u64,
+    /// ns-3's `RandomEcmpRouting`: each packet draws its next hop from this stream.
+    spray: Option<Rng>,
     /// `ports[start[d]..start[d + 1]]` are the next hops towards node d.
     start: Vec<u32>,
     ports: Vec<PortId>,
@@ -119,14 +134,47 @@ impl EcmpTable {
         &self.ports[a as usize..b as usize]
     }
 
-    /// The next hop the flow of `k` takes from this node.
+    /// The next hop the flow of `k` takes from this node: the hashed one, or under per-packet
+    /// spraying (where a flow has no one path) the first in port order, the hop ns-3 takes
+    /// with `RandomEcmpRouting` false. Paths, propagation delays and ideal FCTs read this.
     #[inline]
     pub fn pick(&self, k: &FlowKey) -> Option<PortId> {
         match self.choices(k.dst) {
             [] => None,
             [p] => Some(*p),
+            c if self.spray.is_some() => Some(c[0]),
             c => Some(c[select(k.hash(self.key), c.len())]),
         }
+    }
+
+    /// The next hop of one packet of the flow of `k`: [`pick`](Self::pick), or under
+    /// per-packet spraying a uniform draw among the equal-cost next hops (ns-3.44
+    /// `Ipv4GlobalRouting::LookupGlobal`, `m_rand->GetInteger(0, allRoutes.size() - 1)`).
+    #[inline]
+    pub fn pick_packet(&mut self, k: &FlowKey) -> Option<PortId> {
+        let Some(rng) = &mut self.spray else {
+            return self.pick(k);
+        };
+        let (a, b) = (
+            self.start[k.dst.idx()] as usize,
+            self.start[k.dst.idx() + 1] as usize,
+        );
+        match b - a {
+            0 => None,
+            1 => Some(self.ports[a]),
+            n => Some(self.ports[a + rng.integer(n as u64) as usize]),
+        }
+    }
+
+    /// Route every packet as ns-3's `RandomEcmpRouting` does: each draws its next hop from
+    /// `rng` (the node's own stream).
+    pub fn spray(&mut self, rng: Rng) {
+        self.spray = Some(rng);
+    }
+
+    /// Whether packets draw their next hop (`spray`) rather than hash their flow.
+    pub fn sprays(&self) -> bool {
+        self.spray.is_some()
     }
 
     /// The first next hop in port order: the one single-path routing takes.
@@ -206,6 +254,7 @@ pub(super) fn node_routes(
     }
     let mut t = EcmpTable {
         key,
+        spray: None,
         start: Vec::with_capacity(adj.len() + 1),
         ports: Vec::new(),
     };

@@ -350,6 +350,63 @@ mod tests {
         }
     }
 
+    /// ns-3's `RandomEcmpRouting` (ns-3.44 `Ipv4GlobalRouting::LookupGlobal`): every packet
+    /// draws one of the equal-cost next hops uniformly, from the node's seeded stream.
+    #[test]
+    fn random_packet_spraying_is_uniform_independent_and_fixed_by_the_seed() {
+        let (adj, port_to) = two_leaves_four_spines();
+        let k = FlowKey::new(NodeId(6), NodeId(7), crate::ids::FlowId(0), true);
+        let draws = |seed: u64, n: usize| -> Vec<usize> {
+            let mut r = compute_ecmp(&adj, 1);
+            let Routes::Ecmp(t) = &mut r[0] else {
+                panic!("leaf 0 has four ways to leaf 1")
+            };
+            t.spray(crate::rng::stream(seed, "node/leaf0/ecmp"));
+            assert!(t.sprays());
+            // the static view (paths, delays, ideal FCTs): the first hop, ns-3 without it
+            assert_eq!(t.pick(&k), t.first(k.dst));
+            // one next hop (its own host): that port, every time
+            let own = FlowKey::new(NodeId(7), NodeId(6), crate::ids::FlowId(0), true);
+            assert_eq!(t.pick_packet(&own), t.first(NodeId(6)));
+            assert_eq!(
+                t.pick_packet(&FlowKey {
+                    dst: NodeId(0),
+                    ..k
+                }),
+                None
+            );
+            (0..n)
+                .map(|_| port_to[t.pick_packet(&k).unwrap().idx()].idx() - 2)
+                .collect()
+        };
+        let n = 40_000;
+        let a = draws(1, n);
+        assert_eq!(a, draws(1, n), "the same seed draws the same next hops");
+        assert_ne!(a, draws(2, n), "another seed other ones");
+        // one flow, every spine, each about a quarter: 10 000 expected, binomial standard
+        // deviation 87; and a chi-square of 3 degrees of freedom under 16.27 (p = 0.001)
+        let mut counts = [0f64; 4];
+        let mut pairs = [[0f64; 4]; 4];
+        for (i, &s) in a.iter().enumerate() {
+            counts[s] += 1.0;
+            if i > 0 {
+                pairs[a[i - 1]][s] += 1.0;
+            }
+        }
+        let e = n as f64 / 4.0;
+        assert!(
+            counts.iter().all(|c| (c - e).abs() < 5.0 * 87.0),
+            "{counts:?}"
+        );
+        let chi2: f64 = counts.iter().map(|c| (c - e).powi(2) / e).sum();
+        assert!(chi2 < 16.27, "{chi2} {counts:?}");
+        // successive packets independent: each of the 16 (previous, next) pairs about 1/16;
+        // chi-square of 15 degrees of freedom under 37.7 (p = 0.001)
+        let e2 = (n - 1) as f64 / 16.0;
+        let chi2: f64 = pairs.iter().flatten().map(|c| (c - e2).powi(2) / e2).sum();
+        assert!(chi2 < 37.7, "{chi2} {pairs:?}");
+    }
+
     fn key(a: u32, b: u32) -> FlowKey {
         FlowKey::new(NodeId(a), NodeId(b), crate::ids::FlowId(0), true)
     }

@@ -52,6 +52,7 @@ pub fn build_with(
         check_app(f.entry, f.cfg)?;
     }
     // Routes first: limits in BDP need the flows' RTTs, the recipes' warnings their paths.
+    super::routes::check(s)?;
     let routes = super::routes::compute(s, &topo, seed);
     let infos = flow_infos(&topo, &routes, &flows);
     let sized_limits = super::limits::resolve(s, &mut topo, &infos)?;

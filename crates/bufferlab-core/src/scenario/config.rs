@@ -105,13 +105,18 @@ fn default_seed() -> u64 {
 pub struct RoutingConfig {
     /// `ecmp`: a node keeps every next hop on a shortest path (hop count) and sends each flow
     /// down the one a hash of its 5-tuple picks (RFC 2992 hash-threshold over Linux's L4
-    /// `fib_multipath_hash`), so a flow keeps one path and flows spread; `none`: one path,
-    /// ties broken by port order (ns-2's static routing, ns-3's global routing without
-    /// `RandomEcmpRouting`). Default: `ecmp` for `leaf_spine` and `fat_tree`, else `none`.
+    /// `fib_multipath_hash`), so a flow keeps one path and flows spread; `random_packet`:
+    /// ns-3's rule (`Ipv4GlobalRouting` with `RandomEcmpRouting` true, ns-3.44 `LookupGlobal`),
+    /// every packet at every node draws one of the equal-cost next hops uniformly from the
+    /// node's own seeded stream, so load spreads evenly and a flow's packets are reordered;
+    /// `none`: one path, ties broken by port order (ns-2's static routing, ns-3's global
+    /// routing without `RandomEcmpRouting`). Default: `ecmp` for `leaf_spine` and
+    /// `fat_tree`, else `none`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multipath: Option<Multipath>,
     /// Seed of the routers' hash secrets (default: drawn from the run's seed, so that
     /// replications place flows on other paths, as routers booted with other secrets would).
+    /// Only with `multipath = "ecmp"`: `random_packet` draws from the run's seed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hash_seed: Option<u64>,
 }
@@ -124,6 +129,9 @@ pub enum Multipath {
     None,
     /// Every equal-cost next hop, one per flow by a hash of its 5-tuple.
     Ecmp,
+    /// Every equal-cost next hop, one per packet by a uniform draw (ns-3's
+    /// `RandomEcmpRouting`).
+    RandomPacket,
 }
 
 /// How the nodes are connected.

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""ECMP beside ns-3 (issue #38; docs/validation.md, "ECMP beside ns-3").
+
+Both simulators run the same leaf-spine fabrics with the same flows: ns-3.44's own rule,
+`Ipv4GlobalRouting` with `RandomEcmpRouting` (every packet at every node draws one of the
+equal-cost routes uniformly, `LookupGlobal`), beside bufferlab's `multipath = "random_packet"`,
+which models that rule; bufferlab's per-flow 5-tuple hash (`multipath = "ecmp"`, RFC 2992 /
+Linux), which ns-3 mainline does not have, beside both; and single-path routing (ns-3 with
+`RandomEcmpRouting` false, bufferlab `multipath = "none"`: every flow on the first spine).
+
+Every port of every node (both directions of every link) has the same queue over a 1-packet
+device queue and 2-byte PPP framing (`device_queue = 1`, `overhead = "2B"`, as the ns-3 peer's
+point-to-point devices): either DCTCP's step marking at K (RED, min_th = max_th = K, q_weight 1,
+ECN, no hard drop; TCP DCTCP) or a DropTail FIFO (TCP NewReno), ns-3's TCP defaults otherwise
+(`preset = "ns3"`: SACK, PRR, 128 KiB buffers, 200 ms minimum RTO...).
+
+    bash bench/peers/build_ns3.sh            # ns-3.44 and bench/.peers/ns3_leafspine
+    .venv/bin/python bench/ecmp_ns3.py       # every network; --case NAME for one
+
+Columns: `up` is the bytes each data-carrying uplink (leaf to spine) carried, max/min and
+coefficient of variation (standard deviation over mean) across those uplinks; goodput is the
+bulk flows' payload delivered over the run (bufferlab: bytes ACKed at the sender, ns-3: bytes
+its sinks received); drops and marks are summed over every queue; retransmissions are data
+segments sent again and RTO expiries over every flow; FCT is each finite flow's start to the
+ACK of its last byte at the sender, in both (median and max over the finite flows that
+completed, and how many did not). The last row runs the per-flow hash over ten seeds, whose
+hash secrets place the flows on other spines: the median and the worst of each column.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PEER = HERE / ".peers" / "ns3_leafspine"
+SEG = 1448
+
+
+@dataclass
+class Net:
+    name: str
+    leaves: int
+    spines: int
+    hosts: int
+    host_rate: str
+    fabric_rate: str
+    dctcp: bool
+    qlimit: int
+    duration_s: float
+    # (src leaf, src host, dst leaf, dst host, bytes (0: bulk), start s)
+    flows: list[tuple[int, int, int, int, int, float]] = field(default_factory=list)
+    delay: str = "1us"
+    k: int = 65
+
+
+def two_by_four(dctcp: bool) -> Net:
+    """2 leaves x 4 spines x 8 hosts, 10 Gbit/s everywhere (2:1 oversubscribed): h0_i -> h1_i
+    bulk, and eight finite flows h0_i -> h1_{i+1} (100 KB and 1 MB in turn) from 20 ms."""
+    bulk = [(0, i, 1, i, 0, 0.0) for i in range(8)]
+    finite = [(0, i, 1, (i + 1) % 8, 100_000 if i % 2 == 0 else 1_000_000, 0.020 + 0.002 * i)
+              for i in range(8)]
+    return Net(f"2x4x8 {'DCTCP K=65' if dctcp else 'NewReno DropTail'}", 2, 4, 8, "10Gbps",
+               "10Gbps", dctcp, 250 if dctcp else 100, 0.05, bulk + finite)
+
+
+def four_by_two(dctcp: bool) -> Net:
+    """4 leaves x 2 spines x 4 hosts, 10 Gbit/s hosts, 10 Gbit/s fabric (2:1): each host sends
+    to the host of its index under the next leaf (16 bulk flows, every uplink and downlink
+    loaded)."""
+    bulk = [(a, i, (a + 1) % 4, i, 0, 0.0) for a in range(4) for i in range(4)]
+    return Net(f"4x2x4 {'DCTCP K=65' if dctcp else 'NewReno DropTail'}", 4, 2, 4, "10Gbps",
+               "10Gbps", dctcp, 250 if dctcp else 100, 0.05, bulk)
+
+
+NETS = {"2x4-dctcp": lambda: two_by_four(True), "2x4-newreno": lambda: two_by_four(False),
+        "4x2-newreno": lambda: four_by_two(False), "4x2-dctcp": lambda: four_by_two(True)}
+
+
+def queue_toml(n: Net) -> str:
+    if n.dctcp:
+        return (f'{{ kind = "red", preset = "ns3", limit = "{n.qlimit}p", min_th = {n.k}, '
+                f'max_th = {n.k}, q_weight = 1.0, gentle = false, ecn = true, hard_drop = false, '
+                f'mean_pktsize = "1500B" }}')
+    return f'{{ kind = "droptail", limit = "{n.qlimit}p" }}'
+
+
+def scenario(n: Net, multipath: str) -> str:
+    tcp = ('{ preset = "ns3", cc = "dctcp", ecn = true, mss = 1448 }' if n.dctcp
+           else '{ preset = "ns3", cc = "newreno", mss = 1448 }')
+    links = "".join(f"""
+[links.{kind}]
+rate = "{rate}"
+delay = "{n.delay}"
+queue = {queue_toml(n)}
+overhead = "2B"
+device_queue = 1
+""" for kind, rate in (("host", n.host_rate), ("fabric", n.fabric_rate)))
+    flows = ""
+    for j, (sl, si, dl, di, size, start) in enumerate(n.flows):
+        app = '{ kind = "bulk" }' if size == 0 else f'{{ kind = "transfer", size = "{size}B" }}'
+        flows += f"""
+[[flows]]
+name = "f{j}"
+src = "h{sl}_{si}"
+dst = "h{dl}_{di}"
+start = "{start * 1e3:g}ms"
+app = {app}
+tcp = {tcp}
+"""
+    return f"""# Generated by bench/ecmp_ns3.py
+name = "ecmp-ns3"
+duration = "{n.duration_s * 1e3:g}ms"
+seed = 1
+routing = {{ multipath = "{multipath}" }}
+
+[topology]
+kind = "leaf_spine"
+leaves = {n.leaves}
+spines = {n.spines}
+hosts_per_leaf = {n.hosts}
+{links}{flows}"""
+
+
+def senders(n: Net) -> set[int]:
+    return {f[0] for f in n.flows}
+
+
+def summary(n: Net, up: list[int], flows: list[dict], drops: int, marks: int) -> dict:
+    """`up`: bytes of each uplink (leaf-major), `flows`: {bytes, got, fct, retx, rto}."""
+    carrying = [b for j, b in enumerate(up) if j // n.spines in senders(n)]
+    mean = statistics.fmean(carrying)
+    fcts = [f["fct"] for f in flows if f["bytes"] > 0]
+    return dict(
+        up_ratio=max(carrying) / min(carrying) if min(carrying) > 0 else float("inf"),
+        up_cv=statistics.pstdev(carrying) / mean if mean > 0 else 0.0,
+        up=carrying,
+        goodput=sum(f["got"] for f in flows if f["bytes"] == 0) * 8 / n.duration_s,
+        drops=drops,
+        marks=marks,
+        retx=sum(f["retx"] for f in flows),
+        rto=sum(f["rto"] for f in flows),
+        fcts=fcts,
+    )
+
+
+def run_bufferlab(n: Net, multipath: str, seed: int = 1) -> dict:
+    exe = Path(sys.executable).parent / "bufferlab"
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / "ecmp.toml"
+        f.write_text(scenario(n, multipath).replace("seed = 1\n", f"seed = {seed}\n"))
+        r = subprocess.run([str(exe), "run", str(f), "--json"], capture_output=True, text=True,
+                           check=True)
+    rep = json.loads(r.stdout)
+    tx = {(lk["link"], lk["from"]): lk for lk in rep["links"]}
+    up = [tx[(f"fabric{a}_{s}", f"leaf{a}")]["tx_bytes"]
+          for a in range(n.leaves) for s in range(n.spines)]
+    flows = []
+    for spec, fl in zip(n.flows, rep["flows"], strict=True):
+        t = fl["tcp"]
+        flows.append(dict(bytes=spec[4], got=t["bytes_acked"], fct=t["completion_time_s"],
+                          retx=t["retransmitted_segments"], rto=t["timeouts"]))
+    drops = sum(q["drops"] for q in rep["queues"])
+    marks = sum(q["marks"] for q in rep["queues"])
+    return summary(n, up, flows, drops, marks)
+
+
+def run_ns3(n: Net, random_ecmp: bool) -> dict:
+    spec = ";".join(f"{sl},{si},{dl},{di},{b},{s:g}" for sl, si, dl, di, b, s in n.flows)
+    args = [f"--leaves={n.leaves}", f"--spines={n.spines}", f"--hosts={n.hosts}",
+            f"--hostRate={n.host_rate}", f"--fabricRate={n.fabric_rate}", f"--delay={n.delay}",
+            f"--tcp={'TcpDctcp' if n.dctcp else 'TcpNewReno'}", f"--red={int(n.dctcp)}",
+            f"--k={n.k}", f"--qlimit={n.qlimit}", f"--randomEcmp={int(random_ecmp)}",
+            f"--segSize={SEG}", f"--flows={spec}", f"--simTime={n.duration_s:g}"]
+    r = subprocess.run([str(PEER), *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        # ns-3's own assertions stay on in the wheel's build: say which one stopped the run
+        why = [ln for ln in r.stderr.splitlines() if "NS_ASSERT" in ln or "NS_FATAL" in ln]
+        return dict(failed=(why or [r.stderr.strip()[-200:]])[0])
+    out = json.loads(r.stdout)
+    up = [lk["up_bytes"] for lk in out["fabric"]]
+    flows = [dict(bytes=f["bytes"], got=f["rx_bytes"], fct=f["fct_s"], retx=f["retransmits"],
+                  rto=f["timeouts"]) for f in out["flows"]]
+    return summary(n, up, flows, out["drops"] + out["other_drops"], out["marks"])
+
+
+RUNS = [
+    ("ns-3.44 RandomEcmpRouting", lambda n: run_ns3(n, True)),
+    ("bufferlab random_packet", lambda n: run_bufferlab(n, "random_packet")),
+    ("bufferlab ecmp (per-flow hash)", lambda n: run_bufferlab(n, "ecmp")),
+    ("ns-3.44 first route", lambda n: run_ns3(n, False)),
+    ("bufferlab none", lambda n: run_bufferlab(n, "none")),
+]
+
+
+def fct_cell(fcts: list) -> str:
+    if not fcts:
+        return "-"
+    done = sorted(f for f in fcts if f is not None)
+    cell = f"{statistics.median(done) * 1e3:.2f} / {done[-1] * 1e3:.2f}" if done else ""
+    if len(done) < len(fcts):
+        cell += f" ({len(fcts) - len(done)} not done)"
+    return cell
+
+
+def hash_seeds(n: Net, seeds: range) -> str:
+    """The per-flow hash over other seeds (other hash secrets, so other flow placements)."""
+    ms = [run_bufferlab(n, "ecmp", seed) for seed in seeds]
+    ratios = sorted(m["up_ratio"] for m in ms)
+    cvs = sorted(m["up_cv"] for m in ms)
+    gp = sorted(m["goodput"] / 1e9 for m in ms)
+    return (f"| bufferlab ecmp, seeds {seeds.start}-{seeds.stop - 1} (median, worst) | "
+            f"{statistics.median(ratios):.3f}, {ratios[-1]:.3f} | {statistics.median(cvs):.3f}, "
+            f"{cvs[-1]:.3f} | {statistics.median(gp):.2f}, {gp[0]:.2f} | | | | |")
+
+
+def row(name: str, m: dict) -> str:
+    if "failed" in m:
+        return f"| {name} | aborted: `{m['failed']}` | | | | | | |"
+    ratio = "∞" if m["up_ratio"] == float("inf") else f"{m['up_ratio']:.3f}"
+    return (f"| {name} | {ratio} | {m['up_cv']:.3f} | {m['goodput'] / 1e9:.2f} | {m['drops']} | "
+            f"{m['marks']} | {m['retx']} / {m['rto']} | {fct_cell(m['fcts'])} |")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--case", choices=sorted(NETS), action="append",
+                    help="run only this network (repeatable)")
+    ap.add_argument("--json", action="store_true", help="every measurement as JSON")
+    ap.add_argument("--show-toml", action="store_true", help="print each bufferlab scenario")
+    a = ap.parse_args()
+    if not PEER.exists():
+        print(f"{PEER} is missing: run bash bench/peers/build_ns3.sh", file=sys.stderr)
+        return 2
+    results = {}
+    for key in a.case or list(NETS):
+        n = NETS[key]()
+        if a.show_toml:
+            print(scenario(n, "random_packet"), file=sys.stderr)
+        results[key] = {name: run(n) for name, run in RUNS}
+        if a.json:
+            continue
+        print(f"\n{n.name} ({n.leaves} leaves x {n.spines} spines x {n.hosts} hosts, hosts "
+              f"{n.host_rate}, fabric {n.fabric_rate}, {n.duration_s * 1e3:g} ms)\n")
+        print("| routing | up max/min | up CV | bulk goodput Gbit/s | drops | marks | "
+              "retx / RTOs | finite FCT median / max ms |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, m in results[key].items():
+            print(row(name, m))
+        print(hash_seeds(n, range(1, 11)))
+    if a.json:
+        print(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
