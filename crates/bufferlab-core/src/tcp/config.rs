@@ -670,6 +670,21 @@ impl TcpParams {
         self.pacing || matches!(self.cc, CcKind::Bbr | CcKind::Bbr3 | CcKind::Prague)
     }
 
+    /// The codepoint of every packet, SYNs and pure ACKs included, when the controller needs
+    /// ECN and the flavour's rule `ect_on_every_packet` holds (DCTCP ECT(0), Prague ECT(1),
+    /// RFC 9331 section 4.1); None: only data segments are ECN-capable (RFC 3168 6.1.1).
+    pub fn ect_on_every_packet(&self) -> Option<crate::packet::Ecn> {
+        use crate::packet::Ecn;
+        if !(self.ecn && self.rules().ect_on_every_packet) {
+            return None;
+        }
+        match self.cc {
+            CcKind::Dctcp => Some(Ecn::Ect0),
+            CcKind::Prague => Some(Ecn::Ect1),
+            _ => None,
+        }
+    }
+
     /// AccECN feedback on (`ecn_feedback = "accecn"` with `ecn`).
     pub fn accecn(&self) -> bool {
         self.ecn && self.ecn_feedback == EcnFeedbackScheme::Accecn

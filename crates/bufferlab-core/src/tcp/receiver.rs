@@ -109,6 +109,9 @@ pub struct TcpReceiver {
     last_ack_sent: u64,
     /// AccECN's counters (`ecn_feedback = "accecn"`).
     pub accecn: Option<AccEcnReceiver>,
+    /// The codepoint of its ACKs: ECT where the controller needs ECN and the flavour says so
+    /// (`TcpParams::ect_on_every_packet`), else not ECN-capable (RFC 3168 section 6.1.1).
+    ack_ecn: Ecn,
 }
 
 impl TcpReceiver {
@@ -147,6 +150,7 @@ impl TcpReceiver {
             // ns-2 Acker: last_ack_sent_ 0, i.e. packet 1 (the first data packet with syn_)
             last_ack_sent: if p.handshake { 1 } else { 1 + u64::from(p.mss) },
             accecn: p.accecn().then(AccEcnReceiver::default),
+            ack_ecn: p.ect_on_every_packet().unwrap_or(Ecn::NotEct),
             p,
         }
     }
@@ -243,6 +247,7 @@ impl TcpReceiver {
         cx.send(Packet {
             kind: PacketKind::TcpAck,
             size,
+            ecn: self.ack_ecn,
             tcp: h,
             accecn,
             ..Packet::default()

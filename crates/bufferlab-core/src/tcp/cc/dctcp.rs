@@ -6,8 +6,9 @@
 //!   counted over one window of data (until snd_una passes the snd_nxt recorded when the
 //!   window began); then F = marked/acked and alpha = (1 - g) * alpha + g * F.
 //! * Section 3.3: on an ECN echo, at most once per window (the sender's RFC 3168 guard),
-//!   cwnd = cwnd * (1 - alpha / 2) (`ssthresh_on_ecn`; at least 2 segments, Linux
-//!   `dctcp_ssthresh`, ns-3 `TcpDctcp::GetSsThresh`).
+//!   cwnd = cwnd * (1 - alpha / 2) (`ssthresh_on_ecn`): at least 2 segments in Linux
+//!   (`dctcp_ssthresh`), without a floor in ns-3.44 (`TcpDctcp::GetSsThresh`, in bytes; the
+//!   flavour rule `dctcp_two_segment_floor`).
 //! * Section 3.3: on a loss, "the same as a conventional TCP": ssthresh = cwnd / 2 (Linux
 //!   `dctcp_react_to_loss`). ns-3.44's `TcpDctcp::GetSsThresh` answers both the ECN echo and a
 //!   loss with the alpha rule; the flavour rule `dctcp_loss_uses_alpha` follows that.
@@ -84,6 +85,8 @@ pub struct Dctcp {
     pub est: AlphaEstimator,
     growth: LinuxReno,
     loss_uses_alpha: bool,
+    /// The reduced window's floor: 2 segments (Linux), or none (ns-3).
+    floor_segments: f64,
 }
 
 impl Dctcp {
@@ -93,11 +96,19 @@ impl Dctcp {
             est: AlphaEstimator::new(g, alpha_init),
             growth: LinuxReno::new(keep_count),
             loss_uses_alpha,
+            floor_segments: 2.0,
         }
     }
 
+    /// With `two_segments` the reduced window is at least 2 segments (Linux), else it has no
+    /// floor (ns-3.44's `GetSsThresh`).
+    pub fn with_floor(mut self, two_segments: bool) -> Self {
+        self.floor_segments = if two_segments { 2.0 } else { 0.0 };
+        self
+    }
+
     fn alpha_ssthresh(&self, w: &Window) -> f64 {
-        (w.cwnd * (1.0 - self.est.alpha / 2.0)).max(2.0 * w.mss)
+        (w.cwnd * (1.0 - self.est.alpha / 2.0)).max(self.floor_segments * w.mss)
     }
 }
 

@@ -212,12 +212,15 @@ fn build_controller(p: &TcpParams) -> Box<dyn CongestionControl> {
         CcKind::Python => {
             unreachable!("Python controllers are built by the scenario builder through Extensions")
         }
-        CcKind::Dctcp => Box::new(dctcp::Dctcp::new(
-            p.dctcp_g,
-            p.dctcp_alpha_init,
-            p.rules().dctcp_loss_uses_alpha,
-            p.rules().linux_reno_keeps_ack_count,
-        )),
+        CcKind::Dctcp => Box::new(
+            dctcp::Dctcp::new(
+                p.dctcp_g,
+                p.dctcp_alpha_init,
+                p.rules().dctcp_loss_uses_alpha,
+                p.rules().linux_reno_keeps_ack_count,
+            )
+            .with_floor(p.rules().dctcp_two_segment_floor),
+        ),
         CcKind::Bbr => Box::new(bbr::Bbr::new(p, crate::rng::stream(0, "bbr"))),
         CcKind::Bbr3 => Box::new(bbr::v3::Bbr3::new(p, crate::rng::stream(0, "bbr3"))),
         CcKind::Prague => Box::new(prague::Prague::new(

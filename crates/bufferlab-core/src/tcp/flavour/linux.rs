@@ -28,5 +28,8 @@ pub const RULES: Rules = Rules {
     // tcp_output.c tcp_nagle_test: the FIN's segment is never held, and tcp_minshall_check
     // holds a small segment only while an earlier small one is unacknowledged.
     nagle_minshall: true,
+    // TCP_CONG_NEEDS_ECN (tcp_dctcp.c, tcp_prague.c): INET_ECN_xmit on the SYN, the SYN-ACK
+    // (tcp_ecn_send_syn, tcp_ecn_make_synack) and every later packet (tcp_ecn_send).
+    ect_on_every_packet: true,
     ..super::rfc::RULES
 };

@@ -292,6 +292,17 @@ pub struct Rules {
     /// DCTCP answers a loss with its ECN rule, ssthresh = cwnd * (1 - alpha / 2), instead of
     /// halving (RFC 8257 section 3.3 says a loss is handled as by a conventional TCP).
     pub dctcp_loss_uses_alpha: bool,
+    /// DCTCP's reduced window is at least two segments (Linux `dctcp_ssthresh`:
+    /// `max(cwnd - cwnd * alpha / 2, 2)`). ns-3.44's `TcpDctcp::GetSsThresh` has no floor
+    /// (`(1 - alpha / 2) * cWnd` in bytes), and its CWR state takes cwnd down to it by PRR.
+    pub dctcp_two_segment_floor: bool,
+    /// A controller that needs ECN (DCTCP; Prague) makes every packet of the connection
+    /// ECN-capable, SYN, SYN-ACK and pure ACKs included, at both ends: Linux's
+    /// `TCP_CONG_NEEDS_ECN` (`tcp_ecn_send_syn` and `tcp_ecn_make_synack` call `INET_ECN_xmit`,
+    /// and `tcp_ecn_send` leaves ECT on a pure ACK), ns-3.44's `DctcpEcn` mode (`TcpDctcp::Init`;
+    /// `TcpSocketBase::AddSocketTags` marks every packet ECT in it). RFC 3168 section 6.1.1
+    /// makes a SYN and a pure ACK not ECN-capable, so an AQM that cannot mark them drops them.
+    pub ect_on_every_packet: bool,
 }
 
 #[cfg(test)]

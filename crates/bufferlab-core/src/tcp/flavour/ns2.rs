@@ -144,4 +144,8 @@ pub const RULES: Rules = Rules {
     bbr_lt_bw_sampling: false,
     // ns-2.35 has no DCTCP agent: RFC 8257 section 3.3.
     dctcp_loss_uses_alpha: false,
+    // Linux dctcp_ssthresh: max(cwnd - cwnd * alpha / 2, 2U)
+    dctcp_two_segment_floor: true,
+    // ns-2.35's agents set ECT on data packets only (tcp.cc output: hf->ect() with ecn_).
+    ect_on_every_packet: false,
 };

@@ -103,4 +103,8 @@ pub const RULES: Rules = Rules {
     bbr_lt_bw_sampling: false,
     // TcpDctcp::GetSsThresh serves the ECN echo and a loss alike.
     dctcp_loss_uses_alpha: true,
+    // TcpDctcp::GetSsThresh: (1 - alpha / 2) * cWnd, no floor.
+    dctcp_two_segment_floor: false,
+    // TcpDctcp::Init: m_ecnMode = DctcpEcn; AddSocketTags then tags every packet ECT.
+    ect_on_every_packet: true,
 };

@@ -110,4 +110,8 @@ pub const RULES: Rules = Rules {
     bbr_lt_bw_sampling: true,
     // RFC 8257 section 3.3; Linux tcp_dctcp.c dctcp_react_to_loss halves cwnd.
     dctcp_loss_uses_alpha: false,
+    // Linux dctcp_ssthresh: max(cwnd - cwnd * alpha / 2, 2U)
+    dctcp_two_segment_floor: true,
+    // RFC 3168 section 6.1.1: a SYN and a pure ACK are not ECN-capable.
+    ect_on_every_packet: false,
 };

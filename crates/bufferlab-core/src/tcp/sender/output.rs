@@ -52,7 +52,8 @@ impl TcpSender {
                 // ECT(0), or ECT(1) for an L4S sender (RFC 9331 section 4.1).
                 self.cc.ect()
             } else {
-                Ecn::NotEct
+                // a bare FIN: ECT only where every packet is (`ect_on_every_packet`)
+                self.p.ect_on_every_packet().unwrap_or(Ecn::NotEct)
             },
             tcp: TcpHeader {
                 seq,
@@ -313,6 +314,9 @@ impl TcpSender {
             kind: PacketKind::TcpData,
             size: self.p.header + self.p.syn_options,
             payload: 0,
+            // not ECN-capable (RFC 3168 section 6.1.1) unless the controller needs ECN where
+            // the flavour makes every packet ECT (Linux INET_ECN_xmit, ns-3 DctcpEcn)
+            ecn: self.p.ect_on_every_packet().unwrap_or(Ecn::NotEct),
             tcp: TcpHeader {
                 seq: 0,
                 // RFC 3168 section 6.1.1 ECN-setup SYN; ns-2's opening packet echoes only
@@ -352,6 +356,8 @@ impl TcpSender {
             cx.send(Packet {
                 kind: PacketKind::TcpAck,
                 size: self.p.header,
+                // a pure ACK: ECT only where every packet is (`ect_on_every_packet`)
+                ecn: self.p.ect_on_every_packet().unwrap_or(Ecn::NotEct),
                 tcp: TcpHeader {
                     seq: 1,
                     ack: 1,
