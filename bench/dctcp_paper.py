@@ -1,0 +1,197 @@
+"""DCTCP beside Alizadeh et al., "Data Center TCP (DCTCP)", SIGCOMM 2010 (issue #38).
+
+Two of the paper's testbed experiments, built with bufferlab's Python builder:
+
+* queue length (section 4.1, Figures 1 and 13): 2 and 20 long-lived flows from distinct
+  1 Gbit/s ports to one 1 Gbit/s port; DCTCP with the switch marking at K = 20 packets
+  against TCP over the switch's drop-tail buffer (Figure 1's caption: up to about 700 KB
+  for one busy port under the Triumph's dynamic allocation);
+* incast (section 4.2, Figures 18 and 19): a client asks N servers for 1 MB / N each, the
+  switch's buffer static at 100 packets per port, RTO_min 10 ms, the query repeated;
+  query completion time and the fraction of queries with a timeout, DCTCP against TCP.
+
+Both run the ``linux`` preset: its DCTCP is Linux ``net/ipv4/tcp_dctcp.c``, which follows
+the paper's sender (alpha <- (1 - g) alpha + g F once per window of data, g = 1/16,
+cwnd <- cwnd (1 - alpha / 2) at most once per window, the receiver's CE-state echo of
+section 3.1), and its TCP is Linux NewReno (``cc = "newreno"``) with SACK, as a Linux host
+of the paper's time would run; the paper's hosts ran Windows Server 2008 R2 (section 4),
+whose TCP is NewReno-like. Every setting not from the paper is a bufferlab default or is
+named below with its reason.
+
+Run: python bench/dctcp_paper.py [--quick]   (prints markdown tables)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import bufferlab
+
+MSS_WIRE = 1500  # bytes of a full packet on the wire (1448 B of payload + headers)
+LINK = "1Gbps"  # the paper's 1 Gbit/s testbed (section 4)
+# One-way delay of each link: 25 us, so the base RTT (host -> switch -> host and back) is
+# 100 us, the paper's 1 Gbit/s data-centre RTT of section 3.4's guideline (a choice: the
+# paper does not give its testbed's propagation delays). C x RTT / 7 is then 1.2 packets,
+# far below K = 20.
+DELAY = "25us"
+K = "20p"  # section 4.1: K = 20 packets at 1 Gbit/s
+DROPTAIL_BUFFER = "700KB"  # Figure 1's caption: one busy port may take up to ~700 KB
+INCAST_PORT = 100  # section 4.2: a static buffer of 100 packets per port
+RTO_MIN = "10ms"  # section 4.2: RTO_min 10 ms (the paper also runs 300 ms)
+
+TCP_DCTCP = {"preset": "linux", "cc": "dctcp", "ecn": True, "min_rto": RTO_MIN}
+TCP_RENO = {"preset": "linux", "cc": "newreno", "min_rto": RTO_MIN}
+# Hosts of the paper's time (a choice, the paper's text names only Windows Server 2008 R2):
+# RFC 3390's initial window, min(4 MSS, max(2 MSS, 4380 B)) = 3 segments of 1448 B, and no
+# RACK-TLP (Linux 4.x and later); the linux preset's own are IW 10 (RFC 6928) and RACK-TLP.
+HOSTS = {"linux": {}, "2010": {"iw": 3, "rack_tlp": False}}
+
+
+def long_lived(n: int, dctcp: bool, duration: str, warmup: str) -> dict:
+    """n bulk flows s_i -> r through switch sw; the port sw -> r is the bottleneck."""
+    nodes = ["r", "sw"] + [f"s{i}" for i in range(n)]
+    b = bufferlab.custom(nodes, duration=duration, name=f"ll-{n}", seed=1, warmup=warmup)
+    b.link("down", between=("sw", "r"), rate=LINK, delay=DELAY)
+    for i in range(n):
+        b.link(f"up{i}", between=(f"s{i}", "sw"), rate=LINK, delay=DELAY)
+    # complete sharing of a 700 KB pool: the congested port may take all of it, as Figure
+    # 1's dynamic allocation lets one busy port take ~700 KB
+    b.switch(
+        "sw",
+        buffer=DROPTAIL_BUFFER,
+        policy="complete_sharing",
+        ecn_threshold=K if dctcp else None,
+    )
+    b.monitor(queue_interval="100us", queues=["down"])
+    tcp = TCP_DCTCP if dctcp else TCP_RENO
+    for i in range(n):
+        b.flow(f"f{i}", f"s{i}", "r", app={"kind": "bulk"}, tcp=tcp)
+    res = b.run()
+    raw = res.raw
+    s = next(q for q in raw["series"]["queues"] if q["link"] == "down" and q["from"] == "sw")
+    warm = raw["warmup_s"]
+    pk = [p for t, p in zip(s["t_s"], s["packets"], strict=True) if t >= warm]
+    by = [x for t, x in zip(s["t_s"], s["bytes"], strict=True) if t >= warm]
+    port = next(q for q in raw["queues"] if q["link"] == "down" and q["from"] == "sw")
+    gbps = sum(f["goodput_bps"] for f in raw["flows"]) / 1e9
+    return {
+        "n": n,
+        "cc": "DCTCP, K = 20" if dctcp else "NewReno, drop-tail",
+        "p50": statistics.median(pk),
+        "p95": _pct(pk, 0.95),
+        "max": max(pk),
+        "p50_kb": statistics.median(by) / 1000,
+        "max_kb": max(by) / 1000,
+        "goodput": gbps,
+        "drops": port["drops"],
+        "timeouts": sum(f["tcp"]["timeouts"] for f in raw["flows"]),
+    }
+
+
+def _pct(xs: list[float], p: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(p * len(s)))]
+
+
+def incast(n: int, dctcp: bool, queries: int, interval_ms: int, host: str = "linux") -> dict:
+    """A client asks n servers for 1 MB / n each, `queries` times, `interval_ms` apart."""
+    nodes = ["client", "tor"] + [f"s{i}" for i in range(n)]
+    dur = queries * interval_ms + 200
+    b = bufferlab.custom(nodes, duration=f"{dur}ms", name=f"incast-{n}", seed=1)
+    b.link("down", between=("tor", "client"), rate=LINK, delay=DELAY)
+    for i in range(n):
+        b.link(f"up{i}", between=(f"s{i}", "tor"), rate=LINK, delay=DELAY)
+    # a static threshold of 100 packets on every port, the pool large enough that only the
+    # per-port threshold binds (section 4.2's static allocation)
+    b.switch(
+        "tor",
+        buffer=f"{INCAST_PORT * (n + 1)}p",
+        policy="static_threshold",
+        threshold=f"{INCAST_PORT}p",
+        ecn_threshold=K if dctcp else None,
+    )
+    size = 1_000_000 // n  # 1 MB = 10^6 B split over the n servers
+    b.incast(
+        "client",
+        [f"s{i}" for i in range(n)],
+        f"{size}B",
+        f"{interval_ms}ms",
+        stop=f"{(queries - 1) * interval_ms + 1}ms",
+        tcp={**(TCP_DCTCP if dctcp else TCP_RENO), **HOSTS[host]},
+    )
+    raw = b.run().raw
+    qcts = [q["qct_s"] for q in raw["fct"]["queries"] if q["qct_s"] is not None]
+    hit: set[str] = set()
+    for f in raw["flows"]:
+        if f["name"].startswith("q") and f["tcp"]["timeouts"] > 0:
+            hit.add(f["name"].split("_")[1])
+    port = next(q for q in raw["queues"] if q["link"] == "down" and q["from"] == "tor")
+    return {
+        "n": n,
+        "cc": ("DCTCP" if dctcp else "NewReno") + f" ({host})",
+        "done": len(qcts),
+        "asked": len(raw["fct"]["queries"]),
+        "qct_mean_ms": 1000 * statistics.fmean(qcts) if qcts else float("nan"),
+        "qct_p50_ms": 1000 * statistics.median(qcts) if qcts else float("nan"),
+        "qct_max_ms": 1000 * max(qcts) if qcts else float("nan"),
+        "timeout_frac": len(hit) / max(1, len(raw["fct"]["queries"])),
+        "drops": port["drops"],
+    }
+
+
+def queue_table(rows: list[dict]) -> str:
+    out = [
+        "| flows | sender, switch | queue p50 (pkts) | p95 | max | p50 (KB) | max (KB) "
+        "| goodput (Gbit/s) | drops | timeouts |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r['n']} | {r['cc']} | {r['p50']:.0f} | {r['p95']:.0f} | {r['max']:.0f} "
+            f"| {r['p50_kb']:.1f} | {r['max_kb']:.1f} | {r['goodput']:.3f} | {r['drops']} "
+            f"| {r['timeouts']} |"
+        )
+    return "\n".join(out)
+
+
+def incast_table(rows: list[dict]) -> str:
+    out = [
+        "| N servers | sender | queries done | QCT mean (ms) | p50 | max "
+        "| queries with a timeout | drops at the client port |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r['n']} | {r['cc']} | {r['done']}/{r['asked']} | {r['qct_mean_ms']:.2f} "
+            f"| {r['qct_p50_ms']:.2f} | {r['qct_max_ms']:.2f} | {r['timeout_frac']:.2f} "
+            f"| {r['drops']} |"
+        )
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer points, shorter runs")
+    a = ap.parse_args(argv)
+    t0 = time.monotonic()
+    dur, warm = ("300ms", "100ms") if a.quick else ("1s", "200ms")
+    rows = [long_lived(n, d, dur, warm) for n in (2, 20) for d in (True, False)]
+    print("## Queue length, long-lived flows into one 1 Gbit/s port\n")
+    print(queue_table(rows))
+    ns = (1, 5, 10, 20, 30, 40) if a.quick else (1, 5, 10, 15, 20, 25, 30, 35, 40)
+    queries = 10 if a.quick else 30
+    for host in HOSTS:
+        rows = [incast(n, d, queries, 100, host) for n in ns for d in (True, False)]
+        print(
+            f"\n## Incast ({host} hosts): 1 MB / N from N servers, 100-packet port, RTO_min 10 ms\n"
+        )
+        print(incast_table(rows))
+    print(f"\n(wall {time.monotonic() - t0:.1f} s)", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
