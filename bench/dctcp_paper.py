@@ -6,17 +6,17 @@ Two of the paper's testbed experiments, built with bufferlab's Python builder:
   1 Gbit/s ports to one 1 Gbit/s port; DCTCP with the switch marking at K = 20 packets
   against TCP over the switch's drop-tail buffer (Figure 1's caption: up to about 700 KB
   for one busy port under the Triumph's dynamic allocation);
-* incast (section 4.2, Figures 18 and 19): a client asks N servers for 1 MB / N each, the
-  switch's buffer static at 100 packets per port, RTO_min 10 ms, the query repeated;
-  query completion time and the fraction of queries with a timeout, DCTCP against TCP.
+* incast (section 4.2.1, Figures 18 and 19): a client asks N servers for 1 MB / N each, the
+  switch's buffer static at 100 packets per port (Figure 18) or dynamic (Figure 19), RTO_min
+  10 ms, the query repeated; query completion time and the fraction of queries with a
+  timeout, DCTCP against TCP.
 
 Both run the ``linux`` preset: its DCTCP is Linux ``net/ipv4/tcp_dctcp.c``, which follows
 the paper's sender (alpha <- (1 - g) alpha + g F once per window of data, g = 1/16,
 cwnd <- cwnd (1 - alpha / 2) at most once per window, the receiver's CE-state echo of
-section 3.1), and its TCP is Linux NewReno (``cc = "newreno"``) with SACK, as a Linux host
-of the paper's time would run; the paper's hosts ran Windows Server 2008 R2 (section 4),
-whose TCP is NewReno-like. Every setting not from the paper is a bufferlab default or is
-named below with its reason.
+section 3.1; it adds a two-segment floor to the cut), and its TCP is NewReno
+(``cc = "newreno"``) with SACK, the paper's baseline ("TCP New Reno (w/ SACK)", section 4).
+Every setting not from the paper is a bufferlab default or is named below with its reason.
 
 Run: python bench/dctcp_paper.py [--quick]   (prints markdown tables)
 """
@@ -33,21 +33,28 @@ import bufferlab
 MSS_WIRE = 1500  # bytes of a full packet on the wire (1448 B of payload + headers)
 LINK = "1Gbps"  # the paper's 1 Gbit/s testbed (section 4)
 # One-way delay of each link: 25 us, so the base RTT (host -> switch -> host and back) is
-# 100 us, the paper's 1 Gbit/s data-centre RTT of section 3.4's guideline (a choice: the
-# paper does not give its testbed's propagation delays). C x RTT / 7 is then 1.2 packets,
-# far below K = 20.
+# 100 us (a choice: the paper does not give its testbed's delays; section 3.4's footnote 6
+# takes RTTs of 100 to 300 us). C x RTT / 7 is then 1.2 packets, far below K = 20.
 DELAY = "25us"
 K = "20p"  # section 4.1: K = 20 packets at 1 Gbit/s
 DROPTAIL_BUFFER = "700KB"  # Figure 1's caption: one busy port may take up to ~700 KB
+TRIUMPH_BUFFER = "4MB"  # Table 1: the Triumph's 4 MB shared buffer
+DT_ALPHA = 0.7 / 3.3  # alpha B / (1 + alpha) = 700 KB of B = 4 MB
 INCAST_PORT = 100  # section 4.2: a static buffer of 100 packets per port
 RTO_MIN = "10ms"  # section 4.2: RTO_min 10 ms (the paper also runs 300 ms)
 
 TCP_DCTCP = {"preset": "linux", "cc": "dctcp", "ecn": True, "min_rto": RTO_MIN}
 TCP_RENO = {"preset": "linux", "cc": "newreno", "min_rto": RTO_MIN}
-# Hosts of the paper's time (a choice, the paper's text names only Windows Server 2008 R2):
-# RFC 3390's initial window, min(4 MSS, max(2 MSS, 4380 B)) = 3 segments of 1448 B, and no
-# RACK-TLP (Linux 4.x and later); the linux preset's own are IW 10 (RFC 6928) and RACK-TLP.
-HOSTS = {"linux": {}, "2010": {"iw": 3, "rack_tlp": False}}
+# Hosts of the paper's time (a choice: the paper's text says only "TCP New Reno (w/ SACK)"
+# on Windows Server 2008 R2 hosts, section 4): RFC 3390's initial window, min(4 MSS, max(2 MSS,
+# 4380 B)) = 3 segments of 1448 B, and no RACK-TLP (Linux 4.x and later); the linux preset's
+# own are IW 10 (RFC 6928) and RACK-TLP. "2010-iw2" takes the 2 packets per sender of the
+# paper's incast arithmetic (section 4.2.1: 35 x 2 x 1.5 KB > 100 KB) as the initial window.
+HOSTS = {
+    "linux": {},
+    "2010": {"iw": 3, "rack_tlp": False},
+    "2010-iw2": {"iw": 2, "rack_tlp": False},
+}
 
 
 def long_lived(n: int, dctcp: bool, duration: str, warmup: str) -> dict:
@@ -96,7 +103,9 @@ def _pct(xs: list[float], p: float) -> float:
     return s[min(len(s) - 1, int(p * len(s)))]
 
 
-def incast(n: int, dctcp: bool, queries: int, interval_ms: int, host: str = "linux") -> dict:
+def incast(
+    n: int, dctcp: bool, queries: int, interval_ms: int, host: str = "linux", dynamic: bool = False
+) -> dict:
     """A client asks n servers for 1 MB / n each, `queries` times, `interval_ms` apart."""
     nodes = ["client", "tor"] + [f"s{i}" for i in range(n)]
     dur = queries * interval_ms + 200
@@ -106,13 +115,25 @@ def incast(n: int, dctcp: bool, queries: int, interval_ms: int, host: str = "lin
         b.link(f"up{i}", between=(f"s{i}", "tor"), rate=LINK, delay=DELAY)
     # a static threshold of 100 packets on every port, the pool large enough that only the
     # per-port threshold binds (section 4.2's static allocation)
-    b.switch(
-        "tor",
-        buffer=f"{INCAST_PORT * (n + 1)}p",
-        policy="static_threshold",
-        threshold=f"{INCAST_PORT}p",
-        ecn_threshold=K if dctcp else None,
-    )
+    if dynamic:
+        # section 4.2.1, "Importance of dynamic buffering": the Triumph's 4 MB (Table 1) under
+        # its dynamic allocation, which gives one busy port up to ~700 KB; Dynamic Threshold
+        # gives one congested queue alpha B / (1 + alpha), 700 KB of 4 MB at alpha = 0.212
+        b.switch(
+            "tor",
+            buffer=TRIUMPH_BUFFER,
+            policy="dynamic_threshold",
+            alpha=DT_ALPHA,
+            ecn_threshold=K if dctcp else None,
+        )
+    else:
+        b.switch(
+            "tor",
+            buffer=f"{INCAST_PORT * (n + 1)}p",
+            policy="static_threshold",
+            threshold=f"{INCAST_PORT}p",
+            ecn_threshold=K if dctcp else None,
+        )
     size = 1_000_000 // n  # 1 MB = 10^6 B split over the n servers
     b.incast(
         "client",
@@ -181,14 +202,16 @@ def main(argv: list[str] | None = None) -> int:
     rows = [long_lived(n, d, dur, warm) for n in (2, 20) for d in (True, False)]
     print("## Queue length, long-lived flows into one 1 Gbit/s port\n")
     print(queue_table(rows))
+    # N from 1 to 40 (the paper's 41 machines: one client, up to 40 servers)
     ns = (1, 5, 10, 20, 30, 40) if a.quick else (1, 5, 10, 15, 20, 25, 30, 35, 40)
     queries = 10 if a.quick else 30
     for host in HOSTS:
         rows = [incast(n, d, queries, 100, host) for n in ns for d in (True, False)]
-        print(
-            f"\n## Incast ({host} hosts): 1 MB / N from N servers, 100-packet port, RTO_min 10 ms\n"
-        )
+        print(f"\n## Incast, static 100-packet port, {host} hosts\n")
         print(incast_table(rows))
+    rows = [incast(n, d, queries, 100, "2010", dynamic=True) for n in ns for d in (True, False)]
+    print("\n## Incast, dynamic buffer (4 MB, one port up to 700 KB), 2010 hosts\n")
+    print(incast_table(rows))
     print(f"\n(wall {time.monotonic() - t0:.1f} s)", file=sys.stderr)
     return 0
 
