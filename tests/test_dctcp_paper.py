@@ -50,3 +50,21 @@ def test_incast_dctcp_times_out_once_the_burst_exceeds_the_port():
     # react before its first mark comes back (the paper's DCTCP also times out at 35-40)
     d = paper.incast(40, True, 3, 100, "2010")
     assert d["timeout_frac"] == 1 and d["drops"] > 0
+
+
+def test_dctcp_first_timeout_where_two_packets_a_server_overflow_the_port():
+    # section 4.2.1: DCTCP times out only once ~2 packets from each sender exceed the static
+    # buffer, 35 x 2 x 1.5 KB > 100 KB; with IW 2 and a 100 KB (67-packet) port: none at 30
+    # servers (60 packets), every query at the paper's 35
+    port = paper.ARITHMETIC_PORT
+    assert paper.incast(30, True, 3, 100, "2010-iw2", port=port)["timeout_frac"] == 0
+    assert paper.incast(35, True, 3, 100, "2010-iw2", port=port)["timeout_frac"] == 1
+    # and on the 100-packet port the same hosts have none up to 40 (2 x 40 = 80 < 100)
+    assert paper.incast(40, True, 3, 100, "2010-iw2")["timeout_frac"] == 0
+
+
+def test_dynamic_buffering_absorbs_dctcp_incast():
+    # section 4.2.1, Figure 19: with the switch's dynamic buffering DCTCP has no timeout up to
+    # 40 servers
+    d = paper.incast(40, True, 3, 100, "2010", dynamic=True)
+    assert d["timeout_frac"] == 0 and d["drops"] == 0
