@@ -26,6 +26,9 @@ fn main() {
         }
     }
     let ns2_trace = std::env::var_os("BUFFERLAB_NS2_TRACE").map(std::path::PathBuf::from);
+    // files the scenario names (a link's `trace`) are read from its folder, as `bufferlab run`
+    // reads them
+    let base_dir = std::path::Path::new(path).parent();
     match run_json(&RunRequest {
         text: &text,
         source: path,
@@ -33,6 +36,7 @@ fn main() {
         overrides,
         pcap_dir: pcap.as_deref(),
         ns2_trace: ns2_trace.as_deref(),
+        base_dir,
         ..Default::default()
     }) {
         Ok(j) => println!("{j}"),
