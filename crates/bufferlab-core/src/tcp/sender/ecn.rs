@@ -28,7 +28,7 @@ impl TcpSender {
     /// not inside the round trip after an ECN reduction (Linux CWR state), unless the
     /// controller grows there too (Prague).
     pub(super) fn may_grow_after_ecn(&self, ack: u64) -> bool {
-        self.cc.grows_during_cwr() || ack >= self.ecn_recover || self.rto_since_reduction
+        self.cc.grows_during_cwr() || ack >= self.ecn_recover
     }
 
     /// RFC 3168 section 6.1.2: an ECN echo reduces the window once per window, as a loss
@@ -42,7 +42,6 @@ impl TcpSender {
             self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
             self.w.cwnd = self.w.ssthresh.max(self.w.mss);
             self.ecn_recover = self.snd_max;
-            self.rto_since_reduction = false;
             // tcp_ecn_queue_cwr: "Do not set CWR if in AccECN mode!"
             self.cwr_pending = self.accecn.is_none();
             self.stats.ecn_reductions += 1;
@@ -84,7 +83,6 @@ impl TcpSender {
         self.ns2_ecn_keeps_dupwnd(half);
         self.recover = self.snd_max;
         self.ecn_recover = self.snd_max;
-        self.rto_since_reduction = false;
         self.last_action_timeout = false;
         self.last_action_ecn = true;
         self.cwr_pending = true;

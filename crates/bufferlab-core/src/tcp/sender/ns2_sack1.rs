@@ -212,7 +212,6 @@ impl TcpSender {
         self.ns2_base = self.w.cwnd;
         self.recover = self.snd_max;
         self.ecn_recover = self.ecn_recover.max(self.snd_max);
-        self.rto_since_reduction = false;
         self.sack1_pipe = pipe;
         self.in_recovery = true;
         self.last_action_timeout = false;

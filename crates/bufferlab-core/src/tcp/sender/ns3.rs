@@ -319,7 +319,6 @@ impl TcpSender {
         self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, pipe, now);
         self.in_cwr = true;
         self.ecn_recover = self.snd_max;
-        self.rto_since_reduction = false;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
         if self.owns_window {

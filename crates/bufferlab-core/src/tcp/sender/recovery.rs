@@ -116,7 +116,6 @@ impl TcpSender {
         }
         self.recover = self.snd_max;
         self.ecn_recover = self.ecn_recover.max(self.snd_max);
-        self.rto_since_reduction = false;
         self.high_rxt = self.snd_una;
         self.partial_seen = false;
         if self.p.sack && self.cc.recovery() != Recovery::None {
