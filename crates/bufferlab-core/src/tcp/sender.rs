@@ -151,6 +151,10 @@ pub struct TcpSender {
     recover: u64,
     high_rxt: u64,
     ecn_recover: u64,
+    /// A timeout since the last reduction: the round after an ECN reduction or a fast
+    /// recovery no longer holds the window (Linux `tcp_enter_loss` leaves CWR and Recovery for
+    /// `CA_Loss`, where `tcp_in_cwnd_reduction` is false and slow start grows cwnd again).
+    rto_since_reduction: bool,
     cwr_pending: bool,
     /// The last window reduction was a timeout (ns-2 `last_cwnd_action_`).
     last_action_timeout: bool,

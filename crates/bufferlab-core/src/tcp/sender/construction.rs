@@ -99,6 +99,7 @@ impl TcpSender {
             },
             high_rxt: 0,
             ecn_recover: 0,
+            rto_since_reduction: false,
             in_cwr: false,
             snd_sml: 0,
             cwr_pending: false,

@@ -28,7 +28,15 @@ impl TcpSender {
     /// not inside the round trip after an ECN reduction (Linux CWR state), unless the
     /// controller grows there too (Prague).
     pub(super) fn may_grow_after_ecn(&self, ack: u64) -> bool {
-        self.cc.grows_during_cwr() || ack >= self.ecn_recover
+        self.cc.grows_during_cwr() || ack >= self.ecn_recover || self.rto_since_reduction
+    }
+
+    /// Starts the round after a reduction (ECN or fast recovery) in which the window does not
+    /// grow until `until` is acknowledged (Linux CWR / Recovery, `tcp_in_cwnd_reduction`), or
+    /// until a timeout ends it (`rto_since_reduction`, set by `on_rto`).
+    pub(super) fn start_reduction_round(&mut self, until: u64) {
+        self.ecn_recover = until;
+        self.rto_since_reduction = false;
     }
 
     /// RFC 3168 section 6.1.2: an ECN echo reduces the window once per window, as a loss
@@ -41,7 +49,7 @@ impl TcpSender {
         if ece && !self.in_recovery && self.snd_una > self.ecn_recover {
             self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
             self.w.cwnd = self.w.ssthresh.max(self.w.mss);
-            self.ecn_recover = self.snd_max;
+            self.start_reduction_round(self.snd_max);
             // tcp_ecn_queue_cwr: "Do not set CWR if in AccECN mode!"
             self.cwr_pending = self.accecn.is_none();
             self.stats.ecn_reductions += 1;
@@ -82,7 +90,7 @@ impl TcpSender {
         self.w.ssthresh = ssthresh;
         self.ns2_ecn_keeps_dupwnd(half);
         self.recover = self.snd_max;
-        self.ecn_recover = self.snd_max;
+        self.start_reduction_round(self.snd_max);
         self.last_action_timeout = false;
         self.last_action_ecn = true;
         self.cwr_pending = true;

@@ -211,7 +211,7 @@ impl TcpSender {
         self.w.cwnd = half.max(self.w.mss);
         self.ns2_base = self.w.cwnd;
         self.recover = self.snd_max;
-        self.ecn_recover = self.ecn_recover.max(self.snd_max);
+        self.start_reduction_round(self.ecn_recover.max(self.snd_max));
         self.sack1_pipe = pipe;
         self.in_recovery = true;
         self.last_action_timeout = false;

@@ -318,7 +318,7 @@ impl TcpSender {
         let pipe = self.pipe_ns3();
         self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, pipe, now);
         self.in_cwr = true;
-        self.ecn_recover = self.snd_max;
+        self.start_reduction_round(self.snd_max);
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
         if self.owns_window {

@@ -115,7 +115,7 @@ impl TcpSender {
             self.w.ssthresh = self.cc.ssthresh_on_loss(&self.w, flight, now);
         }
         self.recover = self.snd_max;
-        self.ecn_recover = self.ecn_recover.max(self.snd_max);
+        self.start_reduction_round(self.ecn_recover.max(self.snd_max));
         self.high_rxt = self.snd_una;
         self.partial_seen = false;
         if self.p.sack && self.cc.recovery() != Recovery::None {

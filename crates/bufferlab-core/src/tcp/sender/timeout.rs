@@ -147,6 +147,7 @@ impl TcpSender {
             self.w.ssthresh = ns2_ssthresh;
         }
         self.in_recovery = false;
+        self.rto_since_reduction = true;
         // tcp.cc timeout: frto_ = 1 after the slowdown (not after Sack1's fast recovery)
         self.ns2_frto_timeout_end(sack1_recovery);
         self.vegas_on_timeout(cx.now_s);
