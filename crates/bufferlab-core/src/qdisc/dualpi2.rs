@@ -26,8 +26,10 @@
 //!   w_C * size, serving C subtracts w_L * size (w_C = 10, w_L = 90). The credit starts at
 //!   MTU * (w_C - w_L) and restarts when both queues are empty. RFC 9332 A.1 leaves the
 //!   scheduler open ("time-shifted FIFO or WRR"); this is Linux's.
+//! * `min_qlen_step` (Linux, default 0): the step applies only to an L packet that found at
+//!   least that many packets in the L queue (`skb_apply_step`, decided at enqueue).
 //!
-//! Not modelled: GSO splitting, `min_qlen_step`, `drop_early` (enqueue-time drops).
+//! Not modelled: GSO splitting, `drop_early` (enqueue-time drops).
 
 use super::shared_config::{refuse_unknown, PiDefaults, PiGains, PiKnobs, UnknownKeys};
 use super::{DropReason, QueueCtx, QueueDisc};
@@ -90,6 +92,12 @@ pub struct DualPi2Config {
     /// packet's serialisation passes the 1 ms time step. Default: none (the time step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_packets: Option<u64>,
+    /// An L packet is subject to the step only if the L queue held at least this many
+    /// packets when it arrived (Linux `min_qlen_step`, `skb_apply_step` at enqueue; default 0,
+    /// every L packet, as `tc` shows `min_qlen_step 0p`). A few packets keep one packet's
+    /// serialisation at a low link rate from passing the time step alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_qlen_step: Option<u64>,
     /// Share of the C queue in the scheduler, in percent (default 10, Linux `c_protection`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub c_protection: Option<u32>,
@@ -118,6 +126,7 @@ impl DualPi2Config {
                     "k",
                     "step_thresh",
                     "step_packets",
+                    "min_qlen_step",
                     "c_protection",
                     "drop_overload",
                     "pi_delay",
@@ -155,6 +164,10 @@ pub struct DualPi2 {
     step: SimTime,
     /// The step in packets (`step_packets`), when set.
     step_packets: Option<u64>,
+    /// `min_qlen_step`, and per L packet in queue order whether the step applies to it
+    /// (kept only when `min_qlen_step` > 0: with 0 it applies to all).
+    min_qlen_step: u64,
+    l_apply_step: VecDeque<bool>,
     w_c: i64,
     w_l: i64,
     drop_overload: bool,
@@ -186,6 +199,8 @@ impl DualPi2 {
             k: cfg.k.unwrap_or(2.0),
             step: cfg.step_thresh.unwrap_or(SimTime::from_millis(1)),
             step_packets: cfg.step_packets,
+            min_qlen_step: cfg.min_qlen_step.unwrap_or(0),
+            l_apply_step: VecDeque::new(),
             w_c,
             w_l: 100 - w_c,
             drop_overload: cfg.drop_overload.unwrap_or(true),
@@ -247,6 +262,11 @@ impl DualPi2 {
         }
     }
 
+    /// Whether the step applies to the L packet just taken from the head (`min_qlen_step`).
+    fn l_step_applies(&mut self) -> bool {
+        self.min_qlen_step == 0 || self.l_apply_step.pop_front().unwrap_or(true)
+    }
+
     /// Linux `must_drop`: the coupled signal. Returns true when the packet is to be dropped.
     fn coupled(&mut self, class: usize, pkt: &mut Packet, cx: &mut QueueCtx) -> bool {
         if self.bytes < 2 * MTU {
@@ -292,6 +312,11 @@ impl QueueDisc for DualPi2 {
         self.bytes += pkt.size as u64;
         self.class_bytes[class] += pkt.size as u64;
         if class == L {
+            if self.min_qlen_step > 0 {
+                // skb_apply_step: the L queue's length before this packet joins it
+                let apply = self.l.len() as u64 >= self.min_qlen_step;
+                self.l_apply_step.push_back(apply);
+            }
             self.l.push_back(pkt);
         } else {
             self.c.push_back(pkt);
@@ -312,6 +337,7 @@ impl QueueDisc for DualPi2 {
                 self.credit = MTU as i64 * (self.w_c - self.w_l);
                 return None;
             };
+            let apply_step = class == L && self.l_step_applies();
             let size = pkt.size as i64;
             let change = match class {
                 L if !self.c.is_empty() => self.w_c * size,
@@ -331,7 +357,7 @@ impl QueueDisc for DualPi2 {
                 Some(n) => self.l.len() as u64 > n, // do_step_aqm with step_in_packets
                 None => sojourn > self.step,
             };
-            if class == L && above_step {
+            if apply_step && above_step {
                 if cx.mark(&mut pkt) {
                     self.stats[L].on_marks(now, 1);
                 } else {
@@ -394,6 +420,9 @@ impl QueueDisc for DualPi2 {
         // only when set, so that the settings of a time step read as before
         if let Some(n) = self.step_packets {
             j["step_packets"] = n.into();
+        }
+        if self.min_qlen_step > 0 {
+            j["min_qlen_step"] = self.min_qlen_step.into();
         }
         Some(j)
     }
@@ -540,6 +569,32 @@ mod tests {
             ..DualPi2Config::default()
         };
         assert_eq!(both.validate().unwrap_err().0, "step_packets");
+    }
+
+    // ---- min_qlen_step: the step applies to an L packet that found that many in L ----
+    #[test]
+    fn min_qlen_step_exempts_packets_that_found_a_short_l_queue() {
+        let run = |min_qlen_step| {
+            let mut hh = h(DualPi2Config {
+                min_qlen_step,
+                ..DualPi2Config::default()
+            });
+            // four L packets at t = 0, all leave at 5 ms (sojourn 5 ms > the 1 ms step);
+            // they found 0, 1, 2 and 3 packets in the L queue
+            for _ in 0..4 {
+                let p = pkt(&mut hh, 0, Ecn::Ect1);
+                hh.enqueue(SimTime::ZERO, p);
+            }
+            (0..4)
+                .map(|_| hh.dequeue(SimTime::from_millis(5)).expect("L").ecn)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(None), [Ecn::Ce; 4], "Linux's default 0: every L packet");
+        assert_eq!(
+            run(Some(2)),
+            [Ecn::Ect1, Ecn::Ect1, Ecn::Ce, Ecn::Ce],
+            "the first two found fewer than 2"
+        );
     }
 
     // ---- L step: sojourn above 1 ms marks; non-ECT in L cannot happen, C is never stepped ----

@@ -252,8 +252,7 @@ impl TcpSender {
                     }
                 };
                 if let Some((s, l)) = lost {
-                    self.emit(cx, s, l, F::ACK);
-                    self.high_rxt = s + l;
+                    self.retransmit_range(cx, s, l);
                     continue;
                 }
                 self.snd_nxt = self.snd_nxt.max(self.snd_max);
@@ -270,8 +269,7 @@ impl TcpSender {
                         .next_seg(self.snd_una, self.snd_max, self.high_rxt, dt, mss, true)
                 };
                 if let Some((s, l)) = rule3 {
-                    self.emit(cx, s, l, F::ACK);
-                    self.high_rxt = s + l;
+                    self.retransmit_range(cx, s, l);
                     continue;
                 }
                 break;
@@ -297,6 +295,13 @@ impl TcpSender {
             }
         }
         self.send_much_win = None;
+    }
+
+    /// RFC 6675 NextSeg rules 1 and 3 (or RACK's lost segment): resends `[s, s + l)` during
+    /// recovery and moves HighRxt past it.
+    fn retransmit_range(&mut self, cx: &mut EndpointCtx, s: u64, l: u64) {
+        self.emit(cx, s, l, F::ACK);
+        self.high_rxt = s + l;
     }
 
     pub(super) fn send_syn(&mut self, cx: &mut EndpointCtx) {
