@@ -101,6 +101,7 @@ ns2-suites-speed: $(BUILD_STAMP) system-deps ## Each test of ns-2.35's suites ti
 	$(BIN)/python -m bench.ns2suite.speed --write-docs $(NS2SPEED_ARGS)
 
 bench: $(BUILD_STAMP) ## Speed and agreement side by side with ns-2 and ns-3 (installs both; BENCH_ARGS="--cases c"), then the CLI's start-up
+	@if [ -n "$$HTSIM_SRC" ]; then $(PYTHON) bench/htsim_compare.py; else echo "bench: htsim not compared (set HTSIM_SRC to its source: bench/htsim_compare.py)"; fi
 	$(PYTHON) bench/run.py $(BENCH_ARGS)
 	$(PYTHON) bench/cli_startup.py
 
