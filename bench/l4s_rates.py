@@ -7,7 +7,12 @@ the link rate (the serialization time of 2 MTU: `Th_len = 2 * MTU`, `floor = Th_
 MIN_LINK_RATE`, which the RFC's pseudocode raises the L4S marking threshold to when it is
 higher), for the rates where the two differ.
 
-    python3 bench/l4s_rates.py [--bufferlab .venv/bin/bufferlab]
+    python3 bench/l4s_rates.py [--bufferlab .venv/bin/bufferlab] [--cwnd-mode switch]
+    python3 bench/l4s_rates.py --runner target/release/examples/run --cwnd-mode switch
+
+`--cwnd-mode` sets the Prague flow's `tcp.prague_cwnd_mode` (window, rate, switch;
+docs/models/prague.md, "Small windows"); `--runner` runs the core's example runner
+(`cargo build --release -p bufferlab-core --examples`) instead of the CLI.
 
 Rows: goodputs (Mbit/s), their ratio, the L queue's CE marks and mean sojourn, the C queue's
 drops and mean sojourn (docs/models/dualpi2.md, "Low link rates").
@@ -25,11 +30,20 @@ RATES = [10, 20, 40, 100]
 DELAYS = [5, 20]
 
 
-def run(exe: str, rate: int, delay: int, step_ms: float | None) -> dict:
-    args = [exe, "run", EXAMPLE, "--json"]
-    args += ["-s", f"links.bottleneck.rate={rate}Mbps", "-s", f"links.bottleneck.delay={delay}ms"]
+def run(
+    exe: str, rate: int, delay: int, step_ms: float | None, mode: str | None, runner: bool
+) -> dict:
+    sets = [f"links.bottleneck.rate={rate}Mbps", f"links.bottleneck.delay={delay}ms"]
     if step_ms is not None:
-        args += ["-s", f"links.bottleneck.queue.step_thresh={step_ms:.3f}ms"]
+        sets.append(f"links.bottleneck.queue.step_thresh={step_ms:.3f}ms")
+    if mode is not None:
+        sets.append(f'flows.0.tcp.prague_cwnd_mode="{mode}"')
+    if runner:
+        args = [exe, EXAMPLE, *sets]
+    else:
+        args = [exe, "run", EXAMPLE, "--json"]
+        for x in sets:
+            args += ["-s", x]
     r = json.loads(subprocess.run(args, capture_output=True, check=True).stdout)
     g = {f["name"]: f["goodput_bps"] / 1e6 for f in r["flows"]}
     q = next(q for q in r["queues"] if q["link"] == "bottleneck")
@@ -47,7 +61,11 @@ def run(exe: str, rate: int, delay: int, step_ms: float | None) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bufferlab", default=".venv/bin/bufferlab")
+    ap.add_argument("--runner", help="the core's example runner, used instead of the CLI")
+    ap.add_argument("--cwnd-mode", choices=["window", "rate", "switch"])
+    ap.add_argument("--linux-step-only", action="store_true", help="skip the 2-MTU step rows")
     a = ap.parse_args()
+    exe = a.runner or a.bufferlab
     print(
         "| rate | one-way delay | step_thresh | Prague Mb/s | CUBIC Mb/s | Prague / CUBIC "
         "| L marks | L sojourn ms | C drops | C sojourn ms |"
@@ -55,10 +73,12 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     for rate in RATES:
         floor_ms = 2 * MTU_WIRE * 8 / (rate * 1e6) * 1e3
-        steps: list[float | None] = [None] + ([floor_ms] if floor_ms > 1.0 else [])
+        steps: list[float | None] = [None]
+        if floor_ms > 1.0 and not a.linux_step_only:
+            steps.append(floor_ms)
         for delay in DELAYS:
             for step in steps:
-                r = run(a.bufferlab, rate, delay, step)
+                r = run(exe, rate, delay, step, a.cwnd_mode, a.runner is not None)
                 label = "1 ms (Linux)" if step is None else f"{step:.2f} ms (2 MTU)"
                 print(
                     f"| {rate} Mbit/s | {delay} ms | {label} | {r['prague']:.2f} "

@@ -282,6 +282,12 @@ fn paced_steady_state_makes_no_allocation() {
             r#"{ kind = "dualpi2" }"#,
             r#"{ preset = "linux", cc = "prague", ecn = true, ecn_feedback = "accecn" }"#,
         ),
+        // Prague's rate-based mode for small windows (tcp/cc/prague_rate.rs): the switch
+        // mode, six flows sharing 10 Mbit/s at windows of a few packets
+        (
+            r#"{ kind = "dualpi2" }"#,
+            r#"{ preset = "linux", cc = "prague", ecn = true, prague_cwnd_mode = "switch" }"#,
+        ),
         // BBRv3 (tcp/cc/bbr/v3), with its ECN response behind a RED step
         (
             r#"{ kind = "droptail", limit = "50p" }"#,

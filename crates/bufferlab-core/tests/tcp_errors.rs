@@ -111,3 +111,26 @@ tcp = { cc = "bbrr" }"#,
     );
     assert!(m.contains("bbr"), "the known controllers are listed: {m}");
 }
+
+// ---- Prague's small-window mode (tcp/cc/prague_rate.rs) ----
+#[test]
+fn bad_prague_cwnd_mode_names_its_field_and_the_choices() {
+    let m = err(
+        r#"app = { kind = "bulk" }
+tcp = { preset = "linux", cc = "prague", ecn = true, prague_cwnd_mode = "rated" }"#,
+        "",
+    );
+    assert!(
+        m.contains("flows[0].tcp.prague_cwnd_mode") && m.contains("window") && m.contains("switch"),
+        "{m}"
+    );
+    let m = err(
+        r#"app = { kind = "bulk" }
+tcp = { preset = "linux", cc = "cubic", prague_cwnd_mode = "switch" }"#,
+        "",
+    );
+    assert!(
+        m.contains("flows[0].tcp.prague_cwnd_mode") && m.contains("set cc = \"prague\""),
+        "{m}"
+    );
+}

@@ -13,6 +13,7 @@
 //!   TCP_TIMEOUT_INIT 1 s, TCP_INIT_CWND 10, TCP_DELACK_MIN 40 ms), `net.ipv4.tcp_rmem/wmem`.
 
 use super::cc::prague_classic_ecn::EcnFallback;
+use super::cc::prague_rate::CwndMode;
 use super::flavour::{Flavour, Rules};
 use super::full::{FullTcp, FullTcpOptions};
 use super::ns2_agent::{Ns2Agent, Ns2AgentOptions};
@@ -287,6 +288,14 @@ pub struct TcpOptions {
     /// a Reno-friendly reduction); `cc/prague_classic_ecn.rs`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prague_ecn_fallback: Option<EcnFallback>,
+    /// Prague at small windows (L4STeam `tcp_prague.c` `prague_cwnd_mode`): "window" (the
+    /// default: the fractional window throughout, as the tcp_prague.c this model follows and
+    /// the parameter's first default 0), "rate" (1: a pacing rate once RTT-independent) or
+    /// "switch" (2, the module default of tcp_prague.c v0.7: the rate while cwnd is at most
+    /// `prague_cwnd_transit` 4 MTU); both bring v0.7's 4-round RTT transition and its
+    /// once-per-target-RTT reduction limit (`cc/prague_rate.rs`, docs/models/prague.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prague_cwnd_mode: Option<CwndMode>,
     /// ECN feedback: "classic" (RFC 3168's ECE, DCTCP's CE-state echo for DCTCP, Prague and
     /// BBRv3; every preset's default, but the linux preset's Prague, whose Linux module sets
     /// `TCP_CONG_NEEDS_ACCECN`) or "accecn" (RFC 9768 Accurate ECN as Linux 6.18 sends
@@ -400,6 +409,7 @@ pub struct TcpParams {
     pub dctcp_alpha_init: f64,
     pub prague_rtt_target: SimTime,
     pub prague_ecn_fallback: EcnFallback,
+    pub prague_cwnd_mode: CwndMode,
     pub ecn_feedback: EcnFeedbackScheme,
     pub pacing: bool,
     pub pacing_ss_ratio: f64,
@@ -497,6 +507,7 @@ impl TcpParams {
         set!(dctcp_alpha_init);
         set!(prague_rtt_target);
         set!(prague_ecn_fallback);
+        set!(prague_cwnd_mode);
         set!(ecn_feedback);
         if o.ecn_feedback.is_none()
             && p.preset == Preset::Linux
@@ -643,6 +654,9 @@ impl TcpParams {
             j["prague_rtt_target_s"] = self.prague_rtt_target.as_secs_f64().into();
             if self.prague_ecn_fallback != EcnFallback::Off {
                 j["prague_ecn_fallback"] = serde_json::json!(self.prague_ecn_fallback);
+            }
+            if self.prague_cwnd_mode != CwndMode::Window {
+                j["prague_cwnd_mode"] = serde_json::json!(self.prague_cwnd_mode);
             }
         }
         if self.accecn() {

@@ -3,6 +3,7 @@
 //! controllers' values. Each error names the field (relative to the `tcp` table) and, where a
 //! default exists, says whose it is.
 
+use super::cc::prague_rate::CwndMode;
 use super::config::{CcKind, Preset, TcpParams};
 use super::flavour::Flavour;
 use super::ns2_agent::Ns2Agent;
@@ -196,6 +197,15 @@ impl TcpParams {
             return Err((
                 "prague_rtt_target",
                 "must be positive (25 ms is Linux's)".into(),
+            ));
+        }
+        if self.prague_cwnd_mode != CwndMode::Window && self.cc != CcKind::Prague {
+            return Err((
+                "prague_cwnd_mode",
+                format!(
+                    "applies to cc = \"prague\" only (this flow's cc is \"{}\"): remove it or set cc = \"prague\"",
+                    self.cc.as_str()
+                ),
             ));
         }
         for (f, v) in [

@@ -4,6 +4,7 @@
 //! sources in `tcp/config.rs`). docs/models/tcp.md has the same table.
 
 use super::cc::prague_classic_ecn::EcnFallback;
+use super::cc::prague_rate::CwndMode;
 use super::config::EcnFeedbackScheme;
 use super::config::{CcKind, Preset, TcpParams, UNLIMITED};
 use super::flavour::Flavour;
@@ -75,6 +76,7 @@ fn ns2() -> TcpParams {
         dctcp_alpha_init: 1.0, // Linux dctcp_alpha_on_init
         prague_rtt_target: SimTime::from_millis(25), // tcp_prague.c prague_rtt_target
         prague_ecn_fallback: EcnFallback::Off, // tcp_prague.c prague_ecn_fallback 0
+        prague_cwnd_mode: CwndMode::Window, // prague_cwnd_mode 0 (v0.7's default is 2)
         ecn_feedback: EcnFeedbackScheme::Classic, // RFC 3168 / RFC 8257 section 3.2
         pacing: false,         // ns-2.35's agents do not pace
         pacing_ss_ratio: 200.0,
@@ -141,6 +143,7 @@ fn ns3() -> TcpParams {
         dctcp_alpha_init: 1.0,                       // TcpDctcp DctcpAlphaOnInit 1.0
         prague_rtt_target: SimTime::from_millis(25), // no Prague in ns-3.44: Linux's
         prague_ecn_fallback: EcnFallback::Off,       // tcp_prague.c prague_ecn_fallback 0
+        prague_cwnd_mode: CwndMode::Window,          // prague_cwnd_mode 0 (v0.7's default is 2)
         ecn_feedback: EcnFeedbackScheme::Classic,    // RFC 3168 / RFC 8257 section 3.2
         pacing: false,                               // TcpSocketState EnablePacing false
         pacing_ss_ratio: 200.0,                      // TcpSocketState PacingSsRatio 200
@@ -209,6 +212,7 @@ fn linux() -> TcpParams {
         dctcp_alpha_init: 1.0, // tcp_dctcp.c dctcp_alpha_on_init DCTCP_MAX_ALPHA
         prague_rtt_target: SimTime::from_millis(25), // tcp_prague.c prague_rtt_target
         prague_ecn_fallback: EcnFallback::Off, // tcp_prague.c prague_ecn_fallback 0
+        prague_cwnd_mode: CwndMode::Window, // prague_cwnd_mode 0 (v0.7's default is 2)
         ecn_feedback: EcnFeedbackScheme::Classic, // RFC 3168 / RFC 8257 section 3.2
         // the default qdisc (fq_codel) gives no pacing to CUBIC (tcp_needs_internal_pacing)
         pacing: false,

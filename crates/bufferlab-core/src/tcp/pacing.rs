@@ -19,7 +19,9 @@
 //!   cwnd < ssthresh / 2 and 100 % otherwise ("Pacing is set to 100% during AI"), of
 //!   max(cwnd, packets in flight) per srtt ([`Pacer::prague`]). Linux counts that rate in MTU-sized
 //!   packets and spaces each packet by its own length, so the spacing per packet is the same as
-//!   counting payload bytes on both sides, as here.
+//!   counting payload bytes on both sides, as here. Under the rate rules of
+//!   `prague_cwnd_mode = "rate"` or `"switch"` (tcp_prague.c v0.7, `cc/prague_rate.rs`)
+//!   Prague sets its own rate instead, as a controller with its own rate does.
 //!
 //! Fast retransmissions at recovery entry are not paced (ns-3 `EnterRecovery` calls
 //! `DoRetransmit` directly); every other data segment is.

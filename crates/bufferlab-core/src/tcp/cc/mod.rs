@@ -13,6 +13,7 @@ pub mod newreno;
 pub mod ns3_newreno;
 pub mod prague;
 pub mod prague_classic_ecn;
+pub mod prague_rate;
 pub mod reno;
 pub mod tahoe;
 pub mod vegas;
@@ -223,11 +224,12 @@ fn build_controller(p: &TcpParams) -> Box<dyn CongestionControl> {
         ),
         CcKind::Bbr => Box::new(bbr::Bbr::new(p, crate::rng::stream(0, "bbr"))),
         CcKind::Bbr3 => Box::new(bbr::v3::Bbr3::new(p, crate::rng::stream(0, "bbr3"))),
-        CcKind::Prague => Box::new(prague::Prague::new(
+        CcKind::Prague => Box::new(prague::Prague::with_cwnd_mode(
             p.dctcp_g,
             p.dctcp_alpha_init,
             p.prague_rtt_target,
             p.prague_ecn_fallback,
+            p.prague_cwnd_mode,
         )),
         CcKind::Cubic => Box::new(
             cubic::Cubic::new(p.cubic_c, p.cubic_beta, p.cubic_fast_convergence).with_rules(

@@ -30,11 +30,16 @@
 //!   packets (Linux `delivered_ce`, `rs->ece_delta`) times the MSS; with the default classic
 //!   feedback the receiver echoes each segment's CE state (RFC 8257 section 3.2) and an ACK
 //!   with ECE counts as wholly marked.
-//! * Not modelled: the GSO burst limit, and the once-per-target-RTT
+//! * Small windows (`prague_cwnd_mode`, `tcp.prague_cwnd_mode`): "window" (the default) is
+//!   the controller above; "rate" and "switch" add the rate-based mode of the L4STeam
+//!   tcp_prague.c v0.7 (whose module default is "switch") with v0.7's transition of 4 rounds,
+//!   `cc/prague_rate.rs`.
+//! * Not modelled: the GSO burst limit, and (in the window mode) the once-per-target-RTT
 //!   reduction limit of the RTT-independent mode (the sender reduces at most once per window).
 
 use super::dctcp::AlphaEstimator;
 use super::prague_classic_ecn::{ClassicEcnDetector, EcnFallback};
+use super::prague_rate::{self, CwndMode, RateMode};
 use super::{Ack, CongestionControl, EcnFeedback, Recovery, Window};
 use crate::packet::Ecn;
 use crate::units::SimTime;
@@ -59,10 +64,24 @@ pub struct Prague {
     cnt: f64,
     /// The classic-ECN-AQM detection (`prague_ecn_fallback`).
     pub classic: ClassicEcnDetector,
+    /// `prague_rtt_transition`: 500 rounds in the window mode, v0.7's 4 with the rate modes.
+    rtt_transition: u64,
+    /// The rate-based mode for small windows (`prague_cwnd_mode`).
+    pub rm: RateMode,
 }
 
 impl Prague {
     pub fn new(g: f64, alpha_init: f64, rtt_target: SimTime, fallback: EcnFallback) -> Self {
+        Self::with_cwnd_mode(g, alpha_init, rtt_target, fallback, CwndMode::Window)
+    }
+
+    pub fn with_cwnd_mode(
+        g: f64,
+        alpha_init: f64,
+        rtt_target: SimTime,
+        fallback: EcnFallback,
+        mode: CwndMode,
+    ) -> Self {
         Self {
             est: AlphaEstimator::new(g, alpha_init),
             saw_ce: false,
@@ -74,14 +93,30 @@ impl Prague {
             rtt_target: rtt_target.as_secs_f64(),
             cnt: 0.0,
             classic: ClassicEcnDetector::new(fallback),
+            rtt_transition: if mode == CwndMode::Window {
+                RTT_TRANSITION_ROUNDS
+            } else {
+                prague_rate::RTT_TRANSITION_ROUNDS
+            },
+            rm: RateMode::new(mode),
         }
+    }
+
+    /// `prague_is_rtt_indep`: out of slow start and the transition rounds after it.
+    fn rtt_indep(&self, w: &Window) -> bool {
+        !w.in_slow_start() && self.rounds >= self.rtt_transition
+    }
+
+    /// `prague_virtual_rtt`: max(target, srtt).
+    fn vrtt(&self) -> f64 {
+        self.srtt.unwrap_or(0.0).max(self.rtt_target)
     }
 
     /// Segments added per window of unmarked segments (RTT_CONTROL_RATE).
     pub fn ai_per_round(&self) -> f64 {
         match self.srtt {
             Some(r)
-                if self.rounds >= RTT_TRANSITION_ROUNDS
+                if self.rounds >= self.rtt_transition
                     && r > 0.0
                     && r <= MAX_SCALED_RTT_S
                     && r < self.rtt_target =>
@@ -108,6 +143,93 @@ impl CongestionControl for Prague {
                 Some(s) => s + (r - s) / 8.0,
             });
         }
+        if !self.rm.enabled() {
+            self.window_ack(w, a);
+            return;
+        }
+        let rtt_indep = self.rtt_indep(w);
+        if let Some(s) = self.srtt {
+            self.rm.on_srtt(s);
+        }
+        match self.srtt {
+            Some(s) if self.rm.active(rtt_indep) => {
+                // prague_update_cwnd: acked -= ece_delta
+                let unmarked = a.acked.saturating_sub(self.ack_marked) as f64 / w.mss;
+                self.rm.on_ack(w, unmarked, s, self.vrtt());
+            }
+            _ => self.window_ack(w, a),
+        }
+        let rtt_indep = self.rtt_indep(w);
+        self.rm
+            .after_ack(w, a.now, self.saw_ce, self.srtt, rtt_indep, self.vrtt());
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        self.rm.pacing()
+    }
+    fn ecn_feedback(&self) -> EcnFeedback {
+        EcnFeedback::Extent
+    }
+    fn ect(&self) -> Ecn {
+        Ecn::Ect1
+    }
+    fn grows_during_cwr(&self) -> bool {
+        true // "cwnd is updated for every ACK, regardless of the congestion status"
+    }
+    fn on_ecn_ack(&mut self, w: &Window, acked: u64, marked: u64, a: &Ack) {
+        self.on_ecn_ack_window(w, acked, marked, a);
+        if self.rm.enabled() {
+            let rtt_indep = self.rtt_indep(w);
+            self.rm.on_ack_seq(
+                a.now,
+                a.snd_una,
+                a.snd_nxt,
+                self.srtt,
+                rtt_indep,
+                self.rtt_target,
+            );
+        }
+    }
+    fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
+        self.classic.on_reduction(w.ssthresh / w.mss); // prague_ssthresh
+        match self.srtt {
+            Some(s) if self.rm.active(self.rtt_indep(w)) => self.rm.reduce_on_loss(w, s),
+            _ => (w.cwnd / 2.0).max(2.0 * w.mss),
+        }
+    }
+    fn ssthresh_on_ecn(&mut self, w: &Window, _flight: u64, now: SimTime) -> f64 {
+        self.classic.on_reduction(w.ssthresh / w.mss); // prague_ssthresh
+        let alpha = self.classic.alpha_for_reduction(self.est.alpha); // prague_enter_cwr
+        if self.rm.enabled() {
+            let rtt_indep = self.rtt_indep(w);
+            if !self.rm.may_reduce(now, rtt_indep, self.rtt_target) {
+                return w.cwnd; // within a target RTT of the last reduction
+            }
+            if self.rm.active(rtt_indep) {
+                self.rm.reduce_on_ce(alpha);
+                return w.cwnd; // cwnd steps down to the rate's window per ACK
+            }
+        }
+        (w.cwnd * (1.0 - alpha / 2.0)).max(2.0 * w.mss)
+    }
+    fn report(&self) -> Option<serde_json::Value> {
+        let mut j = serde_json::json!({
+            "alpha": self.est.alpha,
+            "rounds": self.rounds,
+            "ai_per_round": self.ai_per_round(),
+        });
+        if self.classic.enabled() {
+            j["classic_ecn"] = self.classic.report();
+        }
+        if self.rm.enabled() {
+            j["cwnd_mode"] = self.rm.report();
+        }
+        Some(j)
+    }
+}
+
+impl Prague {
+    /// The window rules of an ACK (`prague_update_cwnd`, window branch).
+    fn window_ack(&mut self, w: &mut Window, a: &Ack) {
         // prague_update_cwnd: acked -= ece_delta (classic feedback: all or nothing)
         if self.ack_marked >= self.ack_acked && self.ack_marked > 0 {
             return;
@@ -124,16 +246,9 @@ impl CongestionControl for Prague {
             w.cwnd += whole * w.mss;
         }
     }
-    fn ecn_feedback(&self) -> EcnFeedback {
-        EcnFeedback::Extent
-    }
-    fn ect(&self) -> Ecn {
-        Ecn::Ect1
-    }
-    fn grows_during_cwr(&self) -> bool {
-        true // "cwnd is updated for every ACK, regardless of the congestion status"
-    }
-    fn on_ecn_ack(&mut self, w: &Window, acked: u64, marked: u64, a: &Ack) {
+
+    /// Alpha, the rounds and the classic-ECN detection on an ACK (`prague_update_alpha`).
+    fn on_ecn_ack_window(&mut self, w: &Window, acked: u64, marked: u64, a: &Ack) {
         self.ack_acked = acked;
         self.ack_marked = marked;
         self.saw_ce |= marked > 0;
@@ -160,26 +275,6 @@ impl CongestionControl for Prague {
                 self.rounds += 1;
             }
         }
-    }
-    fn ssthresh_on_loss(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
-        self.classic.on_reduction(w.ssthresh / w.mss); // prague_ssthresh
-        (w.cwnd / 2.0).max(2.0 * w.mss)
-    }
-    fn ssthresh_on_ecn(&mut self, w: &Window, _flight: u64, _now: SimTime) -> f64 {
-        self.classic.on_reduction(w.ssthresh / w.mss); // prague_ssthresh
-        let alpha = self.classic.alpha_for_reduction(self.est.alpha); // prague_enter_cwr
-        (w.cwnd * (1.0 - alpha / 2.0)).max(2.0 * w.mss)
-    }
-    fn report(&self) -> Option<serde_json::Value> {
-        let mut j = serde_json::json!({
-            "alpha": self.est.alpha,
-            "rounds": self.rounds,
-            "ai_per_round": self.ai_per_round(),
-        });
-        if self.classic.enabled() {
-            j["classic_ecn"] = self.classic.report();
-        }
-        Some(j)
     }
 }
 
