@@ -171,6 +171,15 @@ def abm_unscheduled(workdir: Path, write: bool) -> dict[str, str]:
     return {"abm-unscheduled": "\n".join(rows)}
 
 
+def l4s_rates(workdir: Path, write: bool) -> dict[str, str]:
+    """docs/validation.md, "L4S at low link rates" and the switch mode's section after it:
+    bench/l4s_rates.py's tables (Prague's default window mode, then v0.7's switch mode)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import l4s_rates
+
+    return {"l4s-rates": l4s_rates.table(), "l4s-rates-switch": l4s_rates.table("switch")}
+
+
 def _without_dates(html: str) -> str:
     """A report without its creation and writing times (the rest must match byte for byte)."""
     return re.sub(r"created [^<]*? · report written [^<]*? UTC", "", html)
@@ -182,6 +191,7 @@ GENERATORS: dict[str, tuple[Path, Callable[[Path, bool], dict[str, str]]]] = {
     "l4s-validation": (ROOT / "docs" / "validation.md", l4s_validation),
     "l4s-model": (ROOT / "docs" / "models" / "dualpi2.md", l4s_model),
     "abm-unscheduled": (ROOT / "docs" / "validation.md", abm_unscheduled),
+    "l4s-rates": (ROOT / "docs" / "validation.md", l4s_rates),
 }
 
 
