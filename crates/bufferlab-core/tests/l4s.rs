@@ -11,7 +11,7 @@
 //!   1 ms marking step (below it on average), the C queue's near the PI target of 15 ms.
 
 mod common;
-use common::{flow, queue, run_text};
+use common::{flow, l4s_example, queue, run_text};
 
 /// 4 DCTCP flows, 50 Mbit/s, base RTT 14 ms, K = 10 packets of 1500 B.
 const DCTCP: &str = include_str!("../../../examples/dctcp_red_step.toml");
@@ -149,25 +149,8 @@ fn l4s_runs_are_deterministic() {
 /// The example at `rate` Mbit/s and a one-way bottleneck delay of `delay` ms, DualPI2's step
 /// threshold `step` (Linux's 1 ms when None): Prague's goodput over CUBIC's.
 fn l4s_ratio(rate: u32, delay: u32, step: Option<&str>) -> f64 {
-    let mut text = L4S
-        .replace(r#"rate = "40Mbps""#, &format!(r#"rate = "{rate}Mbps""#))
-        .replace(r#"delay = "5ms""#, &format!(r#"delay = "{delay}ms""#));
-    if let Some(s) = step {
-        text = text.replace(
-            r#"queue = { kind = "dualpi2" }"#,
-            &format!(r#"queue = {{ kind = "dualpi2", step_thresh = "{s}" }}"#),
-        );
-    }
-    for line in [
-        r#"rate = "40Mbps""#,
-        r#"delay = "5ms""#,
-        r#"queue = { kind = "dualpi2" }"#,
-    ] {
-        assert!(
-            L4S.contains(line),
-            "the example has no {line}: update this test"
-        );
-    }
+    let step = step.map_or(String::new(), |s| format!(r#", step_thresh = "{s}""#));
+    let text = l4s_example(rate, delay, &step, "");
     let r = run_text(&text, 1);
     flow(&r, "prague").goodput_bps / flow(&r, "cubic").goodput_bps
 }

@@ -8,30 +8,12 @@
 //! (k = 2, section 2.4) aims at rough rate equality.
 
 mod common;
-use common::{flow, run_text};
-
-const L4S: &str = include_str!("../../../examples/l4s_dualpi2.toml");
+use common::{flow, l4s_example, run_text};
 
 /// The example at 10 Mbit/s, a one-way bottleneck delay of `delay` ms and DualPI2 with
 /// `min_qlen_step`: Prague's goodput over CUBIC's.
 fn ratio_at_10_mbps(delay: u32, min_qlen_step: u32) -> f64 {
-    for line in [
-        r#"rate = "40Mbps""#,
-        r#"delay = "5ms""#,
-        r#"queue = { kind = "dualpi2" }"#,
-    ] {
-        assert!(
-            L4S.contains(line),
-            "the example has no {line}: update this test"
-        );
-    }
-    let text = L4S
-        .replace(r#"rate = "40Mbps""#, r#"rate = "10Mbps""#)
-        .replace(r#"delay = "5ms""#, &format!(r#"delay = "{delay}ms""#))
-        .replace(
-            r#"queue = { kind = "dualpi2" }"#,
-            &format!(r#"queue = {{ kind = "dualpi2", min_qlen_step = {min_qlen_step} }}"#),
-        );
+    let text = l4s_example(10, delay, &format!(", min_qlen_step = {min_qlen_step}"), "");
     let r = run_text(&text, 1);
     flow(&r, "prague").goodput_bps / flow(&r, "cubic").goodput_bps
 }

@@ -19,9 +19,8 @@
 //!   at 100 Mbit/s it is tens of packets and the rate rules never run.
 
 mod common;
-use common::{flow, queue, run_text};
+use common::{flow, l4s_example, queue, run_text};
 
-const L4S: &str = include_str!("../../../examples/l4s_dualpi2.toml");
 /// DualPI2's coupling factor (RFC 9332, Linux `sch_dualpi2.c` `coupling_factor` 2).
 const K: f64 = 2.0;
 
@@ -35,32 +34,13 @@ struct Run {
 }
 
 fn l4s(rate: u32, delay: u32, step: Option<&str>, mode: &str) -> Run {
-    for line in [
-        r#"rate = "40Mbps""#,
-        r#"delay = "5ms""#,
-        r#"queue = { kind = "dualpi2" }"#,
-        r#"tcp = { preset = "linux", cc = "prague", ecn = true }"#,
-    ] {
-        assert!(
-            L4S.contains(line),
-            "the example has no {line}: update this test"
-        );
-    }
-    let mut text = L4S
-        .replace(r#"rate = "40Mbps""#, &format!(r#"rate = "{rate}Mbps""#))
-        .replace(r#"delay = "5ms""#, &format!(r#"delay = "{delay}ms""#))
-        .replace(
-            r#"tcp = { preset = "linux", cc = "prague", ecn = true }"#,
-            &format!(
-                r#"tcp = {{ preset = "linux", cc = "prague", ecn = true, prague_cwnd_mode = "{mode}" }}"#
-            ),
-        );
-    if let Some(s) = step {
-        text = text.replace(
-            r#"queue = { kind = "dualpi2" }"#,
-            &format!(r#"queue = {{ kind = "dualpi2", step_thresh = "{s}" }}"#),
-        );
-    }
+    let step = step.map_or(String::new(), |s| format!(r#", step_thresh = "{s}""#));
+    let text = l4s_example(
+        rate,
+        delay,
+        &step,
+        &format!(r#", prague_cwnd_mode = "{mode}""#),
+    );
     let r = run_text(&text, 1);
     let p = flow(&r, "prague");
     let ratio = p.goodput_bps / flow(&r, "cubic").goodput_bps;

@@ -188,3 +188,31 @@ pub fn cbr_dumbbell(
             cbr.0, cbr.1
         ))
 }
+
+/// examples/l4s_dualpi2.toml (one Prague and one CUBIC flow through DualPI2) at `rate` Mbit/s
+/// and a one-way bottleneck delay of `delay` ms, with more fields for its DualPI2 queue
+/// (`queue_extra`, e.g. `, min_qlen_step = 1`) and its Prague flow's `tcp` (`prague_extra`).
+/// Panics naming the line when the example no longer has it.
+pub fn l4s_example(rate: u32, delay: u32, queue_extra: &str, prague_extra: &str) -> String {
+    const L4S: &str = include_str!("../../../../examples/l4s_dualpi2.toml");
+    const RATE: &str = r#"rate = "40Mbps""#;
+    const DELAY: &str = r#"delay = "5ms""#;
+    const QUEUE: &str = r#"queue = { kind = "dualpi2" }"#;
+    const PRAGUE: &str = r#"tcp = { preset = "linux", cc = "prague", ecn = true }"#;
+    for line in [RATE, DELAY, QUEUE, PRAGUE] {
+        assert!(
+            L4S.contains(line),
+            "the example has no {line}: update l4s_example"
+        );
+    }
+    L4S.replace(RATE, &format!(r#"rate = "{rate}Mbps""#))
+        .replace(DELAY, &format!(r#"delay = "{delay}ms""#))
+        .replace(
+            QUEUE,
+            &format!(r#"queue = {{ kind = "dualpi2"{queue_extra} }}"#),
+        )
+        .replace(
+            PRAGUE,
+            &format!(r#"tcp = {{ preset = "linux", cc = "prague", ecn = true{prague_extra} }}"#),
+        )
+}
