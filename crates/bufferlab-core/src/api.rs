@@ -170,7 +170,7 @@ pub fn run_with_progress(
     sim.close_traces()
         .map_err(|e| Error::Scenario(format!("writing trace files: {e}")))?;
     sim.release_packets();
-    let mut report = Report::from_sim(&mut sim, s.fairness.flows.as_deref());
+    let mut report = Report::from_sim(sim, s.fairness.flows.as_deref());
     report.wall_s = t0.elapsed().as_secs_f64();
     Ok(report)
 }
