@@ -8,6 +8,9 @@ use crate::units::SimTime;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod stream;
+pub use stream::Streamed;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct FlowReport {
     pub name: String,
@@ -201,24 +204,16 @@ impl Report {
         let series = series_report(sim, now);
         let fct = fct_report(sim);
         let warnings = crate::resolved::warnings(sim);
+        let fairness = fairness(sim, fairness_flows);
         // The queues and links before the flows: a queue entry is about the size of the
         // sojourn histogram it frees, and a flow entry smaller than the endpoints it frees.
-        let (queues, links) = port_entries(sim, last);
+        let queues: Vec<QueueReport> = (0..sim.ports.len())
+            .map(|i| queue_entry(sim, i, last))
+            .collect();
+        let links: Vec<LinkReport> = (0..sim.ports.len()).map(|i| link_entry(sim, i)).collect();
         let flows: Vec<FlowReport> = (0..sim.flows.len())
             .map(|i| flow_entry(sim, i, last))
             .collect();
-        let chosen: Vec<&FlowReport> = match fairness_flows {
-            Some(names) => flows.iter().filter(|f| names.contains(&f.name)).collect(),
-            None => flows.iter().collect(),
-        };
-        let thr: Vec<f64> = chosen.iter().map(|f| f.throughput_bps).collect();
-        let ms = mean_std(&thr);
-        let fairness = Fairness {
-            flows: chosen.iter().map(|f| f.name.clone()).collect(),
-            jain: jain(&thr),
-            throughput_mean_bps: ms.map(|m| m.0),
-            throughput_std_bps: ms.map(|m| m.1),
-        };
         Report {
             bufferlab_version: crate::VERSION,
             scenario: sim.name.clone(),
@@ -261,22 +256,49 @@ impl crate::endpoint::Endpoint for Reported {
     }
 }
 
+/// A flow's rate of `bytes` over its active window: from max(start, warm-up) to min(stop,
+/// end of run).
+fn rate_bps(sim: &Simulation, f: &crate::sim::Flow, bytes: u64) -> f64 {
+    let from = f.start.max(sim.warmup);
+    let to = f.stop.min(sim.now);
+    let window = to.saturating_sub(from).as_secs_f64();
+    if window > 0.0 {
+        bytes as f64 * 8.0 / window
+    } else {
+        0.0
+    }
+}
+
+/// Jain's index and the mean and spread of the throughputs of the flows named (all flows
+/// when None).
+fn fairness(sim: &Simulation, fairness_flows: Option<&[String]>) -> Fairness {
+    let chosen: Vec<&crate::sim::Flow> = match fairness_flows {
+        Some(names) => sim
+            .flows
+            .iter()
+            .filter(|f| names.contains(&f.name))
+            .collect(),
+        None => sim.flows.iter().collect(),
+    };
+    let thr: Vec<f64> = chosen
+        .iter()
+        .map(|f| rate_bps(sim, f, f.stats.rx_bytes))
+        .collect();
+    let ms = mean_std(&thr);
+    Fairness {
+        flows: chosen.iter().map(|f| f.name.clone()).collect(),
+        jain: jain(&thr),
+        throughput_mean_bps: ms.map(|m| m.0),
+        throughput_std_bps: ms.map(|m| m.1),
+    }
+}
+
 /// Flow `i`'s entry; when `last`, its endpoints and delay histogram are freed once read.
 fn flow_entry(sim: &mut Simulation, i: usize, last: bool) -> FlowReport {
-    let now = sim.now;
     let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
     let f = &sim.flows[i];
     let st = &f.stats;
-    let from = f.start.max(sim.warmup);
-    let to = f.stop.min(now);
-    let window = to.saturating_sub(from).as_secs_f64();
-    let rate = |bytes: u64| {
-        if window > 0.0 {
-            bytes as f64 * 8.0 / window
-        } else {
-            0.0
-        }
-    };
+    let rate = |bytes: u64| rate_bps(sim, f, bytes);
     let mut drops: BTreeMap<String, BTreeMap<&'static str, u64>> = BTreeMap::new();
     for &(p, r, n) in &st.drops {
         *drops
@@ -326,91 +348,90 @@ fn flow_entry(sim: &mut Simulation, i: usize, last: bool) -> FlowReport {
     entry
 }
 
-/// The queue and link entries of every port; when `last`, each port's sojourn histogram is
-/// freed once read.
-fn port_entries(sim: &mut Simulation, last: bool) -> (Vec<QueueReport>, Vec<LinkReport>) {
+/// Port `i`'s queue entry; when `last`, its sojourn histogram is freed once read.
+fn queue_entry(sim: &mut Simulation, i: usize, last: bool) -> QueueReport {
+    let now = sim.now;
+    let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
+    let (link, from, to) = {
+        let p = &sim.ports[i];
+        (
+            sim.links[p.link().idx()].name.clone(),
+            node(p.from()),
+            node(p.to()),
+        )
+    };
+    let sized = sim
+        .notes
+        .sized_limits
+        .iter()
+        .find(|l| l.top && l.port == i as u32)
+        .map(|l| (l.given.clone(), l.resolved.clone()));
+    let p = &mut sim.ports[i];
+    let discipline = p.queue().disc().kind();
+    let classes = p.queue().disc().class_stats(now.max(sim.warmup));
+    let stats = p.stats_mut();
+    let (avg_p, avg_b) = stats.averages(now.max(sim.warmup));
+    let by_reason: BTreeMap<&'static str, u64> = crate::qdisc::DropReason::ALL
+        .iter()
+        .filter(|r| stats.drops[r.index()] > 0)
+        .map(|r| (r.as_str(), stats.drops[r.index()]))
+        .collect();
+    let early = crate::qdisc::DropReason::ALL
+        .iter()
+        .filter(|r| r.is_early())
+        .map(|r| stats.drops[r.index()])
+        .sum();
+    let entry = QueueReport {
+        link,
+        from,
+        to,
+        discipline,
+        arrivals: stats.arrivals,
+        departures: stats.departures,
+        drops: stats.total_drops(),
+        early_drops: early,
+        drops_by_reason: by_reason,
+        marks: stats.marks,
+        avg_packets: avg_p,
+        avg_bytes: avg_b,
+        max_packets: stats.max_packets,
+        max_bytes: stats.max_bytes,
+        sojourn_mean_s: stats.sojourn_mean_s(),
+        sojourn_p99_s: stats.sojourn_quantile_s(0.99),
+        sojourn_max_s: stats.sojourn_max_s(),
+        classes,
+        limit_given: sized.as_ref().map(|l| l.0.clone()),
+        limit: sized.map(|l| l.1),
+    };
+    if last {
+        stats.release_sojourns();
+    }
+    entry
+}
+
+/// Port `i`'s link entry.
+fn link_entry(sim: &Simulation, i: usize) -> LinkReport {
     let now = sim.now;
     let measured = now.saturating_sub(sim.warmup).as_secs_f64();
-    let mut queues = Vec::with_capacity(sim.ports.len());
-    let mut links = Vec::with_capacity(sim.ports.len());
-    for i in 0..sim.ports.len() {
-        let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
-        let (link, from, to) = {
-            let p = &sim.ports[i];
-            (
-                sim.links[p.link().idx()].name.clone(),
-                node(p.from()),
-                node(p.to()),
-            )
-        };
-        let sized = sim
-            .notes
-            .sized_limits
-            .iter()
-            .find(|l| l.top && l.port == i as u32)
-            .map(|l| (l.given.clone(), l.resolved.clone()));
-        let p = &mut sim.ports[i];
-        let busy = p.busy_time_until(now);
-        let (rate, delay) = (p.rate(), p.delay());
-        let (tx_packets, tx_bytes, lost_packets) = (p.tx_packets(), p.tx_bytes(), p.lost_packets());
-        let discipline = p.queue().disc().kind();
-        let classes = p.queue().disc().class_stats(now.max(sim.warmup));
-        let stats = p.stats_mut();
-        let (avg_p, avg_b) = stats.averages(now.max(sim.warmup));
-        let by_reason: BTreeMap<&'static str, u64> = crate::qdisc::DropReason::ALL
-            .iter()
-            .filter(|r| stats.drops[r.index()] > 0)
-            .map(|r| (r.as_str(), stats.drops[r.index()]))
-            .collect();
-        let early = crate::qdisc::DropReason::ALL
-            .iter()
-            .filter(|r| r.is_early())
-            .map(|r| stats.drops[r.index()])
-            .sum();
-        queues.push(QueueReport {
-            link: link.clone(),
-            from: from.clone(),
-            to: to.clone(),
-            discipline,
-            arrivals: stats.arrivals,
-            departures: stats.departures,
-            drops: stats.total_drops(),
-            early_drops: early,
-            drops_by_reason: by_reason,
-            marks: stats.marks,
-            avg_packets: avg_p,
-            avg_bytes: avg_b,
-            max_packets: stats.max_packets,
-            max_bytes: stats.max_bytes,
-            sojourn_mean_s: stats.sojourn_mean_s(),
-            sojourn_p99_s: stats.sojourn_quantile_s(0.99),
-            sojourn_max_s: stats.sojourn_max_s(),
-            classes,
-            limit_given: sized.as_ref().map(|l| l.0.clone()),
-            limit: sized.map(|l| l.1),
-        });
-        if last {
-            stats.release_sojourns();
-        }
-        let util = if measured > 0.0 {
-            // The share of time the link was serialising (exact, in picoseconds).
-            busy.as_secs_f64() / measured
-        } else {
-            0.0
-        };
-        links.push(LinkReport {
-            link,
-            from,
-            to,
-            rate_bps: rate.bps(),
-            delay_s: delay.as_secs_f64(),
-            tx_packets,
-            tx_bytes,
-            utilisation: util,
-            lost_packets,
-        });
+    let p = &sim.ports[i];
+    let busy = p.busy_time_until(now);
+    let util = if measured > 0.0 {
+        // The share of time the link was serialising (exact, in picoseconds).
+        busy.as_secs_f64() / measured
+    } else {
+        0.0
+    };
+    LinkReport {
+        link: sim.links[p.link().idx()].name.clone(),
+        from: sim.nodes[p.from().idx()].name.clone(),
+        to: sim.nodes[p.to().idx()].name.clone(),
+        rate_bps: p.rate().bps(),
+        delay_s: p.delay().as_secs_f64(),
+        tx_packets: p.tx_packets(),
+        tx_bytes: p.tx_bytes(),
+        utilisation: util,
+        lost_packets: p.lost_packets(),
     }
-    (queues, links)
 }
 
 /// The queue, TCP and per-flow time series.
