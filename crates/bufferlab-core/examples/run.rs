@@ -2,7 +2,8 @@
 //! For profiling and benchmarking the core without Python. With `BUFFERLAB_PCAP=DIR` it also
 //! writes a pcap of every link direction into DIR (for trace comparisons with ns-3), and with
 //! `BUFFERLAB_NS2_TRACE=FILE` an ns-2 trace of every event into FILE.
-use bufferlab_core::api::{run_json, RunRequest};
+use bufferlab_core::api::{write_json_with_progress, RunRequest};
+use std::io::Write;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,7 +30,11 @@ fn main() {
     // files the scenario names (a link's `trace`) are read from its folder, as `bufferlab run`
     // reads them
     let base_dir = std::path::Path::new(path).parent();
-    match run_json(&RunRequest {
+    // the report is written to stdout as it is read out of the simulation (no JSON text held
+    // whole: docs/performance.md, "What a flow holds")
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let req = RunRequest {
         text: &text,
         source: path,
         seed: None,
@@ -38,11 +43,14 @@ fn main() {
         ns2_trace: ns2_trace.as_deref(),
         base_dir,
         ..Default::default()
-    }) {
-        Ok(j) => println!("{j}"),
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        }
+    };
+    let written = write_json_with_progress(&req, &mut |_| true, &mut out).and_then(|()| {
+        writeln!(out)
+            .and_then(|()| out.flush())
+            .map_err(|e| bufferlab_core::api::Error::Internal(format!("writing: {e}")))
+    });
+    if let Err(e) = written {
+        eprintln!("error: {e}");
+        std::process::exit(2);
     }
 }

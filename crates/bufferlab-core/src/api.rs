@@ -145,6 +145,35 @@ pub fn run_with_progress(
     req: &RunRequest,
     progress: &mut dyn FnMut(Progress) -> bool,
 ) -> Result<Report, Error> {
+    let (s, sim, t0) = run_sim(req, progress)?;
+    let mut report = Report::from_sim(sim, s.fairness.flows.as_deref());
+    report.wall_s = t0.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Runs a scenario as [`run_with_progress`] does and writes its report as JSON into `out`
+/// while reading it out of the simulation ([`crate::report::Streamed`]): the same bytes as
+/// `serde_json` writes for the [`Report`] but `wall_s` (the time up to the writing), without
+/// the report and the run's tables both held whole at the end (docs/performance.md, "What a
+/// flow holds").
+pub fn write_json_with_progress(
+    req: &RunRequest,
+    progress: &mut dyn FnMut(Progress) -> bool,
+    out: &mut dyn std::io::Write,
+) -> Result<(), Error> {
+    let (s, mut sim, t0) = run_sim(req, progress)?;
+    let wall_s = t0.elapsed().as_secs_f64();
+    let report = crate::report::Streamed::new(&mut sim, s.fairness.flows.as_deref(), wall_s);
+    serde_json::to_writer(out, &report)
+        .map_err(|e| Error::Internal(format!("writing the report: {e}")))
+}
+
+/// The run of [`run_with_progress`] up to its report: the scenario, the simulation with its
+/// traces closed and packets released, and when the request started.
+fn run_sim(
+    req: &RunRequest,
+    progress: &mut dyn FnMut(Progress) -> bool,
+) -> Result<(Scenario, crate::sim::Simulation, Instant), Error> {
     let t0 = Instant::now();
     let (s, mut sim) = prepare(req)?;
     // back to this loop (and the caller's Ctrl-C check) every 100 ms, however long a slice
@@ -170,9 +199,7 @@ pub fn run_with_progress(
     sim.close_traces()
         .map_err(|e| Error::Scenario(format!("writing trace files: {e}")))?;
     sim.release_packets();
-    let mut report = Report::from_sim(&mut sim, s.fairness.flows.as_deref());
-    report.wall_s = t0.elapsed().as_secs_f64();
-    Ok(report)
+    Ok((s, sim, t0))
 }
 
 /// Memory a run holds at least, estimated before it starts: each flow's state (13 KB: the
@@ -211,9 +238,9 @@ fn memory_estimate(s: &Scenario, sim: &crate::sim::Simulation) -> (u64, String) 
 
 /// Runs a scenario and returns its report as a JSON string (see docs/results-json.md).
 pub fn run_json(req: &RunRequest) -> Result<String, Error> {
-    let report = run(req)?;
-    serde_json::to_string(&report)
-        .map_err(|e| Error::Internal(format!("serialising the report: {e}")))
+    let mut out = Vec::new();
+    write_json_with_progress(req, &mut |_| true, &mut out)?;
+    String::from_utf8(out).map_err(|e| Error::Internal(format!("the report's JSON: {e}")))
 }
 
 /// Validates a scenario (with overrides, building it to check names and paths) and returns

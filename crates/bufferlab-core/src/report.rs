@@ -8,6 +8,9 @@ use crate::units::SimTime;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+mod stream;
+pub use stream::Streamed;
+
 #[derive(Debug, Clone, Serialize)]
 pub struct FlowReport {
     pub name: String,
@@ -177,10 +180,13 @@ pub struct Report {
 }
 
 impl Report {
-    /// Reads the results out of a simulation (finished, or stopped early: then `partial`). A
-    /// simulation is reported once: its statistics' histograms are freed as they are read.
-    pub fn from_sim(sim: &mut Simulation, fairness_flows: Option<&[String]>) -> Report {
-        Self::read(sim, fairness_flows, true)
+    /// Reads the results out of a finished simulation (or one stopped early: then `partial`)
+    /// and frees it as it goes: each port's sojourn histogram as its queue entry is made, each
+    /// flow's endpoints and delay histogram as its entry is made, so that the report and the
+    /// run's state are not both held whole at the memory peak (docs/performance.md, "What a
+    /// flow holds").
+    pub fn from_sim(mut sim: Simulation, fairness_flows: Option<&[String]>) -> Report {
+        Self::read(&mut sim, fairness_flows, true)
     }
 
     /// The report of a simulation that goes on (`Session::report_now`): what it has measured
@@ -190,219 +196,24 @@ impl Report {
     }
 
     fn read(sim: &mut Simulation, fairness_flows: Option<&[String]>, last: bool) -> Report {
-        let now = sim.now;
-        let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
-        let flows: Vec<FlowReport> = sim
-            .flows
-            .iter()
-            .map(|f| {
-                let st = &f.stats;
-                let from = f.start.max(sim.warmup);
-                let to = f.stop.min(now);
-                let window = to.saturating_sub(from).as_secs_f64();
-                let rate = |bytes: u64| {
-                    if window > 0.0 {
-                        bytes as f64 * 8.0 / window
-                    } else {
-                        0.0
-                    }
-                };
-                let mut drops: BTreeMap<String, BTreeMap<&'static str, u64>> = BTreeMap::new();
-                for &(p, r, n) in &st.drops {
-                    *drops
-                        .entry(sim.link_name(p))
-                        .or_default()
-                        .entry(r.as_str())
-                        .or_default() += n;
-                }
-                FlowReport {
-                    name: f.name.clone(),
-                    src: node(f.src),
-                    dst: node(f.dst),
-                    protocol: f.protocol.as_str(),
-                    app: f.app,
-                    packet_size: f.packet_size,
-                    start_s: f.start.as_secs_f64(),
-                    stop_s: f.stop.as_secs_f64(),
-                    tx_packets: st.tx_packets,
-                    tx_bytes: st.tx_bytes,
-                    rx_packets: st.rx_packets,
-                    rx_bytes: st.rx_bytes,
-                    lost_packets: st.lost_packets,
-                    lost_bytes: st.lost_bytes,
-                    in_flight_packets: st.tx_packets - st.rx_packets - st.lost_packets,
-                    drops_by_location: drops,
-                    throughput_bps: rate(st.rx_bytes),
-                    goodput_bps: rate(st.goodput_bytes),
-                    delay_mean_s: st.delay_mean_s(),
-                    delay_p50_s: st.delay_quantile_s(0.5),
-                    delay_p95_s: st.delay_quantile_s(0.95),
-                    delay_p99_s: st.delay_quantile_s(0.99),
-                    delay_max_s: st.delay_max_s(),
-                    jitter_s: st.jitter_s(),
-                    reverse_tx_packets: st.reverse_tx_packets,
-                    reverse_lost_packets: st.reverse_lost_packets,
-                    tcp: sim.agents[f.sender.idx()].ep.report().map(|v| {
-                        serde_json::value::to_raw_value(&v).expect("a JSON value serialises")
-                    }),
-                }
-            })
-            .collect();
-        // Read once: the histograms go as soon as their percentiles are in the report, so that
-        // they and the report are not both held at the memory peak.
         assert!(!sim.reported, "a simulation is reported once");
-        if last {
-            sim.reported = true;
-            for f in &mut sim.flows {
-                f.stats.release_delays();
-            }
-        }
-        let measured = now.saturating_sub(sim.warmup).as_secs_f64();
-        let mut queues = Vec::with_capacity(sim.ports.len());
-        let mut links = Vec::with_capacity(sim.ports.len());
-        for i in 0..sim.ports.len() {
-            let (link, from, to) = {
-                let p = &sim.ports[i];
-                (
-                    sim.links[p.link().idx()].name.clone(),
-                    node(p.from()),
-                    node(p.to()),
-                )
-            };
-            let sized = sim
-                .notes
-                .sized_limits
-                .iter()
-                .find(|l| l.top && l.port == i as u32)
-                .map(|l| (l.given.clone(), l.resolved.clone()));
-            let p = &mut sim.ports[i];
-            let busy = p.busy_time_until(now);
-            let (rate, delay) = (p.rate(), p.delay());
-            let (tx_packets, tx_bytes, lost_packets) =
-                (p.tx_packets(), p.tx_bytes(), p.lost_packets());
-            let discipline = p.queue().disc().kind();
-            let classes = p.queue().disc().class_stats(now.max(sim.warmup));
-            let stats = p.stats_mut();
-            let (avg_p, avg_b) = stats.averages(now.max(sim.warmup));
-            let by_reason: BTreeMap<&'static str, u64> = crate::qdisc::DropReason::ALL
-                .iter()
-                .filter(|r| stats.drops[r.index()] > 0)
-                .map(|r| (r.as_str(), stats.drops[r.index()]))
-                .collect();
-            let early = crate::qdisc::DropReason::ALL
-                .iter()
-                .filter(|r| r.is_early())
-                .map(|r| stats.drops[r.index()])
-                .sum();
-            queues.push(QueueReport {
-                link: link.clone(),
-                from: from.clone(),
-                to: to.clone(),
-                discipline,
-                arrivals: stats.arrivals,
-                departures: stats.departures,
-                drops: stats.total_drops(),
-                early_drops: early,
-                drops_by_reason: by_reason,
-                marks: stats.marks,
-                avg_packets: avg_p,
-                avg_bytes: avg_b,
-                max_packets: stats.max_packets,
-                max_bytes: stats.max_bytes,
-                sojourn_mean_s: stats.sojourn_mean_s(),
-                sojourn_p99_s: stats.sojourn_quantile_s(0.99),
-                sojourn_max_s: stats.sojourn_max_s(),
-                classes,
-                limit_given: sized.as_ref().map(|l| l.0.clone()),
-                limit: sized.map(|l| l.1),
-            });
-            if last {
-                stats.release_sojourns();
-            }
-            let util = if measured > 0.0 {
-                // The share of time the link was serialising (exact, in picoseconds).
-                busy.as_secs_f64() / measured
-            } else {
-                0.0
-            };
-            links.push(LinkReport {
-                link,
-                from,
-                to,
-                rate_bps: rate.bps(),
-                delay_s: delay.as_secs_f64(),
-                tx_packets,
-                tx_bytes,
-                utilisation: util,
-                lost_packets,
-            });
-        }
-        let chosen: Vec<&FlowReport> = match fairness_flows {
-            Some(names) => flows.iter().filter(|f| names.contains(&f.name)).collect(),
-            None => flows.iter().collect(),
-        };
-        let thr: Vec<f64> = chosen.iter().map(|f| f.throughput_bps).collect();
-        let ms = mean_std(&thr);
-        let fairness = Fairness {
-            flows: chosen.iter().map(|f| f.name.clone()).collect(),
-            jain: jain(&thr),
-            throughput_mean_bps: ms.map(|m| m.0),
-            throughput_std_bps: ms.map(|m| m.1),
-        };
-        let series = SeriesReport {
-            queues: sim
-                .series
-                .iter()
-                .map(|s| {
-                    let p = &sim.ports[s.port.idx()];
-                    QueueSeriesReport {
-                        link: sim.links[p.link().idx()].name.clone(),
-                        from: node(p.from()),
-                        to: node(p.to()),
-                        t_s: s.t_s.clone(),
-                        packets: s.packets.clone(),
-                        bytes: s.bytes.clone(),
-                        average: s.average.clone(),
-                        average_unit: s
-                            .average
-                            .iter()
-                            .any(Option::is_some)
-                            .then_some(s.average_unit),
-                    }
-                })
-                .collect(),
-            tcp: sim
-                .flows
-                .iter()
-                .filter_map(|f| {
-                    let mut v = sim.agents[f.sender.idx()].ep.series(now)?;
-                    if let Some(o) = v.as_object_mut() {
-                        o.insert("flow".into(), serde_json::Value::from(f.name.clone()));
-                    }
-                    Some(v)
-                })
-                .collect(),
-            flows: sim
-                .flow_series
-                .as_ref()
-                .map(|set| {
-                    set.series
-                        .iter()
-                        .map(|s| FlowSeriesReport {
-                            flow: sim.flows[s.flow].name.clone(),
-                            interval_s: set.interval.as_secs_f64(),
-                            t_s: s.t_s.clone(),
-                            tx_packets: s.tx_packets.clone(),
-                            rx_packets: s.rx_packets.clone(),
-                            lost_packets: s.lost_packets.clone(),
-                            acks_received: s.acks_received.clone(),
-                            throughput_bps: s.throughput_bps.clone(),
-                            goodput_bps: s.goodput_bps.clone(),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-        };
+        sim.reported = last;
+        let now = sim.now;
+        // What reads the endpoints and ports as a whole comes first, before they are freed;
+        // none of it reads what the entries below change (the queues' statistics).
+        let series = series_report(sim, now);
+        let fct = fct_report(sim);
+        let warnings = crate::resolved::warnings(sim);
+        let fairness = fairness(sim, fairness_flows);
+        // The queues and links before the flows: a queue entry is about the size of the
+        // sojourn histogram it frees, and a flow entry smaller than the endpoints it frees.
+        let queues: Vec<QueueReport> = (0..sim.ports.len())
+            .map(|i| queue_entry(sim, i, last))
+            .collect();
+        let links: Vec<LinkReport> = (0..sim.ports.len()).map(|i| link_entry(sim, i)).collect();
+        let flows: Vec<FlowReport> = (0..sim.flows.len())
+            .map(|i| flow_entry(sim, i, last))
+            .collect();
         Report {
             bufferlab_version: crate::VERSION,
             scenario: sim.name.clone(),
@@ -417,8 +228,8 @@ impl Report {
             links,
             fairness,
             series,
-            fct: fct_report(sim),
-            warnings: crate::resolved::warnings(sim),
+            fct,
+            warnings,
             stopped: sim.stopped.clone(),
             switches: sim
                 .shared_buffers
@@ -426,6 +237,259 @@ impl Report {
                 .map(|p| p.borrow_mut().report(now))
                 .collect(),
         }
+    }
+}
+
+/// An endpoint whose flow has been reported: what stands in the agents' table for the
+/// sender and receiver freed by [`Report::from_sim`] (the simulation runs no further).
+struct Reported;
+
+impl crate::endpoint::Endpoint for Reported {
+    fn on_packet(&mut self, _pkt: crate::packet::Packet, _cx: &mut crate::endpoint::EndpointCtx) {
+        unreachable!("a reported simulation runs no further")
+    }
+    fn on_timeout(&mut self, _cx: &mut crate::endpoint::EndpointCtx) {
+        unreachable!("a reported simulation runs no further")
+    }
+    fn next_timeout(&self) -> Option<SimTime> {
+        None
+    }
+}
+
+/// A flow's rate of `bytes` over its active window: from max(start, warm-up) to min(stop,
+/// end of run).
+fn rate_bps(sim: &Simulation, f: &crate::sim::Flow, bytes: u64) -> f64 {
+    let from = f.start.max(sim.warmup);
+    let to = f.stop.min(sim.now);
+    let window = to.saturating_sub(from).as_secs_f64();
+    if window > 0.0 {
+        bytes as f64 * 8.0 / window
+    } else {
+        0.0
+    }
+}
+
+/// Jain's index and the mean and spread of the throughputs of the flows named (all flows
+/// when None).
+fn fairness(sim: &Simulation, fairness_flows: Option<&[String]>) -> Fairness {
+    let chosen: Vec<&crate::sim::Flow> = match fairness_flows {
+        Some(names) => sim
+            .flows
+            .iter()
+            .filter(|f| names.contains(&f.name))
+            .collect(),
+        None => sim.flows.iter().collect(),
+    };
+    let thr: Vec<f64> = chosen
+        .iter()
+        .map(|f| rate_bps(sim, f, f.stats.rx_bytes))
+        .collect();
+    let ms = mean_std(&thr);
+    Fairness {
+        flows: chosen.iter().map(|f| f.name.clone()).collect(),
+        jain: jain(&thr),
+        throughput_mean_bps: ms.map(|m| m.0),
+        throughput_std_bps: ms.map(|m| m.1),
+    }
+}
+
+/// Flow `i`'s entry; when `last`, its endpoints and delay histogram are freed once read.
+fn flow_entry(sim: &mut Simulation, i: usize, last: bool) -> FlowReport {
+    let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
+    let f = &sim.flows[i];
+    let st = &f.stats;
+    let rate = |bytes: u64| rate_bps(sim, f, bytes);
+    let mut drops: BTreeMap<String, BTreeMap<&'static str, u64>> = BTreeMap::new();
+    for &(p, r, n) in &st.drops {
+        *drops
+            .entry(sim.link_name(p))
+            .or_default()
+            .entry(r.as_str())
+            .or_default() += n;
+    }
+    let entry = FlowReport {
+        name: f.name.clone(),
+        src: node(f.src),
+        dst: node(f.dst),
+        protocol: f.protocol.as_str(),
+        app: f.app,
+        packet_size: f.packet_size,
+        start_s: f.start.as_secs_f64(),
+        stop_s: f.stop.as_secs_f64(),
+        tx_packets: st.tx_packets,
+        tx_bytes: st.tx_bytes,
+        rx_packets: st.rx_packets,
+        rx_bytes: st.rx_bytes,
+        lost_packets: st.lost_packets,
+        lost_bytes: st.lost_bytes,
+        in_flight_packets: st.tx_packets - st.rx_packets - st.lost_packets,
+        drops_by_location: drops,
+        throughput_bps: rate(st.rx_bytes),
+        goodput_bps: rate(st.goodput_bytes),
+        delay_mean_s: st.delay_mean_s(),
+        delay_p50_s: st.delay_quantile_s(0.5),
+        delay_p95_s: st.delay_quantile_s(0.95),
+        delay_p99_s: st.delay_quantile_s(0.99),
+        delay_max_s: st.delay_max_s(),
+        jitter_s: st.jitter_s(),
+        reverse_tx_packets: st.reverse_tx_packets,
+        reverse_lost_packets: st.reverse_lost_packets,
+        tcp: sim.agents[f.sender.idx()]
+            .ep
+            .report()
+            .map(|v| serde_json::value::to_raw_value(&v).expect("a JSON value serialises")),
+    };
+    if last {
+        let (s, r) = (f.sender.idx(), f.receiver.idx());
+        sim.flows[i].stats.release_delays();
+        sim.agents[s].ep = Box::new(Reported);
+        sim.agents[r].ep = Box::new(Reported);
+    }
+    entry
+}
+
+/// Port `i`'s queue entry; when `last`, its sojourn histogram is freed once read.
+fn queue_entry(sim: &mut Simulation, i: usize, last: bool) -> QueueReport {
+    let now = sim.now;
+    let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
+    let (link, from, to) = {
+        let p = &sim.ports[i];
+        (
+            sim.links[p.link().idx()].name.clone(),
+            node(p.from()),
+            node(p.to()),
+        )
+    };
+    let sized = sim
+        .notes
+        .sized_limits
+        .iter()
+        .find(|l| l.top && l.port == i as u32)
+        .map(|l| (l.given.clone(), l.resolved.clone()));
+    let p = &mut sim.ports[i];
+    let discipline = p.queue().disc().kind();
+    let classes = p.queue().disc().class_stats(now.max(sim.warmup));
+    let stats = p.stats_mut();
+    let (avg_p, avg_b) = stats.averages(now.max(sim.warmup));
+    let by_reason: BTreeMap<&'static str, u64> = crate::qdisc::DropReason::ALL
+        .iter()
+        .filter(|r| stats.drops[r.index()] > 0)
+        .map(|r| (r.as_str(), stats.drops[r.index()]))
+        .collect();
+    let early = crate::qdisc::DropReason::ALL
+        .iter()
+        .filter(|r| r.is_early())
+        .map(|r| stats.drops[r.index()])
+        .sum();
+    let entry = QueueReport {
+        link,
+        from,
+        to,
+        discipline,
+        arrivals: stats.arrivals,
+        departures: stats.departures,
+        drops: stats.total_drops(),
+        early_drops: early,
+        drops_by_reason: by_reason,
+        marks: stats.marks,
+        avg_packets: avg_p,
+        avg_bytes: avg_b,
+        max_packets: stats.max_packets,
+        max_bytes: stats.max_bytes,
+        sojourn_mean_s: stats.sojourn_mean_s(),
+        sojourn_p99_s: stats.sojourn_quantile_s(0.99),
+        sojourn_max_s: stats.sojourn_max_s(),
+        classes,
+        limit_given: sized.as_ref().map(|l| l.0.clone()),
+        limit: sized.map(|l| l.1),
+    };
+    if last {
+        stats.release_sojourns();
+    }
+    entry
+}
+
+/// Port `i`'s link entry.
+fn link_entry(sim: &Simulation, i: usize) -> LinkReport {
+    let now = sim.now;
+    let measured = now.saturating_sub(sim.warmup).as_secs_f64();
+    let p = &sim.ports[i];
+    let busy = p.busy_time_until(now);
+    let util = if measured > 0.0 {
+        // The share of time the link was serialising (exact, in picoseconds).
+        busy.as_secs_f64() / measured
+    } else {
+        0.0
+    };
+    LinkReport {
+        link: sim.links[p.link().idx()].name.clone(),
+        from: sim.nodes[p.from().idx()].name.clone(),
+        to: sim.nodes[p.to().idx()].name.clone(),
+        rate_bps: p.rate().bps(),
+        delay_s: p.delay().as_secs_f64(),
+        tx_packets: p.tx_packets(),
+        tx_bytes: p.tx_bytes(),
+        utilisation: util,
+        lost_packets: p.lost_packets(),
+    }
+}
+
+/// The queue, TCP and per-flow time series.
+fn series_report(sim: &Simulation, now: SimTime) -> SeriesReport {
+    let node = |n: crate::ids::NodeId| sim.nodes[n.idx()].name.clone();
+    SeriesReport {
+        queues: sim
+            .series
+            .iter()
+            .map(|s| {
+                let p = &sim.ports[s.port.idx()];
+                QueueSeriesReport {
+                    link: sim.links[p.link().idx()].name.clone(),
+                    from: node(p.from()),
+                    to: node(p.to()),
+                    t_s: s.t_s.clone(),
+                    packets: s.packets.clone(),
+                    bytes: s.bytes.clone(),
+                    average: s.average.clone(),
+                    average_unit: s
+                        .average
+                        .iter()
+                        .any(Option::is_some)
+                        .then_some(s.average_unit),
+                }
+            })
+            .collect(),
+        tcp: sim
+            .flows
+            .iter()
+            .filter_map(|f| {
+                let mut v = sim.agents[f.sender.idx()].ep.series(now)?;
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("flow".into(), serde_json::Value::from(f.name.clone()));
+                }
+                Some(v)
+            })
+            .collect(),
+        flows: sim
+            .flow_series
+            .as_ref()
+            .map(|set| {
+                set.series
+                    .iter()
+                    .map(|s| FlowSeriesReport {
+                        flow: sim.flows[s.flow].name.clone(),
+                        interval_s: set.interval.as_secs_f64(),
+                        t_s: s.t_s.clone(),
+                        tx_packets: s.tx_packets.clone(),
+                        rx_packets: s.rx_packets.clone(),
+                        lost_packets: s.lost_packets.clone(),
+                        acks_received: s.acks_received.clone(),
+                        throughput_bps: s.throughput_bps.clone(),
+                        goodput_bps: s.goodput_bps.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
     }
 }
 

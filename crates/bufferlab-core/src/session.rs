@@ -537,7 +537,7 @@ impl Session {
         self.sim
             .close_traces()
             .map_err(|e| Error::Scenario(format!("writing trace files: {e}")))?;
-        let mut report = Report::from_sim(&mut self.sim, self.scenario.fairness.flows.as_deref());
+        let mut report = Report::from_sim(self.sim, self.scenario.fairness.flows.as_deref());
         report.wall_s = self.t0.elapsed().as_secs_f64();
         Ok(report)
     }

@@ -87,9 +87,9 @@ fn text(d: &Draw) -> String {
 }
 
 fn report(text: &str, seed: u64) -> (Report, u64) {
-    let mut sim = simulate(text, seed);
+    let sim = simulate(text, seed);
     let inside = sim.packets_in_network();
-    (Report::from_sim(&mut sim, None), inside)
+    (Report::from_sim(sim, None), inside)
 }
 
 proptest! {

@@ -175,9 +175,11 @@ fn run(
                 }
             })
         };
-        let report = api::run_with_progress(&req, &mut on_progress)?;
-        serde_json::to_string(&report)
-            .map_err(|e| Error::Internal(format!("serialising the report: {e}")))
+        // written as it is read out of the simulation (`report::Streamed`): the same bytes
+        // as the `Report`'s JSON, without the report and the run's tables both held whole
+        let mut out = Vec::new();
+        api::write_json_with_progress(&req, &mut on_progress, &mut out)?;
+        String::from_utf8(out).map_err(|e| Error::Internal(format!("the report's JSON: {e}")))
     });
     if let Some(e) = callback_error {
         return Err(e);

@@ -31,20 +31,63 @@ pub struct QueueStats {
     /// Departures that never waited, not yet added to `sojourn_ns` (most packets on a lightly
     /// loaded link: counting them is cheaper than a histogram update each).
     zero_sojourns: u64,
-    /// ns-2 queue monitors' integrators over this queue (`$ns monitor-queue`, for the scripts
-    /// that read or reset them during the run; usually none). The port brings them up to
-    /// date (`Port::note_length`), under ns-2's clock.
-    pub ns2_integrators: Vec<QueueIntegrators>,
-    /// ns-2 flow monitors over this queue (`$ns attach-fmon`; usually none), told of each
-    /// arrival, departure and drop by the port.
-    pub ns2_flowmons: Vec<Ns2FlowMonitor>,
-    /// ns-2's summary statistics of this queue (`summarystats_ true`, for `printstats`;
-    /// usually none), brought up to date by the port under ns-2's clock.
-    pub ns2_summary: Option<Ns2Summary>,
+    /// ns-2's monitors over this queue, when a script asks for one (usually none: one
+    /// pointer a port, not their 80 bytes; docs/performance.md, "What a flow holds").
+    ns2: Option<Box<Ns2Monitors>>,
     sojourn_sum_ps: u128,
 }
 
+/// ns-2's monitors over one queue, made when a script asks for the first of them.
+#[derive(Default)]
+pub struct Ns2Monitors {
+    /// Queue monitors' integrators (`$ns monitor-queue`, for the scripts that read or reset
+    /// them during the run). The port brings them up to date (`Port::note_length`), under
+    /// ns-2's clock.
+    pub integrators: Vec<QueueIntegrators>,
+    /// Flow monitors (`$ns attach-fmon`), told of each arrival, departure and drop by the
+    /// port.
+    pub flowmons: Vec<Ns2FlowMonitor>,
+    /// Summary statistics (`summarystats_ true`, for `printstats`), brought up to date by
+    /// the port under ns-2's clock.
+    pub summary: Option<Ns2Summary>,
+}
+
 impl QueueStats {
+    /// ns-2's monitors over this queue, made empty if there were none.
+    pub fn ns2_monitors(&mut self) -> &mut Ns2Monitors {
+        self.ns2.get_or_insert_with(Default::default)
+    }
+
+    /// ns-2's flow monitors over this queue (usually none).
+    #[inline(always)]
+    pub fn ns2_flowmons(&mut self) -> &mut [Ns2FlowMonitor] {
+        match &mut self.ns2 {
+            Some(n) => &mut n.flowmons,
+            None => &mut [],
+        }
+    }
+
+    /// ns-2 queue monitors' integrators over this queue (usually none).
+    #[inline(always)]
+    pub fn ns2_integrators(&mut self) -> &mut [QueueIntegrators] {
+        match &mut self.ns2 {
+            Some(n) => &mut n.integrators,
+            None => &mut [],
+        }
+    }
+
+    /// ns-2's summary statistics of this queue, if kept.
+    #[inline(always)]
+    pub fn ns2_summary(&self) -> Option<&Ns2Summary> {
+        self.ns2.as_ref()?.summary.as_ref()
+    }
+
+    /// The same, to bring up to date.
+    #[inline(always)]
+    pub fn ns2_summary_mut(&mut self) -> Option<&mut Ns2Summary> {
+        self.ns2.as_mut()?.summary.as_mut()
+    }
+
     pub fn new(start: SimTime) -> Self {
         Self {
             start,
@@ -64,9 +107,7 @@ impl QueueStats {
             max_bytes: 0,
             sojourn_ns: super::new_histogram(),
             zero_sojourns: 0,
-            ns2_integrators: Vec::new(),
-            ns2_flowmons: Vec::new(),
-            ns2_summary: None,
+            ns2: None,
             sojourn_sum_ps: 0,
         }
     }
@@ -202,8 +243,7 @@ impl QueueStats {
     pub fn class_json(&self, end: SimTime) -> serde_json::Map<String, serde_json::Value> {
         let mut me = Self {
             sojourn_ns: self.sojourn_ns.clone(),
-            ns2_integrators: Vec::new(),
-            ns2_flowmons: Vec::new(),
+            ns2: None,
             ..*self
         };
         let (avg_p, avg_b) = me.averages(end.max(self.start));

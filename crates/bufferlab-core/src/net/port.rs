@@ -377,14 +377,14 @@ impl Port {
         let pkt = cx.pool.get_mut(r);
         cx.taps.trace(TraceEvent::Enqueue, now, self.tap(), pkt);
         self.stats.on_arrival(now, pkt.size);
-        for m in &mut self.stats.ns2_flowmons {
+        for m in self.stats.ns2_flowmons() {
             m.arrival(pkt);
         }
         pkt.enqueued = now;
         if idle {
             self.qdisc.link_idle(self.busy_until);
         }
-        if NS2 && self.stats.ns2_summary.is_some() {
+        if NS2 && self.stats.ns2_summary().is_some() {
             // ns-2's enque: updateStats with the length before the packet
             self.summary_point(cx.now_key, self.qdisc.len_packets(), self.qdisc.len_bytes());
         }
@@ -564,7 +564,7 @@ impl Port {
             }
             next
         } else {
-            if NS2 && self.stats.ns2_summary.is_some() {
+            if NS2 && self.stats.ns2_summary().is_some() {
                 // ns-2's deque, called at each resume of the link: updateStats first
                 self.summary_point(cx.now_key, self.qdisc.len_packets(), self.qdisc.len_bytes());
             }
@@ -651,7 +651,7 @@ impl Port {
         let pkt = cx.pool.get(r);
         cx.taps.trace(TraceEvent::Dequeue, cx.now, self.tap(), pkt);
         self.stats.on_departure(cx.now, pkt.size, pkt.enqueued);
-        for m in &mut self.stats.ns2_flowmons {
+        for m in self.stats.ns2_flowmons() {
             m.departure(pkt);
         }
     }
@@ -674,7 +674,7 @@ impl Port {
     #[inline(always)]
     fn note_length<const NS2: bool>(&mut self, cx: &PortCx<NS2>, packets: u64, bytes: u64) {
         self.stats.set_length(cx.now, packets, bytes);
-        if NS2 && !self.stats.ns2_integrators.is_empty() {
+        if NS2 && !self.stats.ns2_integrators().is_empty() {
             self.integrator_points(f64::from_bits(cx.now_key), packets, bytes);
         }
     }
@@ -684,7 +684,7 @@ impl Port {
     #[cold]
     fn integrator_points(&mut self, x: f64, packets: u64, bytes: u64) {
         let (p, b) = self.ns2_monitor_length(packets, bytes);
-        for i in &mut self.stats.ns2_integrators {
+        for i in self.stats.ns2_integrators() {
             i.new_point(x, p, b);
         }
     }
@@ -692,7 +692,7 @@ impl Port {
     #[cold]
     #[inline(never)]
     fn summary_point(&mut self, now_key: u64, packets: usize, bytes: u64) {
-        if let Some(s) = &mut self.stats.ns2_summary {
+        if let Some(s) = self.stats.ns2_summary_mut() {
             s.update(f64::from_bits(now_key), packets as u64, bytes);
         }
     }
@@ -721,14 +721,14 @@ impl Port {
     /// Adds a queue monitor's pair of ns-2 integrators (all zero, as ns-2 makes them; they
     /// follow the queue only under ns-2's clock); its index among this port's.
     pub fn add_integrators(&mut self) -> usize {
-        let all = &mut self.stats.ns2_integrators;
+        let all = &mut self.stats.ns2_monitors().integrators;
         all.push(QueueIntegrators::default());
         all.len() - 1
     }
 
     /// A queue monitor's integrators, to read or (a script's `set` and `newpoint`) to write.
     pub fn integrators_mut(&mut self, i: usize) -> Option<&mut QueueIntegrators> {
-        self.stats.ns2_integrators.get_mut(i)
+        self.stats.ns2_integrators().get_mut(i)
     }
 
     /// ns-3's traffic-control flow control: the discipline hands packets down while the device
@@ -785,7 +785,7 @@ impl Port {
         let tap = self.tap();
         for (pkt, reason) in cx.drops.queue.drain(..) {
             self.stats.on_drop(cx.now, pkt.size, reason);
-            for m in &mut self.stats.ns2_flowmons {
+            for m in self.stats.ns2_flowmons() {
                 m.drop(&pkt, reason);
             }
             cx.taps.trace(TraceEvent::Drop, cx.now, tap, &pkt);
@@ -803,11 +803,11 @@ impl Port {
         if NS2 && self.ns2_losses_monitored {
             self.ns2_lost.0 += 1;
             self.ns2_lost.1 += u64::from(pkt.size);
-            if !self.stats.ns2_integrators.is_empty() {
+            if !self.stats.ns2_integrators().is_empty() {
                 let (p, b) = (self.waiting_packets() as u64, self.waiting_bytes());
                 self.integrator_points(f64::from_bits(cx.now_key), p, b);
             }
-            for m in &mut self.stats.ns2_flowmons {
+            for m in self.stats.ns2_flowmons() {
                 m.drop(&pkt, DropReason::LinkLoss);
             }
         }

@@ -19,6 +19,7 @@ use crate::tcp::{TcpParams, TcpReceiver, TcpSender};
 use crate::traffic::{self, AppConfig, Distribution, OnOffFlavour};
 use crate::udp::{UdpSender, UdpSink};
 use crate::units::{Bytes, SimTime};
+use std::rc::Rc;
 
 /// The resolved TCP settings of a flow (TCP applications only), checked.
 pub(super) fn tcp_params(entry: usize, f: &FlowConfig) -> Result<Option<TcpParams>, ScenarioError> {
@@ -117,7 +118,7 @@ pub(super) fn build_agents(
     sim: &mut Simulation,
     s: &Scenario,
     f: &ExpandedFlow,
-    tcp: Option<TcpParams>,
+    tcp: Option<Rc<TcpParams>>,
     at: &Placement,
     ext: Option<&dyn Extensions>,
     streams: &Streams,
@@ -140,7 +141,7 @@ fn tcp_agents(
     sim: &mut Simulation,
     s: &Scenario,
     f: &ExpandedFlow,
-    p: TcpParams,
+    p: Rc<TcpParams>,
     at: &Placement,
     ext: Option<&dyn Extensions>,
     streams: &Streams,
@@ -176,8 +177,8 @@ fn tcp_agents(
     };
     if p.full.is_some() {
         // ns-2's FullTcp: both ends are agents of the same class (tcp/full/)
-        let snd = FullTcpAgent::active(p.clone(), app, f.start);
-        let rcv = FullTcpAgent::listener(p);
+        let snd = FullTcpAgent::active(TcpParams::clone(&p), app, f.start);
+        let rcv = FullTcpAgent::listener(TcpParams::clone(&p));
         Ok((
             sim.add_agent(Box::new(snd), at.fid, at.src, false),
             sim.add_agent(Box::new(rcv), at.fid, at.dst, true),

@@ -16,7 +16,9 @@ use crate::monitor::flow_stats::FlowStats;
 use crate::net::ecmp::FlowKey;
 use crate::net::routing;
 use crate::sim::{Flow, Simulation};
+use crate::tcp::TcpParams;
 use crate::units::SimTime;
+use std::rc::Rc;
 
 /// What every flow is built against.
 pub(super) struct FlowBuild<'a> {
@@ -38,8 +40,11 @@ pub(super) fn build_flows(
     // sized once (a sender and a receiver a flow): no doubling slack at the build's peak
     sim.flows.reserve_exact(flows.len());
     sim.agents.reserve_exact(2 * flows.len());
+    // the TCP settings of the last flow, shared by the next ones while they are the same
+    // (the flows of one `count`ed entry): held once, not by each sender and receiver
+    let mut shared = None;
     for (fi, f) in flows.iter().enumerate() {
-        build_flow(sim, b, &port_dst, FlowId(fi as u32), f)?;
+        build_flow(sim, b, &port_dst, FlowId(fi as u32), f, &mut shared)?;
     }
     Ok(())
 }
@@ -50,6 +55,7 @@ fn build_flow(
     port_dst: &[NodeId],
     fid: FlowId,
     f: &ExpandedFlow,
+    shared: &mut Option<Rc<TcpParams>>,
 ) -> Result<(), ScenarioError> {
     let path = format!("flows[{}]", f.entry);
     let src = b.nodes.get(&f.src, &path, "src")?;
@@ -63,7 +69,10 @@ fn build_flow(
             ),
         ));
     }
-    let tcp = tcp_params(f.entry, f.cfg)?;
+    let tcp = tcp_params(f.entry, f.cfg)?.map(|p| match shared {
+        Some(s) if **s == p => Rc::clone(s),
+        _ => Rc::clone(shared.insert(Rc::new(p))),
+    });
     let size = match &tcp {
         Some(p) => p.wire_size() as u64,
         None => f.cfg.app.packet_size().map_or(0, |b| b.0),

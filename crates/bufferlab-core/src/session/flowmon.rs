@@ -19,7 +19,7 @@ impl Session {
     ) -> Option<(usize, usize)> {
         let port = self.port_index(link, from, to)?;
         let fids = self.sim.flows.iter().map(|f| f.trace_fid).collect();
-        let all = &mut self.sim.ports[port].stats_mut().ns2_flowmons;
+        let all = &mut self.sim.ports[port].stats_mut().ns2_monitors().flowmons;
         all.push(Ns2FlowMonitor::new(fids, early_drops));
         Some((port, all.len() - 1))
     }
@@ -27,7 +27,7 @@ impl Session {
     /// Flow monitor `id` (from [`Session::add_flow_monitor`]), to read or reset.
     pub fn flow_monitor(&mut self, id: (usize, usize)) -> Option<&mut Ns2FlowMonitor> {
         let port = self.sim.ports.get_mut(id.0)?;
-        port.stats_mut().ns2_flowmons.get_mut(id.1)
+        port.stats_mut().ns2_flowmons().get_mut(id.1)
     }
 
     /// The name and ns-2 packet type name of engine flow `i` (`ack` for its ACKs).

@@ -17,13 +17,16 @@ impl Session {
             return false;
         };
         let stats = self.sim.ports[port].stats_mut();
-        stats.ns2_summary.get_or_insert_with(Default::default);
+        stats
+            .ns2_monitors()
+            .summary
+            .get_or_insert_with(Default::default);
         true
     }
 
     /// ns-2's summary statistics of that queue now (`printstats`), if kept.
     pub fn queue_summary(&self, link: &str, from: &str, to: &str) -> Option<Ns2Summary> {
         let port = self.port_index(link, from, to)?;
-        self.sim.ports[port].stats().ns2_summary
+        self.sim.ports[port].stats().ns2_summary().copied()
     }
 }

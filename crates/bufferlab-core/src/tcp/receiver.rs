@@ -69,7 +69,8 @@ pub(super) const NS3_CONN_TIMEOUT: SimTime = SimTime::from_secs(3);
 const NS3_SYN_RETRIES: u32 = 6;
 
 pub struct TcpReceiver {
-    p: TcpParams,
+    /// Shared with the sender and the flows of one configuration (`scenario/flows.rs`).
+    p: std::rc::Rc<TcpParams>,
     rcv_nxt: u64,
     /// Out-of-order [start, end) ranges above rcv_nxt, sorted and disjoint (capacity reused).
     ooo: Vec<(u64, u64)>,
@@ -115,7 +116,8 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
-    pub fn new(p: TcpParams) -> Self {
+    pub fn new(p: impl Into<std::rc::Rc<TcpParams>>) -> Self {
+        let p: std::rc::Rc<TcpParams> = p.into();
         let sacker = (p.sack && p.rules().sack_blocks_from_ns2_stack).then(Sacker::new);
         Self {
             ack_next_at_once: if p.handshake {

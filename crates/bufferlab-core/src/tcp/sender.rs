@@ -121,7 +121,9 @@ pub struct TcpSeries {
 }
 
 pub struct TcpSender {
-    p: TcpParams,
+    /// Shared by the flows of one configuration (`scenario/flows.rs`): 368 bytes a sender and
+    /// a receiver held once (docs/performance.md, "What a flow holds").
+    p: std::rc::Rc<TcpParams>,
     /// The rules of the connection's simulator flavour (`tcp/flavour/`).
     rules: &'static Rules,
     cc: Box<dyn CongestionControl>,
@@ -220,7 +222,7 @@ pub struct TcpSender {
     sack1_next_pkt: u64,
     sack1_first_partial: bool,
     /// ns-2's `Agent/TCP/Linux` (`sender/ns2_linux.rs`), when the flow is one.
-    lx: Option<ns2_linux::Ns2Linux>,
+    lx: Option<Box<ns2_linux::Ns2Linux>>,
     /// ns-2's congestion window validation (`QOption_`) and `last_ack_` of Sack1's fast
     /// recovery (`sender/ns2_cwv.rs`).
     cwv: ns2_cwv::Ns2Cwv,
@@ -229,7 +231,7 @@ pub struct TcpSender {
     /// the window it began with (tcp.cc's `send_much` reads `window()` again each turn).
     send_much_win: Option<f64>,
     /// ns-2 Vegas's loss handling (`sender/ns2_vegas.rs`), when its rule applies.
-    vegas_loss: Option<VegasLoss>,
+    vegas_loss: Option<Box<VegasLoss>>,
     rwnd: u64,
     // timers
     rto_at: Option<SimTime>,
@@ -269,17 +271,17 @@ pub struct TcpSender {
     before_warmup: bool,
     at_warmup: Vec<(&'static str, u64)>,
     objects_at_warmup: usize,
-    series: Option<TcpSeries>,
+    series: Option<Box<TcpSeries>>,
     /// Pacing (`tcp/pacing.rs`), when `paced()`.
     pacer: Option<Pacer>,
     /// Delivery-rate estimation (`tcp/rate.rs`), when the controller owns the window.
-    rate: Option<RateEstimator>,
+    rate: Option<Box<RateEstimator>>,
     /// The controller owns cwnd (`CongestionControl::owns_window`).
     owns_window: bool,
     /// Bytes in flight and bytes lost before the ACK being processed (for its rate sample).
     ack_ctx: Option<(u64, u64)>,
     /// Send jitter's delayed-send timer (`send_timing.rs`; a flow's `send_jitter`).
-    jitter: Option<send_timing::SendJitter>,
+    jitter: Option<Box<send_timing::SendJitter>>,
     /// The send under way is the delayed-send timer's (ns-2 `send_much(1, ...)`).
     forced_send: bool,
     /// ns-2's one-off agent variables (`sender/ns2_knobs.rs`).

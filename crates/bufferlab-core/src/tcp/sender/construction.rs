@@ -27,19 +27,26 @@ use crate::tcp::sack::Scoreboard;
 use crate::units::SimTime;
 
 impl TcpSender {
-    pub fn new(p: TcpParams, app: TcpApp, start: SimTime, stop: SimTime) -> Self {
+    pub fn new(
+        p: impl Into<std::rc::Rc<TcpParams>>,
+        app: TcpApp,
+        start: SimTime,
+        stop: SimTime,
+    ) -> Self {
+        let p = p.into();
         let cc = cc::build(&p);
         Self::with_cc(p, app, start, stop, cc)
     }
 
     /// A sender with the given congestion controller (a user-defined one, for example).
     pub fn with_cc(
-        p: TcpParams,
+        p: impl Into<std::rc::Rc<TcpParams>>,
         app: TcpApp,
         start: SimTime,
         stop: SimTime,
         cc: Box<dyn CongestionControl>,
     ) -> Self {
+        let p: std::rc::Rc<TcpParams> = p.into();
         let w = initial_window(&p);
         let rtt = initial_rtt(&p);
         let data_end = match &app {
@@ -59,11 +66,11 @@ impl TcpSender {
                 }
             }),
             rate: owns_window.then(|| {
-                if p.rules().rate_sample_persists {
+                Box::new(if p.rules().rate_sample_persists {
                     RateEstimator::ns3()
                 } else {
                     RateEstimator::new()
-                }
+                })
             }),
             owns_window,
             ack_ctx: None,
@@ -74,7 +81,12 @@ impl TcpSender {
             cc,
             w,
             rtt,
-            sb: Scoreboard::new(),
+            // reserved only where SACK blocks can arrive (a scoreboard never used holds nothing)
+            sb: if p.sack {
+                Scoreboard::new()
+            } else {
+                Scoreboard::default()
+            },
             app,
             state: State::Idle,
             start,
@@ -110,7 +122,12 @@ impl TcpSender {
             ack_ce: None,
             ecn_marked_bytes: 0,
             in_loss: false,
-            retx: Scoreboard::new(),
+            // only ns-3's sender remembers its retransmitted ranges
+            retx: if p.rules().remember_retransmitted_ranges {
+                Scoreboard::new()
+            } else {
+                Scoreboard::default()
+            },
             head_lost_until: 0,
             first_partial: true,
             prr_delivered: 0,
@@ -134,11 +151,11 @@ impl TcpSender {
             lx: (p.rules().ns2_linux_agent && p.sack)
                 .then_some(p.ns2.linux)
                 .flatten()
-                .map(|ca| ns2_linux::Ns2Linux::new(ca, &p)),
+                .map(|ca| Box::new(ns2_linux::Ns2Linux::new(ca, &p))),
             cwv: ns2_cwv::Ns2Cwv::reset(0),
             send_much_win: None,
             vegas_loss: (p.rules().vegas_fine_grained_retransmit && p.cc == CcKind::Vegas)
-                .then(|| VegasLoss::new(p.max_window / u64::from(p.mss.max(1)))),
+                .then(|| Box::new(VegasLoss::new(p.max_window / u64::from(p.mss.max(1))))),
             // The peer's buffer as its SYN-ACK would announce it (both ends share the
             // settings); one-way ns-2 agents have none.
             rwnd: p.recv_buffer.min(p.max_adv_window),
@@ -185,11 +202,11 @@ impl TcpSender {
 
     /// Records cwnd, ssthresh, the advertised window and RTT every `interval` from `from`.
     pub fn with_series(mut self, interval: SimTime, from: SimTime) -> Self {
-        self.series = Some(TcpSeries {
+        self.series = Some(Box::new(TcpSeries {
             interval,
             next: from,
             ..TcpSeries::default()
-        });
+        }));
         self
     }
 }

@@ -251,7 +251,7 @@ mod tests {
         s.ns2_frto_new_ack(seg(10));
         assert_eq!(s.frto.state, 0);
         let mut s = after_timeout();
-        s.p.max_window = 10 * MSS; // recover_ + 1 >= highest_ack_ + wnd_
+        std::rc::Rc::make_mut(&mut s.p).max_window = 10 * MSS; // recover_ + 1 >= highest_ack_ + wnd_
         s.snd_una = seg(11);
         s.ns2_frto_new_ack(seg(10));
         assert_eq!(s.frto.state, 0);

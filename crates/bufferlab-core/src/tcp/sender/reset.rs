@@ -34,7 +34,7 @@ impl TcpSender {
                     .into(),
             );
         }
-        let mut p = self.p.clone();
+        let mut p = crate::tcp::TcpParams::clone(&self.p);
         if let Some(ph) = phase {
             p.clock_phase = ph;
         }

@@ -50,7 +50,7 @@ impl TcpSender {
     /// (`send_jitter`, ns-2 `overhead_`); zero leaves the sender as it was.
     pub fn with_send_jitter(mut self, max: SimTime, rng: Rng) -> Self {
         if max > SimTime::ZERO {
-            self.jitter = Some(SendJitter::new(max, rng));
+            self.jitter = Some(Box::new(SendJitter::new(max, rng)));
         }
         self
     }
