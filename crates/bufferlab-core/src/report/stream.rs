@@ -10,10 +10,7 @@
 //! `tests/report_stream.rs` checks it), except `wall_s`, which here is the wall time
 //! up to the start of the writing.
 
-use super::{
-    fairness, fct_report, flow_entry, link_entry, queue_entry, series_report, FlowReport,
-    QueueReport,
-};
+use super::{fairness, fct_report, flow_entry, link_entry, queue_entry, series_report};
 use crate::sim::Simulation;
 use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
@@ -36,30 +33,20 @@ impl<'a> Streamed<'a> {
     }
 }
 
-/// The `flows` array: each entry made, written, then its flow's run state freed.
-struct Flows<'s, 'a>(&'s RefCell<&'a mut Simulation>);
-
-impl Serialize for Flows<'_, '_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let n = self.0.borrow().flows.len();
-        let mut seq = s.serialize_seq(Some(n))?;
-        for i in 0..n {
-            let entry: FlowReport = flow_entry(&mut self.0.borrow_mut(), i, true);
-            seq.serialize_element(&entry)?;
-        }
-        seq.end()
-    }
+/// An array whose entries are made one at a time from the simulation, each written before the
+/// next is made: `flows` (each flow's run state freed after its entry) and `queues` (each
+/// port's sojourn histogram freed after its entry).
+struct Entries<'s, 'a, T> {
+    sim: &'s RefCell<&'a mut Simulation>,
+    len: usize,
+    entry: fn(&mut Simulation, usize, bool) -> T,
 }
 
-/// The `queues` array: each entry made, written, then its sojourn histogram freed.
-struct Queues<'s, 'a>(&'s RefCell<&'a mut Simulation>);
-
-impl Serialize for Queues<'_, '_> {
+impl<T: Serialize> Serialize for Entries<'_, '_, T> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let n = self.0.borrow().ports.len();
-        let mut seq = s.serialize_seq(Some(n))?;
-        for i in 0..n {
-            let entry: QueueReport = queue_entry(&mut self.0.borrow_mut(), i, true);
+        let mut seq = s.serialize_seq(Some(self.len))?;
+        for i in 0..self.len {
+            let entry = (self.entry)(&mut self.sim.borrow_mut(), i, true);
             seq.serialize_element(&entry)?;
         }
         seq.end()
@@ -115,8 +102,24 @@ impl Serialize for Streamed<'_> {
         st.serialize_field("events", &events)?;
         st.serialize_field("wall_s", &self.wall_s)?;
         st.serialize_field("partial", &partial)?;
-        st.serialize_field("flows", &Flows(&self.sim))?;
-        st.serialize_field("queues", &Queues(&self.sim))?;
+        let flows = self.sim.borrow().flows.len();
+        let ports = self.sim.borrow().ports.len();
+        st.serialize_field(
+            "flows",
+            &Entries {
+                sim: &self.sim,
+                len: flows,
+                entry: flow_entry,
+            },
+        )?;
+        st.serialize_field(
+            "queues",
+            &Entries {
+                sim: &self.sim,
+                len: ports,
+                entry: queue_entry,
+            },
+        )?;
         st.serialize_field("links", &Links(&self.sim))?;
         st.serialize_field("fairness", &fairness)?;
         st.serialize_field("series", &series)?;
