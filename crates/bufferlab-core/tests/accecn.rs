@@ -118,9 +118,15 @@ fn dualpi2(rate: u32, feedback: &str) -> String {
 }
 
 // ---- DualPI2: Prague and CUBIC, with and without AccECN ----
+/// At 40 Mbit/s the two share the link (Prague / CUBIC within (0.25, 4)). At 10 Mbit/s, behind
+/// Linux's 1 ms step, Prague gets the smaller share with either feedback (the low-rate regime
+/// of docs/validation.md, "L4S at low rates": 0.25 with the classic echo, 0.22 with AccECN
+/// since the receivers acknowledge as Linux does, `linux_ack_policy`); there AccECN must not
+/// change the share by more than a third.
 #[test]
 fn dualpi2_prague_and_cubic_with_and_without_accecn() {
     for rate in [10, 40] {
+        let mut shares = Vec::new();
         for feedback in ["classic", "accecn"] {
             let r = run_text(&dualpi2(rate, feedback), 1);
             let p = flow(&r, "prague").goodput_bps / 1e6;
@@ -130,12 +136,21 @@ fn dualpi2_prague_and_cubic_with_and_without_accecn() {
                 p + c > 0.85 * rate as f64,
                 "{rate} Mbit/s {feedback}: link not full ({p:.2} + {c:.2})"
             );
+            let band = if rate == 10 { 0.1..1.0 } else { 0.25..4.0 };
             assert!(
-                (0.25..4.0).contains(&(p / c)),
+                band.contains(&(p / c)),
                 "{rate} Mbit/s {feedback}: Prague/CUBIC {:.2}",
                 p / c
             );
+            shares.push(p / c);
         }
+        let change = shares[1] / shares[0];
+        assert!(
+            (0.67..1.5).contains(&change),
+            "{rate} Mbit/s: AccECN moves Prague/CUBIC {:.2} -> {:.2}",
+            shares[0],
+            shares[1]
+        );
     }
 }
 

@@ -240,6 +240,14 @@ pub struct TcpOptions {
     /// Under the `linux` preset's rules only (default on there); the other flavours refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rack_tlp: Option<bool>,
+    /// When the receiver acknowledges, as Linux decides it (`tcp/linux_ack.rs`, with
+    /// `delayed_ack`): quick-ACK mode (the first 16 segments, after an idle longer than the
+    /// RTO, for a retransmission, 2 after a CE mark), the delayed-ACK timeout adapting to the
+    /// arrivals (`ato`, 40 ms up to the RTT) and SACK compression; off: an ACK every
+    /// `delack_count` segments or after `delack_timeout`. Under the `linux` preset's rules
+    /// only (default on there); the other flavours refuse it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linux_ack_policy: Option<bool>,
     /// How the initial slow start ends before a loss: `rfc5681` (not before the loss),
     /// `hystart` (CUBIC's classic HyStart, the flavour's) or `hystart++` (RFC 9406, for reno,
     /// newreno, linux_reno and cubic; RFC and linux flavours). Default: the preset's (CUBIC
@@ -397,6 +405,8 @@ pub struct TcpParams {
     pub prr: bool,
     /// RACK-TLP (`tcp/rack.rs`, `tcp/sender/rack_tlp.rs`), with the Linux flavour and SACK.
     pub rack_tlp: bool,
+    /// Linux's receiver ACK policy (`tcp/linux_ack.rs`), with the Linux flavour.
+    pub linux_ack_policy: bool,
     /// `slow_start` as given (`None`: the preset's, see [`SlowStart`]).
     pub slow_start: Option<SlowStart>,
     pub vegas_alpha: f64,
@@ -494,6 +504,10 @@ impl TcpParams {
             p.rack_tlp = false;
         }
         set!(rack_tlp);
+        if !p.rules().linux_ack_policy {
+            p.linux_ack_policy = false;
+        }
+        set!(linux_ack_policy);
         if o.slow_start.is_some() {
             p.slow_start = o.slow_start;
         }
@@ -627,6 +641,9 @@ impl TcpParams {
         // Only where the flavour has it, so the other flavours' reports keep their bytes.
         if self.rules().rack_tlp {
             j["rack_tlp"] = self.rack_tlp.into();
+        }
+        if self.rules().linux_ack_policy {
+            j["linux_ack_policy"] = self.linux_ack_policy.into();
         }
         // Only when given, so earlier reports keep their bytes.
         if let Some(v) = self.slow_start {

@@ -116,6 +116,15 @@ impl TcpParams {
                     .into(),
             ));
         }
+        if self.linux_ack_policy && !self.rules().linux_ack_policy {
+            return Err((
+                "linux_ack_policy",
+                "Linux's ACK policy is modelled with the linux preset's rules only \
+                 (tcp/linux_ack.rs): use preset = \"linux\" without ns2_rules / ns3_rules, \
+                 or leave it out"
+                    .into(),
+            ));
+        }
         super::cc::hystart_pp::check_slow_start(self).map_err(|e| ("slow_start", e))?;
         self.check_accecn()?;
         if self.ns2 != Ns2Agent::default() && self.flavour != Flavour::Ns2 {

@@ -64,11 +64,12 @@ fn ns2() -> TcpParams {
         limited_transmit: true,   // singledup_ 1 (tcp.cc send_one)
         flavour: Flavour::Ns2,    // ns-2.35's agents (tcp/flavour/ns2.rs)
         prr: false,
-        rack_tlp: false,  // ns-2.35 has no RACK-TLP
-        slow_start: None, // ns-2.35: no HyStart
-        vegas_alpha: 1.0, // Agent/TCP/Vegas v_alpha_ 1
-        vegas_beta: 3.0,  // v_beta_ 3
-        vegas_gamma: 1.0, // v_gamma_ 1
+        rack_tlp: false,         // ns-2.35 has no RACK-TLP
+        linux_ack_policy: false, // TCPSink's fixed rules
+        slow_start: None,        // ns-2.35: no HyStart
+        vegas_alpha: 1.0,        // Agent/TCP/Vegas v_alpha_ 1
+        vegas_beta: 3.0,         // v_beta_ 3
+        vegas_gamma: 1.0,        // v_gamma_ 1
         cubic_c: 0.4,
         cubic_beta: 0.7,
         cubic_fast_convergence: true,
@@ -129,15 +130,16 @@ fn ns3() -> TcpParams {
         // LimitedTransmit true; with SACK, ns-3 sends by the pipe in CA_DISORDER, which
         // is what `ns3_rules` models (tcp-socket-base.cc DupAck, AvailableWindow).
         limited_transmit: true,
-        flavour: Flavour::Ns3, // ns-3.44's TcpSocketBase (tcp/flavour/ns3.rs)
-        prr: true,             // TcpSocketBase RecoveryType = TcpPrrRecovery
-        rack_tlp: false,       // ns-3.44 has no RACK-TLP
-        slow_start: None,      // TcpCubic's HyStart (flavour rule cubic_hystart)
-        vegas_alpha: 2.0,      // TcpVegas Alpha 2
-        vegas_beta: 4.0,       // Beta 4
-        vegas_gamma: 1.0,      // Gamma 1
-        cubic_c: 0.4,          // TcpCubic C 0.4
-        cubic_beta: 0.7,       // Beta 0.7
+        flavour: Flavour::Ns3,   // ns-3.44's TcpSocketBase (tcp/flavour/ns3.rs)
+        prr: true,               // TcpSocketBase RecoveryType = TcpPrrRecovery
+        rack_tlp: false,         // ns-3.44 has no RACK-TLP
+        linux_ack_policy: false, // TcpSocketBase's DelAckCount / DelAckTimeout
+        slow_start: None,        // TcpCubic's HyStart (flavour rule cubic_hystart)
+        vegas_alpha: 2.0,        // TcpVegas Alpha 2
+        vegas_beta: 4.0,         // Beta 4
+        vegas_gamma: 1.0,        // Gamma 1
+        cubic_c: 0.4,            // TcpCubic C 0.4
+        cubic_beta: 0.7,         // Beta 0.7
         cubic_fast_convergence: true,
         dctcp_g: 0.0625,                             // TcpDctcp DctcpShiftG 0.0625
         dctcp_alpha_init: 1.0,                       // TcpDctcp DctcpAlphaOnInit 1.0
@@ -200,6 +202,9 @@ fn linux() -> TcpParams {
         // RACK-TLP: sysctl tcp_recovery 1 (RACK, default since 4.18) and
         // tcp_early_retrans 3 (TLP); tcp/rack.rs, tcp/sender/rack_tlp.rs
         rack_tlp: true,
+        // tcp_input.c / tcp_output.c / tcp_timer.c: quick-ACK mode, ato, SACK compression
+        // (no sysctl turns them off; tcp/linux_ack.rs)
+        linux_ack_policy: true,
         // tcp_cubic.c's HyStart (flavour rule cubic_hystart); no HyStart++ in Linux
         slow_start: None,
         vegas_alpha: 2.0, // tcp_vegas alpha 2

@@ -17,6 +17,7 @@ mod config_checks;
 mod config_presets;
 pub mod flavour;
 pub mod full;
+pub mod linux_ack;
 pub mod ns2_agent;
 pub mod ns2_sacker;
 pub mod pacing;

@@ -54,9 +54,12 @@
 //! * ns-2.35 `tcp-sink.cc` `DelAckSink::recv` with `RFC2581_immediate_ack_` false
 //!   (`ns2_agent`): an in-order packet with a hole still above it is not ACKed at once (its
 //!   ACK waits as any in-order packet's); one that brings held packets in order still is.
+//! * Linux 6.x (`Rules::linux_ack_policy`, the `linux` preset): quick-ACK mode, the adaptive
+//!   delayed-ACK timeout and SACK compression decide when an ACK goes (`tcp/linux_ack.rs`).
 
 use super::accecn::{option_fit, AccEcnReceiver};
 use super::config::{CcKind, TcpParams};
+use super::linux_ack::{AckNow, LinuxAck};
 use super::ns2_sacker::Sacker;
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::packet::{
@@ -113,6 +116,8 @@ pub struct TcpReceiver {
     /// The codepoint of its ACKs: ECT where the controller needs ECN and the flavour says so
     /// (`TcpParams::ect_on_every_packet`), else not ECN-capable (RFC 3168 section 6.1.1).
     ack_ecn: Ecn,
+    /// Linux's delayed-ACK engine (`Rules::linux_ack_policy` with delayed ACKs).
+    linux: Option<Box<LinuxAck>>,
 }
 
 impl TcpReceiver {
@@ -153,6 +158,8 @@ impl TcpReceiver {
             last_ack_sent: if p.handshake { 1 } else { 1 + u64::from(p.mss) },
             accecn: p.accecn().then(AccEcnReceiver::default),
             ack_ecn: p.ect_on_every_packet().unwrap_or(Ecn::NotEct),
+            linux: (p.linux_ack_policy && p.rules().linux_ack_policy && p.delayed_ack)
+                .then(|| Box::new(LinuxAck::new(p.initial_rto, p.min_rto, p.max_rto))),
             p,
         }
     }
@@ -255,6 +262,9 @@ impl TcpReceiver {
             ..Packet::default()
         });
         self.acks_sent += 1;
+        if let Some(la) = self.linux.as_deref_mut() {
+            la.on_ack_sent(flags & F::SYN == 0);
+        }
         self.unacked = 0;
         self.delack_at = None;
         self.last_ack_sent = self.rcv_nxt;
@@ -276,6 +286,9 @@ impl TcpReceiver {
     fn send_synack(&mut self, cx: &mut EndpointCtx, syn_flags: u8) {
         let delack = self.delack_at;
         let echo = self.syn_echo(syn_flags);
+        if let Some(la) = self.linux.as_deref_mut() {
+            la.on_synack_sent(cx.now);
+        }
         self.send_ack(cx, F::SYN | echo);
         self.delack_at = delack;
         if self.p.rules().syn_ack_retransmission_timer {
@@ -292,6 +305,45 @@ impl TcpReceiver {
         } else {
             0
         }
+    }
+
+    /// Linux's reasons to acknowledge an in-order segment at once (`ICSK_ACK_NOW`), with
+    /// `tcp_event_data_recv` run on it when it carries data (`tcp/linux_ack.rs`).
+    fn linux_now(&mut self, now: SimTime, pkt: &Packet, ce_changed: bool) -> bool {
+        let data = pkt.payload > 0;
+        let (wnd, mss, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
+        let Some(la) = self.linux.as_deref_mut() else {
+            return false;
+        };
+        let cwr_now = cwr && la.on_cwr();
+        let ce_now = data && la.on_data(now, wnd, mss, codepoint, dctcp_like, ce_changed);
+        cwr_now || ce_now
+    }
+
+    /// The same for a segment above a hole (`tcp_data_queue_ofo` checks its ECN field).
+    fn linux_ofo(&mut self, pkt: &Packet, ce_changed: bool) -> bool {
+        let data = pkt.payload > 0;
+        let (wnd, mss, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
+        let Some(la) = self.linux.as_deref_mut() else {
+            return false;
+        };
+        let cwr_now = cwr && la.on_cwr();
+        let ce_now = data && la.check_ce(wnd, mss, codepoint, dctcp_like, ce_changed);
+        cwr_now || ce_now
+    }
+
+    /// The receive window, the segment size, the codepoint when ECN is on, whether the CE
+    /// state is echoed per segment (DCTCP-like, or AccECN's counters), and a CWR on data
+    /// (`tcp_ecn_accept_cwr` acts in RFC 3168 mode only).
+    fn linux_inputs(&self, pkt: &Packet) -> (u64, u32, Option<Ecn>, bool, bool) {
+        let cwr = pkt.payload > 0 && self.accecn.is_none() && pkt.tcp.flags & F::CWR != 0;
+        (
+            self.window(),
+            self.p.mss,
+            self.p.ecn.then_some(pkt.ecn),
+            self.ce_state_echo || self.accecn.is_some(),
+            cwr,
+        )
     }
 
     /// Inserts [s, e) into the out-of-order list; returns false when it does not fit.
@@ -347,12 +399,16 @@ impl Endpoint for TcpReceiver {
             return;
         }
         self.synack_at = None; // the handshake is complete
+        if let Some(la) = self.linux.as_deref_mut() {
+            la.on_handshake_ack(cx.now, h.ts_echo);
+        }
         let len = pkt.payload as u64;
         let fin = h.flags & F::FIN != 0;
         if len == 0 && !fin {
             return; // the handshake's final ACK
         }
         let ce = pkt.ecn == Ecn::Ce;
+        let ce_changed = self.ce_state_echo && ce != self.ece;
         // RFC 9768 section 3.2.1: every segment counts, duplicates too
         let ace_full = match self.accecn.as_mut() {
             Some(r) => r.on_segment(pkt.ecn, len),
@@ -395,6 +451,10 @@ impl Endpoint for TcpReceiver {
                 self.delack_at = Some(cx.now + self.p.delack_timeout);
                 return;
             }
+            let (wnd, mss) = (self.window(), self.p.mss);
+            if let Some(la) = self.linux.as_deref_mut() {
+                la.on_old_data(wnd, mss);
+            }
             self.send_ack(cx, 0);
             return;
         }
@@ -430,7 +490,25 @@ impl Endpoint for TcpReceiver {
             let filled = filled && (self.p.ns2.rfc2581_immediate_ack || self.rcv_nxt > e);
             let at_once = std::mem::replace(&mut self.ack_next_at_once, false);
             let fin_in = self.fin_seq.is_some_and(|f| f < self.rcv_nxt);
-            if !self.p.delayed_ack
+            if self.linux.is_some() {
+                let now_due = self.linux_now(cx.now, &pkt, ce_changed);
+                let due = now_due
+                    || self.unacked >= self.p.delack_count
+                    || filled
+                    || fin_in
+                    || at_once
+                    || ace_full;
+                let pending = self.delack_at;
+                match self
+                    .linux
+                    .as_deref_mut()
+                    .map(|la| la.in_order(cx.now, due, pending))
+                {
+                    Some(AckNow::At(t)) => self.delack_at = Some(t),
+                    Some(AckNow::Held) => {}
+                    _ => self.send_ack(cx, 0),
+                }
+            } else if !self.p.delayed_ack
                 || self.unacked >= self.p.delack_count
                 || filled
                 || fin_in
@@ -448,6 +526,14 @@ impl Endpoint for TcpReceiver {
                 self.ooo_dropped += 1;
             }
             self.last_block = Some((s, e));
+            if self.linux.is_some() {
+                let ack_now = self.linux_ofo(&pkt, ce_changed) || ace_full;
+                let (now, rcv_nxt, sack) = (cx.now, self.rcv_nxt, self.p.sack);
+                let la = self.linux.as_deref_mut().expect("checked");
+                if la.out_of_order(now, rcv_nxt, sack, ack_now) != AckNow::Yes {
+                    return;
+                }
+            }
             self.send_ack(cx, 0);
         }
     }
@@ -456,17 +542,26 @@ impl Endpoint for TcpReceiver {
         if self.synack_at.is_some_and(|t| t <= cx.now) {
             self.send_synack(cx, 0); // ns-3's timer: no ECN opening modelled
         }
+        if let Some(la) = self.linux.as_deref_mut() {
+            if la.comp_at.is_some_and(|t| t <= cx.now) && la.compression_due() {
+                self.send_ack(cx, 0);
+            }
+        }
         if self.delack_at.is_some_and(|t| t <= cx.now) {
             self.delack_timeouts += 1;
+            if let Some(la) = self.linux.as_deref_mut() {
+                la.on_delack_timer();
+            }
             self.send_ack(cx, 0);
         }
     }
 
     fn next_timeout(&self) -> Option<SimTime> {
-        match (self.delack_at, self.synack_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let comp = self.linux.as_deref().and_then(|la| la.comp_at);
+        [self.delack_at, self.synack_at, comp]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// `sink_bytes_`: ns-2's `Agent/TCPSink` `bytes_`, the bytes of the packets delivered in

@@ -644,6 +644,12 @@ fn feed_receiver(p: TcpParams, segs: &[(u64, Ecn)]) -> Vec<(usize, Packet)> {
 // ---- RFC 8257 section 3.2: the DCTCP receiver echoes each segment's CE state ----
 /// ACKs (ack number, ECE) the receiver sends for segments 0..ce.len(), `ce[i]` marking the i-th.
 fn receiver_acks(preset: Preset, cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
+    receiver_acks_after(preset, cc, 0, ce)
+}
+
+/// The same after `warm` unmarked segments (which Linux's quick-ACK mode answers first), the
+/// ack numbers counted from the first marked-or-not segment of `ce`.
+fn receiver_acks_after(preset: Preset, cc: CcKind, warm: u64, ce: &[bool]) -> Vec<(u64, bool)> {
     let p = params(|o| {
         o.preset = Some(preset);
         o.cc = Some(cc);
@@ -653,13 +659,15 @@ fn receiver_acks(preset: Preset, cc: CcKind, ce: &[bool]) -> Vec<(u64, bool)> {
         // the segments follow a handshake (ns-2's opening packet 0 is ACKed at once)
         o.handshake = Some(true);
     });
+    let warm_up = std::iter::repeat_n(false, warm as usize);
     let segs: Vec<(u64, Ecn)> = (0..)
-        .zip(ce)
-        .map(|(k, &mark)| (k, if mark { Ecn::Ce } else { Ecn::Ect0 }))
+        .zip(warm_up.chain(ce.iter().copied()))
+        .map(|(k, mark)| (k, if mark { Ecn::Ce } else { Ecn::Ect0 }))
         .collect();
     feed_receiver(p, &segs)
         .into_iter()
-        .map(|(_, a)| (a.tcp.ack, a.tcp.flags & tcp_flags::ECE != 0))
+        .filter(|&(i, _)| i as u64 >= warm)
+        .map(|(_, a)| (a.tcp.ack - 1000 * warm, a.tcp.flags & tcp_flags::ECE != 0))
         .collect()
 }
 
@@ -688,10 +696,17 @@ fn ns2_delack_sink_delays_the_ack_of_a_repeated_last_segment() {
         receiver_acks_for_segments(Preset::Ns2, &[0, 1, 1, 2]),
         vec![(1, 2001), (3, 3001)]
     );
-    // RFC 5681 4.2 (Linux, ns-3): the duplicate is ACKed at once, segment 2's ACK waits
+    // RFC 5681 4.2 (ns-3, which ACKs the first data segment at once): the duplicate is
+    // ACKed at once, segment 2's ACK waits
+    assert_eq!(
+        receiver_acks_for_segments(Preset::Ns3, &[0, 1, 1, 2]),
+        vec![(0, 1001), (2, 2001)]
+    );
+    // Linux: quick-ACK mode from the first data segment (tcp_event_data_recv), and the
+    // duplicate enters it again (tcp_data_queue's out_of_window): every segment at once
     assert_eq!(
         receiver_acks_for_segments(Preset::Linux, &[0, 1, 1, 2]),
-        vec![(1, 2001), (2, 2001)]
+        vec![(0, 1001), (1, 2001), (2, 2001), (3, 3001)]
     );
     // an older repeat, or one with an ACK already waiting, is ACKed at once in ns-2 too
     assert_eq!(
@@ -747,11 +762,29 @@ fn dctcp_receiver_sends_the_held_ack_at_a_ce_change_with_the_old_state() {
         receiver_acks(Preset::Ns2, CcKind::Dctcp, &ce),
         vec![(2001, false), (3001, true), (5001, false)]
     );
-    // RFC 3168 with Linux's quick ACK: an ACK at once for the CE segment, then ECE latched
+    // Linux, after its 16 quick ACKs: the CE state's change sends the segment's own ACK at
+    // once too (dctcp_ece_ack_update's ICSK_ACK_NOW), both ways.
+    assert_eq!(
+        receiver_acks_after(Preset::Linux, CcKind::Dctcp, 32, &ce),
+        vec![(2001, false), (3001, true), (4001, false)]
+    );
+    // RFC 3168 with Linux's quick ACK (every segment of the first 16 at once), ECE latched
     // until CWR.
     assert_eq!(
         receiver_acks(Preset::Linux, CcKind::Reno, &ce),
-        vec![(2001, false), (3001, true), (4001, true), (5001, true)]
+        vec![
+            (1001, false),
+            (2001, false),
+            (3001, true),
+            (4001, true),
+            (5001, true)
+        ]
+    );
+    // after the quick ACKs, a CE mark enters quick-ACK mode for two ACKs
+    // (__tcp_ecn_check_ce): segments 2 and 3 at once, 4 waits
+    assert_eq!(
+        receiver_acks_after(Preset::Linux, CcKind::Reno, 32, &ce),
+        vec![(2001, false), (3001, true), (4001, true)]
     );
     // ns-2's DelAck sink delays the CE segment's ACK like any other (ECE on it).
     assert_eq!(

@@ -9,6 +9,10 @@
 //!   3.10): `net/ipv4/tcp_recovery.c` and `tcp_output.c`, modelled in `tcp/rack.rs` and
 //!   `tcp/sender/rack_tlp.rs`.
 //!
+//! * The receiver's ACK policy: quick-ACK mode, the adaptive delayed-ACK timeout (`ato`) and
+//!   SACK compression (`tcp_input.c`, `tcp_output.c`, `tcp_timer.c`), modelled in
+//!   `tcp/linux_ack.rs`.
+//!
 //! * Nagle with the FIN exempt and Minshall's variant (`tcp_output.c` `tcp_nagle_test`,
 //!   `tcp_minshall_check`), with `nagle` on in the `linux` preset (TCP_NODELAY off).
 //!
@@ -25,6 +29,9 @@ pub const RULES: Rules = Rules {
     // tcp_schedule_loss_probe / tcp_send_loss_probe (TLP, sysctl tcp_early_retrans 3), with
     // `rack_tlp` on in the `linux` preset (tcp/config.rs).
     rack_tlp: true,
+    // tcp_input.c tcp_event_data_recv / __tcp_ack_snd_check, tcp_output.c
+    // tcp_send_delayed_ack, tcp_timer.c tcp_delack_timer_handler (tcp/linux_ack.rs).
+    linux_ack_policy: true,
     // tcp_output.c tcp_nagle_test: the FIN's segment is never held, and tcp_minshall_check
     // holds a small segment only while an earlier small one is unacknowledged.
     nagle_minshall: true,

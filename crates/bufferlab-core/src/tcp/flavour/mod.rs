@@ -242,6 +242,11 @@ pub struct Rules {
     /// detection with a reordering window (`tcp/rack.rs`) instead of RFC 6675's DupThresh, and
     /// the tail loss probe (`tcp/sender/rack_tlp.rs`), as Linux runs them.
     pub rack_tlp: bool,
+    /// When the receiver acknowledges: Linux's quick-ACK mode (16 immediate ACKs from the
+    /// first data segment, after an idle longer than the RTO and for a retransmission; 2
+    /// after a CE mark), its adaptive delayed-ACK timeout and SACK compression
+    /// (`tcp/linux_ack.rs`), in place of a fixed `delack_timeout` and a count.
+    pub linux_ack_policy: bool,
     /// Nagle as Linux applies it (`net/ipv4/tcp_output.c` `tcp_nagle_test`,
     /// `tcp_nagle_check`, `tcp_minshall_check`): the segment that carries the FIN goes out
     /// whatever its size (`tcp_send_fin` pushes with `TCP_NAGLE_OFF`), and a small segment is

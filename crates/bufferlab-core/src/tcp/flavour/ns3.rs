@@ -82,6 +82,7 @@ pub const RULES: Rules = Rules {
     prr: Some(PrrVariant::Ns3),
     // ns-3.44 has no RACK or TLP (its recovery ops are TcpClassicRecovery and TcpPrrRecovery).
     rack_tlp: false,
+    linux_ack_policy: false,
     // tcp-rate-ops.cc: m_rateSample is a member (SkbDelivered compares with its
     // m_priorDelivered, GenerateSample returns it with the last m_deliveryRate).
     rate_sample_persists: true,
