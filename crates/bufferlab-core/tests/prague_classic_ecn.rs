@@ -53,8 +53,8 @@ const CLASSIC: [&str; 3] = [
     r#"queue = { kind = "red", ecn = true, limit = "400p", min_th = 20, max_th = 60 }"#,
 ];
 
-/// Without the fall-back Prague takes 9.6-13.6x CUBIC's goodput on these six networks, with
-/// it 0.77-1.47x, the score at its ceiling (docs/models/prague.md; AccECN, the linux preset's
+/// Without the fall-back Prague takes 9.5-13.0x CUBIC's goodput on these six networks, with
+/// it 0.93-1.26x, the score at its ceiling (docs/models/prague.md; AccECN, the linux preset's
 /// default for Prague).
 #[test]
 fn behind_classic_ecn_aqms_the_fallback_evens_the_shares() {
