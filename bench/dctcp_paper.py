@@ -51,12 +51,15 @@ TCP_RENO = {"preset": "linux", "cc": "newreno", "min_rto": RTO_MIN}
 # Hosts of the paper's time (a choice: the paper's text says only "TCP New Reno (w/ SACK)"
 # on Windows Server 2008 R2 hosts, section 4): RFC 3390's initial window, min(4 MSS, max(2 MSS,
 # 4380 B)) = 3 segments of 1448 B, and no RACK-TLP (Linux 4.x and later); the linux preset's
-# own are IW 10 (RFC 6928) and RACK-TLP. "2010-iw2" takes the 2 packets per sender of the
-# paper's incast arithmetic (section 4.2.1: 35 x 2 x 1.5 KB > 100 KB) as the initial window.
+# own are IW 10 (RFC 6928) and RACK-TLP. Nor do they acknowledge as Linux does
+# (`linux_ack_policy` off: an ACK every second segment or after the delayed-ACK timer, no
+# quick-ACK mode, no SACK compression, which is Linux 4.20's). "2010-iw2" takes the 2 packets
+# per sender of the paper's incast arithmetic (section 4.2.1: 35 x 2 x 1.5 KB > 100 KB) as the
+# initial window.
 HOSTS = {
     "linux": {},
-    "2010": {"iw": 3, "rack_tlp": False},
-    "2010-iw2": {"iw": 2, "rack_tlp": False},
+    "2010": {"iw": 3, "rack_tlp": False, "linux_ack_policy": False},
+    "2010-iw2": {"iw": 2, "rack_tlp": False, "linux_ack_policy": False},
 }
 
 

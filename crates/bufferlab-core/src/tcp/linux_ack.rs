@@ -21,7 +21,9 @@
 //!   mode or `ICSK_ACK_NOW` send the ACK now; an in-order segment otherwise gets a delayed
 //!   ACK; an out-of-order one with SACK is compressed: the first 3 ACKs for one RCV.NXT go at
 //!   once (`TCP_FASTRETRANS_THRESH`), later ones wait `min(tcp_comp_sack_delay_ns = 1 ms,
-//!   RTT / 20)` or until 44 are held (`tcp_comp_sack_nr`), and one ACK answers them all.
+//!   RTT / 20)` or until 44 are held (`tcp_comp_sack_nr`), and one ACK answers them all;
+//!   `tcp_sack_new_ofo_skb` sends the held ACK early when a new block finds the receiver's table
+//!   of 4 SACK blocks full and more than 3 ACKs are held, before the oldest block is forgotten.
 //! * `tcp_output.c` `tcp_send_delayed_ack`: the timeout is `ato`, which above 40 ms is bounded
 //!   by `max(srtt, 40 ms)` and 500 ms (`HZ / 2`), and always by `tcp_delack_max` (200 ms,
 //!   less one jiffy below the minimum RTO); a pending timer due within `ato / 4` sends the
@@ -310,6 +312,14 @@ impl LinuxAck {
         AckNow::At(at)
     }
 
+    /// `tcp_sack_new_ofo_skb`: a segment above a hole that starts a SACK block of its own
+    /// finds the table of 4 blocks full (`TCP_NUM_SACKS`); before the oldest block is
+    /// forgotten, the held ACK goes out if more than 3 are compressed into it. Returns whether
+    /// to send it (the segment's own ACK is decided after, by [`Self::out_of_order`]).
+    pub fn sack_table_full(&mut self) -> bool {
+        self.compressed > DUPACKS_AT_ONCE
+    }
+
     /// The compression timer fired: whether an ACK is owed (`tcp_sack_compress_send_ack`).
     pub fn compression_due(&mut self) -> bool {
         self.comp_at = None;
@@ -448,6 +458,13 @@ mod tests {
         // 5 % of the 20 ms RTT = 1 ms
         assert_eq!(a.out_of_order(now, 100, true, false), AckNow::At(ms(32)));
         assert_eq!(a.out_of_order(now, 100, true, false), AckNow::Held);
+        assert!(!a.sack_table_full(), "2 held: the table may drop a block");
+        a.out_of_order(now, 100, true, false);
+        a.out_of_order(now, 100, true, false);
+        assert!(
+            a.sack_table_full(),
+            "4 held: sent before a block is forgotten"
+        );
         assert!(a.compression_due());
         // a new RCV.NXT: three at once again; without SACK never compressed
         assert_eq!(a.out_of_order(now, 200, true, false), AckNow::Yes);

@@ -67,6 +67,9 @@ use crate::packet::{
 };
 use crate::units::SimTime;
 
+/// `TCP_NUM_SACKS`: the SACK blocks a Linux receiver remembers (include/linux/tcp.h).
+const LINUX_SACK_BLOCKS: usize = 4;
+
 /// ns-3.44 `TcpSocket` attributes `ConnTimeout` (3 s) and `SynRetries` (6).
 pub(super) const NS3_CONN_TIMEOUT: SimTime = SimTime::from_secs(3);
 const NS3_SYN_RETRIES: u32 = 6;
@@ -522,6 +525,19 @@ impl Endpoint for TcpReceiver {
             }
         } else {
             // Out of order: keep it if it fits, send a duplicate ACK at once.
+            if self.linux.is_some() && self.ooo.len() >= LINUX_SACK_BLOCKS {
+                // tcp_sack_new_ofo_skb: a block of its own (not touching a held range) finds
+                // Linux's table of blocks full
+                let own = !self.ooo.iter().any(|r| r.0 <= e && s <= r.1);
+                if own
+                    && self
+                        .linux
+                        .as_deref_mut()
+                        .is_some_and(|la| la.sack_table_full())
+                {
+                    self.send_ack(cx, 0);
+                }
+            }
             if !self.store(s, e) {
                 self.ooo_dropped += 1;
             }
