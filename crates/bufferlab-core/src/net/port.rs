@@ -28,8 +28,7 @@ mod shaper_ops;
 use super::capacity::{Capacity, ScheduleTx, TraceServer};
 use super::delayer::Delayer;
 use super::device_queue::DeviceQueue;
-use super::loss::LossPosition;
-use super::loss::{Fate, LossModel};
+use super::loss::{Fate, LossModel, LossPosition, PortLoss};
 use super::packet_pool::{PacketPool, PacketRef};
 use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
@@ -39,7 +38,7 @@ use crate::monitor::queue_stats::QueueStats;
 use crate::monitor::taps::{TapPort, Taps};
 use crate::packet::Packet;
 use crate::qdisc::{DropReason, QueueCtx};
-use crate::rng::Rng;
+use crate::rng::{LazyRng, Rng};
 use crate::units::{Rate, SimTime};
 use std::collections::VecDeque;
 
@@ -54,7 +53,8 @@ pub struct PortConfig {
     /// Link-layer framing bytes serialised with every packet (not counted in its size).
     pub overhead: u32,
     pub qdisc: PortQueue,
-    pub qdisc_rng: Rng,
+    /// The discipline's stream, made at its first draw (DropTail never draws).
+    pub qdisc_rng: LazyRng,
     /// ns-3's device queue size in packets (0: none, the discipline feeds the wire).
     pub device_queue: usize,
     pub loss: LossModel,
@@ -79,7 +79,7 @@ pub struct Port {
     /// ns-3's device queue below the queue discipline (`device_queue` packets; 0 = none, the
     /// discipline feeds the wire). Packets leave the discipline for it as soon as it has room.
     device: DeviceQueue,
-    qdisc_rng: Rng,
+    qdisc_rng: LazyRng,
     stats: QueueStats,
     /// When the packet being serialised (if any) is completely sent, and under ns-2's clock
     /// that time's event key (`clock.rs`), which decides whether a packet arriving then finds
@@ -99,9 +99,8 @@ pub struct Port {
     /// one sent ahead of it, `latest` the last arrival scheduled (ns-2's `latest_time_`).
     avoid_reordering: bool,
     latest: f64,
-    loss: LossModel,
-    loss_rng: Rng,
-    loss_position: LossPosition,
+    /// The link's loss model, its stream and its position; None (most links) loses nothing.
+    loss: Option<Box<PortLoss>>,
     /// The port's timed actions, each with its `PortTimer` event's key, in the order they
     /// were set: packets an error model holds before the queue (ns-2's `delay_pkt_`), a
     /// Delayer's timers. An event runs the first action of its key.
@@ -241,9 +240,7 @@ impl Port {
             reorders: false,
             avoid_reordering: false,
             latest: 0.0,
-            loss: c.loss,
-            loss_rng: c.loss_rng,
-            loss_position: c.loss_position,
+            loss: PortLoss::new(c.loss, c.loss_rng, c.loss_position),
             timers: Vec::new(),
             delayer: None,
             busy_time: SimTime::ZERO,
@@ -308,8 +305,8 @@ impl Port {
         from: usize,
         cx: &mut PortCx<NS2>,
     ) -> Wakeups {
-        if self.loss_position == LossPosition::BeforeQueue {
-            match self.loss.fate(&mut self.loss_rng, cx.pool.get_mut(r), from) {
+        if let Some(loss) = self.loss.as_mut() {
+            match loss.before_queue(cx.pool.get_mut(r), from) {
                 Fate::Pass => {}
                 Fate::Lost => {
                     let pkt = cx.pool.take(r);
@@ -473,8 +470,10 @@ impl Port {
             self.pipeline.pop_front()
         }
         .expect("Arrive only with a packet on the wire");
-        if self.loss_position == LossPosition::AfterLink
-            && self.loss.lose(&mut self.loss_rng, cx.pool.get_mut(r))
+        if self
+            .loss
+            .as_mut()
+            .is_some_and(|l| l.after_link(cx.pool.get_mut(r)))
         {
             let pkt = cx.pool.take(r);
             self.lose(pkt, cx);
@@ -753,7 +752,7 @@ impl Port {
     #[allow(clippy::too_many_arguments)]
     fn dequeue(
         qdisc: &mut PortQueue,
-        rng: &mut Rng,
+        rng: &mut LazyRng,
         stats: &mut QueueStats,
         rate: Rate,
         now: SimTime,
@@ -893,7 +892,9 @@ impl Port {
     /// and a per-flow loss model.
     pub fn set_flow_ids(&mut self, fids: &[u32]) {
         self.qdisc.set_flow_ids(fids);
-        self.loss.set_flow_ids(fids);
+        if let Some(l) = self.loss.as_mut() {
+            l.model.set_flow_ids(fids);
+        }
     }
 
     pub fn queue(&self) -> &PortQueue {
