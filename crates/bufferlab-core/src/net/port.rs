@@ -335,8 +335,8 @@ impl Port {
             shaped = self.shaper_timer(cx);
         }
         let mut w = if busy {
-            let queued = self.waiting_packets();
-            self.note_length(cx, queued as u64, self.waiting_bytes());
+            let (queued, bytes) = self.waiting();
+            self.note_length(cx, queued, bytes);
             // The transmitter wakes when the packet on the wire is out, and only if something
             // waits for it: an idle link costs no event.
             if queued > 0 && !self.tx_pending {
@@ -591,7 +591,8 @@ impl Port {
             }
         }
         if !NS2 || moved {
-            self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
+            let (packets, bytes) = self.waiting();
+            self.note_length(cx, packets, bytes);
         }
         self.settle_drops(cx);
         w
@@ -969,6 +970,16 @@ impl Port {
         } else {
             self.busy_time
         }
+    }
+
+    /// Packets and bytes waiting at the port (the device queue tested once).
+    #[inline(always)]
+    fn waiting(&self) -> (u64, u64) {
+        let (p, b) = self.device.len_bytes();
+        (
+            (self.qdisc.len_packets() + p) as u64,
+            self.qdisc.len_bytes() + b,
+        )
     }
 
     /// Packets waiting at the port: in the discipline and in the device queue.
