@@ -23,6 +23,7 @@
 
 mod capacity_ops;
 mod delayer_ops;
+mod rare_parts;
 mod shaper_ops;
 
 use super::capacity::{Capacity, ScheduleTx, TraceServer};
@@ -95,16 +96,11 @@ pub struct Port {
     /// arrive before one sent earlier, so an arrival takes the packet due first, not the
     /// wire's head.
     reorders: bool,
-    /// DelayLink's `avoidReordering_` (delay.cc `LinkDelay::recv`): no packet arrives before
-    /// one sent ahead of it, `latest` the last arrival scheduled (ns-2's `latest_time_`).
-    avoid_reordering: bool,
-    latest: f64,
     /// The link's loss model, its stream and its position; None (most links) loses nothing.
     loss: Option<Box<PortLoss>>,
-    /// The port's timed actions, each with its `PortTimer` event's key, in the order they
-    /// were set: packets an error model holds before the queue (ns-2's `delay_pkt_`), a
-    /// Delayer's timers. An event runs the first action of its key.
-    timers: Vec<(u64, PortTimer)>,
+    /// What few ports use (`port/rare_parts.rs`): timed actions, a rate schedule, ns-2's
+    /// `avoidReordering_` and link-loss counts; None until the first is needed.
+    rare: Option<Box<rare_parts::RareParts>>,
     /// ns-2's Delayer between the queue and the wire (`net/delayer.rs`; ns-2's clock only).
     delayer: Option<Box<Delayer>>,
     /// Time spent serialising since the warm-up, counted when a transmission starts (up to
@@ -114,19 +110,9 @@ pub struct Port {
     tx_packets: u64,
     tx_bytes: u64,
     lost_packets: u64,
-    /// Under ns-2's clock: the packets and bytes the link's loss models lost. ns-2 hands them
-    /// to the link's `drophead_` (SimpleLink `errormodule`, `insert-linkloss`), where a queue
-    /// monitor's or flow monitor's drop snoop counts them; queue-monitor.cc `drop` also takes
-    /// them off its `pkts_` and `size_`, which can go below 0.
-    ns2_lost: (u64, u64),
-    /// Whether those losses reach the link's `drophead_` (an error model's drop-target of the
-    /// script's own keeps them from the monitors: `unmonitor_ns2_losses`).
-    ns2_losses_monitored: bool,
     /// The last packet size serialised and its transmission time: a port sees few sizes (data
     /// segments, ACKs), and this spares a 64-bit division per packet.
     last_tx: (u32, SimTime),
-    /// A rate schedule times each transmission (`net/capacity/schedule.rs`).
-    schedule: Option<ScheduleTx>,
     /// A Mahimahi trace serves the queue at its delivery opportunities
     /// (`net/capacity/mahimahi.rs`, `port/capacity_ops.rs`).
     trace: Option<Box<TraceServer<PacketRef>>>,
@@ -238,20 +224,18 @@ impl Port {
             // a run; reserving room up front cost 2 KB a port at 10 000 flows (docs/performance.md)
             pipeline: VecDeque::new(),
             reorders: false,
-            avoid_reordering: false,
-            latest: 0.0,
             loss: PortLoss::new(c.loss, c.loss_rng, c.loss_position),
-            timers: Vec::new(),
             delayer: None,
             busy_time: SimTime::ZERO,
             tx_packets: 0,
             tx_bytes: 0,
             lost_packets: 0,
-            ns2_lost: (0, 0),
-            ns2_losses_monitored: true,
             last_tx: (0, SimTime::ZERO),
-            schedule: match &c.capacity {
-                Some(Capacity::Schedule(s)) => Some(ScheduleTx::new(s.clone())),
+            rare: match &c.capacity {
+                Some(Capacity::Schedule(s)) => Some(Box::new(rare_parts::RareParts {
+                    schedule: Some(ScheduleTx::new(s.clone())),
+                    ..Default::default()
+                })),
                 _ => None,
             },
             trace: match &c.capacity {
@@ -276,10 +260,10 @@ impl Port {
     /// `ErrorModel::recv`: `delay_` later, to the model's target), or a Delayer's timer
     /// expires.
     pub fn fire_timer<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
-        let Some(i) = self.timers.iter().position(|t| t.0 == cx.now_key) else {
+        let Some(i) = self.timers().iter().position(|t| t.0 == cx.now_key) else {
             return Wakeups::default();
         };
-        match self.timers.remove(i).1 {
+        match self.timers_mut().remove(i).1 {
             PortTimer::Release { next, r } => self.receive_from(r, next, cx),
             PortTimer::Alloc => {
                 let mut w = Wakeups::default();
@@ -418,7 +402,8 @@ impl Port {
         } else {
             (cx.now + delay).0
         };
-        self.timers.push((key, PortTimer::Release { next, r }));
+        self.timers_mut()
+            .push((key, PortTimer::Release { next, r }));
         let mut w = Wakeups::default();
         w.add_timer(key);
         w
@@ -513,7 +498,9 @@ impl Port {
 
     /// DelayLink's `avoidReordering_` from now on.
     pub fn set_avoid_reordering(&mut self, on: bool) {
-        self.avoid_reordering = on;
+        if on || self.rare.is_some() {
+            self.rare_mut().avoid_reordering = on;
+        }
     }
 
     /// The arrival key of a packet starting at `now_s` with transmission time `txt` on a link
@@ -523,11 +510,12 @@ impl Port {
     #[cold]
     fn arrival_in_order(&mut self, now_s: f64, txt: f64) -> u64 {
         let delay = self.delay.as_secs_f64();
-        if txt + delay < self.latest - now_s && self.latest > 0.0 {
-            self.latest += txt;
-            (now_s + (self.latest - now_s)).to_bits()
+        let latest = &mut self.rare_mut().latest;
+        if txt + delay < *latest - now_s && *latest > 0.0 {
+            *latest += txt;
+            (now_s + (*latest - now_s)).to_bits()
         } else {
-            self.latest = now_s + txt + delay;
+            *latest = now_s + txt + delay;
             (now_s + (txt + delay)).to_bits()
         }
     }
@@ -604,9 +592,10 @@ impl Port {
         let now = cx.now;
         self.leave_queue(r, cx);
         let pkt = cx.pool.get(r);
-        let tx = match self.schedule.as_mut() {
+        let overhead = u64::from(self.overhead);
+        let tx = match self.schedule_mut() {
             None => self.tx_time(pkt.size),
-            Some(s) => s.tx_time(now, u64::from(pkt.size) + u64::from(self.overhead)),
+            Some(s) => s.tx_time(now, u64::from(pkt.size) + overhead),
         };
         let end = now + tx;
         self.busy_until = end;
@@ -616,7 +605,7 @@ impl Port {
             let txt = 8.0 * (pkt.size + self.overhead) as f64 / self.rate.0 as f64;
             let now_s = f64::from_bits(cx.now_key);
             self.busy_until_key = (now_s + txt).to_bits();
-            if self.avoid_reordering {
+            if self.avoids_reordering() {
                 self.arrival_in_order(now_s, txt)
             } else {
                 (now_s + (txt + self.delay.as_secs_f64())).to_bits()
@@ -701,21 +690,22 @@ impl Port {
     /// less drops, the link's losses included.
     fn ns2_monitor_length(&self, packets: u64, bytes: u64) -> (f64, f64) {
         (
-            packets as f64 - self.ns2_lost.0 as f64,
-            bytes as f64 - self.ns2_lost.1 as f64,
+            packets as f64 - self.ns2_lost().0 as f64,
+            bytes as f64 - self.ns2_lost().1 as f64,
         )
     }
 
     /// The link's losses go elsewhere than its `drophead_` (`ns2_losses_monitored`).
     pub fn unmonitor_ns2_losses(&mut self) {
-        self.ns2_losses_monitored = false;
+        self.rare_mut().ns2_losses_monitored = false;
     }
 
     /// What a queue monitor of ns-2's reads: (`pkts_`, `size_`, link losses in packets and
     /// bytes, which its `pdrops_` and `bdrops_` count beside the queue's drops).
     pub fn ns2_monitor(&self) -> (f64, f64, u64, u64) {
         let (p, b) = self.ns2_monitor_length(self.waiting_packets() as u64, self.waiting_bytes());
-        (p, b, self.ns2_lost.0, self.ns2_lost.1)
+        let (lost_p, lost_b) = self.ns2_lost();
+        (p, b, lost_p, lost_b)
     }
 
     /// Adds a queue monitor's pair of ns-2 integrators (all zero, as ns-2 makes them; they
@@ -800,9 +790,10 @@ impl Port {
         if cx.now >= cx.warmup {
             self.lost_packets += 1;
         }
-        if NS2 && self.ns2_losses_monitored {
-            self.ns2_lost.0 += 1;
-            self.ns2_lost.1 += u64::from(pkt.size);
+        if NS2 && self.ns2_losses_monitored() {
+            let lost = &mut self.rare_mut().ns2_lost;
+            lost.0 += 1;
+            lost.1 += u64::from(pkt.size);
             if !self.stats.ns2_integrators().is_empty() {
                 let (p, b) = (self.waiting_packets() as u64, self.waiting_bytes());
                 self.integrator_points(f64::from_bits(cx.now_key), p, b);
@@ -927,7 +918,9 @@ impl Port {
     pub fn release_packets(&mut self) {
         self.qdisc.release();
         self.pipeline = VecDeque::new();
-        self.timers = Vec::new();
+        if let Some(r) = self.rare.as_mut() {
+            r.timers = Vec::new();
+        }
         if let Some(t) = self.trace.as_mut() {
             t.clear();
         }

@@ -96,7 +96,7 @@ impl Port {
         }
         server.armed = true;
         let key = server.next_opportunity().0;
-        self.timers.push((key, PortTimer::Opportunity));
+        self.timers_mut().push((key, PortTimer::Opportunity));
         w.add_timer(key);
     }
 

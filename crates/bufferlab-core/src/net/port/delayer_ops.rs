@@ -32,7 +32,7 @@ impl Port {
             return false;
         };
         d.spike = Some((int, len));
-        self.timers.push((first, PortTimer::Spike));
+        self.timers_mut().push((first, PortTimer::Spike));
         true
     }
 
@@ -86,7 +86,7 @@ impl Port {
         d.slot = Some(r);
         if let Some(len) = d.allocation(now_s) {
             let key = (now_s + len).to_bits();
-            self.timers.push((key, PortTimer::Alloc));
+            self.timers_mut().push((key, PortTimer::Alloc));
             w.add_timer(key);
             return;
         }
@@ -139,7 +139,7 @@ impl Port {
         let starts = d.spike_free;
         if let Some(t) = d.spike_turn() {
             let key = (now_s + t).to_bits();
-            self.timers.push((key, PortTimer::Spike));
+            self.timers_mut().push((key, PortTimer::Spike));
             w.add_timer(key);
         }
         if !starts {
