@@ -27,7 +27,6 @@ mod rare_parts;
 mod shaper_ops;
 
 use super::capacity::{Capacity, ScheduleTx, TraceServer};
-use super::delayer::Delayer;
 use super::device_queue::DeviceQueue;
 use super::loss::{Fate, LossModel, LossPosition, PortLoss};
 use super::packet_pool::{PacketPool, PacketRef};
@@ -101,8 +100,6 @@ pub struct Port {
     /// What few ports use (`port/rare_parts.rs`): timed actions, a rate schedule, ns-2's
     /// `avoidReordering_` and link-loss counts; None until the first is needed.
     rare: Option<Box<rare_parts::RareParts>>,
-    /// ns-2's Delayer between the queue and the wire (`net/delayer.rs`; ns-2's clock only).
-    delayer: Option<Box<Delayer>>,
     /// Time spent serialising since the warm-up, counted when a transmission starts (up to
     /// its end); `busy_time_until` removes what lies past the present.
     busy_time: SimTime,
@@ -113,9 +110,6 @@ pub struct Port {
     /// The last packet size serialised and its transmission time: a port sees few sizes (data
     /// segments, ACKs), and this spares a 64-bit division per packet.
     last_tx: (u32, SimTime),
-    /// A Mahimahi trace serves the queue at its delivery opportunities
-    /// (`net/capacity/mahimahi.rs`, `port/capacity_ops.rs`).
-    trace: Option<Box<TraceServer<PacketRef>>>,
 }
 
 /// What one port operation needs from the engine: the time, the warm-up, the taps, where
@@ -225,7 +219,6 @@ impl Port {
             pipeline: VecDeque::new(),
             reorders: false,
             loss: PortLoss::new(c.loss, c.loss_rng, c.loss_position),
-            delayer: None,
             busy_time: SimTime::ZERO,
             tx_packets: 0,
             tx_bytes: 0,
@@ -236,11 +229,11 @@ impl Port {
                     schedule: Some(ScheduleTx::new(s.clone())),
                     ..Default::default()
                 })),
-                _ => None,
-            },
-            trace: match &c.capacity {
-                Some(Capacity::Trace(t)) => Some(Box::new(TraceServer::new(t.clone()))),
-                _ => None,
+                Some(Capacity::Trace(t)) => Some(Box::new(rare_parts::RareParts {
+                    trace: Some(Box::new(TraceServer::new(t.clone()))),
+                    ..Default::default()
+                })),
+                None => None,
             },
         }
     }
@@ -267,7 +260,7 @@ impl Port {
             PortTimer::Release { next, r } => self.receive_from(r, next, cx),
             PortTimer::Alloc => {
                 let mut w = Wakeups::default();
-                if let Some(d) = self.delayer.as_mut() {
+                if let Some(d) = self.delayer_mut() {
                     d.alloc_free = true;
                 }
                 self.delayer_try_send(cx, &mut w);
@@ -300,13 +293,13 @@ impl Port {
                 Fate::Held { delay, next } => return self.hold(r, delay, next, cx),
             }
         }
-        if self.trace.is_some() {
+        if self.has_trace() {
             return self.trace_receive(r, cx);
         }
         let busy = self.busy(cx);
         // an idle link has been idle since its last transmission ended
         self.admit(r, busy, !busy && !self.device.enabled(), cx);
-        if NS2 && self.delayer.is_some() {
+        if NS2 && self.has_delayer() {
             // Queue::recv: the queue hands the Delayer its head if its place is empty
             let mut w = Wakeups::default();
             self.delayer_feed(cx, &mut w);
@@ -413,7 +406,7 @@ impl Port {
     #[inline(always)]
     pub fn complete_tx<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         self.tx_pending = false;
-        if NS2 && self.delayer.is_some() {
+        if NS2 && self.has_delayer() {
             return self.target_free(cx);
         }
         self.start_tx(cx)
@@ -921,10 +914,10 @@ impl Port {
         if let Some(r) = self.rare.as_mut() {
             r.timers = Vec::new();
         }
-        if let Some(t) = self.trace.as_mut() {
+        if let Some(t) = self.trace_mut() {
             t.clear();
         }
-        if let Some(d) = self.delayer.as_mut() {
+        if let Some(d) = self.delayer_mut() {
             d.slot = None;
         }
     }
