@@ -373,13 +373,13 @@ fn queue_entry(sim: &mut Simulation, i: usize, last: bool) -> QueueReport {
     let (avg_p, avg_b) = stats.averages(now.max(sim.warmup));
     let by_reason: BTreeMap<&'static str, u64> = crate::qdisc::DropReason::ALL
         .iter()
-        .filter(|r| stats.drops[r.index()] > 0)
-        .map(|r| (r.as_str(), stats.drops[r.index()]))
+        .filter(|&&r| stats.drops(r) > 0)
+        .map(|&r| (r.as_str(), stats.drops(r)))
         .collect();
     let early = crate::qdisc::DropReason::ALL
         .iter()
         .filter(|r| r.is_early())
-        .map(|r| stats.drops[r.index()])
+        .map(|&r| stats.drops(r))
         .sum();
     let entry = QueueReport {
         link,

@@ -96,6 +96,51 @@ impl TryRng for Rng {
     }
 }
 
+/// A component's random stream made when it is first drawn from: until then its seed (16
+/// bytes instead of the stream's 32). Most ports' disciplines (DropTail) never draw, and a
+/// port is 4 a flow (docs/performance.md, "What a flow holds after the report is streamed").
+/// The stream made is the one [`stream`] makes from the same seed, so the numbers drawn are
+/// the same as with a stream made up front.
+#[derive(Debug, Clone)]
+pub enum LazyRng {
+    /// The seed of an own stream not drawn from yet ([`stream_seed`]).
+    Seed(u64),
+    /// The stream, made.
+    Made(Box<Rng>),
+}
+
+impl LazyRng {
+    /// The stream, made now if it was not yet.
+    #[inline]
+    pub fn get(&mut self) -> &mut Rng {
+        if let LazyRng::Seed(seed) = *self {
+            self.make(seed);
+        }
+        match self {
+            LazyRng::Made(r) => r,
+            LazyRng::Seed(_) => unreachable!("made above"),
+        }
+    }
+
+    /// Made at the first draw (it allocates once, the first time a discipline draws).
+    #[cold]
+    #[inline(never)]
+    fn make(&mut self, seed: u64) {
+        *self = LazyRng::Made(Box::new(Rng::Own(Pcg64Mcg::seed_from_u64(seed))));
+    }
+
+    /// Whether the stream has been made (drawn from).
+    pub fn is_made(&self) -> bool {
+        matches!(self, LazyRng::Made(_))
+    }
+}
+
+impl From<Rng> for LazyRng {
+    fn from(r: Rng) -> Self {
+        LazyRng::Made(Box::new(r))
+    }
+}
+
 /// SplitMix64 finaliser (Steele et al. 2014): a bijective, well-mixing 64-bit hash step.
 pub(crate) fn splitmix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -119,6 +164,11 @@ pub fn stream_seed(root: u64, label: &str) -> u64 {
 /// An independent random stream for the component named `label`.
 pub fn stream(root: u64, label: &str) -> Rng {
     Rng::Own(Pcg64Mcg::seed_from_u64(stream_seed(root, label)))
+}
+
+/// The stream named `label` under `root`, made when first drawn from ([`LazyRng`]).
+pub fn lazy_stream(root: u64, label: &str) -> LazyRng {
+    LazyRng::Seed(stream_seed(root, label))
 }
 
 /// Seeds for replications: the i-th replication of a sweep point under `root`.
@@ -161,5 +211,18 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);
+    }
+
+    // ---- a stream made at its first draw gives the numbers of one made up front ----
+    #[test]
+    fn lazy_stream_draws_what_stream_draws() {
+        let mut eager = stream(7, "port/x/queue");
+        let mut lazy = lazy_stream(7, "port/x/queue");
+        assert!(!lazy.is_made());
+        for _ in 0..5 {
+            assert_eq!(lazy.get().uniform01(), eager.uniform01());
+        }
+        assert!(lazy.is_made());
+        assert_eq!(std::mem::size_of::<LazyRng>(), 16);
     }
 }

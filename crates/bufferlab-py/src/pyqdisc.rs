@@ -113,7 +113,7 @@ impl QueueContext {
         self.check()?;
         // SAFETY: non-null only while the QueueCtx it points to is borrowed by the running call.
         let cx = unsafe { &mut *self.cx };
-        Ok(cx.rng.random::<f64>())
+        Ok(cx.rng().random::<f64>())
     }
 
     /// Packets the engine counts as stored in this queue.

@@ -17,10 +17,12 @@
 //! largest non-zero value recorded, grown in small steps: a few hundred bytes per flow or port
 //! (docs/performance.md, "Memory per flow and cost per packet at scale").
 //!
-//! Counts start as 16-bit and the window widens to 32 bits the first time a slot would pass
-//! 65 535: most histograms (an access link's sojourns, a flow's delays over a few seconds)
-//! never get there, and their windows take half the memory (docs/performance.md, "Packets by
-//! handle"). Counts saturate at `u32::MAX` as the crate's `u32` histogram does.
+//! Counts start as 8-bit, the window widens to 16 bits the first time a slot would pass 255
+//! and to 32 bits the first time one would pass 65 535: most histograms (an access link's
+//! sojourns, a flow's delays over a few seconds at 10 000 flows) never pass 255 in a slot,
+//! and their windows take a quarter of the memory of 32-bit counts (docs/performance.md,
+//! "Packets by handle" and "What a flow holds after the report is streamed"). Counts
+//! saturate at `u32::MAX` as the crate's `u32` histogram does.
 
 /// log2 of the slots per half power of two (128 slots: 2 significant digits).
 const HALF_MAG: u32 = 7;
@@ -78,16 +80,17 @@ fn lowest_equivalent(v: u64) -> u64 {
     (v >> b) << b
 }
 
-/// The window's counts: 16-bit until one would overflow, then 32-bit.
+/// The window's counts: 8-bit until one would overflow, then 16-bit, then 32-bit.
 #[derive(Clone, Debug)]
 enum Counts {
+    Tiny(Vec<u8>),
     Narrow(Vec<u16>),
     Wide(Vec<u32>),
 }
 
 impl Default for Counts {
     fn default() -> Self {
-        Counts::Narrow(Vec::new())
+        Counts::Tiny(Vec::new())
     }
 }
 
@@ -95,6 +98,7 @@ impl Counts {
     #[inline]
     fn len(&self) -> usize {
         match self {
+            Counts::Tiny(v) => v.len(),
             Counts::Narrow(v) => v.len(),
             Counts::Wide(v) => v.len(),
         }
@@ -104,6 +108,13 @@ impl Counts {
     #[inline]
     fn add(&mut self, k: usize, n: u32) {
         match self {
+            Counts::Tiny(v) => {
+                let sum = v[k] as u32 + n;
+                if sum <= u8::MAX as u32 {
+                    v[k] = sum as u8;
+                    return;
+                }
+            }
             Counts::Narrow(v) => {
                 let sum = v[k] as u32 + n;
                 if sum <= u16::MAX as u32 {
@@ -120,19 +131,29 @@ impl Counts {
         self.add(k, n);
     }
 
-    /// 16-bit counts become 32-bit (the same values, the same capacity in slots).
+    /// 8-bit counts become 16-bit, 16-bit become 32-bit (the same values, the same capacity
+    /// in slots).
     #[cold]
     #[inline(never)]
     fn widen(&mut self) {
-        if let Counts::Narrow(v) = self {
-            let mut w = Vec::with_capacity(v.capacity());
-            w.extend(v.iter().map(|&c| c as u32));
-            *self = Counts::Wide(w);
+        match self {
+            Counts::Tiny(v) => {
+                let mut w = Vec::with_capacity(v.capacity());
+                w.extend(v.iter().map(|&c| u16::from(c)));
+                *self = Counts::Narrow(w);
+            }
+            Counts::Narrow(v) => {
+                let mut w = Vec::with_capacity(v.capacity());
+                w.extend(v.iter().map(|&c| u32::from(c)));
+                *self = Counts::Wide(w);
+            }
+            Counts::Wide(_) => {}
         }
     }
 
     fn get(&self, k: usize) -> u64 {
         match self {
+            Counts::Tiny(v) => v[k] as u64,
             Counts::Narrow(v) => v[k] as u64,
             Counts::Wide(v) => v[k] as u64,
         }
@@ -140,6 +161,7 @@ impl Counts {
 
     fn heap_bytes(&self) -> usize {
         match self {
+            Counts::Tiny(v) => v.capacity(),
             Counts::Narrow(v) => v.capacity() * std::mem::size_of::<u16>(),
             Counts::Wide(v) => v.capacity() * std::mem::size_of::<u32>(),
         }
@@ -149,6 +171,7 @@ impl Counts {
     /// more on the growing side.
     fn cover(&mut self, start: &mut usize, lo: usize, hi: usize, slack: usize) {
         match self {
+            Counts::Tiny(v) => cover_window(v, start, lo, hi, slack),
             Counts::Narrow(v) => cover_window(v, start, lo, hi, slack),
             Counts::Wide(v) => cover_window(v, start, lo, hi, slack),
         }
@@ -193,8 +216,9 @@ fn cover_window<T: Copy + Default>(
 pub struct Histogram {
     /// Records of the value 0 (slot 0).
     zeros: u32,
-    /// Slot index of `counts[0]` (at least 1 when `counts` is not empty).
-    lo: usize,
+    /// Slot index of `counts[0]` (at least 1 when `counts` is not empty; below 2^16, the
+    /// last slot of a u64 being 7 423: 32 bits keep the histogram at 56 bytes, not 64).
+    lo: u32,
     /// Counts of slots `lo .. lo + counts.len()`.
     counts: Counts,
     total: u64,
@@ -222,7 +246,9 @@ impl Histogram {
     /// Extends the window to hold slots `lo ..= hi` (with `slack` more on the growing side).
     #[cold]
     fn cover(&mut self, lo: usize, hi: usize, slack: usize) {
-        self.counts.cover(&mut self.lo, lo, hi, slack);
+        let mut start = self.lo as usize;
+        self.counts.cover(&mut start, lo, hi, slack);
+        self.lo = start as u32;
     }
 
     /// Records `n` occurrences of `v`.
@@ -232,11 +258,11 @@ impl Histogram {
             self.zeros = self.zeros.saturating_add(n);
         } else {
             let i = index_of(v);
-            let k = i.wrapping_sub(self.lo);
+            let k = i.wrapping_sub(self.lo as usize);
             if k >= self.counts.len() {
                 self.cover(i, i, SLACK);
             }
-            self.counts.add(i - self.lo, n);
+            self.counts.add(i - self.lo as usize, n);
             self.max = self.max.max(v);
         }
         self.total = self.total.saturating_add(n as u64);
@@ -276,7 +302,7 @@ impl Histogram {
         for k in 0..self.counts.len() {
             run += self.counts.get(k);
             if run >= target {
-                return finish(self.lo + k);
+                return finish(self.lo as usize + k);
             }
         }
         0
@@ -401,6 +427,36 @@ mod tests {
         assert_eq!(h.heap_bytes(), cap);
     }
 
+    // ---- 8-bit counts widen to 16 bits without losing a record ----
+    #[test]
+    fn counts_widen_past_255() {
+        let mut h = Histogram::new();
+        let mut r = reference();
+        for (v, n) in [
+            (1_000u64, 200u32),
+            (1_000, 55),
+            (5, 255),
+            (1_000, 1),
+            (7, 300),
+        ] {
+            h.record_n(v, n);
+            r.record_n(v, n).unwrap();
+            same(&h, &r, &format!("after {n} x {v}"));
+        }
+        assert!(matches!(h.counts, Counts::Narrow(_)));
+        let mut small = Histogram::new();
+        small.record_n(1_000, 255);
+        small.record_n(3, 255);
+        assert!(matches!(small.counts, Counts::Tiny(_)));
+        // straight from 8 to 32 bits when one record passes 65 535
+        let mut big = Histogram::new();
+        big.record(2);
+        big.record_n(2, 70_000);
+        assert!(matches!(big.counts, Counts::Wide(_)));
+        assert_eq!(big.value_at_quantile(1.0), 2);
+        assert_eq!(big.len(), 70_001);
+    }
+
     // ---- 16-bit counts widen without losing a record ----
     #[test]
     fn counts_widen_past_65535() {
@@ -421,6 +477,12 @@ mod tests {
         let mut small = Histogram::new();
         small.record_n(1_000, 65_535);
         assert!(matches!(small.counts, Counts::Narrow(_)));
+    }
+
+    // ---- a histogram is 56 bytes (one a port and one a flow, at 10 000 flows) ----
+    #[test]
+    fn histogram_is_56_bytes() {
+        assert_eq!(std::mem::size_of::<Histogram>(), 56);
     }
 
     // ---- narrow ranges cost little ----

@@ -197,6 +197,48 @@ impl LossModel {
     }
 }
 
+/// A port's loss: its model, the model's random stream and where on the link it loses. A
+/// port holds one only when its link loses (`Port::loss`, `None` otherwise: the 80 bytes of
+/// model, stream and position are then one null pointer, and a packet reads no more than that
+/// pointer to learn that it passes; docs/performance.md, "What a flow holds after the report
+/// is streamed").
+pub struct PortLoss {
+    pub model: LossModel,
+    pub rng: Rng,
+    pub position: LossPosition,
+}
+
+impl PortLoss {
+    /// The port's loss, None for a link that loses nothing (`LossModel::None`, which never
+    /// draws: the same packets pass with or without it).
+    pub fn new(model: LossModel, rng: Rng, position: LossPosition) -> Option<Box<Self>> {
+        (!matches!(model, LossModel::None)).then(|| {
+            Box::new(Self {
+                model,
+                rng,
+                position,
+            })
+        })
+    }
+
+    /// The fate of a packet reaching the error modules before the queue from module `from`
+    /// on ([`LossModel::fate`]); it passes if this loss is after the link.
+    #[inline]
+    pub fn before_queue(&mut self, pkt: &mut Packet, from: usize) -> Fate {
+        if self.position != LossPosition::BeforeQueue {
+            return Fate::Pass;
+        }
+        self.model.fate(&mut self.rng, pkt, from)
+    }
+
+    /// Whether a packet leaving the wire is lost there ([`LossModel::lose`]); never if this
+    /// loss is before the queue.
+    #[inline]
+    pub fn after_link(&mut self, pkt: &mut Packet) -> bool {
+        self.position == LossPosition::AfterLink && self.model.lose(&mut self.rng, pkt)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

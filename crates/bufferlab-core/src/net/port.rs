@@ -23,13 +23,12 @@
 
 mod capacity_ops;
 mod delayer_ops;
+mod rare_parts;
 mod shaper_ops;
 
 use super::capacity::{Capacity, ScheduleTx, TraceServer};
-use super::delayer::Delayer;
 use super::device_queue::DeviceQueue;
-use super::loss::LossPosition;
-use super::loss::{Fate, LossModel};
+use super::loss::{Fate, LossModel, LossPosition, PortLoss};
 use super::packet_pool::{PacketPool, PacketRef};
 use super::port_queue::PortQueue;
 use crate::ids::{LinkId, NodeId, PortId};
@@ -39,7 +38,7 @@ use crate::monitor::queue_stats::QueueStats;
 use crate::monitor::taps::{TapPort, Taps};
 use crate::packet::Packet;
 use crate::qdisc::{DropReason, QueueCtx};
-use crate::rng::Rng;
+use crate::rng::{LazyRng, Rng};
 use crate::units::{Rate, SimTime};
 use std::collections::VecDeque;
 
@@ -54,7 +53,8 @@ pub struct PortConfig {
     /// Link-layer framing bytes serialised with every packet (not counted in its size).
     pub overhead: u32,
     pub qdisc: PortQueue,
-    pub qdisc_rng: Rng,
+    /// The discipline's stream, made at its first draw (DropTail never draws).
+    pub qdisc_rng: LazyRng,
     /// ns-3's device queue size in packets (0: none, the discipline feeds the wire).
     pub device_queue: usize,
     pub loss: LossModel,
@@ -79,7 +79,7 @@ pub struct Port {
     /// ns-3's device queue below the queue discipline (`device_queue` packets; 0 = none, the
     /// discipline feeds the wire). Packets leave the discipline for it as soon as it has room.
     device: DeviceQueue,
-    qdisc_rng: Rng,
+    qdisc_rng: LazyRng,
     stats: QueueStats,
     /// When the packet being serialised (if any) is completely sent, and under ns-2's clock
     /// that time's event key (`clock.rs`), which decides whether a packet arriving then finds
@@ -95,19 +95,11 @@ pub struct Port {
     /// arrive before one sent earlier, so an arrival takes the packet due first, not the
     /// wire's head.
     reorders: bool,
-    /// DelayLink's `avoidReordering_` (delay.cc `LinkDelay::recv`): no packet arrives before
-    /// one sent ahead of it, `latest` the last arrival scheduled (ns-2's `latest_time_`).
-    avoid_reordering: bool,
-    latest: f64,
-    loss: LossModel,
-    loss_rng: Rng,
-    loss_position: LossPosition,
-    /// The port's timed actions, each with its `PortTimer` event's key, in the order they
-    /// were set: packets an error model holds before the queue (ns-2's `delay_pkt_`), a
-    /// Delayer's timers. An event runs the first action of its key.
-    timers: Vec<(u64, PortTimer)>,
-    /// ns-2's Delayer between the queue and the wire (`net/delayer.rs`; ns-2's clock only).
-    delayer: Option<Box<Delayer>>,
+    /// The link's loss model, its stream and its position; None (most links) loses nothing.
+    loss: Option<Box<PortLoss>>,
+    /// What few ports use (`port/rare_parts.rs`): timed actions, a rate schedule, ns-2's
+    /// `avoidReordering_` and link-loss counts; None until the first is needed.
+    rare: Option<Box<rare_parts::RareParts>>,
     /// Time spent serialising since the warm-up, counted when a transmission starts (up to
     /// its end); `busy_time_until` removes what lies past the present.
     busy_time: SimTime,
@@ -115,22 +107,9 @@ pub struct Port {
     tx_packets: u64,
     tx_bytes: u64,
     lost_packets: u64,
-    /// Under ns-2's clock: the packets and bytes the link's loss models lost. ns-2 hands them
-    /// to the link's `drophead_` (SimpleLink `errormodule`, `insert-linkloss`), where a queue
-    /// monitor's or flow monitor's drop snoop counts them; queue-monitor.cc `drop` also takes
-    /// them off its `pkts_` and `size_`, which can go below 0.
-    ns2_lost: (u64, u64),
-    /// Whether those losses reach the link's `drophead_` (an error model's drop-target of the
-    /// script's own keeps them from the monitors: `unmonitor_ns2_losses`).
-    ns2_losses_monitored: bool,
     /// The last packet size serialised and its transmission time: a port sees few sizes (data
     /// segments, ACKs), and this spares a 64-bit division per packet.
     last_tx: (u32, SimTime),
-    /// A rate schedule times each transmission (`net/capacity/schedule.rs`).
-    schedule: Option<ScheduleTx>,
-    /// A Mahimahi trace serves the queue at its delivery opportunities
-    /// (`net/capacity/mahimahi.rs`, `port/capacity_ops.rs`).
-    trace: Option<Box<TraceServer<PacketRef>>>,
 }
 
 /// What one port operation needs from the engine: the time, the warm-up, the taps, where
@@ -239,27 +218,22 @@ impl Port {
             // a run; reserving room up front cost 2 KB a port at 10 000 flows (docs/performance.md)
             pipeline: VecDeque::new(),
             reorders: false,
-            avoid_reordering: false,
-            latest: 0.0,
-            loss: c.loss,
-            loss_rng: c.loss_rng,
-            loss_position: c.loss_position,
-            timers: Vec::new(),
-            delayer: None,
+            loss: PortLoss::new(c.loss, c.loss_rng, c.loss_position),
             busy_time: SimTime::ZERO,
             tx_packets: 0,
             tx_bytes: 0,
             lost_packets: 0,
-            ns2_lost: (0, 0),
-            ns2_losses_monitored: true,
             last_tx: (0, SimTime::ZERO),
-            schedule: match &c.capacity {
-                Some(Capacity::Schedule(s)) => Some(ScheduleTx::new(s.clone())),
-                _ => None,
-            },
-            trace: match &c.capacity {
-                Some(Capacity::Trace(t)) => Some(Box::new(TraceServer::new(t.clone()))),
-                _ => None,
+            rare: match &c.capacity {
+                Some(Capacity::Schedule(s)) => Some(Box::new(rare_parts::RareParts {
+                    schedule: Some(ScheduleTx::new(s.clone())),
+                    ..Default::default()
+                })),
+                Some(Capacity::Trace(t)) => Some(Box::new(rare_parts::RareParts {
+                    trace: Some(Box::new(TraceServer::new(t.clone()))),
+                    ..Default::default()
+                })),
+                None => None,
             },
         }
     }
@@ -279,14 +253,14 @@ impl Port {
     /// `ErrorModel::recv`: `delay_` later, to the model's target), or a Delayer's timer
     /// expires.
     pub fn fire_timer<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
-        let Some(i) = self.timers.iter().position(|t| t.0 == cx.now_key) else {
+        let Some(i) = self.timers().iter().position(|t| t.0 == cx.now_key) else {
             return Wakeups::default();
         };
-        match self.timers.remove(i).1 {
+        match self.timers_mut().remove(i).1 {
             PortTimer::Release { next, r } => self.receive_from(r, next, cx),
             PortTimer::Alloc => {
                 let mut w = Wakeups::default();
-                if let Some(d) = self.delayer.as_mut() {
+                if let Some(d) = self.delayer_mut() {
                     d.alloc_free = true;
                 }
                 self.delayer_try_send(cx, &mut w);
@@ -308,8 +282,8 @@ impl Port {
         from: usize,
         cx: &mut PortCx<NS2>,
     ) -> Wakeups {
-        if self.loss_position == LossPosition::BeforeQueue {
-            match self.loss.fate(&mut self.loss_rng, cx.pool.get_mut(r), from) {
+        if let Some(loss) = self.loss.as_mut() {
+            match loss.before_queue(cx.pool.get_mut(r), from) {
                 Fate::Pass => {}
                 Fate::Lost => {
                     let pkt = cx.pool.take(r);
@@ -319,13 +293,13 @@ impl Port {
                 Fate::Held { delay, next } => return self.hold(r, delay, next, cx),
             }
         }
-        if self.trace.is_some() {
+        if self.has_trace() {
             return self.trace_receive(r, cx);
         }
         let busy = self.busy(cx);
         // an idle link has been idle since its last transmission ended
         self.admit(r, busy, !busy && !self.device.enabled(), cx);
-        if NS2 && self.delayer.is_some() {
+        if NS2 && self.has_delayer() {
             // Queue::recv: the queue hands the Delayer its head if its place is empty
             let mut w = Wakeups::default();
             self.delayer_feed(cx, &mut w);
@@ -338,8 +312,8 @@ impl Port {
             shaped = self.shaper_timer(cx);
         }
         let mut w = if busy {
-            let queued = self.waiting_packets();
-            self.note_length(cx, queued as u64, self.waiting_bytes());
+            let (queued, bytes) = self.waiting();
+            self.note_length(cx, queued, bytes);
             // The transmitter wakes when the packet on the wire is out, and only if something
             // waits for it: an idle link costs no event.
             if queued > 0 && !self.tx_pending {
@@ -421,7 +395,8 @@ impl Port {
         } else {
             (cx.now + delay).0
         };
-        self.timers.push((key, PortTimer::Release { next, r }));
+        self.timers_mut()
+            .push((key, PortTimer::Release { next, r }));
         let mut w = Wakeups::default();
         w.add_timer(key);
         w
@@ -431,7 +406,7 @@ impl Port {
     #[inline(always)]
     pub fn complete_tx<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         self.tx_pending = false;
-        if NS2 && self.delayer.is_some() {
+        if NS2 && self.has_delayer() {
             return self.target_free(cx);
         }
         self.start_tx(cx)
@@ -473,8 +448,10 @@ impl Port {
             self.pipeline.pop_front()
         }
         .expect("Arrive only with a packet on the wire");
-        if self.loss_position == LossPosition::AfterLink
-            && self.loss.lose(&mut self.loss_rng, cx.pool.get_mut(r))
+        if self
+            .loss
+            .as_mut()
+            .is_some_and(|l| l.after_link(cx.pool.get_mut(r)))
         {
             let pkt = cx.pool.take(r);
             self.lose(pkt, cx);
@@ -514,7 +491,9 @@ impl Port {
 
     /// DelayLink's `avoidReordering_` from now on.
     pub fn set_avoid_reordering(&mut self, on: bool) {
-        self.avoid_reordering = on;
+        if on || self.rare.is_some() {
+            self.rare_mut().avoid_reordering = on;
+        }
     }
 
     /// The arrival key of a packet starting at `now_s` with transmission time `txt` on a link
@@ -524,11 +503,12 @@ impl Port {
     #[cold]
     fn arrival_in_order(&mut self, now_s: f64, txt: f64) -> u64 {
         let delay = self.delay.as_secs_f64();
-        if txt + delay < self.latest - now_s && self.latest > 0.0 {
-            self.latest += txt;
-            (now_s + (self.latest - now_s)).to_bits()
+        let latest = &mut self.rare_mut().latest;
+        if txt + delay < *latest - now_s && *latest > 0.0 {
+            *latest += txt;
+            (now_s + (*latest - now_s)).to_bits()
         } else {
-            self.latest = now_s + txt + delay;
+            *latest = now_s + txt + delay;
             (now_s + (txt + delay)).to_bits()
         }
     }
@@ -592,7 +572,8 @@ impl Port {
             }
         }
         if !NS2 || moved {
-            self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
+            let (packets, bytes) = self.waiting();
+            self.note_length(cx, packets, bytes);
         }
         self.settle_drops(cx);
         w
@@ -604,9 +585,10 @@ impl Port {
         let now = cx.now;
         self.leave_queue(r, cx);
         let pkt = cx.pool.get(r);
-        let tx = match self.schedule.as_mut() {
+        let overhead = u64::from(self.overhead);
+        let tx = match self.schedule_mut() {
             None => self.tx_time(pkt.size),
-            Some(s) => s.tx_time(now, u64::from(pkt.size) + u64::from(self.overhead)),
+            Some(s) => s.tx_time(now, u64::from(pkt.size) + overhead),
         };
         let end = now + tx;
         self.busy_until = end;
@@ -616,7 +598,7 @@ impl Port {
             let txt = 8.0 * (pkt.size + self.overhead) as f64 / self.rate.0 as f64;
             let now_s = f64::from_bits(cx.now_key);
             self.busy_until_key = (now_s + txt).to_bits();
-            if self.avoid_reordering {
+            if self.avoids_reordering() {
                 self.arrival_in_order(now_s, txt)
             } else {
                 (now_s + (txt + self.delay.as_secs_f64())).to_bits()
@@ -701,21 +683,22 @@ impl Port {
     /// less drops, the link's losses included.
     fn ns2_monitor_length(&self, packets: u64, bytes: u64) -> (f64, f64) {
         (
-            packets as f64 - self.ns2_lost.0 as f64,
-            bytes as f64 - self.ns2_lost.1 as f64,
+            packets as f64 - self.ns2_lost().0 as f64,
+            bytes as f64 - self.ns2_lost().1 as f64,
         )
     }
 
     /// The link's losses go elsewhere than its `drophead_` (`ns2_losses_monitored`).
     pub fn unmonitor_ns2_losses(&mut self) {
-        self.ns2_losses_monitored = false;
+        self.rare_mut().ns2_losses_monitored = false;
     }
 
     /// What a queue monitor of ns-2's reads: (`pkts_`, `size_`, link losses in packets and
     /// bytes, which its `pdrops_` and `bdrops_` count beside the queue's drops).
     pub fn ns2_monitor(&self) -> (f64, f64, u64, u64) {
         let (p, b) = self.ns2_monitor_length(self.waiting_packets() as u64, self.waiting_bytes());
-        (p, b, self.ns2_lost.0, self.ns2_lost.1)
+        let (lost_p, lost_b) = self.ns2_lost();
+        (p, b, lost_p, lost_b)
     }
 
     /// Adds a queue monitor's pair of ns-2 integrators (all zero, as ns-2 makes them; they
@@ -753,7 +736,7 @@ impl Port {
     #[allow(clippy::too_many_arguments)]
     fn dequeue(
         qdisc: &mut PortQueue,
-        rng: &mut Rng,
+        rng: &mut LazyRng,
         stats: &mut QueueStats,
         rate: Rate,
         now: SimTime,
@@ -800,9 +783,10 @@ impl Port {
         if cx.now >= cx.warmup {
             self.lost_packets += 1;
         }
-        if NS2 && self.ns2_losses_monitored {
-            self.ns2_lost.0 += 1;
-            self.ns2_lost.1 += u64::from(pkt.size);
+        if NS2 && self.ns2_losses_monitored() {
+            let lost = &mut self.rare_mut().ns2_lost;
+            lost.0 += 1;
+            lost.1 += u64::from(pkt.size);
             if !self.stats.ns2_integrators().is_empty() {
                 let (p, b) = (self.waiting_packets() as u64, self.waiting_bytes());
                 self.integrator_points(f64::from_bits(cx.now_key), p, b);
@@ -893,7 +877,9 @@ impl Port {
     /// and a per-flow loss model.
     pub fn set_flow_ids(&mut self, fids: &[u32]) {
         self.qdisc.set_flow_ids(fids);
-        self.loss.set_flow_ids(fids);
+        if let Some(l) = self.loss.as_mut() {
+            l.model.set_flow_ids(fids);
+        }
     }
 
     pub fn queue(&self) -> &PortQueue {
@@ -925,11 +911,13 @@ impl Port {
     pub fn release_packets(&mut self) {
         self.qdisc.release();
         self.pipeline = VecDeque::new();
-        self.timers = Vec::new();
-        if let Some(t) = self.trace.as_mut() {
+        if let Some(r) = self.rare.as_mut() {
+            r.timers = Vec::new();
+        }
+        if let Some(t) = self.trace_mut() {
             t.clear();
         }
-        if let Some(d) = self.delayer.as_mut() {
+        if let Some(d) = self.delayer_mut() {
             d.slot = None;
         }
     }
@@ -968,6 +956,16 @@ impl Port {
         } else {
             self.busy_time
         }
+    }
+
+    /// Packets and bytes waiting at the port (the device queue tested once).
+    #[inline(always)]
+    fn waiting(&self) -> (u64, u64) {
+        let (p, b) = self.device.len_bytes();
+        (
+            (self.qdisc.len_packets() + p) as u64,
+            self.qdisc.len_bytes() + b,
+        )
     }
 
     /// Packets waiting at the port: in the discipline and in the device queue.

@@ -14,7 +14,7 @@
 //! the wire as it is.
 
 use super::packet_pool::{PacketPool, PacketRef};
-use crate::qdisc::droptail::DropTail;
+use crate::qdisc::droptail::DropRule;
 use crate::qdisc::{DropReason, QueueCtx, QueueDisc};
 use crate::units::SimTime;
 use std::collections::VecDeque;
@@ -27,13 +27,13 @@ pub enum PortQueue {
 /// DropTail at a port: its drop rule and settings (`qdisc/droptail.rs`, whose own deque stays
 /// empty) and the waiting packets as handles, with their bytes.
 pub struct InlineDropTail {
-    rule: DropTail,
+    rule: DropRule,
     q: VecDeque<PacketRef>,
     bytes: u64,
 }
 
 impl InlineDropTail {
-    pub fn new(rule: DropTail) -> Self {
+    pub fn new(rule: DropRule) -> Self {
         Self {
             rule,
             q: VecDeque::new(),
@@ -150,7 +150,7 @@ impl PortQueue {
         }
     }
 
-    /// A DropTail queue's new packet limit (`DropTail::set_packet_limit`); false for another
+    /// A DropTail queue's new packet limit (`DropRule::set_packet_limit`); false for another
     /// discipline or a byte limit, which keep theirs.
     pub fn set_packet_limit(&mut self, packets: u64) -> bool {
         match self {
@@ -170,7 +170,7 @@ impl PortQueue {
     /// counters; not its lengths, which are the port's).
     pub fn disc(&self) -> &dyn QueueDisc {
         match self {
-            PortQueue::DropTail(q) => &q.rule,
+            PortQueue::DropTail(_) => &crate::qdisc::droptail::AS_DISCIPLINE,
             PortQueue::Dyn(q) => q.as_ref(),
         }
     }

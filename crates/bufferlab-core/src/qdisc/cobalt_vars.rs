@@ -275,7 +275,7 @@ impl CobaltVars {
         }
         // BLUE: "Lack of ECN is deliberate"
         if self.p_drop > 0.0 {
-            let u = cx.rng.uniform01();
+            let u = cx.rng().uniform01();
             if u < self.p_drop && verdict == Verdict::Deliver {
                 verdict = Verdict::DropBlue;
             }

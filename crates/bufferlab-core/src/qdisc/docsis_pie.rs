@@ -324,7 +324,7 @@ impl QueueDisc for DocsisPie {
             cx.drop(pkt, DropReason::QueueFull);
             return;
         }
-        if self.drop_early(pkt.size, limit_bytes, || cx.rng.random()) {
+        if self.drop_early(pkt.size, limit_bytes, || cx.rng().random()) {
             cx.drop(pkt, DropReason::Pie);
             return;
         }

@@ -54,23 +54,19 @@ pub enum DropTailFlavour {
 
 // ---------------------------------------------------------------- the discipline
 
-pub struct DropTail {
-    q: VecDeque<Packet>,
-    bytes: u64,
+/// DropTail's drop rule and limit without its packets: all that the port's inline DropTail
+/// (`net/port_queue.rs`), which holds packet handles, needs of it (24 bytes, not a whole
+/// `DropTail`'s 64 with an empty deque; docs/performance.md, "What a flow holds after the
+/// report is streamed").
+#[derive(Debug, Clone, Copy)]
+pub struct DropRule {
     limit: QueueLimit,
     flavour: DropTailFlavour,
 }
 
-impl DropTail {
+impl DropRule {
     pub fn new(cfg: &DropTailConfig) -> Self {
-        // Start empty and let the deque grow to what is really used (4, 8, 16, ... packets):
-        // preallocating the limit made idle access queues 85 % of the heap at 1000 flows, and
-        // even 16 packets (2 KB) per port was 8 KB per flow at 10 000 flows, where access
-        // queues hold at most a few packets (docs/performance.md, "Memory per flow and cost
-        // per packet at scale"). A queue grows to its high-water mark early in a run.
         Self {
-            q: VecDeque::new(),
-            bytes: 0,
             limit: cfg.limit,
             flavour: cfg.flavour,
         }
@@ -96,14 +92,8 @@ impl DropTail {
         false
     }
 
-    #[inline]
-    fn would_overflow(&self, size: u64) -> bool {
-        self.overflows(self.q.len(), self.bytes, size)
-    }
-
     /// The drop rule: would a packet of `size` bytes overflow a queue holding `len` packets of
-    /// `bytes` bytes? Also used by the port's inline DropTail, which holds packet handles
-    /// (`net/port_queue.rs`).
+    /// `bytes` bytes?
     #[inline(always)]
     pub fn overflows(&self, len: usize, bytes: u64, size: u64) -> bool {
         let len = len as u64;
@@ -113,6 +103,44 @@ impl DropTail {
             (QueueLimit::Packets(l), DropTailFlavour::Ns2) => len + 1 >= l,
             (QueueLimit::Bytes(l), DropTailFlavour::Ns2) => bytes + size >= l,
         }
+    }
+}
+
+pub struct DropTail {
+    q: VecDeque<Packet>,
+    bytes: u64,
+    rule: DropRule,
+}
+
+/// A DropTail without packets, which the port's inline DropTail shows as its discipline
+/// (`PortQueue::disc`): every DropTail has the same name, settings, warnings and (no) average,
+/// the trait's defaults; its lengths are the port's.
+pub static AS_DISCIPLINE: DropTail = DropTail {
+    q: VecDeque::new(),
+    bytes: 0,
+    rule: DropRule {
+        limit: QueueLimit::Packets(0),
+        flavour: DropTailFlavour::Standard,
+    },
+};
+
+impl DropTail {
+    pub fn new(cfg: &DropTailConfig) -> Self {
+        // Start empty and let the deque grow to what is really used (4, 8, 16, ... packets):
+        // preallocating the limit made idle access queues 85 % of the heap at 1000 flows, and
+        // even 16 packets (2 KB) per port was 8 KB per flow at 10 000 flows, where access
+        // queues hold at most a few packets (docs/performance.md, "Memory per flow and cost
+        // per packet at scale"). A queue grows to its high-water mark early in a run.
+        Self {
+            q: VecDeque::new(),
+            bytes: 0,
+            rule: DropRule::new(cfg),
+        }
+    }
+
+    #[inline]
+    fn would_overflow(&self, size: u64) -> bool {
+        self.rule.overflows(self.q.len(), self.bytes, size)
     }
 }
 

@@ -276,9 +276,9 @@ impl DualPi2 {
         let p_l = p * self.k;
         let overload = p_l > 1.0;
         let hit = if class == C || overload {
-            cx.rng.random::<f64>() < p && cx.rng.random::<f64>() < p
+            cx.rng().random::<f64>() < p && cx.rng().random::<f64>() < p
         } else {
-            cx.rng.random::<f64>() < p_l
+            cx.rng().random::<f64>() < p_l
         };
         if !hit {
             return false;

@@ -260,7 +260,7 @@ mod tests {
     fn arrivals_below_min_th_are_no_drop_actions() {
         use crate::units::{Rate, SimTime};
         let mut l = Lalred::new(&RedConfig::default()); // ns3 preset: min_th 5 packets
-        let mut rng = crate::rng::stream(1, "lalred-test");
+        let mut rng: crate::rng::LazyRng = crate::rng::stream(1, "lalred-test").into();
         let mut drops = Vec::new();
         for i in 0..4u64 {
             let mut cx = QueueCtx::new(SimTime(i), &mut rng, Rate(10_000_000), true, &mut drops);

@@ -36,7 +36,7 @@ pub mod shared_config;
 pub mod tbf;
 
 use crate::packet::{Ecn, Packet};
-use crate::rng::Rng;
+use crate::rng::{LazyRng, Rng};
 use crate::units::{Rate, SimTime};
 
 /// The shortest update period of a discipline that updates on a clock (PIE's and DualPI2's
@@ -51,8 +51,8 @@ pub use crate::drop_reason::DropReason;
 /// What a discipline sees of the world when it is called.
 pub struct QueueCtx<'a> {
     pub now: SimTime,
-    /// The discipline's own random stream.
-    pub rng: &'a mut Rng,
+    /// The discipline's own random stream, made at its first draw ([`QueueCtx::rng`]).
+    rng: &'a mut LazyRng,
     /// Rate of the link this queue feeds (RED's idle decay and PIE need it).
     pub link_rate: Rate,
     /// A packet is being serialised on the link right now (ns-2 counts it against the limit).
@@ -67,7 +67,7 @@ pub struct QueueCtx<'a> {
 impl<'a> QueueCtx<'a> {
     pub fn new(
         now: SimTime,
-        rng: &'a mut Rng,
+        rng: &'a mut LazyRng,
         link_rate: Rate,
         link_busy: bool,
         drops: &'a mut Vec<(Packet, DropReason)>,
@@ -81,6 +81,13 @@ impl<'a> QueueCtx<'a> {
             drops,
             marks: 0,
         }
+    }
+
+    /// The discipline's own random stream (made now if this is its first draw: a DropTail
+    /// port never makes one).
+    #[inline]
+    pub fn rng(&mut self) -> &mut Rng {
+        self.rng.get()
     }
 
     /// Drops `pkt` for `reason`; the port records it.
@@ -203,7 +210,7 @@ pub(crate) mod harness {
 
     pub struct Harness {
         pub q: Box<dyn QueueDisc>,
-        pub rng: Rng,
+        pub rng: crate::rng::LazyRng,
         pub rate: Rate,
         pub busy: bool,
         pub dropped: Vec<(Packet, DropReason)>,
@@ -215,7 +222,7 @@ pub(crate) mod harness {
         pub fn new(q: Box<dyn QueueDisc>, rate: Rate) -> Self {
             Self {
                 q,
-                rng: crate::rng::stream(1, "harness"),
+                rng: crate::rng::stream(1, "harness").into(),
                 rate,
                 busy: false,
                 dropped: Vec::new(),

@@ -228,8 +228,8 @@ impl QueueDisc for Pi {
         }
         // ns-2 drop_early: u <= p drops (so p = 0 never does: u is drawn from [0, 1) here);
         // ns-2 draws u at every arrival it does not force-drop, which moves its default RNG
-        let draw = p > 0.0 || cx.rng.is_ns2_default();
-        if draw && cx.rng.uniform01() <= p && !(self.cfg.ecn && cx.mark(&mut pkt)) {
+        let draw = p > 0.0 || cx.rng().is_ns2_default();
+        if draw && cx.rng().uniform01() <= p && !(self.cfg.ecn && cx.mark(&mut pkt)) {
             cx.drop(pkt, DropReason::Pi);
             return;
         }

@@ -384,7 +384,7 @@ impl QueueDisc for Pie {
         let exempt =
             allowance || (self.qdelay_old < p.pi.target / 2.0 && self.drop_prob < 0.2) || few;
         if !exempt {
-            let u: f64 = cx.rng.random();
+            let u: f64 = cx.rng().random();
             if u < self.drop_prob {
                 let marked = p.ecn && self.drop_prob <= 0.1 && cx.mark(&mut pkt);
                 if !marked {
@@ -573,7 +573,7 @@ mod tests {
     }
 
     fn ctx_enqueue(q: &mut Pie, now: SimTime, size: u32) -> bool {
-        let mut rng = crate::rng::stream(1, "pie-test");
+        let mut rng: crate::rng::LazyRng = crate::rng::stream(1, "pie-test").into();
         let mut drops = Vec::new();
         let mut cx = QueueCtx::new(
             now,
@@ -671,7 +671,7 @@ mod tests {
 
     // ---- departure-rate estimator (RFC 8033 section 4.3, ns-3 UseDequeueRateEstimator) ----
     fn ctx_dequeue(q: &mut Pie, now: SimTime) -> Option<Packet> {
-        let mut rng = crate::rng::stream(1, "pie-test");
+        let mut rng: crate::rng::LazyRng = crate::rng::stream(1, "pie-test").into();
         let mut drops = Vec::new();
         let mut cx = QueueCtx::new(
             now,

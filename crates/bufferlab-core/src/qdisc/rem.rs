@@ -294,8 +294,8 @@ impl QueueDisc for Rem {
         } else {
             let p = self.scaled(pkt.size);
             // ns-2 draws at every arrival it does not force-drop (its default RNG moves)
-            let draw = p > 0.0 || cx.rng.is_ns2_default();
-            if draw && cx.rng.uniform01() <= p {
+            let draw = p > 0.0 || cx.rng().is_ns2_default();
+            if draw && cx.rng().uniform01() <= p {
                 cx.drop(pkt, DropReason::Rem);
             } else {
                 self.bytes += size;
@@ -313,8 +313,8 @@ impl QueueDisc for Rem {
         }
         if self.cfg.ecn {
             // ns-2 deque: the uniform is drawn at every call, packet or not
-            let draw = pkt.is_some() && self.prob > 0.0 || cx.rng.is_ns2_default();
-            let u = if draw { cx.rng.uniform01() } else { 1.0 };
+            let draw = pkt.is_some() && self.prob > 0.0 || cx.rng().is_ns2_default();
+            let u = if draw { cx.rng().uniform01() } else { 1.0 };
             if let Some(p) = pkt.as_mut() {
                 if u <= self.scaled(p.size) {
                     cx.mark(p);

@@ -297,7 +297,7 @@ impl Band {
         }
         let p_a = self.p_a(self.p_b(ave), wait);
         // ns-2's uniform is never 0, so p_a = 0 never drops
-        if cx.rng.uniform01() <= p_a && p_a > 0.0 {
+        if cx.rng().uniform01() <= p_a && p_a > 0.0 {
             self.count = 0;
             return if ave < self.max_th {
                 Verdict::EarlyOrMark

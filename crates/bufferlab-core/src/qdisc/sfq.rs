@@ -389,7 +389,7 @@ impl Sfq {
         }
         let step = self.cfg.perturb.0;
         self.next_perturb = Some(SimTime(t.0 + ((cx.now.0 - t.0) / step + 1) * step));
-        self.salt = cx.rng.random();
+        self.salt = cx.rng().random();
         if self.round.is_empty() {
             return;
         }
@@ -633,7 +633,7 @@ mod tests {
             ..Default::default()
         };
         let mut sfq = Sfq::new(&cfg);
-        let mut rng = crate::rng::stream(3, "sfq-test");
+        let mut rng: crate::rng::LazyRng = crate::rng::stream(3, "sfq-test").into();
         let mut drops = Vec::new();
         let mut uid = 0;
         for f in 0..6u32 {

@@ -85,7 +85,7 @@ pub(super) fn build_links(
                         ),
                     )?,
                 },
-                qdisc_rng: streams.get(draws_from_ns2_default(q), &format!("{label}/queue")),
+                qdisc_rng: streams.get_lazy(draws_from_ns2_default(q), &format!("{label}/queue")),
                 device_queue: l.device_queue as usize,
                 loss: LossModel::from_config(loss.as_ref()),
                 loss_rng: streams.get(

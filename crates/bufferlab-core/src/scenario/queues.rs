@@ -58,7 +58,7 @@ pub(super) fn build_queue(
                 .map_err(|e| ScenarioError::field(format!("{path}.class"), e))
         }
         QueueConfig::Droptail(c) => Ok(PortQueue::DropTail(InlineDropTail::new(
-            qdisc::droptail::DropTail::new(c),
+            qdisc::droptail::DropRule::new(c),
         ))),
         other => Ok(qdisc::build(other).into()),
     }

@@ -45,4 +45,13 @@ impl Streams {
             _ => rng::stream(self.seed, label),
         }
     }
+
+    /// [`Streams::get`] made when first drawn from ([`rng::LazyRng`]): an own stream waits as
+    /// its seed; ns-2's shared stream is made now (it is one handle, drawn in ns-2's order).
+    pub(super) fn get_lazy(&self, shared: bool, label: &str) -> rng::LazyRng {
+        match &self.ns2 {
+            Some(_) if shared => self.get(shared, label).into(),
+            _ => rng::lazy_stream(self.seed, label),
+        }
+    }
 }

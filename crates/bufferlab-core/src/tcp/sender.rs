@@ -167,7 +167,8 @@ pub struct TcpSender {
     ecn_backoff: bool,
     /// AccECN's sender state (`ecn_feedback = "accecn"`, sender/accecn.rs) and the newly
     /// CE-marked packets of the ACK being processed.
-    pub(super) accecn: Option<super::accecn::AccEcnSender>,
+    /// Boxed: most flows do not negotiate AccECN.
+    pub(super) accecn: Option<Box<super::accecn::AccEcnSender>>,
     pub(super) ack_ce: Option<u64>,
     /// The CE-marked bytes handed to the controller so far (`ecn_marked_bytes` probe).
     ecn_marked_bytes: u64,
@@ -272,8 +273,10 @@ pub struct TcpSender {
     at_warmup: Vec<(&'static str, u64)>,
     objects_at_warmup: usize,
     series: Option<Box<TcpSeries>>,
-    /// Pacing (`tcp/pacing.rs`), when `paced()`.
-    pacer: Option<Pacer>,
+    /// Pacing (`tcp/pacing.rs`), when `paced()`; boxed, as most flows are not paced (56
+    /// bytes a sender otherwise; docs/performance.md, "What a flow holds after the report is
+    /// streamed").
+    pacer: Option<Box<Pacer>>,
     /// Delivery-rate estimation (`tcp/rate.rs`), when the controller owns the window.
     rate: Option<Box<RateEstimator>>,
     /// The controller owns cwnd (`CongestionControl::owns_window`).

@@ -70,7 +70,7 @@ impl<const NS2: bool> TraceFeed<PacketRef> for Feed<'_, '_, '_, NS2> {
 impl Port {
     /// Uses the opportunities due by now (mahimahi `rationalize`), with the queue as it is.
     fn trace_catch_up<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
-        let Some(mut server) = self.trace.take() else {
+        let Some(mut server) = self.rare.as_mut().and_then(|r| r.trace.take()) else {
             return Wakeups::default();
         };
         let mut feed = Feed {
@@ -80,7 +80,7 @@ impl Port {
         };
         server.serve_until(feed.cx.now, &mut feed);
         let w = feed.w;
-        self.trace = Some(server);
+        self.rare_mut().trace = Some(server);
         self.settle_drops(cx);
         w
     }
@@ -88,7 +88,7 @@ impl Port {
     /// Sets the timer of the next opportunity if the link holds a packet and none is set.
     fn trace_arm(&mut self, w: &mut Wakeups) {
         let backlog = self.qdisc.len_packets() > 0;
-        let Some(server) = self.trace.as_mut() else {
+        let Some(server) = self.trace_mut() else {
             return;
         };
         if server.armed || (!backlog && server.in_transit().is_none()) {
@@ -96,7 +96,7 @@ impl Port {
         }
         server.armed = true;
         let key = server.next_opportunity().0;
-        self.timers.push((key, PortTimer::Opportunity));
+        self.timers_mut().push((key, PortTimer::Opportunity));
         w.add_timer(key);
     }
 
@@ -108,10 +108,7 @@ impl Port {
         cx: &mut PortCx<NS2>,
     ) -> Wakeups {
         let mut w = self.trace_catch_up(cx);
-        let busy = self
-            .trace
-            .as_ref()
-            .is_some_and(|t| t.in_transit().is_some());
+        let busy = self.trace_ref().is_some_and(|t| t.in_transit().is_some());
         let idle = !busy && self.qdisc.len_packets() == 0;
         self.admit(r, busy, idle, cx);
         self.note_length(cx, self.waiting_packets() as u64, self.waiting_bytes());
@@ -122,7 +119,7 @@ impl Port {
     /// A delivery opportunity is due (`PortTimer::Opportunity`).
     #[cold]
     pub(super) fn opportunity<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
-        if let Some(t) = self.trace.as_mut() {
+        if let Some(t) = self.trace_mut() {
             t.armed = false;
         }
         let mut w = self.trace_catch_up(cx);

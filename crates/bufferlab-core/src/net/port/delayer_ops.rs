@@ -12,12 +12,12 @@ use crate::rng::Rng;
 impl Port {
     /// Puts a Delayer between the queue and the wire (`insert-delayer`), drawing from `rng`.
     pub fn add_delayer(&mut self, rng: Rng) {
-        self.delayer = Some(Box::new(Delayer::new(rng)));
+        self.rare_mut().delayer = Some(Box::new(Delayer::new(rng)));
     }
 
     /// `$delayer alloc int len`: channel allocation delays.
     pub fn delayer_alloc(&mut self, int: RanVar, len: RanVar) -> bool {
-        let Some(d) = self.delayer.as_mut() else {
+        let Some(d) = self.delayer_mut() else {
             return false;
         };
         d.alloc = Some((int, len));
@@ -28,18 +28,18 @@ impl Port {
     /// command's `st_.sched(int)`, drawn by the script as it ran); the caller schedules the
     /// `PortTimer` event at that key.
     pub fn delayer_spike(&mut self, int: RanVar, len: RanVar, first: u64) -> bool {
-        let Some(d) = self.delayer.as_mut() else {
+        let Some(d) = self.delayer_mut() else {
             return false;
         };
         d.spike = Some((int, len));
-        self.timers.push((first, PortTimer::Spike));
+        self.timers_mut().push((first, PortTimer::Spike));
         true
     }
 
     /// `$delayer block` (true) / `unblock` (false): unblocking runs `try_send`.
     pub fn delayer_block(&mut self, block: bool, cx: &mut PortCx<true>) -> Wakeups {
         let mut w = Wakeups::default();
-        let Some(d) = self.delayer.as_mut() else {
+        let Some(d) = self.delayer_mut() else {
             return w;
         };
         d.spike_free = !block;
@@ -53,7 +53,7 @@ impl Port {
     /// `Queue::recv` / `Queue::resume` with the Delayer as the queue's target: when the
     /// Delayer's place is empty, the queue hands it its next packet (`Delayer::recv`).
     pub(super) fn delayer_feed<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>, w: &mut Wakeups) {
-        if self.delayer.as_ref().is_none_or(|d| d.slot.is_some()) {
+        if self.delayer_ref().is_none_or(|d| d.slot.is_some()) {
             return;
         }
         let now_s = f64::from_bits(cx.now_key);
@@ -82,11 +82,11 @@ impl Port {
         w: &mut Wakeups,
     ) {
         let now_s = f64::from_bits(cx.now_key);
-        let d = self.delayer.as_mut().expect("a Delayer");
+        let d = self.delayer_mut().expect("a Delayer");
         d.slot = Some(r);
         if let Some(len) = d.allocation(now_s) {
             let key = (now_s + len).to_bits();
-            self.timers.push((key, PortTimer::Alloc));
+            self.timers_mut().push((key, PortTimer::Alloc));
             w.add_timer(key);
             return;
         }
@@ -102,7 +102,7 @@ impl Port {
         w: &mut Wakeups,
     ) {
         let now_s = f64::from_bits(cx.now_key);
-        let Some(d) = self.delayer.as_mut() else {
+        let Some(d) = self.delayer_mut() else {
             return;
         };
         if !d.open() {
@@ -120,7 +120,7 @@ impl Port {
     /// of ns-2's `intr_` at the transmission's end): `target_free`, then `try_send`.
     pub(super) fn target_free<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         let mut w = Wakeups::default();
-        if let Some(d) = self.delayer.as_mut() {
+        if let Some(d) = self.delayer_mut() {
             d.target_free = true;
         }
         self.delayer_try_send(cx, &mut w);
@@ -133,13 +133,13 @@ impl Port {
     pub(super) fn spike<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) -> Wakeups {
         let mut w = Wakeups::default();
         let now_s = f64::from_bits(cx.now_key);
-        let Some(d) = self.delayer.as_mut() else {
+        let Some(d) = self.delayer_mut() else {
             return w;
         };
         let starts = d.spike_free;
         if let Some(t) = d.spike_turn() {
             let key = (now_s + t).to_bits();
-            self.timers.push((key, PortTimer::Spike));
+            self.timers_mut().push((key, PortTimer::Spike));
             w.add_timer(key);
         }
         if !starts {

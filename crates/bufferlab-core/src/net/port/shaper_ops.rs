@@ -53,10 +53,10 @@ impl Port {
                     k <= key
                 })
         };
-        if self.timers.iter().any(earlier) {
+        if self.timers().iter().any(earlier) {
             return None;
         }
-        self.timers.push((key, PortTimer::Shaper));
+        self.timers_mut().push((key, PortTimer::Shaper));
         Some(key)
     }
 }

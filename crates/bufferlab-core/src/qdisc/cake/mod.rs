@@ -399,7 +399,7 @@ impl Cake {
                 }
                 let load = b.host_load(idx, mode);
                 // "The shifted prandom_u32() is a way to apply dithering"
-                let dither = cx.rng.integer(1 << 16) as u32;
+                let dither = cx.rng().integer(1 << 16) as u32;
                 b.flows[idx].deficit +=
                     ((b.rate.flow_quantum * quantum_div(load) + dither) >> 16) as i32;
                 b.lists.move_tail(idx, OLD);

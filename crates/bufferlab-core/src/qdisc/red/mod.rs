@@ -660,7 +660,7 @@ impl QueueDisc for Red {
                 let mut u = if skip {
                     f64::INFINITY
                 } else {
-                    cx.rng.uniform01()
+                    cx.rng().uniform01()
                 };
                 if p.cautious == 2 {
                     let ratio = q / (fraction * self.ave);
@@ -708,7 +708,7 @@ impl QueueDisc for Red {
                     // red.cc enque: the arrival is queued, then pickPacketToDrop's victim goes
                     self.bytes += pkt.size as u64;
                     self.q.push_back(pkt);
-                    let i = victim_index(p.victim, self.q.len(), cx.rng);
+                    let i = victim_index(p.victim, self.q.len(), cx.rng());
                     let victim = self.q.remove(i).expect("a victim in the queue");
                     self.bytes -= victim.size as u64;
                     cx.drop(victim, DropReason::RedForced)

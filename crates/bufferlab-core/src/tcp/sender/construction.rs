@@ -59,11 +59,11 @@ impl TcpSender {
         let owns_window = cc.owns_window();
         Self {
             pacer: p.paced().then(|| {
-                if p.cc == CcKind::Prague {
+                Box::new(if p.cc == CcKind::Prague {
                     Pacer::prague()
                 } else {
                     Pacer::new(p.pacing_ss_ratio, p.pacing_ca_ratio)
-                }
+                })
             }),
             rate: owns_window.then(|| {
                 Box::new(if p.rules().rate_sample_persists {
@@ -118,7 +118,9 @@ impl TcpSender {
             last_action_timeout: false,
             last_action_ecn: false,
             ecn_backoff: false,
-            accecn: p.accecn().then(crate::tcp::accecn::AccEcnSender::default),
+            accecn: p
+                .accecn()
+                .then(|| Box::new(crate::tcp::accecn::AccEcnSender::default())),
             ack_ce: None,
             ecn_marked_bytes: 0,
             in_loss: false,

@@ -253,7 +253,7 @@ impl Endpoint for TcpSender {
         }
         let mut t = self.rto_at;
         let stop = (!self.stopped && self.stop < SimTime::MAX).then_some(self.stop);
-        let pace = self.pacer.as_ref().and_then(Pacer::timer);
+        let pace = self.pacer.as_deref().and_then(Pacer::timer);
         let delayed = self.delayed_send_at().map(|(t, _)| t);
         let [reo, tlp] = self.rack_timers();
         for x in [self.app_at, stop, pace, delayed, reo, tlp] {
