@@ -54,11 +54,27 @@ const ATO_MAX: SimTime = SimTime::from_millis(500);
 const DELACK_MAX: SimTime = SimTime::from_millis(200);
 /// One jiffy at HZ = 1000.
 const JIFFY: SimTime = SimTime::from_millis(1);
+/// `TCP_MSS_DEFAULT` and `TCP_MIN_MSS` (include/net/tcp.h), the TCP header without and with
+/// the timestamp option (`tcp_header_len`).
+const TCP_MSS_DEFAULT: u32 = 536;
+const TCP_MIN_MSS: u32 = 88;
+const TCP_HEADER: u32 = 20;
+const TCP_HEADER_TS: u32 = 32;
 /// `TCP_FASTRETRANS_THRESH`: immediate duplicate ACKs before compression.
 const DUPACKS_AT_ONCE: u8 = 3;
 /// sysctl `tcp_comp_sack_nr` (default 44) and `tcp_comp_sack_delay_ns` (1 ms).
 const COMP_SACK_NR: u8 = 44;
 const COMP_SACK_DELAY: SimTime = SimTime::from_millis(1);
+
+/// What an in-order data segment asks of its ACK.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// `ICSK_ACK_NOW`: at once (a DCTCP-like receiver's CE change).
+    pub ack_now: bool,
+    /// `ICSK_ACK_PUSHED`: at once when the application has read it all and nothing waits out
+    /// of order (`tcp_cleanup_rbuf`: the application here reads in-order data as it comes).
+    pub pushed: bool,
+}
 
 /// What the receiver does with the ACK of a segment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,10 +114,15 @@ pub struct LinuxAck {
     synack_again: bool,
     min_rto: SimTime,
     max_rto: SimTime,
+    /// `icsk_ack.rcv_mss` and `last_seg_size` (`tcp_measure_rcv_mss`), and the sender's MSS
+    /// (`advmss`).
+    rcv_mss: u32,
+    last_seg: u32,
+    advmss: u32,
 }
 
 impl LinuxAck {
-    pub fn new(initial_rto: SimTime, min_rto: SimTime, max_rto: SimTime) -> Self {
+    pub fn new(initial_rto: SimTime, min_rto: SimTime, max_rto: SimTime, mss: u32) -> Self {
         Self {
             quick: 0,
             ato: SimTime::ZERO,
@@ -118,7 +139,35 @@ impl LinuxAck {
             synack_again: false,
             min_rto,
             max_rto,
+            // tcp_initialize_rcv_mss: min(advmss, TCP_MSS_DEFAULT 536), at least TCP_MIN_MSS 88
+            rcv_mss: mss.min(TCP_MSS_DEFAULT).max(TCP_MIN_MSS),
+            last_seg: 0,
+            advmss: mss,
         }
+    }
+
+    /// `tcp_measure_rcv_mss` for a data segment of `len` bytes: whether it is "pushed"
+    /// (`ICSK_ACK_PUSHED`: shorter than the segments seen, as the end of an application's
+    /// write is). A segment of at least `rcv_mss` sets it to its length (at most the MSS); a
+    /// shorter one of at least 524 bytes (556 with the 32-byte TCP header) that repeats the
+    /// last such length becomes the new `rcv_mss` and is not pushed; any other is. (Linux
+    /// exempts a 108-555-byte segment without PSH from the push too: the sender here marks no
+    /// PSH, so every short segment is taken as an application write's end, which it is for
+    /// this sender.)
+    fn measure(&mut self, len: u32) -> bool {
+        let lss = std::mem::replace(&mut self.last_seg, 0);
+        if len >= self.rcv_mss {
+            self.rcv_mss = len.min(self.advmss);
+            return false;
+        }
+        if len + TCP_HEADER_TS >= TCP_MSS_DEFAULT + TCP_HEADER {
+            self.last_seg = len;
+            if len == lss {
+                self.rcv_mss = len;
+                return false;
+            }
+        }
+        true
     }
 
     /// A SYN-ACK went out at `now`.
@@ -172,11 +221,13 @@ impl LinuxAck {
         &mut self,
         now: SimTime,
         rcv_wnd: u64,
-        rcv_mss: u32,
+        len: u32,
         codepoint: Option<Ecn>,
         ce_state: bool,
         ce_changed: bool,
-    ) -> bool {
+    ) -> Segment {
+        let pushed = self.measure(len);
+        let rcv_mss = self.rcv_mss;
         if self.ato == SimTime::ZERO {
             // the first data segment: the initial window, at most 64 KB unscaled
             self.incr_quickack(rcv_wnd.min(65_535), rcv_mss, MAX_QUICKACKS);
@@ -192,14 +243,14 @@ impl LinuxAck {
             }
         }
         self.last_data = now;
-        self.check_ce(rcv_wnd, rcv_mss, codepoint, ce_state, ce_changed)
+        let ack_now = self.check_ce(rcv_wnd, codepoint, ce_state, ce_changed);
+        Segment { ack_now, pushed }
     }
 
     /// `__tcp_ecn_check_ce` (also run for out-of-order data, `tcp_data_queue_ofo`).
     pub fn check_ce(
         &mut self,
         rcv_wnd: u64,
-        rcv_mss: u32,
         codepoint: Option<Ecn>,
         ce_state: bool,
         ce_changed: bool,
@@ -207,6 +258,7 @@ impl LinuxAck {
         let Some(cp) = codepoint else {
             return false;
         };
+        let rcv_mss = self.rcv_mss;
         match cp {
             Ecn::NotEct => {
                 if self.ecn_seen {
@@ -239,8 +291,8 @@ impl LinuxAck {
     }
 
     /// A segment entirely below RCV.NXT (`tcp_data_queue`'s `out_of_window`).
-    pub fn on_old_data(&mut self, rcv_wnd: u64, rcv_mss: u32) {
-        self.enter_quickack(rcv_wnd, rcv_mss, MAX_QUICKACKS);
+    pub fn on_old_data(&mut self, rcv_wnd: u64) {
+        self.enter_quickack(rcv_wnd, self.rcv_mss, MAX_QUICKACKS);
     }
 
     fn in_quickack(&self) -> bool {
@@ -353,7 +405,12 @@ mod tests {
     }
 
     fn fresh() -> LinuxAck {
-        let mut a = LinuxAck::new(SimTime::from_secs(1), ms(200), SimTime::from_secs(120));
+        let mut a = LinuxAck::new(
+            SimTime::from_secs(1),
+            ms(200),
+            SimTime::from_secs(120),
+            1448,
+        );
         a.on_synack_sent(ms(0));
         a.on_handshake_ack(ms(20), SimTime::ZERO);
         a
@@ -440,9 +497,33 @@ mod tests {
         let mut a = fresh();
         a.on_data(ms(30), 6_291_456, 1448, Some(Ecn::Ect0), true, false);
         a.quick = 0;
-        assert!(a.on_data(ms(31), 6_291_456, 1448, Some(Ecn::Ce), true, true));
+        assert!(
+            a.on_data(ms(31), 6_291_456, 1448, Some(Ecn::Ce), true, true)
+                .ack_now
+        );
         assert_eq!(a.quick, 0);
-        assert!(!a.on_data(ms(32), 6_291_456, 1448, Some(Ecn::Ce), true, false));
+        assert!(
+            !a.on_data(ms(32), 6_291_456, 1448, Some(Ecn::Ce), true, false)
+                .ack_now
+        );
+    }
+
+    #[test]
+    fn a_short_segment_is_pushed_unless_its_length_repeats() {
+        let mut a = fresh();
+        let seg = |a: &mut LinuxAck, len| a.on_data(ms(30), 6_291_456, len, None, false, false);
+        assert!(!seg(&mut a, 1448).pushed);
+        assert!(seg(&mut a, 89).pushed, "the end of a write");
+        assert!(seg(&mut a, 600).pushed);
+        assert!(!seg(&mut a, 600).pushed, "600 twice: rcv_mss adapts");
+        assert_eq!(a.rcv_mss, 600);
+        assert!(!seg(&mut a, 1448).pushed);
+        assert!(seg(&mut a, 300).pushed);
+        assert!(seg(&mut a, 300).pushed, "below 524 bytes no adaptation");
+        // before any full segment rcv_mss is 536: a 500-byte first segment is pushed
+        let mut b = fresh();
+        assert!(seg(&mut b, 500).pushed);
+        assert!(!seg(&mut b, 536).pushed);
     }
 
     #[test]

@@ -162,7 +162,7 @@ impl TcpReceiver {
             accecn: p.accecn().then(AccEcnReceiver::default),
             ack_ecn: p.ect_on_every_packet().unwrap_or(Ecn::NotEct),
             linux: (p.linux_ack_policy && p.rules().linux_ack_policy && p.delayed_ack)
-                .then(|| Box::new(LinuxAck::new(p.initial_rto, p.min_rto, p.max_rto))),
+                .then(|| Box::new(LinuxAck::new(p.initial_rto, p.min_rto, p.max_rto, p.mss))),
             p,
         }
     }
@@ -310,28 +310,32 @@ impl TcpReceiver {
         }
     }
 
-    /// Linux's reasons to acknowledge an in-order segment at once (`ICSK_ACK_NOW`), with
+    /// Linux's reasons to acknowledge an in-order segment at once (`ICSK_ACK_NOW`, or a pushed
+    /// segment the application has read with nothing held out of order), with
     /// `tcp_event_data_recv` run on it when it carries data (`tcp/linux_ack.rs`).
     fn linux_now(&mut self, now: SimTime, pkt: &Packet, ce_changed: bool) -> bool {
-        let data = pkt.payload > 0;
-        let (wnd, mss, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
+        let (wnd, _, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
+        let read_all = self.ooo.is_empty();
         let Some(la) = self.linux.as_deref_mut() else {
             return false;
         };
         let cwr_now = cwr && la.on_cwr();
-        let ce_now = data && la.on_data(now, wnd, mss, codepoint, dctcp_like, ce_changed);
-        cwr_now || ce_now
+        if pkt.payload == 0 {
+            return cwr_now;
+        }
+        let seg = la.on_data(now, wnd, pkt.payload, codepoint, dctcp_like, ce_changed);
+        cwr_now || seg.ack_now || (seg.pushed && read_all)
     }
 
     /// The same for a segment above a hole (`tcp_data_queue_ofo` checks its ECN field).
     fn linux_ofo(&mut self, pkt: &Packet, ce_changed: bool) -> bool {
         let data = pkt.payload > 0;
-        let (wnd, mss, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
+        let (wnd, _, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
         let Some(la) = self.linux.as_deref_mut() else {
             return false;
         };
         let cwr_now = cwr && la.on_cwr();
-        let ce_now = data && la.check_ce(wnd, mss, codepoint, dctcp_like, ce_changed);
+        let ce_now = data && la.check_ce(wnd, codepoint, dctcp_like, ce_changed);
         cwr_now || ce_now
     }
 
@@ -454,9 +458,9 @@ impl Endpoint for TcpReceiver {
                 self.delack_at = Some(cx.now + self.p.delack_timeout);
                 return;
             }
-            let (wnd, mss) = (self.window(), self.p.mss);
+            let wnd = self.window();
             if let Some(la) = self.linux.as_deref_mut() {
-                la.on_old_data(wnd, mss);
+                la.on_old_data(wnd);
             }
             self.send_ack(cx, 0);
             return;
