@@ -140,7 +140,7 @@ impl LinuxAck {
             min_rto,
             max_rto,
             // tcp_initialize_rcv_mss: min(advmss, TCP_MSS_DEFAULT 536), at least TCP_MIN_MSS 88
-            rcv_mss: mss.min(TCP_MSS_DEFAULT).max(TCP_MIN_MSS),
+            rcv_mss: mss.clamp(TCP_MIN_MSS, TCP_MSS_DEFAULT),
             last_seg: 0,
             advmss: mss,
         }
