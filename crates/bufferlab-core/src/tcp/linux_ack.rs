@@ -32,13 +32,16 @@
 //!   doubles `ato` (at most the RTO).
 //! * `include/net/tcp.h` `tcp_dec_quickack_mode` (6.6+): every ACK of new data uses one of the
 //!   quick ACKs; the last one brings `ato` back to 40 ms.
+//! * `tcp_input.c` `tcp_measure_rcv_mss` and `tcp_cleanup_rbuf`: a segment shorter than
+//!   `rcv_mss` (the end of an application's write) is "pushed", and once the application has
+//!   read it, with nothing held out of order, its ACK goes at once.
 //!
 //! The receiver's RTT and RTO come from the handshake, as a Linux passive opener's
 //! (`tcp_synack_rtt_meas` -> `tcp_rtt_estimator`: RTO = RTT + max(2 RTT, `tcp_rto_min`)); its
 //! RTT is never measured again (it sends no data). Not modelled: receive-window growth
 //! (`tcp_grow_window` also sets one quick ACK while `rcv_ssthresh` grows, which needs the
 //! receive-buffer autotuning of `tcp_rcv_space_adjust`; the advertised window here is the
-//! whole buffer from the start), the application's reads (`tcp_cleanup_rbuf`, PSH) and
+//! whole buffer from the start), the PSH flag (this sender sets none), D-SACK and
 //! interactive (ping-pong) mode, which one-way transfers never enter.
 
 use crate::packet::Ecn;
