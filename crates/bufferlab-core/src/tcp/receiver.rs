@@ -314,7 +314,7 @@ impl TcpReceiver {
     /// segment the application has read with nothing held out of order), with
     /// `tcp_event_data_recv` run on it when it carries data (`tcp/linux_ack.rs`).
     fn linux_now(&mut self, now: SimTime, pkt: &Packet, ce_changed: bool) -> bool {
-        let (wnd, _, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
+        let (wnd, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
         let read_all = self.ooo.is_empty();
         let Some(la) = self.linux.as_deref_mut() else {
             return false;
@@ -330,7 +330,7 @@ impl TcpReceiver {
     /// The same for a segment above a hole (`tcp_data_queue_ofo` checks its ECN field).
     fn linux_ofo(&mut self, pkt: &Packet, ce_changed: bool) -> bool {
         let data = pkt.payload > 0;
-        let (wnd, _, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
+        let (wnd, codepoint, dctcp_like, cwr) = self.linux_inputs(pkt);
         let Some(la) = self.linux.as_deref_mut() else {
             return false;
         };
@@ -339,14 +339,13 @@ impl TcpReceiver {
         cwr_now || ce_now
     }
 
-    /// The receive window, the segment size, the codepoint when ECN is on, whether the CE
-    /// state is echoed per segment (DCTCP-like, or AccECN's counters), and a CWR on data
-    /// (`tcp_ecn_accept_cwr` acts in RFC 3168 mode only).
-    fn linux_inputs(&self, pkt: &Packet) -> (u64, u32, Option<Ecn>, bool, bool) {
+    /// The receive window, the codepoint when ECN is on, whether the CE state is echoed per
+    /// segment (DCTCP-like, or AccECN's counters), and a CWR on data (`tcp_ecn_accept_cwr`
+    /// acts in RFC 3168 mode only).
+    fn linux_inputs(&self, pkt: &Packet) -> (u64, Option<Ecn>, bool, bool) {
         let cwr = pkt.payload > 0 && self.accecn.is_none() && pkt.tcp.flags & F::CWR != 0;
         (
             self.window(),
-            self.p.mss,
             self.p.ecn.then_some(pkt.ecn),
             self.ce_state_echo || self.accecn.is_some(),
             cwr,
