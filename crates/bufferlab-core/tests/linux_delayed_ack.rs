@@ -4,39 +4,30 @@
 //! the same preset with the option off (an ACK every second segment or after 40 ms).
 
 mod common;
-use common::run_text;
+use common::{run_text, Dumbbell};
 
-/// One flow over a 10 Mbit/s bottleneck with `delay` each way (RTT about 4 * delay / 2 + 4 ms),
-/// the linux preset with `app` and `linux_ack_policy` as given.
+/// One flow over a 10 Mbit/s bottleneck with `delay` each way (100 Mbit/s, 1 ms access links,
+/// 100-packet DropTail queues), the linux preset with `app` and `linux_ack_policy` as given.
 fn scenario(app: &str, delay: &str, duration: &str, policy: bool) -> String {
     let protocol = if app.contains("cbr") {
         "protocol = \"tcp\"\n"
     } else {
         ""
     };
-    format!(
-        r#"name = "linux-ack"
-duration = "{duration}"
-seed = 1
-[topology]
-kind = "dumbbell"
-pairs = 1
-[links.access]
-rate = "100Mbps"
-delay = "1ms"
-queue = {{ kind = "droptail", limit = "100p" }}
-[links.bottleneck]
-rate = "10Mbps"
-delay = "{delay}"
-queue = {{ kind = "droptail", limit = "100p" }}
-[[flows]]
-name = "f"
+    Dumbbell::new(1)
+        .duration(duration)
+        .access("100Mbps", "1ms")
+        .access_queue(r#"{ kind = "droptail", limit = "100p" }"#)
+        .bottleneck("10Mbps", delay)
+        .queue(r#"{ kind = "droptail", limit = "100p" }"#)
+        .flow(&format!(
+            r#"name = "f"
 src = "s0"
 dst = "d0"
 {protocol}app = {app}
-tcp = {{ preset = "linux", linux_ack_policy = {policy} }}
-"#
-    )
+tcp = {{ preset = "linux", linux_ack_policy = {policy} }}"#
+        ))
+        .toml()
 }
 
 /// (segments sent, ACKs received, mean RTT sample in s) of the flow.
