@@ -124,8 +124,8 @@ pub struct TcpHeader {
 }
 
 impl TcpHeader {
-    /// Appends a SACK block [start, end); it must lie above `ack` and within 2^32 bytes of it
-    /// (the receiver only reports data it holds beyond `ack`). Blocks past the third are ignored.
+    /// Appends a SACK block [start, end); it must lie within 2^31 bytes of `ack` (above it, or
+    /// below it for a D-SACK). Blocks past the third are ignored.
     pub fn push_sack(&mut self, start: u64, end: u64) {
         if (self.nsack as usize) < MAX_SACK_BLOCKS {
             self.sack[self.nsack as usize] = (start as u32, end as u32);
@@ -138,10 +138,13 @@ impl TcpHeader {
         self.nsack as usize
     }
 
-    /// The SACK blocks as full 64-bit sequence numbers, widened against `ack`.
+    /// The SACK blocks as full 64-bit sequence numbers, widened against `ack` in serial-number
+    /// arithmetic (RFC 1982, as TCP's `before` / `after`): an edge up to 2^31 bytes below
+    /// `ack` (a D-SACK, RFC 2883) stays below it.
     pub fn sack_blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         let base = self.ack;
-        let widen = move |x: u32| base + x.wrapping_sub(base as u32) as u64;
+        let widen =
+            move |x: u32| base.wrapping_add_signed(i64::from(x.wrapping_sub(base as u32) as i32));
         self.sack[..self.nsack as usize]
             .iter()
             .map(move |&(s, e)| (widen(s), widen(e)))
@@ -245,24 +248,24 @@ mod tests {
     // ---- SACK blocks are carried as 32-bit wire values and widened against the ACK ----
     #[test]
     fn sack_blocks_widen_against_the_ack() {
-        let base = 5u64 << 32; // beyond 32 bits, as a long transfer gets
+        let wrap = 6u64 << 32; // beyond 32 bits, as a long transfer gets
         let mut h = TcpHeader {
-            ack: base + 1000,
+            ack: wrap - 2000,
             ..TcpHeader::default()
         };
-        h.push_sack(base + 3000, base + 4448);
-        h.push_sack(base + (1 << 32) - 500, base + (1 << 32) + 948); // crosses 2^32
-        h.push_sack(base + 9000, base + 9100);
-        h.push_sack(base + 9900, base + 9999); // a fourth does not fit
+        h.push_sack(wrap - 5000, wrap - 3552); // a D-SACK below the ACK (RFC 2883)
+        h.push_sack(wrap - 500, wrap + 948); // crosses the 32-bit wrap
+        h.push_sack(wrap + 9000, wrap + 9100);
+        h.push_sack(wrap + 9900, wrap + 9999); // a fourth does not fit
         let b: Vec<_> = h.sack_blocks().collect();
         assert_eq!(
             b,
             vec![
-                (base + 3000, base + 4448),
-                (base + (1 << 32) - 500, base + (1 << 32) + 948),
-                (base + 9000, base + 9100)
+                (wrap - 5000, wrap - 3552),
+                (wrap - 500, wrap + 948),
+                (wrap + 9000, wrap + 9100)
             ]
         );
-        assert_eq!(h.sack_wire()[0], (3000, 4448));
+        assert_eq!(h.sack_wire()[1], (u32::MAX - 499, 948));
     }
 }

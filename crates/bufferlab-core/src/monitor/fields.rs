@@ -122,6 +122,14 @@ pub const FIELDS: &[(&str, Kind)] = &[
     ("flows[].tcp.response_time_max_s", Max),
     ("flows[].tcp.pacing_rate_bytes_per_s", Gauge),
     ("flows[].tcp.pacing_holds", Counter),
+    // RACK-TLP, D-SACK and undo (tcp/sender/rack_tlp.rs, tcp/sender/dsack_undo.rs)
+    ("flows[].tcp.rack.loss_probes", Counter),
+    ("flows[].tcp.rack.loss_probe_recoveries", Counter),
+    ("flows[].tcp.rack.reo_wnd_steps", Gauge),
+    ("flows[].tcp.rack.dsacks_received", Counter),
+    ("flows[].tcp.rack.full_undos", Counter),
+    ("flows[].tcp.rack.partial_undos", Counter),
+    ("flows[].tcp.rack.dsack_undos", Counter),
     // AccECN (tcp/accecn.rs): marks and option bytes counted, ACKs taken as wrapped
     ("flows[].tcp.accecn.ce_packets", Counter),
     ("flows[].tcp.accecn.ce_option_bytes", Counter),

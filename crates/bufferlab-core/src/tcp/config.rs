@@ -248,6 +248,13 @@ pub struct TcpOptions {
     /// only (default on there); the other flavours refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub linux_ack_policy: Option<bool>,
+    /// D-SACK (RFC 2883, Linux sysctl `tcp_dsack` 1): the receiver reports a duplicate segment
+    /// in the first SACK block, and the sender reads it to widen RACK's reordering window and
+    /// to undo a window reduction all of whose retransmissions were duplicates
+    /// (`tcp/sender/dsack_undo.rs`). With `sack`; under the `linux` preset's rules only
+    /// (default on there); the other flavours refuse it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsack: Option<bool>,
     /// How the initial slow start ends before a loss: `rfc5681` (not before the loss),
     /// `hystart` (CUBIC's classic HyStart, the flavour's) or `hystart++` (RFC 9406, for reno,
     /// newreno, linux_reno and cubic; RFC and linux flavours). Default: the preset's (CUBIC
@@ -407,6 +414,8 @@ pub struct TcpParams {
     pub rack_tlp: bool,
     /// Linux's receiver ACK policy (`tcp/linux_ack.rs`), with the Linux flavour.
     pub linux_ack_policy: bool,
+    /// D-SACK (RFC 2883) sent and read (`tcp/sender/dsack_undo.rs`), with the Linux flavour.
+    pub dsack: bool,
     /// `slow_start` as given (`None`: the preset's, see [`SlowStart`]).
     pub slow_start: Option<SlowStart>,
     pub vegas_alpha: f64,
@@ -508,6 +517,10 @@ impl TcpParams {
             p.linux_ack_policy = false;
         }
         set!(linux_ack_policy);
+        if !p.rules().dsack {
+            p.dsack = false;
+        }
+        set!(dsack);
         if o.slow_start.is_some() {
             p.slow_start = o.slow_start;
         }
@@ -644,6 +657,9 @@ impl TcpParams {
         }
         if self.rules().linux_ack_policy {
             j["linux_ack_policy"] = self.linux_ack_policy.into();
+        }
+        if self.rules().dsack {
+            j["dsack"] = self.dsack.into();
         }
         // Only when given, so earlier reports keep their bytes.
         if let Some(v) = self.slow_start {

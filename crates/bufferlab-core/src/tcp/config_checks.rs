@@ -125,6 +125,15 @@ impl TcpParams {
                     .into(),
             ));
         }
+        if self.dsack && !self.rules().dsack {
+            return Err((
+                "dsack",
+                "D-SACK is modelled with the linux preset's rules only \
+                 (tcp/sender/dsack_undo.rs): use preset = \"linux\" without ns2_rules / \
+                 ns3_rules, or leave it out"
+                    .into(),
+            ));
+        }
         super::cc::hystart_pp::check_slow_start(self).map_err(|e| ("slow_start", e))?;
         self.check_accecn()?;
         if self.ns2 != Ns2Agent::default() && self.flavour != Flavour::Ns2 {

@@ -66,6 +66,7 @@ fn ns2() -> TcpParams {
         prr: false,
         rack_tlp: false,         // ns-2.35 has no RACK-TLP
         linux_ack_policy: false, // TCPSink's fixed rules
+        dsack: false,            // Sack1's sink sends none (generateDSacks_ false)
         slow_start: None,        // ns-2.35: no HyStart
         vegas_alpha: 1.0,        // Agent/TCP/Vegas v_alpha_ 1
         vegas_beta: 3.0,         // v_beta_ 3
@@ -134,6 +135,7 @@ fn ns3() -> TcpParams {
         prr: true,               // TcpSocketBase RecoveryType = TcpPrrRecovery
         rack_tlp: false,         // ns-3.44 has no RACK-TLP
         linux_ack_policy: false, // TcpSocketBase's DelAckCount / DelAckTimeout
+        dsack: false,            // ns-3.44's TcpSocketBase sends no D-SACK
         slow_start: None,        // TcpCubic's HyStart (flavour rule cubic_hystart)
         vegas_alpha: 2.0,        // TcpVegas Alpha 2
         vegas_beta: 4.0,         // Beta 4
@@ -205,6 +207,9 @@ fn linux() -> TcpParams {
         // tcp_input.c / tcp_output.c / tcp_timer.c: quick-ACK mode, ato, SACK compression
         // (no sysctl turns them off; tcp/linux_ack.rs)
         linux_ack_policy: true,
+        // sysctl tcp_dsack 1: D-SACKs sent (tcp_dsack_set) and read (tcp_check_dsack), with
+        // the undo of spurious reductions (tcp/sender/dsack_undo.rs)
+        dsack: true,
         // tcp_cubic.c's HyStart (flavour rule cubic_hystart); no HyStart++ in Linux
         slow_start: None,
         vegas_alpha: 2.0, // tcp_vegas alpha 2

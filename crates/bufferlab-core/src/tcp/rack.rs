@@ -13,9 +13,17 @@
 //! is seen when a segment never retransmitted is delivered below the highest one delivered
 //! (`RACK.fack`; Linux `tcp_check_sack_reordering`).
 //!
-//! Not modelled: the window's growth with D-SACK rounds (`reo_wnd_steps`, RFC 8985 section
-//! 6.2 step 4; this receiver sends no D-SACK, so it stays 1), Linux's windowed min_rtt
-//! (`tcp_min_rtt_wlen` 300 s; here the minimum over the connection).
+//! The window grows with D-SACKs (RFC 8985 section 6.2 step 4, Linux
+//! `tcp_rack_update_reo_wnd`): a round trip in which a D-SACK reported a spurious
+//! retransmission (with reordering seen, and not of a tail loss probe: Linux `tcp_dsack_seen`)
+//! adds one `min_rtt / 4` step (at most 255), and 16 recoveries without one
+//! (`TCP_RACK_RECOVERY_THRESH`, counted down by `tcp_try_undo_recovery`, up again by a D-SACK
+//! undo) bring it back to one step. The round is RFC 8985's (`RACK.dsack_round`, until SND.UNA
+//! passes the SND.NXT of the D-SACK); Linux measures it in delivered packets
+//! (`rack.last_delivered`), about the same round trip.
+//!
+//! Not modelled: Linux's windowed min_rtt (`tcp_min_rtt_wlen` 300 s; here the minimum over the
+//! connection).
 //!
 //! A lost segment is counted out of the pipe until it is retransmitted (Linux
 //! `tcp_packets_in_flight`: packets out - SACKed - lost + retransmitted).
@@ -54,7 +62,36 @@ pub struct Rack {
     /// `tcp_clean_rtx_queue`'s `ca_rtt_us`, from `last_ackt` / `last_sackt`; TCP Prague's
     /// `prague_pkts_acked` reads it).
     ack_rtt: Option<SimTime>,
+    /// The D-SACK rounds (`reo_wnd_steps`, `reo_wnd_persist`, `dsack_seen`, `dsack_round`).
+    steps: ReoWndSteps,
 }
+
+/// RFC 8985 section 6.2 step 4's growth of the reordering window (Linux `tp->rack`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ReoWndSteps {
+    /// `RACK.reo_wnd_mult` / `reo_wnd_steps`: 1 to 255.
+    mult: u8,
+    /// `RACK.reo_wnd_persist`: recoveries left before `mult` returns to 1.
+    persist: u8,
+    /// A D-SACK arrived that may come from reordering (`rack.dsack_seen`).
+    dsack_seen: bool,
+    /// `RACK.dsack_round`: the window grows once until SND.UNA passes it.
+    round: Option<u64>,
+}
+
+impl Default for ReoWndSteps {
+    fn default() -> Self {
+        Self {
+            mult: 1,
+            persist: 0,
+            dsack_seen: false,
+            round: None,
+        }
+    }
+}
+
+/// Linux `TCP_RACK_RECOVERY_THRESH` (RFC 8985: "after 16 successive loss recoveries").
+const RECOVERY_THRESH: u8 = 16;
 
 /// RFC 8985 `RACK_sent_after(t1, seq1, t2, seq2)`.
 fn sent_after(t1: SimTime, seq1: u64, t2: SimTime, seq2: u64) -> bool {
@@ -142,7 +179,81 @@ impl Rack {
         delivered
     }
 
-    /// RFC 8985 section 6.2 step 4 (Linux `tcp_rack_reo_wnd`), with `reo_wnd_steps` 1.
+    /// A D-SACK reported a spurious retransmission that reordering may explain (Linux
+    /// `tcp_dsack_seen`: reordering seen, not a tail loss probe's).
+    pub fn note_dsack(&mut self) {
+        if self.reordering_seen {
+            self.steps.dsack_seen = true;
+        }
+    }
+
+    /// RFC 8985 section 6.2 step 4's update, once an ACK: a pending D-SACK outside the round
+    /// of the last growth adds a step (Linux `tcp_rack_update_reo_wnd`).
+    pub fn update_reo_wnd(&mut self, snd_una: u64, snd_nxt: u64) {
+        let st = &mut self.steps;
+        if st.round.is_some_and(|r| snd_una >= r) {
+            st.round = None;
+        }
+        if st.dsack_seen && st.round.is_none() {
+            st.mult = st.mult.saturating_add(1);
+            st.round = Some(snd_nxt);
+            st.persist = RECOVERY_THRESH;
+        } else if st.persist == 0 {
+            st.mult = 1;
+        }
+        st.dsack_seen = false;
+    }
+
+    /// A recovery ended without an undo (Linux `tcp_try_undo_recovery`: `reo_wnd_persist--`).
+    pub fn recovery_ended(&mut self) {
+        self.steps.persist = self.steps.persist.saturating_sub(1);
+    }
+
+    /// A D-SACK undid a recovery (Linux `tcp_try_undo_dsack`: `reo_wnd_persist + 1`, at most 16).
+    pub fn dsack_undo(&mut self) {
+        self.steps.persist = (self.steps.persist + 1).min(RECOVERY_THRESH);
+    }
+
+    /// The reordering window's multiplier (`reo_wnd_steps`).
+    pub fn reo_wnd_steps(&self) -> u8 {
+        self.steps.mult
+    }
+
+    /// A hole filled by the original, not the retransmission (Linux `tcp_try_undo_partial`
+    /// -> `tcp_check_sack_reordering`).
+    pub fn note_reordering(&mut self) {
+        self.reordering_seen = true;
+    }
+
+    /// Retransmissions sent and neither delivered nor marked lost (Linux `retrans_out`).
+    pub fn retransmissions_in_flight(&self) -> bool {
+        self.segs.iter().any(|s| s.retx && !s.lost)
+    }
+
+    /// A retransmission timeout (Linux `tcp_timeout_mark_lost`): every segment not SACKed is
+    /// lost but those sent within `RACK.rtt` of now (`tcp_rack_skb_timeout(tp, skb, 0)` > 0),
+    /// the first always. Returns the bytes marked.
+    pub fn mark_lost_at_timeout(&mut self, now: SimTime) -> u64 {
+        let mut lost = 0;
+        for (i, s) in self.segs.iter_mut().enumerate() {
+            let recent = s.xmit + self.rtt > now;
+            if !s.lost && (i == 0 || !recent) {
+                s.lost = true;
+                lost += s.end - s.start;
+            }
+        }
+        lost
+    }
+
+    /// Forgets the lost marks (Linux `tcp_undo_cwnd_reduction` with `unmark_loss`).
+    pub fn unmark_lost(&mut self) {
+        for s in self.segs.iter_mut() {
+            s.lost = false;
+        }
+    }
+
+    /// RFC 8985 section 6.2 step 4 (Linux `tcp_rack_reo_wnd`): `min(reo_wnd_steps x min_rtt
+    /// / 4, srtt)`, or 0 before any reordering in recovery or with DupThresh segments SACKed.
     pub fn reo_wnd(
         &self,
         in_recovery: bool,
@@ -154,7 +265,7 @@ impl Rack {
             return SimTime::ZERO;
         }
         let quarter = self.min_rtt.map_or(SimTime::ZERO, |m| SimTime(m.0 / 4));
-        quarter.min(srtt)
+        SimTime(quarter.0 * u64::from(self.steps.mult)).min(srtt)
     }
 
     /// RFC 8985 section 6.2 step 5 (Linux `tcp_rack_detect_loss`): marks lost every segment

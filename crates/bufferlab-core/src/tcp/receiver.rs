@@ -56,6 +56,13 @@
 //!   ACK waits as any in-order packet's); one that brings held packets in order still is.
 //! * Linux 6.x (`Rules::linux_ack_policy`, the `linux` preset): quick-ACK mode, the adaptive
 //!   delayed-ACK timeout and SACK compression decide when an ACK goes (`tcp/linux_ack.rs`).
+//! * RFC 2883 D-SACK as Linux sends it (`dsack`, the `linux` preset; `tcp_input.c`
+//!   `tcp_data_queue`, `tcp_data_queue_ofo`, `tcp_dsack_set`): a segment wholly below RCV.NXT
+//!   is reported whole, one partly below it up to RCV.NXT, one wholly inside a held
+//!   out-of-order range whole, one overlapping the start of a held range up to that range's
+//!   end. The report goes first in the next ACK's SACK blocks (the others after it, within
+//!   the three that fit beside the timestamp) and only in that ACK (`tcp_options_write`
+//!   clears it); the next data segment clears it too (`tcp_data_queue`: `rx_opt.dsack = 0`).
 
 use super::accecn::{option_fit, AccEcnReceiver};
 use super::config::{CcKind, TcpParams};
@@ -121,6 +128,8 @@ pub struct TcpReceiver {
     ack_ecn: Ecn,
     /// Linux's delayed-ACK engine (`Rules::linux_ack_policy` with delayed ACKs).
     linux: Option<Box<LinuxAck>>,
+    /// The duplicate the next ACK reports first (RFC 2883; `dsack` with `sack`): start, length.
+    dsack: Option<(u64, u32)>,
 }
 
 impl TcpReceiver {
@@ -163,6 +172,7 @@ impl TcpReceiver {
             ack_ecn: p.ect_on_every_packet().unwrap_or(Ecn::NotEct),
             linux: (p.linux_ack_policy && p.rules().linux_ack_policy && p.delayed_ack)
                 .then(|| Box::new(LinuxAck::new(p.initial_rto, p.min_rto, p.max_rto, p.mss))),
+            dsack: None,
             p,
         }
     }
@@ -221,22 +231,37 @@ impl TcpReceiver {
             sacker.blocks(self.last_seq, self.rcv_nxt, &self.ooo, max_seen, |s, e| {
                 h.push_sack(s, e)
             });
+        } else if let Some((s, len)) = self.dsack.take().filter(|_| self.p.sack) {
+            // RFC 2883 section 4: the duplicate first, then the blocks RFC 2018 orders
+            h.push_sack(s, s + u64::from(len));
+            self.push_sack_blocks(&mut h);
         } else if self.p.sack && !self.ooo.is_empty() {
-            let first = self
-                .last_block
-                .and_then(|(s, _)| self.ooo.iter().copied().find(|r| r.0 <= s && s < r.1));
-            if let Some(b) = first {
-                h.push_sack(b.0, b.1);
+            self.push_sack_blocks(&mut h);
+        }
+        self.finish_ack(cx, flags, h);
+    }
+
+    /// RFC 2018 section 4's blocks after any D-SACK: the one holding the latest segment, then
+    /// the others from the highest down.
+    fn push_sack_blocks(&self, h: &mut TcpHeader) {
+        let first = self
+            .last_block
+            .and_then(|(s, _)| self.ooo.iter().copied().find(|r| r.0 <= s && s < r.1));
+        if let Some(b) = first {
+            h.push_sack(b.0, b.1);
+        }
+        for &r in self.ooo.iter().rev() {
+            if h.sack_count() >= MAX_SACK_BLOCKS {
+                break;
             }
-            for &r in self.ooo.iter().rev() {
-                if h.sack_count() >= MAX_SACK_BLOCKS {
-                    break;
-                }
-                if Some(r) != first {
-                    h.push_sack(r.0, r.1);
-                }
+            if Some(r) != first {
+                h.push_sack(r.0, r.1);
             }
         }
+    }
+
+    /// Sizes and sends the ACK built by `send_ack`.
+    fn finish_ack(&mut self, cx: &mut EndpointCtx, flags: u8, h: TcpHeader) {
         let mut size = self.p.ack_size;
         if flags & F::SYN != 0 {
             size += self.p.syn_options;
@@ -352,6 +377,21 @@ impl TcpReceiver {
         )
     }
 
+    /// What of the segment [s, e) arrived before (RFC 2883, Linux `tcp_data_queue` /
+    /// `tcp_data_queue_ofo` -> `tcp_dsack_set`, `tcp_dsack_extend`): below RCV.NXT, or the hull
+    /// of its overlap with the held out-of-order ranges; as (start, length).
+    fn duplicate_in(&self, s: u64, e: u64) -> Option<(u64, u32)> {
+        let dup = if s < self.rcv_nxt {
+            Some((s, e.min(self.rcv_nxt)))
+        } else {
+            let mut held = self.ooo.iter().filter(|r| r.0 < e && s < r.1);
+            let first = held.next()?;
+            let last = held.next_back().unwrap_or(first);
+            Some((s.max(first.0), e.min(last.1)))
+        };
+        dup.map(|(a, b)| (a, (b - a).min(u64::from(u32::MAX)) as u32))
+    }
+
     /// Inserts [s, e) into the out-of-order list; returns false when it does not fit.
     fn store(&mut self, s: u64, e: u64) -> bool {
         let i = self.ooo.partition_point(|r| r.1 < s);
@@ -440,6 +480,9 @@ impl Endpoint for TcpReceiver {
         let e = s + len + fin as u64;
         if fin {
             self.fin_seq = Some(s + len);
+        }
+        if self.p.dsack {
+            self.dsack = self.duplicate_in(s, e);
         }
         if e <= self.rcv_nxt {
             // Entirely old: a spurious retransmission; ACK at once (ns-2's delayed-ACK sink

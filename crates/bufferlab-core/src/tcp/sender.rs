@@ -51,6 +51,7 @@ mod ack_dup;
 mod ack_new;
 mod application;
 mod construction;
+mod dsack_undo;
 mod ecn;
 mod endpoint;
 mod ns2_cwv;

@@ -13,6 +13,7 @@ use crate::units::{Bytes, QueueLimit, Rate, SimTime};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+mod dsack;
 mod ect;
 mod linux;
 

@@ -29,9 +29,15 @@ pub const RULES: Rules = Rules {
     // tcp_schedule_loss_probe / tcp_send_loss_probe (TLP, sysctl tcp_early_retrans 3), with
     // `rack_tlp` on in the `linux` preset (tcp/config.rs).
     rack_tlp: true,
+    // tcp_input.c tcp_enter_loss -> tcp_timeout_mark_lost: SACKed data is not sent again after
+    // a timeout (with `rack_tlp`; tcp/sender/timeout.rs).
+    timeout_keeps_sack: true,
     // tcp_input.c tcp_event_data_recv / __tcp_ack_snd_check, tcp_output.c
     // tcp_send_delayed_ack, tcp_timer.c tcp_delack_timer_handler (tcp/linux_ack.rs).
     linux_ack_policy: true,
+    // tcp_input.c tcp_dsack_set / tcp_check_dsack / tcp_try_undo_* (tcp/sender/dsack_undo.rs),
+    // with `dsack` on in the `linux` preset (tcp/config.rs).
+    dsack: true,
     // tcp_output.c tcp_nagle_test: the FIN's segment is never held, and tcp_minshall_check
     // holds a small segment only while an earlier small one is unacknowledged.
     nagle_minshall: true,

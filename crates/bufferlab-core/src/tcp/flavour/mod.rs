@@ -242,11 +242,21 @@ pub struct Rules {
     /// detection with a reordering window (`tcp/rack.rs`) instead of RFC 6675's DupThresh, and
     /// the tail loss probe (`tcp/sender/rack_tlp.rs`), as Linux runs them.
     pub rack_tlp: bool,
+    /// A retransmission timeout keeps the SACK scoreboard and marks lost what it does not
+    /// hold (Linux `tcp_enter_loss` -> `tcp_timeout_mark_lost`; with RACK-TLP): the Loss state
+    /// retransmits the lost segments, skipping SACKed ones, then sends new data, until the
+    /// data sent before the timeout is acknowledged. Off: RFC 2018 section 8's clearing of the
+    /// SACK information and a go-back-N from SND.UNA.
+    pub timeout_keeps_sack: bool,
     /// When the receiver acknowledges: Linux's quick-ACK mode (16 immediate ACKs from the
     /// first data segment, after an idle longer than the RTO and for a retransmission; 2
     /// after a CE mark), its adaptive delayed-ACK timeout and SACK compression
     /// (`tcp/linux_ack.rs`), in place of a fixed `delack_timeout` and a count.
     pub linux_ack_policy: bool,
+    /// D-SACK can be turned on (`dsack`, with SACK): the receiver reports duplicates (RFC
+    /// 2883), the sender reads them (RACK's reordering window, the undo of a reduction whose
+    /// retransmissions all arrived twice), and Linux's undo runs (`tcp/sender/dsack_undo.rs`).
+    pub dsack: bool,
     /// Nagle as Linux applies it (`net/ipv4/tcp_output.c` `tcp_nagle_test`,
     /// `tcp_nagle_check`, `tcp_minshall_check`): the segment that carries the FIN goes out
     /// whatever its size (`tcp_send_fin` pushes with `TCP_NAGLE_OFF`), and a small segment is

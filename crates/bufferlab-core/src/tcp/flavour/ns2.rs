@@ -125,7 +125,9 @@ pub const RULES: Rules = Rules {
     prr: None,
     // ns-2.35 has no RACK or TLP.
     rack_tlp: false,
+    timeout_keeps_sack: false,
     linux_ack_policy: false,
+    dsack: false,
     // ns-2.35 has no delivery-rate estimation; Linux's rule.
     rate_sample_persists: false,
     // ns-2.35 has no rate sampling; ns-3's count keeps BBR under ns2_rules as before.

@@ -82,7 +82,9 @@ pub const RULES: Rules = Rules {
     prr: Some(PrrVariant::Ns3),
     // ns-3.44 has no RACK or TLP (its recovery ops are TcpClassicRecovery and TcpPrrRecovery).
     rack_tlp: false,
+    timeout_keeps_sack: false,
     linux_ack_policy: false,
+    dsack: false,
     // tcp-rate-ops.cc: m_rateSample is a member (SkbDelivered compares with its
     // m_priorDelivered, GenerateSample returns it with the last m_deliveryRate).
     rate_sample_persists: true,

@@ -89,9 +89,11 @@ pub const RULES: Rules = Rules {
     prr: None,
     // RFC 8985 is optional; the RFC flavour keeps RFC 6675's DupThresh and the RTO.
     rack_tlp: false,
+    timeout_keeps_sack: false,
     // RFC 1122 4.2.3.2 / RFC 5681 section 4.2: an ACK for every second full segment or
     // within the delayed-ACK timeout, no adaptive timeout.
     linux_ack_policy: false,
+    dsack: false,
     // Linux tcp_rate.c: tcp_ack() builds a fresh `struct rate_sample` for every ACK.
     rate_sample_persists: false,
     // Linux tcp_ack: tcp_rate_gen(sk, delivered, tp->lost - lost, ...), newly lost only.

@@ -110,6 +110,8 @@ impl TcpSender {
         let mss = self.mss();
         let mut newly_sacked = 0;
         let linux_prr = self.linux_prr().then(|| self.linux_prr_before_sack(ack));
+        // Linux: the D-SACK before the SACK tags (sender/dsack_undo.rs)
+        let dsack = self.dsack_on_ack(h);
         if self.p.sack {
             for (s, e) in h.sack_blocks() {
                 newly_sacked += self.sb.add(self.snd_una.max(ack), s, e);
@@ -119,16 +121,22 @@ impl TcpSender {
             return self.on_ack_ns3(pkt, newly_sacked, cx);
         }
         self.accecn_on_ack(pkt, ack, newly_sacked);
+        if self.rack_on() {
+            let ece = self.ack_ece(pkt);
+            self.undo_note_ece(ece);
+        }
         if let Some(before) = linux_prr {
             self.linux_prr_after_sack(ack, before);
         }
         if self.rack_on() {
             // RACK's update and loss marking (sender/rack_tlp.rs): PRR's newly_lost is RACK's
-            let lost = self.rack_on_ack(ack, now, newly_sacked > 0);
+            let lost = self.rack_on_ack(ack, now, newly_sacked > 0, dsack.tlp);
             self.linux_prr_set_newly_lost(lost);
         }
         let ece = self.ack_ece(pkt);
         let extent = self.ecn_extent();
+        let was_in_recovery = self.in_recovery;
+        let advanced = ack > self.snd_una && ack <= self.snd_max;
         if ack > self.snd_una && ack <= self.snd_max {
             self.on_new_ack(pkt, ack, ece, extent, cx);
         } else if ack == self.snd_una
@@ -140,7 +148,9 @@ impl TcpSender {
             return;
         }
         if self.rack_on() {
-            // tcp_fastretrans_alert -> tcp_time_to_recover: something is marked lost
+            // tcp_fastretrans_alert: the undo tests (sender/dsack_undo.rs), then
+            // tcp_time_to_recover: something is marked lost
+            self.undo_after_ack(h, was_in_recovery, advanced, dsack);
             self.rack_maybe_recover(cx);
         }
         if self.in_recovery && self.linux_prr() {

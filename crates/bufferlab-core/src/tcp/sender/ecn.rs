@@ -50,7 +50,8 @@ impl TcpSender {
             self.w.ssthresh = self.cc.ssthresh_on_ecn(&self.w, self.flight(), now);
             self.w.cwnd = self.w.ssthresh.max(self.w.mss);
             self.start_reduction_round(self.snd_max);
-            // tcp_ecn_queue_cwr: "Do not set CWR if in AccECN mode!"
+            self.undo_forget(); // Linux tcp_enter_cwr: ECN's reduction is never undone
+                                // tcp_ecn_queue_cwr: "Do not set CWR if in AccECN mode!"
             self.cwr_pending = self.accecn.is_none();
             self.stats.ecn_reductions += 1;
         }

@@ -86,6 +86,9 @@ impl TcpSender {
             }
             self.stats.retransmitted_segments += 1;
             self.stats.retransmitted_bytes += len;
+            if len > 0 {
+                self.undo_note_retransmission(now); // Linux tcp_retransmit_skb
+            }
             // Karn: a retransmission invalidates the timed segment (RFC 6298 section 3);
             // ns-2 ends it only at a fast retransmit or a timeout (fast_retransmit_head)
             if !self.rules.retransmission_keeps_timed_segment
@@ -237,9 +240,10 @@ impl TcpSender {
             if self.pace_blocked(cx.now) {
                 break;
             }
-            if self.in_recovery && self.p.sack {
+            if (self.in_recovery || self.rack_loss_state()) && self.p.sack {
                 // RFC 6675 section 5 step (C): send while cwnd - pipe >= 1 SMSS (with RACK-TLP
-                // Linux's pipe and its lost segments: sender/rack_tlp.rs).
+                // Linux's pipe and its lost segments, in Recovery and in the Loss state after
+                // a timeout: sender/rack_tlp.rs).
                 let pipe = self.recovery_pipe();
                 if self.w.cwnd - (pipe as f64) < mss as f64 {
                     break;

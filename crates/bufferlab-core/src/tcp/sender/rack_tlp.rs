@@ -24,8 +24,8 @@
 //! * The probe's ACK (`tcp_process_tlp_ack`): an ACK above `tlp_high_seq` after a probe that
 //!   was a retransmission means the probe repaired a loss: cwnd = ssthresh from the controller
 //!   (`tcp_init_cwnd_reduction`, `tcp_end_cwnd_reduction` in CWR); a duplicate ACK that
-//!   delivers nothing means both copies arrived (no reduction). Linux's D-SACK test
-//!   (`FLAG_DSACK_TLP`) is not modelled (this receiver sends no D-SACK).
+//!   delivers nothing, or a D-SACK of the probe (`FLAG_DSACK_TLP`, `sender/dsack_undo.rs`),
+//!   means both copies arrived (no reduction).
 //!
 //! Simplifications: Linux keeps one timer for RTO, reordering and probe (`icsk_pending`);
 //! here they are three, the RTO keeping its own deadline (the probe's is never later).
@@ -60,6 +60,8 @@ pub(super) struct RackTlp {
     pub(super) probe_recoveries: u64,
     /// Start of the highest segment sent (the probe's retransmission, `skb_rb_last`).
     last_start: Option<u64>,
+    /// Linux's undo state and D-SACK counters (`sender/dsack_undo.rs`).
+    pub(super) undo: super::dsack_undo::Undo,
 }
 
 impl TcpSender {
@@ -101,18 +103,43 @@ impl TcpSender {
     }
 
     /// An ACK, after its SACK blocks entered the scoreboard and before snd_una moves: RACK's
-    /// update, the probe's ACK, loss marking. Returns whether it marked bytes newly lost.
-    pub(super) fn rack_on_ack(&mut self, ack: u64, now: SimTime, sacked_new: bool) -> bool {
+    /// update (with the reordering window's D-SACK rounds), the probe's ACK, loss marking.
+    /// Returns whether it marked bytes newly lost.
+    pub(super) fn rack_on_ack(
+        &mut self,
+        ack: u64,
+        now: SimTime,
+        sacked_new: bool,
+        dsack_tlp: bool,
+    ) -> bool {
         let advanced = ack > self.snd_una && ack <= self.snd_max;
         let una = if advanced { ack } else { self.snd_una };
+        let snd_max = self.snd_max;
         let Some(r) = self.rack.as_mut() else {
             return false;
         };
         let sb = &self.sb;
         r.rack
             .on_ack(una, |a, b| sb.sacked_between(a, b) == b - a, now);
-        self.tlp_on_ack(ack, advanced, sacked_new, now);
+        r.rack.update_reo_wnd(una, snd_max);
+        self.tlp_on_ack(ack, advanced, sacked_new, dsack_tlp, now);
         self.rack_detect(now) > 0
+    }
+
+    /// The Loss state after a timeout (`tcp_timeout_mark_lost`, rule `timeout_keeps_sack`).
+    pub(super) fn rack_mark_lost_at_timeout(&mut self, now: SimTime) {
+        if let Some(r) = self.rack.as_mut() {
+            r.rack.mark_lost_at_timeout(now);
+        }
+    }
+
+    /// The Loss state ends when the data sent before the timeout is acknowledged
+    /// (`tcp_process_loss`: `!before(tp->snd_una, tp->high_seq)`).
+    pub(super) fn rack_loss_state(&mut self) -> bool {
+        if self.in_loss && self.rack_on() && self.snd_una >= self.recover {
+            self.in_loss = false;
+        }
+        self.in_loss && self.rack_on()
     }
 
     /// `tcp_rack_mark_lost`: marks what RACK holds lost, sets the reordering timer.
@@ -120,7 +147,9 @@ impl TcpSender {
         let mss = self.mss();
         let sacked = self.sb.sacked_bytes().div_ceil(mss.max(1));
         let srtt = self.rtt.srtt().map_or(SimTime::MAX, SimTime::from_secs_f64);
-        let (recovery, dt) = (self.in_recovery, self.p.dupack_threshold);
+        // tcp_rack_reo_wnd: icsk_ca_state >= TCP_CA_Recovery (Recovery or Loss)
+        let recovery = self.in_recovery || (self.in_loss && self.rack_on());
+        let dt = self.p.dupack_threshold;
         let Some(r) = self.rack.as_mut() else {
             return 0;
         };
@@ -130,8 +159,20 @@ impl TcpSender {
         lost
     }
 
+    /// `tlp_high_seq`, while a probe is outstanding.
+    pub(super) fn tlp_high_seq(&self) -> Option<u64> {
+        self.rack.as_ref().and_then(|r| r.tlp_high_seq)
+    }
+
     /// `tcp_process_tlp_ack`.
-    fn tlp_on_ack(&mut self, ack: u64, advanced: bool, sacked_new: bool, now: SimTime) {
+    fn tlp_on_ack(
+        &mut self,
+        ack: u64,
+        advanced: bool,
+        sacked_new: bool,
+        dsack_tlp: bool,
+        now: SimTime,
+    ) {
         let Some(r) = self.rack.as_mut() else { return };
         let Some(high) = r.tlp_high_seq else { return };
         if ack < high {
@@ -139,6 +180,8 @@ impl TcpSender {
         }
         if !r.tlp_retrans {
             r.tlp_high_seq = None; // a probe of new data was acknowledged
+        } else if dsack_tlp {
+            r.tlp_high_seq = None; // a D-SACK for the probe: original and probe both arrived
         } else if ack > high {
             // the probe repaired a loss: a window reduction (CWR), cwnd = ssthresh
             r.tlp_high_seq = None;
@@ -178,6 +221,9 @@ impl TcpSender {
                 r.tlp_high_seq = None;
                 r.reo_at = None;
             }
+        }
+        if timeout {
+            self.undo_forget();
         }
     }
 
@@ -226,6 +272,7 @@ impl TcpSender {
         if !self.in_recovery && self.snd_una > self.recover {
             let mss = self.mss();
             self.linux_prr_note_ack(mss, false, false);
+            self.undo_note_ece(false); // tcp_rack_reo_timeout: tcp_enter_recovery(sk, false)
             self.enter_recovery(cx);
         }
         self.send_data(cx);

@@ -99,6 +99,8 @@ impl TcpSender {
             self.ns2_slowdown_event(now, slow_start, after);
         }
         self.stats.fast_retransmits += 1;
+        // Linux tcp_enter_recovery -> tcp_init_undo (sender/dsack_undo.rs)
+        self.undo_enter_recovery();
         self.note_ns2_cong_action();
         self.last_action_timeout = false;
         self.last_action_ecn = false;

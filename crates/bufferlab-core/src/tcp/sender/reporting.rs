@@ -86,6 +86,9 @@ impl TcpSender {
             "response_time_max_s": sorted.last(),
             "cc_state": self.cc.report(),
         });
+        if let Some(rack) = self.undo_report() {
+            r["rack"] = rack;
+        }
         if let Some(a) = &self.accecn {
             r["accecn"] = json!({"ce_packets": a.ce_packets, "ce_option_bytes": a.ce_bytes,
                                  "ace_wrapped": a.wrapped});

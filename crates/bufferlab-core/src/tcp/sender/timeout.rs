@@ -172,11 +172,18 @@ impl TcpSender {
             self.first_partial = true;
             self.retx.clear(); // SetSentListLost: m_retrans = 0
             self.head_lost_until = 0;
+        } else if self.rules.timeout_keeps_sack && self.rack_on() {
+            // Linux tcp_enter_loss -> tcp_timeout_mark_lost: the scoreboard stays, what it
+            // does not hold is lost, and the Loss state resends it (sender/rack_tlp.rs)
+            self.in_loss = true;
+            self.rack_mark_lost_at_timeout(now);
         } else {
             // RFC 2018 section 8: after a timeout the SACK information is not trusted.
             self.sb.clear();
         }
-        self.snd_nxt = self.snd_una; // go back N (ns-2 t_seqno_ = highest_ack_ + 1)
+        if !self.in_loss || self.ns3_sack() {
+            self.snd_nxt = self.snd_una; // go back N (ns-2 t_seqno_ = highest_ack_ + 1)
+        }
         self.send_data(cx);
         if self.rto_at.is_none() {
             self.arm_rto(now);
