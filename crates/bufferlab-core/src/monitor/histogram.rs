@@ -17,12 +17,16 @@
 //! largest non-zero value recorded, grown in small steps: a few hundred bytes per flow or port
 //! (docs/performance.md, "Memory per flow and cost per packet at scale").
 //!
-//! Counts start as 8-bit, the window widens to 16 bits the first time a slot would pass 255
-//! and to 32 bits the first time one would pass 65 535: most histograms (an access link's
-//! sojourns, a flow's delays over a few seconds at 10 000 flows) never pass 255 in a slot,
-//! and their windows take a quarter of the memory of 32-bit counts (docs/performance.md,
-//! "Packets by handle" and "What a flow holds after the report is streamed"). Counts
-//! saturate at `u32::MAX` as the crate's `u32` histogram does.
+//! Counts start as 8-bit. A slot that would pass 255 keeps its low 8 bits in the window and
+//! its multiples of 256 in a short sorted list of carries beside it (slot, 16-bit carry), as
+//! long as that list is smaller than the window widened to 16 bits would be; then the window
+//! widens to 16 bits, and to 32 bits the first time a slot would pass 65 535. Over a few
+//! seconds at 10 000 flows most histograms (an access link's sojourns, a flow's delays) never
+//! pass 255 in a slot; over the bench's 20 s a few slots of most of them do (the sojourns of a
+//! packet behind one or two others of a burst), and the carries keep their windows at one
+//! byte a slot (docs/performance.md, "Packets by handle" and "What a flow holds after the
+//! report is streamed", "at the bench's 20 s"). Counts saturate at `u32::MAX` as the crate's
+//! `u32` histogram does.
 
 /// log2 of the slots per half power of two (128 slots: 2 significant digits).
 const HALF_MAG: u32 = 7;
@@ -104,50 +108,44 @@ impl Counts {
         }
     }
 
-    /// Adds `n` to slot `k` of the window (which must hold it).
+    /// Adds `n` to slot `k` of the window (which must hold it). False, with nothing changed,
+    /// when an 8-bit slot would pass 255: the histogram then carries it
+    /// ([`Histogram::carry`]).
     #[inline]
-    fn add(&mut self, k: usize, n: u32) {
+    fn add(&mut self, k: usize, n: u32) -> bool {
         match self {
             Counts::Tiny(v) => {
                 let sum = v[k] as u32 + n;
                 if sum <= u8::MAX as u32 {
                     v[k] = sum as u8;
-                    return;
+                    return true;
                 }
+                return false;
             }
             Counts::Narrow(v) => {
                 let sum = v[k] as u32 + n;
                 if sum <= u16::MAX as u32 {
                     v[k] = sum as u16;
-                    return;
+                    return true;
                 }
             }
             Counts::Wide(v) => {
                 v[k] = v[k].saturating_add(n);
-                return;
+                return true;
             }
         }
         self.widen();
-        self.add(k, n);
+        self.add(k, n)
     }
 
-    /// 8-bit counts become 16-bit, 16-bit become 32-bit (the same values, the same capacity
-    /// in slots).
+    /// 16-bit counts become 32-bit (the same values, the same capacity in slots).
     #[cold]
     #[inline(never)]
     fn widen(&mut self) {
-        match self {
-            Counts::Tiny(v) => {
-                let mut w = Vec::with_capacity(v.capacity());
-                w.extend(v.iter().map(|&c| u16::from(c)));
-                *self = Counts::Narrow(w);
-            }
-            Counts::Narrow(v) => {
-                let mut w = Vec::with_capacity(v.capacity());
-                w.extend(v.iter().map(|&c| u32::from(c)));
-                *self = Counts::Wide(w);
-            }
-            Counts::Wide(_) => {}
+        if let Counts::Narrow(v) = self {
+            let mut w = Vec::with_capacity(v.capacity());
+            w.extend(v.iter().map(|&c| u32::from(c)));
+            *self = Counts::Wide(w);
         }
     }
 
@@ -217,10 +215,16 @@ pub struct Histogram {
     /// Records of the value 0 (slot 0).
     zeros: u32,
     /// Slot index of `counts[0]` (at least 1 when `counts` is not empty; below 2^16, the
-    /// last slot of a u64 being 7 423: 32 bits keep the histogram at 56 bytes, not 64).
+    /// last slot of a u64 being 7 423: 32 bits keep the histogram at 64 bytes with its
+    /// carries, one cache line).
     lo: u32,
     /// Counts of slots `lo .. lo + counts.len()`.
     counts: Counts,
+    /// While the counts are 8-bit: the slots that passed 255, sorted, each as
+    /// `slot << 16 | carry`, the slot's count being its 8-bit count + 256 x carry; None (most
+    /// histograms) when no slot did. Boxed: 8 bytes in the histogram where a `Vec` is 24.
+    #[allow(clippy::box_collection)]
+    carries: Option<Box<Vec<u32>>>,
     total: u64,
     /// The largest value recorded (0 if none or only zeros).
     max: u64,
@@ -262,10 +266,91 @@ impl Histogram {
             if k >= self.counts.len() {
                 self.cover(i, i, SLACK);
             }
-            self.counts.add(i - self.lo as usize, n);
+            let k = i - self.lo as usize;
+            if !self.counts.add(k, n) {
+                self.carry(k, n);
+            }
             self.max = self.max.max(v);
         }
         self.total = self.total.saturating_add(n as u64);
+    }
+
+    /// Adds `n` to 8-bit slot `k`, which would pass 255: its multiples of 256 go to the
+    /// carries, or, when the carries would take more room than 16-bit counts, the window
+    /// widens (to 32 bits if a count passes 65 535).
+    #[cold]
+    #[inline(never)]
+    fn carry(&mut self, k: usize, n: u32) {
+        let Counts::Tiny(v) = &mut self.counts else {
+            unreachable!("only 8-bit counts carry")
+        };
+        let slot = (self.lo as usize + k) as u32;
+        let carries = self.carries.get_or_insert_with(Default::default);
+        let at = carries.binary_search_by_key(&slot, |&e| e >> 16);
+        let sum = v[k] as u64 + n as u64;
+        let carried = match at {
+            Ok(j) => (carries[j] & 0xffff) as u64,
+            Err(_) => 0,
+        } + (sum >> 8);
+        // room of the carries (4 bytes an entry and the box's 24 bytes) against the
+        // window's extra bytes at 16 bits
+        let entries = carries.len() + usize::from(at.is_err());
+        if carried > u16::MAX as u64 || 4 * entries + 24 > v.capacity() {
+            self.unfold();
+            let done = self.counts.add(k, n);
+            debug_assert!(done);
+            return;
+        }
+        v[k] = (sum & 0xff) as u8;
+        let e = slot << 16 | carried as u32;
+        match at {
+            Ok(j) => carries[j] = e,
+            Err(j) => {
+                if carries.len() == carries.capacity() {
+                    carries.reserve_exact(4.max(carries.len() / 2));
+                }
+                carries.insert(j, e);
+            }
+        }
+    }
+
+    /// 8-bit counts and their carries become 16-bit counts, or 32-bit ones if a count
+    /// passes 65 535 (the same values, the same capacity in slots).
+    #[cold]
+    fn unfold(&mut self) {
+        let Counts::Tiny(v) = &self.counts else {
+            return;
+        };
+        let carries = self.carries.take().map(|b| *b).unwrap_or_default();
+        let mut full: Vec<u32> = Vec::with_capacity(v.capacity());
+        full.extend(v.iter().map(|&c| u32::from(c)));
+        for e in &carries {
+            full[(e >> 16) as usize - self.lo as usize] += (e & 0xffff) << 8;
+        }
+        if full.iter().all(|&c| c <= u16::MAX as u32) {
+            let mut w = Vec::with_capacity(full.capacity());
+            w.extend(full.iter().map(|&c| c as u16));
+            self.counts = Counts::Narrow(w);
+        } else {
+            self.counts = Counts::Wide(full);
+        }
+    }
+
+    /// The count of window slot `k`, its carry found from `*c` on (carries are sorted and
+    /// slots read in order).
+    #[inline]
+    fn count_from(&self, k: usize, c: &mut usize) -> u64 {
+        let mut n = self.counts.get(k);
+        if let Some(carries) = &self.carries {
+            let slot = (self.lo as usize + k) as u32;
+            while *c < carries.len() && carries[*c] >> 16 < slot {
+                *c += 1;
+            }
+            if *c < carries.len() && carries[*c] >> 16 == slot {
+                n += ((carries[*c] & 0xffff) as u64) << 8;
+            }
+        }
+        n
     }
 
     #[inline]
@@ -299,8 +384,9 @@ impl Histogram {
         if run >= target {
             return finish(0);
         }
+        let mut c = 0;
         for k in 0..self.counts.len() {
-            run += self.counts.get(k);
+            run += self.count_from(k, &mut c);
             if run >= target {
                 return finish(self.lo as usize + k);
             }
@@ -320,6 +406,10 @@ impl Histogram {
     /// Heap bytes held (for the memory accounting in docs/performance.md).
     pub fn heap_bytes(&self) -> usize {
         self.counts.heap_bytes()
+            + self
+                .carries
+                .as_ref()
+                .map_or(0, |c| std::mem::size_of::<Vec<u32>>() + 4 * c.capacity())
     }
 }
 
@@ -443,18 +533,78 @@ mod tests {
             r.record_n(v, n).unwrap();
             same(&h, &r, &format!("after {n} x {v}"));
         }
-        assert!(matches!(h.counts, Counts::Narrow(_)));
+        // a wide window (slots 1 to ~520): two slots past 255 are carried, not widened
+        assert!(matches!(h.counts, Counts::Tiny(_)));
+        assert_eq!(h.carries.as_deref().map(Vec::len), Some(2));
         let mut small = Histogram::new();
         small.record_n(1_000, 255);
         small.record_n(3, 255);
         assert!(matches!(small.counts, Counts::Tiny(_)));
-        // straight from 8 to 32 bits when one record passes 65 535
+        assert!(small.carries.is_none());
+        // a narrow window (17 slots): its carries would take more room than 16-bit counts
+        let mut narrow = Histogram::new();
+        let mut r = reference();
+        narrow.record_n(1_000, 200);
+        narrow.record_n(1_000, 56);
+        r.record_n(1_000, 256).unwrap();
+        assert!(matches!(narrow.counts, Counts::Narrow(_)));
+        same(&narrow, &r, "narrow window");
+        // straight from 8 to 32 bits when one record passes 65 535 x 256
         let mut big = Histogram::new();
         big.record(2);
-        big.record_n(2, 70_000);
+        big.record_n(2, 70_000_000);
         assert!(matches!(big.counts, Counts::Wide(_)));
+        assert!(big.carries.is_none());
         assert_eq!(big.value_at_quantile(1.0), 2);
-        assert_eq!(big.len(), 70_001);
+        assert_eq!(big.len(), 70_000_001);
+    }
+
+    // ---- carried counts: many slots past 255 in a wide window, in any order ----
+    #[test]
+    fn carried_counts_match_the_hdrhistogram_crate() {
+        let mut rng = Xs(0x2545_F491_4F6C_DD1D);
+        let mut carried = 0;
+        for case in 0..40 {
+            let mut h = Histogram::new();
+            let mut r = reference();
+            // a wide window first (slots ~1 to ~2 300), then hot slots in random order
+            h.record(1);
+            r.record(1).unwrap();
+            h.record(20_000_000);
+            r.record(20_000_000).unwrap();
+            let hot = 1 + case % 30;
+            for _ in 0..(case + 1) * 3_000 {
+                let v = 1 + (rng.uniform() * hot as f64) as u64 * 12_345;
+                let n = 1 + (rng.uniform() * [1.0, 40.0, 3_000.0][case % 3]) as u32;
+                h.record_n(v, n);
+                r.record_n(v, n).unwrap();
+            }
+            same(&h, &r, &format!("case {case}"));
+            // the heaviest cases pass 65 535 x 256 in a slot and widen to 32 bits
+            if let Some(c) = h.carries.as_deref() {
+                assert!(matches!(h.counts, Counts::Tiny(_)), "case {case}: 8-bit");
+                assert!(
+                    c.windows(2).all(|w| w[0] >> 16 < w[1] >> 16),
+                    "case {case}: sorted"
+                );
+                carried += 1;
+            }
+        }
+        assert!(carried >= 30, "{carried} of 40 cases carried");
+        // carries and then a widening keep every count
+        let mut h = Histogram::new();
+        let mut r = reference();
+        h.record(1);
+        r.record(1).unwrap();
+        h.record(300);
+        r.record(300).unwrap();
+        for v in 1..300u64 {
+            h.record_n(v, 300);
+            r.record_n(v, 300).unwrap();
+        }
+        assert!(matches!(h.counts, Counts::Narrow(_)));
+        assert!(h.carries.is_none());
+        same(&h, &r, "widened after carrying");
     }
 
     // ---- 16-bit counts widen without losing a record ----
@@ -479,10 +629,10 @@ mod tests {
         assert!(matches!(small.counts, Counts::Narrow(_)));
     }
 
-    // ---- a histogram is 56 bytes (one a port and one a flow, at 10 000 flows) ----
+    // ---- a histogram is 64 bytes (one a port and one a flow, at 10 000 flows) ----
     #[test]
-    fn histogram_is_56_bytes() {
-        assert_eq!(std::mem::size_of::<Histogram>(), 56);
+    fn histogram_is_64_bytes() {
+        assert_eq!(std::mem::size_of::<Histogram>(), 64);
     }
 
     // ---- narrow ranges cost little ----
