@@ -84,9 +84,12 @@ fn lowest_equivalent(v: u64) -> u64 {
     (v >> b) << b
 }
 
-/// The window's counts: 8-bit until one would overflow, then 16-bit, then 32-bit.
+/// The counts: a sorted list of the slots used while it is smaller than a window of them
+/// would be, then a window of 8-bit counts until one would overflow, then 16-bit, then 32-bit.
 #[derive(Clone, Debug)]
 enum Counts {
+    /// The slots recorded so far, sorted, each as `slot << 16 | count` (16-bit count).
+    Sparse(Vec<u32>),
     Tiny(Vec<u8>),
     Narrow(Vec<u16>),
     Wide(Vec<u32>),
@@ -94,7 +97,7 @@ enum Counts {
 
 impl Default for Counts {
     fn default() -> Self {
-        Counts::Tiny(Vec::new())
+        Counts::Sparse(Vec::new())
     }
 }
 
@@ -105,13 +108,14 @@ impl Counts {
             Counts::Tiny(v) => v.len(),
             Counts::Narrow(v) => v.len(),
             Counts::Wide(v) => v.len(),
+            Counts::Sparse(_) => 0,
         }
     }
 
     /// Adds `n` to slot `k` of the window (which must hold it). False, with nothing changed,
     /// when an 8-bit slot would pass 255: the histogram then carries it
     /// ([`Histogram::carry`]).
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, k: usize, n: u32) -> bool {
         match self {
             Counts::Tiny(v) => {
@@ -133,6 +137,7 @@ impl Counts {
                 v[k] = v[k].saturating_add(n);
                 return true;
             }
+            Counts::Sparse(_) => unreachable!("a sorted list has no window"),
         }
         self.widen();
         self.add(k, n)
@@ -154,6 +159,7 @@ impl Counts {
             Counts::Tiny(v) => v[k] as u64,
             Counts::Narrow(v) => v[k] as u64,
             Counts::Wide(v) => v[k] as u64,
+            Counts::Sparse(_) => unreachable!("a sorted list has no window"),
         }
     }
 
@@ -162,6 +168,7 @@ impl Counts {
             Counts::Tiny(v) => v.capacity(),
             Counts::Narrow(v) => v.capacity() * std::mem::size_of::<u16>(),
             Counts::Wide(v) => v.capacity() * std::mem::size_of::<u32>(),
+            Counts::Sparse(v) => v.capacity() * std::mem::size_of::<u32>(),
         }
     }
 
@@ -172,6 +179,7 @@ impl Counts {
             Counts::Tiny(v) => cover_window(v, start, lo, hi, slack),
             Counts::Narrow(v) => cover_window(v, start, lo, hi, slack),
             Counts::Wide(v) => cover_window(v, start, lo, hi, slack),
+            Counts::Sparse(_) => unreachable!("a sorted list has no window"),
         }
     }
 }
@@ -210,11 +218,45 @@ fn cover_window<T: Copy + Default>(
     }
 }
 
+/// Adds `n` to slot `i` of the sorted list `e` and says where it is; None, with nothing
+/// changed, when the count would pass 65 535 or a new entry would make the list (4 bytes a
+/// slot) larger than an 8-bit window over its slots.
+fn sparse_add(e: &mut Vec<u32>, i: usize, n: u32) -> Option<usize> {
+    let slot = i as u32;
+    match e.binary_search_by_key(&slot, |&x| x >> 16) {
+        Ok(j) => {
+            let c = (e[j] & 0xffff).saturating_add(n);
+            if n > u16::MAX as u32 || c > u16::MAX as u32 {
+                return None;
+            }
+            e[j] = slot << 16 | c;
+            Some(j)
+        }
+        Err(j) => {
+            if n > u16::MAX as u32 {
+                return None;
+            }
+            let first = e.first().map_or(slot, |&x| (x >> 16).min(slot));
+            let last = e.last().map_or(slot, |&x| (x >> 16).max(slot));
+            if 4 * (e.len() + 1) > (last - first + 1) as usize + SLACK {
+                return None;
+            }
+            if e.len() == e.capacity() {
+                e.reserve_exact(4.max(e.len() / 2));
+            }
+            e.insert(j, slot << 16 | n);
+            Some(j)
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Histogram {
     /// Records of the value 0 (slot 0).
     zeros: u32,
-    /// Slot index of `counts[0]` (at least 1 when `counts` is not empty; below 2^16, the
+    /// Slot index of `counts[0]` (while the counts are a sorted list: the place in it of the
+    /// slot recorded last, tried first at the next record). At least 1 when `counts` is a
+    /// non-empty window; below 2^16, the
     /// last slot of a u64 being 7 423: 32 bits keep the histogram at 64 bytes with its
     /// carries, one cache line).
     lo: u32,
@@ -262,6 +304,12 @@ impl Histogram {
             self.zeros = self.zeros.saturating_add(n);
         } else {
             let i = index_of(v);
+            if let Counts::Sparse(_) = self.counts {
+                self.sparse_record(i, n);
+                self.max = self.max.max(v);
+                self.total = self.total.saturating_add(n as u64);
+                return;
+            }
             let k = i.wrapping_sub(self.lo as usize);
             if k >= self.counts.len() {
                 self.cover(i, i, SLACK);
@@ -273,6 +321,73 @@ impl Histogram {
             self.max = self.max.max(v);
         }
         self.total = self.total.saturating_add(n as u64);
+    }
+
+    /// Adds `n` to slot `i` of the sorted list, or makes it a window. Out of line, so that
+    /// the window's path stays as short as it was.
+    #[inline(never)]
+    fn sparse_record(&mut self, i: usize, n: u32) {
+        let Counts::Sparse(e) = &mut self.counts else {
+            return;
+        };
+        // the slot recorded last and the one after it first (`lo` is the place of the last
+        // in the list while sparse): the packets of a burst wait one, two, three
+        // transmission times
+        let h = self.lo as usize;
+        for j in [h, h + 1] {
+            if let Some(x) = e.get_mut(j) {
+                if *x >> 16 == i as u32 && n <= 0xffff - (*x & 0xffff) {
+                    *x += n;
+                    self.lo = j as u32;
+                    return;
+                }
+            }
+        }
+        match sparse_add(e, i, n) {
+            Some(j) => self.lo = j as u32,
+            None => self.densify(i, n),
+        }
+    }
+
+    /// The sorted list, with `n` more in slot `i`, becomes a window: 8-bit counts, with
+    /// carries for the slots past 255 while they take less room than 16-bit counts, else
+    /// 16-bit or 32-bit counts.
+    #[cold]
+    #[inline(never)]
+    fn densify(&mut self, i: usize, n: u32) {
+        let Counts::Sparse(e) = &self.counts else {
+            return;
+        };
+        let first = e.first().map_or(i, |&x| (x >> 16) as usize);
+        let last = e.last().map_or(i, |&x| (x >> 16) as usize);
+        let (lo, hi) = (first.min(i), last.max(i));
+        let mut full = vec![0u32; hi + 1 - lo];
+        for &x in e {
+            full[(x >> 16) as usize - lo] = x & 0xffff;
+        }
+        full[i - lo] = full[i - lo].saturating_add(n);
+        self.lo = lo as u32;
+        let cap = full.len() + SLACK;
+        let over = full.iter().filter(|&&c| c > u8::MAX as u32).count();
+        let carry_max = u8::MAX as u32 + ((u16::MAX as u32) << 8);
+        if full.iter().all(|&c| c <= carry_max) && (over == 0 || 4 * over + 24 <= cap) {
+            let mut low = Vec::with_capacity(cap);
+            low.extend(full.iter().map(|&c| (c & 0xff) as u8));
+            let carries: Vec<u32> = (lo..)
+                .zip(&full)
+                .filter(|&(_, &c)| c > u8::MAX as u32)
+                .map(|(slot, &c)| (slot as u32) << 16 | c >> 8)
+                .collect();
+            self.carries = (!carries.is_empty()).then(|| Box::new(carries));
+            self.counts = Counts::Tiny(low);
+        } else if full.iter().all(|&c| c <= u16::MAX as u32) {
+            let mut w = Vec::with_capacity(cap);
+            w.extend(full.iter().map(|&c| c as u16));
+            self.counts = Counts::Narrow(w);
+        } else {
+            full.reserve_exact(SLACK);
+            self.counts = Counts::Wide(full);
+        }
     }
 
     /// Adds `n` to 8-bit slot `k`, which would pass 255: its multiples of 256 go to the
@@ -384,6 +499,15 @@ impl Histogram {
         if run >= target {
             return finish(0);
         }
+        if let Counts::Sparse(e) = &self.counts {
+            for &x in e {
+                run += (x & 0xffff) as u64;
+                if run >= target {
+                    return finish((x >> 16) as usize);
+                }
+            }
+            return 0;
+        }
         let mut c = 0;
         for k in 0..self.counts.len() {
             run += self.count_from(k, &mut c);
@@ -428,6 +552,14 @@ mod tests {
         }
     }
 
+    /// A histogram that starts as a window (8-bit counts), not as a sorted list.
+    fn dense() -> Histogram {
+        Histogram {
+            counts: Counts::Tiny(Vec::new()),
+            ..Histogram::default()
+        }
+    }
+
     fn reference() -> hdrhistogram::Histogram<u32> {
         hdrhistogram::Histogram::new(2).unwrap()
     }
@@ -459,13 +591,18 @@ mod tests {
     #[test]
     fn quantiles_match_the_hdrhistogram_crate() {
         let mut rng = Xs(0x9E37_79B9_7F4A_7C15);
-        for case in 0..200 {
-            let mut h = Histogram::new();
+        for case in 0..400 {
+            // half start as a sorted list (the default), half as a window
+            let mut h = if case % 2 == 0 {
+                Histogram::new()
+            } else {
+                dense()
+            };
             let mut r = reference();
             // delays around a base, sojourns from zero up, and wide spreads
-            let base = [0u64, 300, 24_000_000, 1_000][case % 4];
-            let spread = [10u64, 1_000, 5_000_000, 1 << 40][case / 4 % 4];
-            let n = 1 + (case * 37) % 3000;
+            let base = [0u64, 300, 24_000_000, 1_000][case / 2 % 4];
+            let spread = [10u64, 1_000, 5_000_000, 1 << 40][case / 8 % 4];
+            let n = 1 + (case / 2 * 37) % 3000;
             for _ in 0..n {
                 let v = if rng.uniform() < 0.2 {
                     0
@@ -520,7 +657,7 @@ mod tests {
     // ---- 8-bit counts widen to 16 bits without losing a record ----
     #[test]
     fn counts_widen_past_255() {
-        let mut h = Histogram::new();
+        let mut h = dense();
         let mut r = reference();
         for (v, n) in [
             (1_000u64, 200u32),
@@ -536,13 +673,13 @@ mod tests {
         // a wide window (slots 1 to ~520): two slots past 255 are carried, not widened
         assert!(matches!(h.counts, Counts::Tiny(_)));
         assert_eq!(h.carries.as_deref().map(Vec::len), Some(2));
-        let mut small = Histogram::new();
+        let mut small = dense();
         small.record_n(1_000, 255);
         small.record_n(3, 255);
         assert!(matches!(small.counts, Counts::Tiny(_)));
         assert!(small.carries.is_none());
         // a narrow window (17 slots): its carries would take more room than 16-bit counts
-        let mut narrow = Histogram::new();
+        let mut narrow = dense();
         let mut r = reference();
         narrow.record_n(1_000, 200);
         narrow.record_n(1_000, 56);
@@ -550,7 +687,7 @@ mod tests {
         assert!(matches!(narrow.counts, Counts::Narrow(_)));
         same(&narrow, &r, "narrow window");
         // straight from 8 to 32 bits when one record passes 65 535 x 256
-        let mut big = Histogram::new();
+        let mut big = dense();
         big.record(2);
         big.record_n(2, 70_000_000);
         assert!(matches!(big.counts, Counts::Wide(_)));
@@ -565,7 +702,7 @@ mod tests {
         let mut rng = Xs(0x2545_F491_4F6C_DD1D);
         let mut carried = 0;
         for case in 0..40 {
-            let mut h = Histogram::new();
+            let mut h = dense();
             let mut r = reference();
             // a wide window first (slots ~1 to ~2 300), then hot slots in random order
             h.record(1);
@@ -592,7 +729,7 @@ mod tests {
         }
         assert!(carried >= 30, "{carried} of 40 cases carried");
         // carries and then a widening keep every count
-        let mut h = Histogram::new();
+        let mut h = dense();
         let mut r = reference();
         h.record(1);
         r.record(1).unwrap();
@@ -610,7 +747,7 @@ mod tests {
     // ---- 16-bit counts widen without losing a record ----
     #[test]
     fn counts_widen_past_65535() {
-        let mut h = Histogram::new();
+        let mut h = dense();
         let mut r = reference();
         for (v, n) in [
             (1_000u64, 60_000u32),
@@ -624,9 +761,46 @@ mod tests {
             same(&h, &r, &format!("after {n} x {v}"));
         }
         assert!(matches!(h.counts, Counts::Wide(_)));
-        let mut small = Histogram::new();
+        let mut small = dense();
         small.record_n(1_000, 65_535);
         assert!(matches!(small.counts, Counts::Narrow(_)));
+    }
+
+    // ---- a sorted list while few slots are used, then a window ----
+    #[test]
+    fn few_slots_stay_a_sorted_list() {
+        let mut h = Histogram::new();
+        let mut r = reference();
+        // sojourns of an access link: a few multiples of a transmission time, one outlier
+        for (v, n) in [
+            (12_000u64, 300u32),
+            (24_000, 40),
+            (1, 2),
+            (5_000_000, 1),
+            (12_000, 70_000),
+        ] {
+            h.record_n(v, n);
+            r.record_n(v, n).unwrap();
+            same(&h, &r, &format!("after {n} x {v}"));
+        }
+        // 12 000 passed 65 535: a window now, 8-bit with 12 000's carry (70 300 < 65 535 x 256)
+        assert!(matches!(h.counts, Counts::Tiny(_)));
+        assert!(h.carries.is_some());
+        let mut s = Histogram::new();
+        for v in [12_000u64, 24_000, 36_000, 5_000_000] {
+            s.record_n(v, 200);
+        }
+        assert!(matches!(s.counts, Counts::Sparse(_)));
+        assert_eq!(s.heap_bytes(), 16);
+        // slots close together: a window once the list would be larger
+        let mut d = Histogram::new();
+        let mut r = reference();
+        for v in 1_000..1_100u64 {
+            d.record(v);
+            r.record(v).unwrap();
+        }
+        assert!(matches!(d.counts, Counts::Tiny(_)), "{:?}", d.counts);
+        same(&d, &r, "dense after sparse");
     }
 
     // ---- a histogram is 64 bytes (one a port and one a flow, at 10 000 flows) ----
@@ -638,7 +812,7 @@ mod tests {
     // ---- narrow ranges cost little ----
     #[test]
     fn delays_around_25_ms_take_under_2_kb() {
-        let mut h = Histogram::new();
+        let mut h = dense();
         for k in 0..10_000u64 {
             h.record(24_000_000 + (k * 7919) % 10_000_000);
         }
