@@ -21,7 +21,7 @@ impl Session {
     /// per second), `delay` (seconds), `limit` (packets, a DropTail queue's) or
     /// `avoid_reordering` (DelayLink's `avoidReordering_`, 0 or 1). What is sent
     /// or queued from now on sees it (`Port::set_rate`, `Port::set_delay`,
-    /// `Port::set_queue_limit`, net/port.rs). Needs ns-2's clock.
+    /// `Port::set_queue_limit`, net/port/wire.rs and reading.rs). Needs ns-2's clock.
     pub fn set_link(
         &mut self,
         link: &str,
