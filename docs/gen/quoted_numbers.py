@@ -202,17 +202,18 @@ def dsack_spray(workdir: Path, write: bool) -> dict[str, str]:
                 ov[f"flows.{i}.tcp.dsack"] = dsack
             r = bufferlab.load(path).with_overrides(ov).run(seed).raw
             tcp = [f["tcp"] for f in r["flows"]]
+            rack = [t["rack"] for t in tcp]
 
-            def total(key: str, part: str | None = None) -> int:
-                return sum((t[part] if part else t)[key] for t in tcp)
+            def total(key: str, of: list[dict]) -> int:
+                return sum(x[key] for x in of)
 
-            by_ts = total("full_undos", "rack") + total("partial_undos", "rack")
-            steps = total("reo_wnd_steps", "rack") / len(tcp)
+            by_ts = total("full_undos", rack) + total("partial_undos", rack)
+            steps = total("reo_wnd_steps", rack) / len(tcp)
             fct = statistics.median(t["completion_time_s"] for t in tcp) * 1e3
             rows.append(
-                f"| {seed} | {str(dsack).lower()} | {total('retransmitted_segments')} "
-                f"| {total('dsacks_received', 'rack')} | {total('fast_retransmits')} "
-                f"| {total('dsack_undos', 'rack')} / {by_ts} | {steps:.1f} | {fct:.2f} ms |"
+                f"| {seed} | {str(dsack).lower()} | {total('retransmitted_segments', tcp)} "
+                f"| {total('dsacks_received', rack)} | {total('fast_retransmits', tcp)} "
+                f"| {total('dsack_undos', rack)} / {by_ts} | {steps:.1f} | {fct:.2f} ms |"
             )
     return {"dsack-spray": "\n".join(rows)}
 
