@@ -41,6 +41,9 @@ struct Pipe {
     out: Vec<Packet>,
     /// Decides whether the n-th data packet (0-based) is lost.
     drop: DropRule,
+    /// Decides whether the n-th packet of the receiver (0-based) is lost.
+    ack_drop: DropRule,
+    acks_made: u64,
     /// Marks CE on the n-th data packet.
     mark: MarkRule,
     data_sent: u64,
@@ -72,6 +75,8 @@ impl Pipe {
             seq: 0,
             out: Vec::new(),
             drop: Box::new(|_, _, _| false),
+            ack_drop: Box::new(|_, _, _| false),
+            acks_made: 0,
             mark: Box::new(|_, _| false),
             data_sent: 0,
             sent_log: Vec::new(),
@@ -135,6 +140,11 @@ impl Pipe {
                 };
                 self.push(at, true, p);
             } else {
+                let n = self.acks_made;
+                self.acks_made += 1;
+                if (self.ack_drop)(n, &p, self.now) {
+                    continue;
+                }
                 let at = self.now + self.delay;
                 self.push(at, false, p);
             }

@@ -162,3 +162,48 @@ fn a_reduction_that_reordering_caused_is_undone() {
     assert!(end < 20.0 && end <= reduced + 2.0, "{reduced} -> {end}");
     assert_eq!(rack["dsacks_received"], 0);
 }
+
+/// Two web objects of 10 segments, 500 ms apart, 50 ms each way; the ACK of the first
+/// object's last segment is lost, so the tail loss probe sends that segment again although it
+/// arrived (no new data to probe with). Returns the sender's `tcp.rack` counters.
+fn probe_of_a_lost_ack(p: TcpParams) -> serde_json::Value {
+    use crate::traffic::{Distribution, ObjectSize};
+    let app = TcpApp::Web {
+        size: ObjectSize::Constant {
+            value: Bytes(10_000),
+        },
+        think: Distribution::Constant { value: ms(500) },
+        objects: Some(2),
+        rng: crate::rng::stream(1, "t"),
+    };
+    let mut pipe = Pipe::new(p, app, ms(50));
+    let mut dropped = false;
+    pipe.ack_drop = Box::new(move |_, a, _| {
+        let first = !dropped && a.tcp.ack == seg(10);
+        dropped |= first;
+        first
+    });
+    pipe.run_until(SimTime::from_secs(3));
+    assert_eq!(pipe.rcv.delivered, 20_000, "both objects delivered");
+    assert_eq!(pipe.snd.stats.timeouts, 0);
+    pipe.snd.report().expect("a sender report")["rack"].clone()
+}
+
+#[test]
+fn a_dsack_of_the_probe_tells_that_nothing_was_lost() {
+    // Linux tcp_process_tlp_ack: the probe's D-SACK (its end is tlp_high_seq,
+    // FLAG_DSACK_TLP) ends the episode without a reduction
+    let rack = probe_of_a_lost_ack(linux(|o| o.delayed_ack = Some(false)));
+    assert_eq!(rack["loss_probes"], 1, "{rack}");
+    assert_eq!(rack["dsacks_received"], 1);
+    assert_eq!(rack["loss_probe_recoveries"], 0);
+    // Without D-SACK the ACK of the probe is no duplicate (it advances SND.UNA), so the
+    // episode stays open and the next object's first ACK above tlp_high_seq counts as a loss
+    // the probe repaired: a needless reduction
+    let rack = probe_of_a_lost_ack(linux(|o| {
+        o.delayed_ack = Some(false);
+        o.dsack = Some(false);
+    }));
+    assert_eq!(rack["loss_probes"], 1, "{rack}");
+    assert_eq!(rack["loss_probe_recoveries"], 1);
+}
