@@ -70,10 +70,10 @@ ROOT = Path(__file__).resolve().parents[1]
     [("droptail", (0.3, 2.0)), ("fq_codel", (0.0, 0.1)), ("cobalt", (0.0, 0.1))],
 )
 def test_the_home_link_example(tmp_path: Path, kind: str, voice_delay: tuple[float, float]) -> None:
-    """examples/home_link.toml: the bloated modem buffer delays the voice flow by three quarters
-    of a second (749 ms mean) and starves the download of ACKs (1.79 of the downlink's 20 Mbit/s);
-    FQ-CoDel and COBALT in the modem bring the delay under 100 ms (22 and 45 ms) and the
-    download near the downlink's rate (19.27 and 17.89 Mbit/s; docs/models/cobalt.md)."""
+    """examples/home_link.toml: the bloated modem buffer delays the voice flow by about two
+    thirds of a second (646 ms mean) and starves the download of ACKs (2.62 of the downlink's
+    20 Mbit/s); FQ-CoDel and COBALT in the modem bring the delay under 100 ms (22 and 44 ms) and
+    the download near the downlink's rate (19.27 and 19.13 Mbit/s; docs/models/cobalt.md)."""
     text = (ROOT / "examples" / "home_link.toml").read_text()
     up = 'queue = { kind = "droptail", limit = "256p" }'
     assert up in text
