@@ -1325,12 +1325,18 @@ fn ns2_sack_sink_acks_grow_by_eight_bytes_a_block() {
 
 /// A scripted ACK of `ack` with SACK blocks given in segment numbers, [a, b).
 fn feed_sack(pipe: &mut Pipe, t_ms: u64, ack: u64, blocks: &[(u64, u64)]) {
+    feed_sack_echo(pipe, t_ms, ack, blocks, 0);
+}
+
+/// The same with the timestamp echo `echo_ms`.
+fn feed_sack_echo(pipe: &mut Pipe, t_ms: u64, ack: u64, blocks: &[(u64, u64)], echo_ms: u64) {
     pipe.now = ms(t_ms);
     let mut h = TcpHeader {
         seq: 1,
         ack,
         flags: tcp_flags::ACK,
         window: 1 << 30,
+        ts_echo: ms(echo_ms),
         ..TcpHeader::default()
     };
     for &(a, b) in blocks {

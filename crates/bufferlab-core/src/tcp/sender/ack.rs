@@ -121,10 +121,6 @@ impl TcpSender {
             return self.on_ack_ns3(pkt, newly_sacked, cx);
         }
         self.accecn_on_ack(pkt, ack, newly_sacked);
-        if self.rack_on() {
-            let ece = self.ack_ece(pkt);
-            self.undo_note_ece(ece);
-        }
         if let Some(before) = linux_prr {
             self.linux_prr_after_sack(ack, before);
         }
@@ -134,6 +130,7 @@ impl TcpSender {
             self.linux_prr_set_newly_lost(lost);
         }
         let ece = self.ack_ece(pkt);
+        self.undo_note_ece(ece); // tcp_enter_recovery(sk, ece_ack), if this ACK starts one
         let extent = self.ecn_extent();
         let was_in_recovery = self.in_recovery;
         let advanced = ack > self.snd_una && ack <= self.snd_max;

@@ -86,10 +86,9 @@ impl TcpSender {
     /// The start of an ACK (before its SACK blocks enter the scoreboard): reads its D-SACK
     /// (`tcp_check_dsack`, `tcp_dsack_seen`).
     pub(super) fn dsack_on_ack(&mut self, h: &TcpHeader) -> Dsack {
-        if self.rack.is_none() {
+        if !self.dsack_on() {
             return Dsack::default();
         }
-        let dsack_on = self.dsack_on();
         let mss = self.mss().max(1);
         let tlp_high = self.tlp_high_seq();
         let mut blocks = h.sack_blocks();
@@ -97,9 +96,6 @@ impl TcpSender {
             return Dsack::default();
         };
         let u = &mut r.undo;
-        if !dsack_on {
-            return Dsack::default();
-        }
         let Some((s0, e0)) = blocks.next() else {
             return Dsack::default();
         };

@@ -1,22 +1,8 @@
 //! D-SACK (RFC 2883) sent by the `linux` preset's receiver and read by its sender, and Linux's
 //! undo of a reduction that reordering caused (`tcp/sender/dsack_undo.rs`, `tcp/rack.rs`).
 
+use super::linux::linux;
 use super::*;
-
-/// The `linux` preset with NewReno (ssthresh = FlightSize / 2), 1000-byte segments, an initial
-/// window of 20 and no handshake.
-fn linux(f: impl FnOnce(&mut TcpOptions)) -> TcpParams {
-    let mut o = TcpOptions {
-        preset: Some(Preset::Linux),
-        cc: Some(CcKind::Newreno),
-        mss: Some(Bytes(1000)),
-        iw: Some(20),
-        handshake: Some(false),
-        ..TcpOptions::default()
-    };
-    f(&mut o);
-    TcpParams::resolve(&o, None)
-}
 
 /// An ACK as (arrival index, ack number, SACK blocks in segment numbers).
 type AckBlocks = (usize, u64, Vec<(u64, u64)>);
@@ -87,30 +73,6 @@ fn dsack_is_the_linux_flavours_only() {
     assert!(err.1.contains(r#"preset = "linux""#), "{}", err.1);
 }
 
-/// An ACK to the sender at `t_ms` with cumulative ACK `ack` (a sequence number), SACK blocks in
-/// segment numbers, and the timestamp echo `echo_ms`.
-fn feed(pipe: &mut Pipe, t_ms: u64, ack: u64, blocks: &[(u64, u64)], echo_ms: u64) {
-    pipe.now = ms(t_ms);
-    let mut h = TcpHeader {
-        seq: 1,
-        ack,
-        flags: tcp_flags::ACK,
-        window: 1 << 30,
-        ts_echo: ms(echo_ms),
-        ..TcpHeader::default()
-    };
-    for &(a, b) in blocks {
-        h.push_sack(seg(a), seg(b));
-    }
-    let p = Packet {
-        kind: PacketKind::TcpAck,
-        size: 52,
-        tcp: h,
-        ..Packet::default()
-    };
-    pipe.call(true, Some(p));
-}
-
 /// 20 segments sent at 1 ms; segment 0 is reordered, not lost: segments 1-3 are SACKed at
 /// 101-103 ms (the third makes RACK, with no reordering seen, mark 0 lost and retransmit it at
 /// 103 ms), the original 0 arrives at 104 ms (cumulative ACK 4, echoing its timestamp, 1 ms),
@@ -122,13 +84,13 @@ fn reordered_head(p: TcpParams) -> (serde_json::Value, f64, f64) {
     pipe.call(true, None);
     assert_eq!(pipe.sent_log.len(), 20);
     for k in 1..=3 {
-        feed(&mut pipe, 100 + k, seg(0), &[(1, k + 1)], 0);
+        feed_sack_echo(&mut pipe, 100 + k, seg(0), &[(1, k + 1)], 0);
     }
     assert_eq!(pipe.snd.stats.fast_retransmits, 1, "segment 0 marked lost");
     assert!(sent_at_ms(&pipe, 103).contains(&(seg(0), 1)));
     let reduced = pipe.cwnd_segs();
-    feed(&mut pipe, 104, seg(4), &[], 1);
-    feed(&mut pipe, 105, seg(4), &[(0, 1)], 103);
+    feed_sack_echo(&mut pipe, 104, seg(4), &[], 1);
+    feed_sack_echo(&mut pipe, 105, seg(4), &[(0, 1)], 103);
     let rack = pipe.snd.report().expect("a sender report")["rack"].clone();
     (rack, reduced, pipe.cwnd_segs())
 }

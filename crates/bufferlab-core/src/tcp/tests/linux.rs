@@ -5,7 +5,7 @@ use super::*;
 
 /// The `linux` preset with NewReno (ssthresh = FlightSize / 2) and 1000-byte segments, data
 /// from t = 0 with an initial window of 20 segments.
-fn linux(f: impl FnOnce(&mut TcpOptions)) -> TcpParams {
+pub(super) fn linux(f: impl FnOnce(&mut TcpOptions)) -> TcpParams {
     let mut o = TcpOptions {
         preset: Some(Preset::Linux),
         cc: Some(CcKind::Newreno),
