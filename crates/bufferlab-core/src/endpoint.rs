@@ -92,6 +92,10 @@ pub trait Endpoint {
     fn take_ns2_events(&mut self) -> Vec<Ns2TcpEvent> {
         Vec::new()
     }
+    /// Grows its buffers to the size a lossy run reaches, so that later packets do not
+    /// allocate (`Simulation::reserve_packet_room`; `tests/no_allocation.rs`): results do
+    /// not change. Buffers otherwise start empty and grow as needed (memory at scale).
+    fn reserve_room(&mut self) {}
     /// [`probe`](Endpoint::probe) at time `now`, for a variable a timer would have changed
     /// by then without an event of the endpoint's own (ns-2's idle timeout of `cwnd_`).
     fn probe_at(&self, var: &str, _now: SimTime) -> Option<f64> {

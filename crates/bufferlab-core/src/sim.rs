@@ -875,14 +875,18 @@ impl Simulation {
         self.pool.release();
     }
 
-    /// Makes room in every port for a full queue and a full wire before the run (ports start
-    /// empty and grow to their high-water marks; growing allocates): results do not change.
+    /// Makes room in every port for a full queue and a full wire, and in every endpoint for
+    /// its buffers (a receiver's out-of-order ranges), before the run (they start empty and
+    /// grow to their high-water marks; growing allocates): results do not change.
     pub fn reserve_packet_room(&mut self) {
         let mut room = 0;
         for p in &mut self.ports {
             room += p.reserve_packet_room();
         }
         self.pool.reserve(room);
+        for a in &mut self.agents {
+            a.ep.reserve_room();
+        }
     }
 
     /// Sizes the event calendar up front (`Scheduler::reserve`): results do not change.

@@ -17,9 +17,10 @@ pub struct QueueStats {
     pub arrival_bytes: u64,
     pub departures: u64,
     pub departure_bytes: u64,
-    /// Drops by reason ([`QueueStats::drops`]), made at the first drop: most queues of a
-    /// large run (access links) drop nothing, and the 17 counters were 136 bytes a port.
-    drops: Option<Box<[u64; DropReason::COUNT]>>,
+    /// What few queues have, made when first needed: drops by reason ([`QueueStats::drops`];
+    /// most queues of a large run, the access links, drop nothing, and the 17 counters were
+    /// 136 bytes a port) and ns-2's monitors (usually none).
+    rare: Option<Box<RareStats>>,
     pub drop_bytes: u64,
     pub marks: u64,
     area_packets: u128,
@@ -33,10 +34,16 @@ pub struct QueueStats {
     /// Departures that never waited, not yet added to `sojourn_ns` (most packets on a lightly
     /// loaded link: counting them is cheaper than a histogram update each).
     zero_sojourns: u64,
-    /// ns-2's monitors over this queue, when a script asks for one (usually none: one
-    /// pointer a port, not their 80 bytes; docs/performance.md, "What a flow holds").
-    ns2: Option<Box<Ns2Monitors>>,
     sojourn_sum_ps: u128,
+}
+
+/// A queue's drop counters and ns-2 monitors, in one box made at the first drop or the first
+/// monitor: one pointer a port, not 136 + 80 bytes (docs/performance.md, "What a flow
+/// holds").
+#[derive(Default)]
+struct RareStats {
+    drops: [u64; DropReason::COUNT],
+    ns2: Ns2Monitors,
 }
 
 /// ns-2's monitors over one queue, made when a script asks for the first of them.
@@ -57,14 +64,14 @@ pub struct Ns2Monitors {
 impl QueueStats {
     /// ns-2's monitors over this queue, made empty if there were none.
     pub fn ns2_monitors(&mut self) -> &mut Ns2Monitors {
-        self.ns2.get_or_insert_with(Default::default)
+        &mut self.rare.get_or_insert_with(Default::default).ns2
     }
 
     /// ns-2's flow monitors over this queue (usually none).
     #[inline(always)]
     pub fn ns2_flowmons(&mut self) -> &mut [Ns2FlowMonitor] {
-        match &mut self.ns2 {
-            Some(n) => &mut n.flowmons,
+        match &mut self.rare {
+            Some(r) => &mut r.ns2.flowmons,
             None => &mut [],
         }
     }
@@ -72,8 +79,8 @@ impl QueueStats {
     /// ns-2 queue monitors' integrators over this queue (usually none).
     #[inline(always)]
     pub fn ns2_integrators(&mut self) -> &mut [QueueIntegrators] {
-        match &mut self.ns2 {
-            Some(n) => &mut n.integrators,
+        match &mut self.rare {
+            Some(r) => &mut r.ns2.integrators,
             None => &mut [],
         }
     }
@@ -81,13 +88,13 @@ impl QueueStats {
     /// ns-2's summary statistics of this queue, if kept.
     #[inline(always)]
     pub fn ns2_summary(&self) -> Option<&Ns2Summary> {
-        self.ns2.as_ref()?.summary.as_ref()
+        self.rare.as_ref()?.ns2.summary.as_ref()
     }
 
     /// The same, to bring up to date.
     #[inline(always)]
     pub fn ns2_summary_mut(&mut self) -> Option<&mut Ns2Summary> {
-        self.ns2.as_mut()?.summary.as_mut()
+        self.rare.as_mut()?.ns2.summary.as_mut()
     }
 
     pub fn new(start: SimTime) -> Self {
@@ -97,7 +104,7 @@ impl QueueStats {
             arrival_bytes: 0,
             departures: 0,
             departure_bytes: 0,
-            drops: None,
+            rare: None,
             drop_bytes: 0,
             marks: 0,
             area_packets: 0,
@@ -109,7 +116,6 @@ impl QueueStats {
             max_bytes: 0,
             sojourn_ns: super::new_histogram(),
             zero_sojourns: 0,
-            ns2: None,
             sojourn_sum_ps: 0,
         }
     }
@@ -178,8 +184,8 @@ impl QueueStats {
     /// after the first drops of its cases).
     #[inline]
     fn count_drop(&mut self, reason: DropReason) {
-        match self.drops.as_mut() {
-            Some(d) => d[reason.index()] += 1,
+        match self.rare.as_mut() {
+            Some(r) => r.drops[reason.index()] += 1,
             None => self.first_drop(reason),
         }
     }
@@ -187,19 +193,19 @@ impl QueueStats {
     #[cold]
     #[inline(never)]
     fn first_drop(&mut self, reason: DropReason) {
-        let mut d = Box::new([0; DropReason::COUNT]);
-        d[reason.index()] = 1;
-        self.drops = Some(d);
+        let mut r = Box::<RareStats>::default();
+        r.drops[reason.index()] = 1;
+        self.rare = Some(r);
     }
 
     /// The drops for `reason` counted so far.
     #[inline]
     pub fn drops(&self, reason: DropReason) -> u64 {
-        self.drops.as_ref().map_or(0, |d| d[reason.index()])
+        self.rare.as_ref().map_or(0, |r| r.drops[reason.index()])
     }
 
     pub fn total_drops(&self) -> u64 {
-        self.drops.as_ref().map_or(0, |d| d.iter().sum())
+        self.rare.as_ref().map_or(0, |r| r.drops.iter().sum())
     }
 
     /// Closes the integral at `end` and returns (mean packets, mean bytes) over [start, end].
@@ -270,8 +276,12 @@ impl QueueStats {
     pub fn class_json(&self, end: SimTime) -> serde_json::Map<String, serde_json::Value> {
         let mut me = Self {
             sojourn_ns: self.sojourn_ns.clone(),
-            ns2: None,
-            drops: self.drops.clone(),
+            rare: self.rare.as_ref().map(|r| {
+                Box::new(RareStats {
+                    drops: r.drops,
+                    ns2: Ns2Monitors::default(),
+                })
+            }),
             ..*self
         };
         let (avg_p, avg_b) = me.averages(end.max(self.start));

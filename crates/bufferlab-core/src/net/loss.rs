@@ -206,6 +206,9 @@ pub struct PortLoss {
     pub model: LossModel,
     pub rng: Rng,
     pub position: LossPosition,
+    /// Packets lost from the warm-up on (the port's `lost_packets`; kept here, since only a
+    /// port with a loss model loses any).
+    pub lost: u64,
 }
 
 impl PortLoss {
@@ -217,6 +220,7 @@ impl PortLoss {
                 model,
                 rng,
                 position,
+                lost: 0,
             })
         })
     }

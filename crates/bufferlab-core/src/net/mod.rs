@@ -12,5 +12,6 @@ pub mod loss;
 pub mod packet_pool;
 pub mod port;
 pub mod port_queue;
+pub mod ring;
 pub mod routing;
 pub mod shared_buffer;

@@ -87,11 +87,11 @@ pub struct Port {
     rate: Rate,
     delay: SimTime,
     overhead: u32,
+    /// The discipline, with its random stream if it draws (`net/port_queue.rs`).
     qdisc: PortQueue,
     /// ns-3's device queue below the queue discipline (`device_queue` packets; 0 = none, the
     /// discipline feeds the wire). Packets leave the discipline for it as soon as it has room.
     device: DeviceQueue,
-    qdisc_rng: LazyRng,
     stats: QueueStats,
     /// When the packet being serialised (if any) is completely sent, and under ns-2's clock
     /// that time's event key (`clock.rs`), which decides whether a packet arriving then finds
@@ -118,10 +118,10 @@ pub struct Port {
     /// Counted from the warm-up on, when a transmission starts.
     tx_packets: u64,
     tx_bytes: u64,
-    lost_packets: u64,
     /// The last packet size serialised and its transmission time: a port sees few sizes (data
     /// segments, ACKs), and this spares a 64-bit division per packet.
-    last_tx: (u32, SimTime),
+    last_tx_size: u32,
+    last_tx_time: SimTime,
 }
 
 /// What one port operation needs from the engine: the time, the warm-up, the taps, where
@@ -219,9 +219,8 @@ impl Port {
             rate: c.rate,
             delay: c.delay,
             overhead: c.overhead,
-            qdisc: c.qdisc,
+            qdisc: c.qdisc.with_rng(c.qdisc_rng),
             device: DeviceQueue::new(c.device_queue),
-            qdisc_rng: c.qdisc_rng,
             stats: QueueStats::new(c.warmup),
             busy_until: SimTime::ZERO,
             busy_until_key: 0,
@@ -234,8 +233,8 @@ impl Port {
             busy_time: SimTime::ZERO,
             tx_packets: 0,
             tx_bytes: 0,
-            lost_packets: 0,
-            last_tx: (0, SimTime::ZERO),
+            last_tx_size: 0,
+            last_tx_time: SimTime::ZERO,
             rare: match &c.capacity {
                 Some(Capacity::Schedule(s)) => Some(Box::new(rare_parts::RareParts {
                     schedule: Some(ScheduleTx::new(s.clone())),

@@ -47,6 +47,15 @@ impl RateSchedule {
         Ok(Self { points })
     }
 
+    /// The highest rate of the schedule (what a port sizes its wire for up front).
+    pub fn top_rate(&self) -> Rate {
+        self.points
+            .iter()
+            .map(|p| p.1)
+            .max()
+            .unwrap_or(self.points[0].1)
+    }
+
     /// The mean rate over `[0, duration)` (over the first segment when `duration` is 0).
     pub fn mean_rate(&self, duration: SimTime) -> Rate {
         if duration == SimTime::ZERO {
@@ -108,6 +117,11 @@ pub struct ScheduleTx {
 impl ScheduleTx {
     pub fn new(schedule: Arc<RateSchedule>) -> Self {
         Self { schedule, seg: 0 }
+    }
+
+    /// The schedule's highest rate.
+    pub fn top_rate(&self) -> Rate {
+        self.schedule.top_rate()
     }
 
     /// The transmission time of `bytes` starting at `now`.

@@ -9,7 +9,7 @@ use super::{Port, PortCx, PortTimer, Wakeups};
 use crate::monitor::ns2_trace::TraceEvent;
 use crate::net::loss::Fate;
 use crate::net::packet_pool::PacketRef;
-use crate::qdisc::QueueCtx;
+use crate::net::port_queue::QueueCall;
 use crate::units::SimTime;
 
 impl Port {
@@ -102,18 +102,13 @@ impl Port {
             // ns-2's enque: updateStats with the length before the packet
             self.summary_point(cx.now_key, self.qdisc.len_packets(), self.qdisc.len_bytes());
         }
-        let mut qcx = QueueCtx::new(
+        let call = QueueCall {
             now,
-            &mut self.qdisc_rng,
-            self.rate,
-            busy,
-            &mut cx.drops.queue,
-        );
-        if NS2 {
-            qcx.ns2_now_s = Some(f64::from_bits(cx.now_key));
-        }
-        self.qdisc.enqueue(r, &mut qcx, cx.pool);
-        let marks = qcx.marks();
+            link_rate: self.rate,
+            link_busy: busy,
+            ns2_now_s: NS2.then(|| f64::from_bits(cx.now_key)),
+        };
+        let marks = self.qdisc.enqueue(r, call, &mut cx.drops.queue, cx.pool);
         if marks > 0 {
             self.stats.on_marks(now, marks);
         }

@@ -15,6 +15,7 @@
 use super::{Port, PortCx, PortTimer, Wakeups};
 use crate::net::capacity::mahimahi::{TraceFeed, TUN_HEADER_BYTES};
 use crate::net::packet_pool::PacketRef;
+use crate::net::port_queue::QueueCall;
 use crate::units::SimTime;
 
 /// The port's queue as the trace server sees it, during one call.
@@ -31,14 +32,16 @@ impl<const NS2: bool> TraceFeed<PacketRef> for Feed<'_, '_, '_, NS2> {
 
     fn dequeue(&mut self, _at: SimTime) -> Option<PacketRef> {
         let p = &mut *self.port;
+        let call = QueueCall {
+            now: self.cx.now,
+            link_rate: p.rate,
+            link_busy: false,
+            ns2_now_s: None,
+        };
         let r = Port::dequeue(
             &mut p.qdisc,
-            &mut p.qdisc_rng,
             &mut p.stats,
-            p.rate,
-            self.cx.now,
-            None,
-            false,
+            call,
             &mut self.cx.drops.queue,
             self.cx.pool,
         )?;
@@ -63,7 +66,7 @@ impl<const NS2: bool> TraceFeed<PacketRef> for Feed<'_, '_, '_, NS2> {
         if p.pipeline.is_empty() {
             self.w.arrive = Some(key);
         }
-        p.pipeline.push_back((key, r));
+        crate::net::ring::push_back(&mut p.pipeline, (key, r));
     }
 }
 

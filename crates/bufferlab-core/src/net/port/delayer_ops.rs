@@ -7,6 +7,7 @@
 use super::{Port, PortCx, PortTimer, Wakeups};
 use crate::net::delayer::{Delayer, RanVar};
 use crate::net::packet_pool::PacketRef;
+use crate::net::port_queue::QueueCall;
 use crate::rng::Rng;
 
 impl Port {
@@ -57,14 +58,16 @@ impl Port {
             return;
         }
         let now_s = f64::from_bits(cx.now_key);
+        let call = QueueCall {
+            now: cx.now,
+            link_rate: self.rate,
+            link_busy: false,
+            ns2_now_s: Some(now_s),
+        };
         let Some(r) = Self::dequeue(
             &mut self.qdisc,
-            &mut self.qdisc_rng,
             &mut self.stats,
-            self.rate,
-            cx.now,
-            Some(now_s),
-            false,
+            call,
             &mut cx.drops.queue,
             cx.pool,
         ) else {

@@ -36,7 +36,9 @@ impl Port {
     /// for) and handed to the engine.
     pub(super) fn lose<const NS2: bool>(&mut self, pkt: Packet, cx: &mut PortCx<NS2>) {
         if cx.now >= cx.warmup {
-            self.lost_packets += 1;
+            if let Some(l) = self.loss.as_mut() {
+                l.lost += 1;
+            }
         }
         if NS2 && self.ns2_losses_monitored() {
             let lost = &mut self.rare_mut().ns2_lost;

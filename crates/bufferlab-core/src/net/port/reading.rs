@@ -102,7 +102,12 @@ impl Port {
     /// Returns that number of packets, the port's share of the packet pool.
     pub fn reserve_packet_room(&mut self) -> usize {
         let queue = self.qdisc.reserve_full();
-        let per_packet = self.rate.tx_time(1000).0.max(1);
+        // a rate schedule's fastest segment puts the most packets on the wire
+        let top = match self.rare.as_ref().and_then(|r| r.schedule.as_ref()) {
+            Some(s) => s.top_rate().max(self.rate),
+            None => self.rate,
+        };
+        let per_packet = top.tx_time(1000).0.max(1);
         let wire = (self.delay.0 / per_packet) as usize + 2;
         self.pipeline
             .reserve(wire.saturating_sub(self.pipeline.len()));
@@ -120,7 +125,7 @@ impl Port {
 
     /// Packets lost to the link's loss model from the warm-up on.
     pub fn lost_packets(&self) -> u64 {
-        self.lost_packets
+        self.loss.as_ref().map_or(0, |l| l.lost)
     }
 
     /// Time the link was busy from the warm-up up to `now`.

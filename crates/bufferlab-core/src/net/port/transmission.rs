@@ -9,11 +9,10 @@ use super::{Port, PortCx, Wakeups};
 use crate::monitor::ns2_trace::TraceEvent;
 use crate::monitor::queue_stats::QueueStats;
 use crate::net::packet_pool::{PacketPool, PacketRef};
-use crate::net::port_queue::PortQueue;
+use crate::net::port_queue::{PortQueue, QueueCall};
 use crate::packet::Packet;
-use crate::qdisc::{DropReason, QueueCtx};
-use crate::rng::LazyRng;
-use crate::units::{Rate, SimTime};
+use crate::qdisc::DropReason;
+use crate::units::SimTime;
 
 impl Port {
     /// The packet on the wire is out (`TxDone`) and others wait: send the next one.
@@ -68,14 +67,16 @@ impl Port {
                 // ns-2's deque, called at each resume of the link: updateStats first
                 self.summary_point(cx.now_key, self.qdisc.len_packets(), self.qdisc.len_bytes());
             }
+            let call = QueueCall {
+                now,
+                link_rate: self.rate,
+                link_busy: false,
+                ns2_now_s: NS2.then(|| f64::from_bits(cx.now_key)),
+            };
             Self::dequeue(
                 &mut self.qdisc,
-                &mut self.qdisc_rng,
                 &mut self.stats,
-                self.rate,
-                now,
-                NS2.then(|| f64::from_bits(cx.now_key)),
-                false,
+                call,
                 &mut cx.drops.queue,
                 cx.pool,
             )
@@ -149,7 +150,7 @@ impl Port {
         if NS2 || self.pipeline.is_empty() {
             w.arrive = Some(at_key);
         }
-        self.pipeline.push_back((at_key, r));
+        crate::net::ring::push_back(&mut self.pipeline, (at_key, r));
     }
 
     /// The packet leaves the queue for the link: its `-` line and the statistics.
@@ -178,12 +179,17 @@ impl Port {
     /// queue has room (`DeviceQueue::fill`).
     pub(super) fn fill_device<const NS2: bool>(&mut self, cx: &mut PortCx<NS2>) {
         let now = cx.now;
-        let busy = self.busy(cx);
-        let (rng, stats, rate) = (&mut self.qdisc_rng, &mut self.stats, self.rate);
+        let call = QueueCall {
+            now,
+            link_rate: self.rate,
+            link_busy: self.busy(cx),
+            ns2_now_s: None,
+        };
+        let stats = &mut self.stats;
         let drops = &mut cx.drops.queue;
         let pool = &mut *cx.pool;
         self.device.fill(now, &mut self.qdisc, |q| {
-            let r = Self::dequeue(q, rng, stats, rate, now, None, busy, drops, pool)?;
+            let r = Self::dequeue(q, stats, call, drops, pool)?;
             Some((r, pool.get(r).size))
         });
         self.settle_drops(cx);
@@ -193,24 +199,16 @@ impl Port {
     /// made; its drops go to `drops` (settled by the caller). On the port's parts, for the
     /// device queue's refill.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn dequeue(
         qdisc: &mut PortQueue,
-        rng: &mut LazyRng,
         stats: &mut QueueStats,
-        rate: Rate,
-        now: SimTime,
-        ns2_now_s: Option<f64>,
-        busy: bool,
+        call: QueueCall,
         drops: &mut Vec<(Packet, DropReason)>,
         pool: &mut PacketPool,
     ) -> Option<PacketRef> {
-        let mut cx = QueueCtx::new(now, rng, rate, busy, drops);
-        cx.ns2_now_s = ns2_now_s;
-        let next = qdisc.dequeue(&mut cx, pool);
-        let marks = cx.marks();
+        let (next, marks) = qdisc.dequeue(call, drops, pool);
         if marks > 0 {
-            stats.on_marks(now, marks);
+            stats.on_marks(call.now, marks);
         }
         next
     }
@@ -219,10 +217,11 @@ impl Port {
     /// the last size asked).
     #[inline]
     pub(super) fn tx_time(&mut self, size: u32) -> SimTime {
-        if self.last_tx.0 != size {
-            self.last_tx = (size, self.rate.tx_time(size as u64 + self.overhead as u64));
+        if self.last_tx_size != size {
+            self.last_tx_size = size;
+            self.last_tx_time = self.rate.tx_time(size as u64 + self.overhead as u64);
         }
-        self.last_tx.1
+        self.last_tx_time
     }
 
     /// The key of `busy_until` (`clock.rs`; under the picosecond clock, itself).

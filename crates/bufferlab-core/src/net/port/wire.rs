@@ -51,7 +51,8 @@ impl Port {
     /// being sent keeps its end.
     pub fn set_rate(&mut self, rate: Rate) {
         self.rate = rate;
-        self.last_tx = (0, rate.tx_time(self.overhead as u64));
+        self.last_tx_size = 0;
+        self.last_tx_time = rate.tx_time(self.overhead as u64);
     }
 
     /// A new propagation delay for the packets sent from now on (ns-2's `$ns delay` during a
