@@ -355,7 +355,16 @@ impl<E: Packed32, B: Buckets> Scheduler<E, B> {
     /// so that the engine can fetch its data into the cache while the current event runs.
     #[inline]
     pub fn peek_queued(&self) -> Option<E> {
-        self.now.last().map(|e| E::unpack(e.tie as u32))
+        self.peek_queued_nth(0)
+    }
+
+    /// The event `pop_until` gives `n + 1` pops from now if nothing is scheduled before it
+    /// meanwhile, when it is in the bucket being run (None otherwise): the engine fetches
+    /// the data of the events a few ahead in stages (`Simulation::prefetch_ahead`).
+    #[inline(always)]
+    pub fn peek_queued_nth(&self, n: usize) -> Option<E> {
+        let i = self.now.len().checked_sub(n + 1)?;
+        Some(E::unpack(self.now[i].tie as u32))
     }
 
     /// Moves to the next bucket that holds events (in the ring or the overflow heap) and loads
@@ -464,6 +473,23 @@ mod tests {
         let order: Vec<char> =
             std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c', 'd']);
+    }
+
+    // ---- what the engine prefetches is what comes next ----
+    #[test]
+    fn peeking_ahead_names_the_events_popped_next() {
+        let mut s: Scheduler<char> = Scheduler::default();
+        for (t, e) in [(7, 'd'), (1, 'a'), (3, 'b'), (3, 'c'), (9, 'e')] {
+            s.schedule(SimTime(t), e);
+        }
+        let (_, first) = s.pop_until(SimTime::MAX).unwrap();
+        assert_eq!(first, 'a');
+        let ahead: Vec<char> = (0..4).filter_map(|n| s.peek_queued_nth(n)).collect();
+        let popped: Vec<char> =
+            std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
+        assert_eq!(ahead, popped[..ahead.len()]);
+        assert_eq!(ahead, ['b', 'c', 'd', 'e'], "all in the bucket being run");
+        assert_eq!(s.peek_queued_nth(0), None);
     }
 
     #[test]

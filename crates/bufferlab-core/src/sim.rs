@@ -10,6 +10,8 @@
 //! taps, drop buffers); the engine schedules the `Wakeups` the port returns and charges what it
 //! dropped to the packets' flows.
 
+mod prefetch;
+
 use crate::clock::EventClock;
 use crate::endpoint::{Endpoint, EndpointCtx};
 use crate::ids::{AgentId, FlowId, LinkId, NodeId, PortId};
@@ -396,9 +398,8 @@ impl Simulation {
         until: u64,
         mut after: impl FnMut(&Simulation) -> bool,
     ) -> bool {
-        // Only where the ports outgrow the caches: at 100 flows the prefetches are 3.7 % more
-        // instructions for ports that are in cache anyway (cachegrind, c_ns2).
-        let prefetch = self.ports.len() * std::mem::size_of::<Port>() > PREFETCH_PORTS_ABOVE;
+        // only where the ports outgrow the caches (`sim/prefetch.rs`)
+        let prefetch = self.worth_prefetching();
         while let Some((key, ev)) = if NS2 {
             self.sched_ns2.pop_until_key(until)
         } else {
@@ -429,14 +430,7 @@ impl Simulation {
                 }
             }
             if prefetch {
-                let next = if NS2 {
-                    self.sched_ns2.peek_queued()
-                } else {
-                    self.sched.peek_queued()
-                };
-                if let Some(next) = next {
-                    self.prefetch_port(next);
-                }
+                self.prefetch_ahead::<NS2>();
             }
             match ev {
                 Event::TxDone(p) => self.tx_done::<NS2>(p),
@@ -451,24 +445,6 @@ impl Simulation {
             }
         }
         true
-    }
-
-    /// Asks the CPU to bring the port of the next event into the cache while this one runs.
-    /// With thousands of flows the ports do not fit in the last-level cache, and the first reads
-    /// of a port's queue and wire were the run's costliest instructions (perf on d_10000,
-    /// docs/performance.md); a prefetch changes no result, only when the data arrives.
-    #[inline(always)]
-    fn prefetch_port(&self, ev: Event) {
-        let (Event::Arrive(p) | Event::TxDone(p) | Event::DeviceWake(p) | Event::PortTimer(p)) = ev
-        else {
-            return;
-        };
-        if let Some(port) = self.ports.get(p.idx()) {
-            let base = (port as *const Port).cast::<u8>();
-            for off in (0..std::mem::size_of::<Port>()).step_by(64) {
-                prefetch_read(base.wrapping_add(off));
-            }
-        }
     }
 
     /// Events waiting in the scheduler (for diagnostics).
@@ -1084,24 +1060,6 @@ impl Simulation {
     pub fn link_of(&self, pid: PortId) -> LinkId {
         self.ports[pid.idx()].link()
     }
-}
-
-/// Bytes of ports above which the engine prefetches the next event's port: about one core's
-/// second-level cache (512 KB to 2 MB on today's x86 servers), beyond which the ports, with
-/// the packets and flows beside them, no longer stay in the caches near the core.
-const PREFETCH_PORTS_ABOVE: usize = 1 << 20;
-
-/// A hint to load the cache line at `p` (x86-64's PREFETCHT0; nothing elsewhere). It reads no
-/// memory the program can observe, so an address past an object's end is harmless.
-#[inline(always)]
-fn prefetch_read(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint; it never faults and does not read the value.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(p.cast::<i8>(), std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
 }
 
 #[cfg(test)]

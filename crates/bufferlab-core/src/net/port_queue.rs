@@ -166,6 +166,16 @@ impl PortQueue {
         }
     }
 
+    /// The handle DropTail sends next; None for a discipline behind the trait (its order is
+    /// its own).
+    #[inline(always)]
+    pub fn head(&self) -> Option<&PacketRef> {
+        match self {
+            PortQueue::DropTail(q) => q.q.front(),
+            PortQueue::Dyn(..) => None,
+        }
+    }
+
     #[inline(always)]
     pub fn len_packets(&self) -> usize {
         match self {

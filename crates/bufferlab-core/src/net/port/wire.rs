@@ -100,6 +100,20 @@ impl Port {
         self.pipeline.front().map(|&(t, _)| t)
     }
 
+    /// The wire's head: the packet that arrives next (but for a port whose delay changed),
+    /// with its arrival key; for the engine's prefetches, which read nothing else.
+    #[inline(always)]
+    pub fn wire_head(&self) -> Option<&(u64, PacketRef)> {
+        self.pipeline.front()
+    }
+
+    /// The packet a DropTail queue sends next (None for other disciplines); for the
+    /// engine's prefetches.
+    #[inline(always)]
+    pub fn queue_head(&self) -> Option<&PacketRef> {
+        self.qdisc.head()
+    }
+
     /// Packets on the wire (being serialised or propagating).
     pub fn on_wire(&self) -> usize {
         self.pipeline.len()
