@@ -147,7 +147,8 @@ def provenance(summ: dict, order: list[str]) -> str:
         groups.setdefault(key, []).append(cid)
     parts = []
     for (date, argv, commit), ids in sorted(groups.items()):
-        at = f" (commit {commit})" if commit else ""
+        # peers.git_rev says "commit abc1234"; older results hold the bare hash
+        at = f" (commit {commit.removeprefix('commit ')})" if commit else ""
         parts.append(f"{', '.join(ids)} by `python3 bench/run.py{argv}` on {date}{at}")
     return "; ".join(parts)
 
