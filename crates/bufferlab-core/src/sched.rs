@@ -111,14 +111,10 @@ const WORDS: usize = BUCKETS / 64;
 /// 128-host leaf-spine and a handful on the 100-flow dumbbell.
 /// A bucket being run that grows past CROWDED events (one wider than the events' density
 /// now needs, after a quiet spell widened it) is narrowed at once, not after ADAPT_LOADS.
-/// TARGET 16 (within 8..=64), not 8 (within 2..=32): the engine prefetches up to four events
-/// ahead within the bucket being run (`sim/prefetch.rs`), and the first events of a short
-/// bucket are never seen that far ahead; d_10000 0.94x the CPU, the 128-host leaf-spine and
-/// d_100 within the machine's noise (docs/performance.md, "Prefetching in stages").
 const ADAPT_LOADS: u32 = 64;
-const TARGET: u64 = 16;
-const FEW: u64 = 8;
-const MANY: u64 = 64;
+const TARGET: u64 = 8;
+const FEW: u64 = 2;
+const MANY: u64 = 32;
 const CROWDED: usize = 4096;
 /// Widths the calendar may take: 2^10 ps (1 ns) to 2^32 ps (4.3 ms; 4.4 s ahead).
 const MIN_BITS: u32 = 10;
