@@ -851,8 +851,9 @@ impl Simulation {
         self.pool.release();
     }
 
-    /// Makes room in every port for a full queue and a full wire, and in every endpoint for
-    /// its buffers (a receiver's out-of-order ranges), before the run (they start empty and
+    /// Makes room in every port for a full queue and a full wire, in every endpoint for its
+    /// buffers (a receiver's out-of-order ranges) and in every flow for four places of loss,
+    /// before the run (they start empty and
     /// grow to their high-water marks; growing allocates): results do not change.
     pub fn reserve_packet_room(&mut self) {
         let mut room = 0;
@@ -862,6 +863,9 @@ impl Simulation {
         self.pool.reserve(room);
         for a in &mut self.agents {
             a.ep.reserve_room();
+        }
+        for f in &mut self.flows {
+            f.stats.reserve_drops(4);
         }
     }
 
