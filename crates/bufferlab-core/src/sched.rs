@@ -119,6 +119,11 @@ const CROWDED: usize = 4096;
 /// Widths the calendar may take: 2^10 ps (1 ns) to 2^32 ps (4.3 ms; 4.4 s ahead).
 const MIN_BITS: u32 = 10;
 const MAX_BITS: u32 = 32;
+/// How many events ahead the engine peeks (`Simulation::prefetch_ahead`). When the bucket
+/// being run has this many left or fewer, the next bucket is sorted ahead of its turn so that
+/// the peeks go on into it: at about TARGET events a bucket, the last events of each bucket
+/// were otherwise run with none of their data fetched early.
+pub const PEEK_DEPTH: usize = 4;
 
 /// A FIFO-tie-breaking event queue: a calendar queue (R. Brown, "Calendar queues", CACM 1988)
 /// with fixed-width buckets in front of a binary heap. The events of the current bucket sit in
@@ -158,6 +163,10 @@ pub struct Scheduler<E, B: Buckets = PsBuckets> {
     crowded: bool,
     /// Room to move the events when the width changes (kept, so that it allocates once).
     moving: Vec<Entry>,
+    /// The bucket after the one being run was sorted early for peeking (`PEEK_DEPTH`): this
+    /// is its number. Events scheduled into it since are unsorted at its end, which only
+    /// makes a peek name another event (loading the bucket sorts it whole).
+    sorted_next: u64,
     _event: std::marker::PhantomData<(E, B)>,
 }
 
@@ -177,6 +186,7 @@ impl<E, B: Buckets> Default for Scheduler<E, B> {
             last_key: 0,
             crowded: false,
             moving: Vec::new(),
+            sorted_next: u64::MAX,
             _event: std::marker::PhantomData,
         }
     }
@@ -209,6 +219,7 @@ impl<E: Packed32, B: Buckets> Scheduler<E, B> {
         moving.extend(self.far.drain());
         self.occupied = [0; WORDS];
         self.in_ring = 0;
+        self.sorted_next = u64::MAX;
         self.bits = bits;
         self.epoch = B::of(self.last_key, bits);
         for e in moving.drain(..) {
@@ -348,7 +359,17 @@ impl<E: Packed32, B: Buckets> Scheduler<E, B> {
         }
         let e = self.now.pop()?;
         self.last_key = e.time;
+        if self.now.len() < PEEK_DEPTH && self.sorted_next != self.epoch + 1 {
+            self.sort_next_bucket();
+        }
         Some((e.time, E::unpack(e.tie as u32)))
+    }
+
+    /// Sorts the bucket after the one being run, for `peek_queued_nth` (once a bucket).
+    #[inline(never)]
+    fn sort_next_bucket(&mut self) {
+        self.sorted_next = self.epoch + 1;
+        self.ring[self.sorted_next as usize % BUCKETS].sort_unstable();
     }
 
     /// The event `pop_until` gives next when it is in the bucket being run (None otherwise),
@@ -359,12 +380,22 @@ impl<E: Packed32, B: Buckets> Scheduler<E, B> {
     }
 
     /// The event `pop_until` gives `n + 1` pops from now if nothing is scheduled before it
-    /// meanwhile, when it is in the bucket being run (None otherwise): the engine fetches
-    /// the data of the events a few ahead in stages (`Simulation::prefetch_ahead`).
+    /// meanwhile, when it is in the bucket being run or, for the last `PEEK_DEPTH` of those,
+    /// in the bucket after it (None otherwise): the engine fetches the data of the events a
+    /// few ahead in stages (`Simulation::prefetch_ahead`).
     #[inline(always)]
     pub fn peek_queued_nth(&self, n: usize) -> Option<E> {
-        let i = self.now.len().checked_sub(n + 1)?;
-        Some(E::unpack(self.now[i].tie as u32))
+        let len = self.now.len();
+        let e = if n < len {
+            self.now[len - 1 - n]
+        } else {
+            if self.sorted_next != self.epoch + 1 {
+                return None;
+            }
+            let next = &self.ring[self.sorted_next as usize % BUCKETS];
+            *next.get(next.len().checked_sub(n - len + 1)?)?
+        };
+        Some(E::unpack(e.tie as u32))
     }
 
     /// Moves to the next bucket that holds events (in the ring or the overflow heap) and loads
@@ -490,6 +521,29 @@ mod tests {
         assert_eq!(ahead, popped[..ahead.len()]);
         assert_eq!(ahead, ['b', 'c', 'd', 'e'], "all in the bucket being run");
         assert_eq!(s.peek_queued_nth(0), None);
+    }
+
+    #[test]
+    fn peeking_goes_on_into_the_next_bucket() {
+        let width = 1u64 << BUCKET_BITS;
+        let mut s: Scheduler<char> = Scheduler::default();
+        // two in the first bucket, three in the next (scheduled out of order), one after
+        for (t, e) in [(1, 'a'), (2, 'b'), (width + 5, 'e'), (width + 1, 'c')] {
+            s.schedule(SimTime(t), e);
+        }
+        s.schedule(SimTime(width + 3), 'd');
+        s.schedule(SimTime(3 * width), 'f');
+        let (_, first) = s.pop_until(SimTime::MAX).unwrap();
+        assert_eq!(first, 'a');
+        let ahead: Vec<char> = (0..PEEK_DEPTH)
+            .map_while(|n| s.peek_queued_nth(n))
+            .collect();
+        assert_eq!(ahead, ['b', 'c', 'd', 'e'], "the next bucket, in order");
+        // an event scheduled into the sorted bucket meanwhile still pops in its order
+        s.schedule(SimTime(width + 2), 'x');
+        let popped: String =
+            std::iter::from_fn(|| s.pop_until(SimTime::MAX).map(|(_, e)| e)).collect();
+        assert_eq!(popped, "bcxdef");
     }
 
     #[test]

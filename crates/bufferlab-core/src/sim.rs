@@ -696,8 +696,15 @@ impl Simulation {
     /// Schedules what a port operation asked for and charges its drops to their flows.
     #[inline(always)]
     fn port_done<const NS2: bool>(&mut self, pid: PortId, w: Wakeups) {
-        for k in w.timers.into_iter().flatten() {
+        // Read slot by slot, as `add_timer` fills them (the second only after the first):
+        // iterating the array copied it with loads wider than the stores that wrote it, and
+        // such a load waits until every earlier store has reached the cache, stores to a
+        // cold port or packet included (perf, d_10000: a sixth of the event loop's time).
+        if let Some(k) = w.timers[0] {
             self.schedule_in::<NS2>(k, Event::PortTimer(pid));
+            if let Some(k) = w.timers[1] {
+                self.schedule_in::<NS2>(k, Event::PortTimer(pid));
+            }
         }
         if w.device_wake {
             let key = self.now_key();

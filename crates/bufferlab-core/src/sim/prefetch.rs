@@ -13,6 +13,7 @@ use crate::net::packet_pool::PacketRef;
 use crate::net::port::Port;
 use crate::net::routing::Routes;
 use crate::packet::Packet;
+use crate::sched::PEEK_DEPTH;
 
 /// Bytes of ports above which the engine prefetches: about one core's second-level cache
 /// (512 KB to 2 MB on today's x86 servers), beyond which the ports, with the packets and flows
@@ -41,35 +42,46 @@ impl Simulation {
                 self.sched.peek_queued_nth(n)
             }
         };
-        if let Some(ev) = peek(3) {
+        if let Some(ev) = peek(PEEK_DEPTH - 1) {
             self.prefetch_port(ev);
         }
-        let arriving = |n| match peek(n) {
-            Some(Event::Arrive(p)) => self.ports.get(p.idx()),
+        // each stage peeks its event once: an arrival's packet is the wire's head, a
+        // transmission's end sends the queue's head next
+        let port_of = |ev: Option<Event>| match ev {
+            Some(Event::Arrive(p)) => self.ports.get(p.idx()).map(|port| (port, true)),
+            Some(Event::TxDone(p)) => self.ports.get(p.idx()).map(|port| (port, false)),
             _ => None,
         };
-        // a transmission's end sends the queue's head next
-        let sending = |n| match peek(n) {
-            Some(Event::TxDone(p)) => self.ports.get(p.idx()).and_then(|p| p.queue_head()),
-            _ => None,
+        let head_of = |(port, arrival): (&Port, bool)| {
+            if arrival {
+                port.wire_head().map(|&(_, r)| r)
+            } else {
+                port.queue_head().copied()
+            }
         };
-        if let Some(head) = arriving(2).and_then(|p| p.wire_head()) {
-            prefetch_read((head as *const (u64, PacketRef)).cast::<u8>());
-        } else if let Some(head) = sending(2) {
-            prefetch_read((head as *const PacketRef).cast::<u8>());
+        match port_of(peek(2)) {
+            Some((port, true)) => {
+                if let Some(head) = port.wire_head() {
+                    prefetch_read((head as *const (u64, PacketRef)).cast::<u8>());
+                }
+            }
+            Some((port, false)) => {
+                if let Some(head) = port.queue_head() {
+                    prefetch_read((head as *const PacketRef).cast::<u8>());
+                }
+            }
+            None => {}
         }
-        let next_packet = match arriving(1).and_then(|p| p.wire_head()) {
-            Some(&(_, r)) => Some(r),
-            None => sending(1).copied(),
-        };
-        if let Some(r) = next_packet {
+        if let Some(r) = port_of(peek(1)).and_then(head_of) {
             let slot = (self.pool.get(r) as *const Packet).cast::<u8>();
             prefetch_read(slot);
             prefetch_read(slot.wrapping_add(64));
         }
-        if let Some(port) = arriving(0) {
-            if let Some(&(_, r)) = port.wire_head() {
-                self.prefetch_destination(port.to(), self.pool.get(r));
+        if let Some(Event::Arrive(p)) = peek(0) {
+            if let Some(port) = self.ports.get(p.idx()) {
+                if let Some(&(_, r)) = port.wire_head() {
+                    self.prefetch_destination(port.to(), self.pool.get(r));
+                }
             }
         }
     }

@@ -5,6 +5,7 @@
 use super::Port;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::monitor::queue_stats::QueueStats;
+use crate::net::packet_pool::PacketRef;
 use crate::net::port_queue::PortQueue;
 use crate::units::{Rate, SimTime};
 use std::collections::VecDeque;
@@ -103,7 +104,7 @@ impl Port {
     pub fn reserve_packet_room(&mut self) -> usize {
         let queue = self.qdisc.reserve_full();
         // a rate schedule's fastest segment puts the most packets on the wire
-        let top = match self.rare.as_ref().and_then(|r| r.schedule.as_ref()) {
+        let top = match self.schedule_mut() {
             Some(s) => s.top_rate().max(self.rate),
             None => self.rate,
         };
@@ -112,6 +113,13 @@ impl Port {
         self.pipeline
             .reserve(wire.saturating_sub(self.pipeline.len()));
         queue + wire + self.device.limit()
+    }
+
+    /// The packet a DropTail queue sends next (None for other disciplines); for the
+    /// engine's prefetches.
+    #[inline(always)]
+    pub fn queue_head(&self) -> Option<&PacketRef> {
+        self.qdisc.head()
     }
 
     /// Packets whose transmission started from the warm-up on.

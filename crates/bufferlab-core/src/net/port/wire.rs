@@ -107,13 +107,6 @@ impl Port {
         self.pipeline.front()
     }
 
-    /// The packet a DropTail queue sends next (None for other disciplines); for the
-    /// engine's prefetches.
-    #[inline(always)]
-    pub fn queue_head(&self) -> Option<&PacketRef> {
-        self.qdisc.head()
-    }
-
     /// Packets on the wire (being serialised or propagating).
     pub fn on_wire(&self) -> usize {
         self.pipeline.len()
