@@ -222,6 +222,8 @@ pub struct Simulation {
     /// Upper edges in bytes of the flow-size buckets of the report's flow completion times
     /// (`[fct] buckets`, `monitor/fct.rs`).
     pub fct_edges: Vec<u64>,
+    /// Where each flow's packets are delivered, for the prefetches (`sim/prefetch.rs`).
+    deliveries: prefetch::Deliveries,
 }
 
 impl Simulation {
@@ -259,6 +261,7 @@ impl Simulation {
             ns2_rng: None,
             shared_buffers: Vec::new(),
             fct_edges: crate::monitor::fct::DEFAULT_EDGES.to_vec(),
+            deliveries: Default::default(),
         }
     }
 
@@ -400,6 +403,9 @@ impl Simulation {
     ) -> bool {
         // only where the ports outgrow the caches (`sim/prefetch.rs`)
         let prefetch = self.worth_prefetching();
+        if prefetch {
+            self.note_deliveries();
+        }
         while let Some((key, ev)) = if NS2 {
             self.sched_ns2.pop_until_key(until)
         } else {
@@ -696,15 +702,8 @@ impl Simulation {
     /// Schedules what a port operation asked for and charges its drops to their flows.
     #[inline(always)]
     fn port_done<const NS2: bool>(&mut self, pid: PortId, w: Wakeups) {
-        // Read slot by slot, as `add_timer` fills them (the second only after the first):
-        // iterating the array copied it with loads wider than the stores that wrote it, and
-        // such a load waits until every earlier store has reached the cache, stores to a
-        // cold port or packet included (perf, d_10000: a sixth of the event loop's time).
-        if let Some(k) = w.timers[0] {
+        for k in w.timers.into_iter().flatten() {
             self.schedule_in::<NS2>(k, Event::PortTimer(pid));
-            if let Some(k) = w.timers[1] {
-                self.schedule_in::<NS2>(k, Event::PortTimer(pid));
-            }
         }
         if w.device_wake {
             let key = self.now_key();
