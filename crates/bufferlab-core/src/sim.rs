@@ -702,8 +702,16 @@ impl Simulation {
     /// Schedules what a port operation asked for and charges its drops to their flows.
     #[inline(always)]
     fn port_done<const NS2: bool>(&mut self, pid: PortId, w: Wakeups) {
-        for k in w.timers.into_iter().flatten() {
+        // Slot by slot, as `add_timer` fills them (the second only after the first): iterating
+        // the array copied it with 16-byte loads over the 8-byte stores that had just written
+        // it, a load the CPU cannot take from its store buffer, so it waited for every
+        // earlier store to reach the cache, those to the cold lines of the port and packet
+        // an endpoint's answer had just filled included (perf, d_10000: 0.97x the CPU).
+        if let Some(k) = w.timers[0] {
             self.schedule_in::<NS2>(k, Event::PortTimer(pid));
+            if let Some(k) = w.timers[1] {
+                self.schedule_in::<NS2>(k, Event::PortTimer(pid));
+            }
         }
         if w.device_wake {
             let key = self.now_key();
