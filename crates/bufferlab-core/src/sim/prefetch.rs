@@ -20,11 +20,13 @@ use crate::sched::PEEK_DEPTH;
 /// 3.7 % more instructions for ports in cache anyway (cachegrind, c_ns2, 100 flows).
 pub(super) const PREFETCH_PORTS_ABOVE: usize = 1 << 20;
 
-/// Each flow's two deliveries, [to the receiver, to the sender] (`Packet::reverse`): the agent
-/// and the address of its endpoint. Read from one small table, they take the flow's and the
-/// agent's records (cold at thousands of flows) off the chain of loads a prefetch waits for;
-/// those records are then fetched beside the endpoint. An address gone stale (an endpoint
-/// replaced by `report.rs` once reported) only makes a prefetch wasted.
+/// Each flow's two deliveries, [to the receiver, to the sender] (`Packet::reverse`): the agent,
+/// its node and first port, and the address of its endpoint. Read from one small table (48
+/// bytes a flow), they take the flow's and the agent's records (cold at thousands of flows)
+/// off the chain of loads a prefetch waits for; those records are then fetched beside the
+/// endpoint, with the node and port its answer leaves by (docs/performance.md, "Across a
+/// bucket's end"). An address gone stale (an endpoint replaced by `report.rs` once reported)
+/// only makes a prefetch wasted.
 #[derive(Default)]
 pub(super) struct Deliveries(Vec<[Delivery; 2]>);
 
@@ -73,8 +75,9 @@ impl Simulation {
     /// runs: the port of the event four ahead; for an arrival three ahead, the wire's slot
     /// its packet leaves from (the port is in the cache by then), for a transmission's end
     /// the queue's head; two ahead, that packet; one ahead, where an arriving packet goes
-    /// (the next port, or its flow and endpoint). An event
-    /// scheduled meanwhile only makes one prefetch wasted.
+    /// (the next port, or its flow, agent and endpoint with the port the endpoint's answer
+    /// leaves by). The peeks go on into the next bucket when this one runs short
+    /// (`PEEK_DEPTH`). An event scheduled meanwhile only makes one prefetch wasted.
     #[inline(always)]
     pub(super) fn prefetch_ahead<const NS2: bool>(&self) {
         let peek = |n| {
