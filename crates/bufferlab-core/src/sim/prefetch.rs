@@ -202,50 +202,87 @@ fn prefetch_read(p: *const u8) {
 
 #[cfg(test)]
 mod tests {
-    use crate::scenario::{build::build, parse};
+    use super::super::{Flow, Node, Simulation};
+    use crate::endpoint::{Endpoint, EndpointCtx};
+    use crate::ids::{FlowId, NodeId, PortId};
+    use crate::monitor::flow_stats::FlowStats;
+    use crate::net::routing::Routes;
+    use crate::packet::{Packet, Protocol};
+    use crate::units::SimTime;
 
-    // ---- the deliveries' table names each flow's agents and their first ports ----
+    struct Quiet;
+    impl Endpoint for Quiet {
+        fn on_packet(&mut self, _pkt: Packet, _cx: &mut EndpointCtx) {}
+        fn on_timeout(&mut self, _cx: &mut EndpointCtx) {}
+        fn next_timeout(&self) -> Option<SimTime> {
+            None
+        }
+    }
+
+    fn flow(sim: &mut Simulation, src: u32, dst: u32) {
+        let id = FlowId(sim.flows.len() as u32);
+        let sender = sim.add_agent(Box::new(Quiet), id, NodeId(src), false);
+        let receiver = sim.add_agent(Box::new(Quiet), id, NodeId(dst), true);
+        sim.flows.push(Flow {
+            name: format!("f{}", id.0),
+            src: NodeId(src),
+            dst: NodeId(dst),
+            protocol: Protocol::Udp,
+            app: "cbr",
+            trace_type: "cbr",
+            mss: 1,
+            opening_packet: false,
+            full_tcp: false,
+            ns2_start_s: None,
+            start_order: id.0,
+            packet_size: 100,
+            class: 0,
+            trace_fid: id.0,
+            trace_ports: None,
+            start: SimTime::ZERO,
+            stop: SimTime::from_secs(1),
+            sender,
+            receiver,
+            detached: [false; 2],
+            query: None,
+            stats: FlowStats::default(),
+        });
+    }
+
+    // ---- the deliveries' table names each flow's agents, nodes and first ports ----
     #[test]
     fn deliveries_name_each_flows_agents_nodes_and_ports() {
-        let text = r#"
-            duration = "10ms"
-            [topology]
-            kind = "dumbbell"
-            pairs = 3
-            [links.access]
-            rate = "1Gbps"
-            delay = "1ms"
-            [links.bottleneck]
-            rate = "100Mbps"
-            delay = "10ms"
-            [[flows]]
-            name = "f{i}"
-            src = "s{i}"
-            dst = "d{i}"
-            count = 3
-            app = { kind = "bulk" }
-        "#;
-        let mut sim = build(&parse(text, &[]).unwrap(), 1).unwrap();
+        let mut sim = Simulation::new("t".into(), 1, SimTime::from_secs(1), SimTime::ZERO);
+        // hosts 0 and 1 with one link each (ports 7 and 9), a router 2 with a table
+        for routes in [
+            Routes::Single(PortId(7)),
+            Routes::Single(PortId(9)),
+            Routes::Table(vec![0, 1, u32::MAX]),
+        ] {
+            let name = format!("n{}", sim.nodes.len());
+            sim.nodes.push(Node { name, routes });
+        }
+        flow(&mut sim, 0, 1);
+        flow(&mut sim, 2, 0);
         sim.note_deliveries();
-        assert_eq!(sim.deliveries.0.len(), 3);
-        for (flow, pair) in sim.flows.iter().zip(&sim.deliveries.0) {
-            for (d, (agent, node)) in pair
-                .iter()
-                .zip([(flow.receiver, flow.dst), (flow.sender, flow.src)])
-            {
-                assert_eq!(d.agent, agent.0);
-                assert_eq!(d.node, node.0);
-                let ep = &*sim.agents[agent.idx()].ep as *const dyn super::Endpoint;
+        let table = &sim.deliveries.0;
+        assert_eq!(table.len(), 2);
+        for (f, pair) in sim.flows.iter().zip(table) {
+            for (d, (agent, node)) in pair.iter().zip([(f.receiver, f.dst), (f.sender, f.src)]) {
+                assert_eq!((d.agent, d.node), (agent.0, node.0));
+                let ep = &*sim.agents[agent.idx()].ep as *const dyn Endpoint;
                 assert_eq!(d.endpoint, ep.cast::<u8>() as usize);
-                // a host's one link: its packets leave by the port towards its router
-                let out = &sim.ports[d.out as usize];
-                assert_eq!(out.from(), node);
             }
         }
+        // a host's packets leave by its one port; a router's have no single first port
+        assert_eq!((table[0][0].out, table[0][1].out), (9, 7));
+        assert_eq!((table[1][0].out, table[1][1].out), (7, u32::MAX));
         // a second call keeps the table: only flows added since join it
-        let before = sim.deliveries.0[0][0].endpoint;
+        let before = table[0][0].endpoint;
+        flow(&mut sim, 1, 0);
         sim.note_deliveries();
         assert_eq!(sim.deliveries.0.len(), 3);
         assert_eq!(sim.deliveries.0[0][0].endpoint, before);
+        assert_eq!(sim.deliveries.0[2][1].out, 9);
     }
 }
