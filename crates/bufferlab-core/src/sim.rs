@@ -1096,6 +1096,41 @@ mod tests {
         }
     }
 
+    /// A UDP flow from `src` to `dst` with agents [sender, receiver], for tests that build a
+    /// simulation by hand (here and in `sim/prefetch.rs`).
+    pub(super) fn udp_flow(
+        name: &str,
+        id: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        [sender, receiver]: [AgentId; 2],
+    ) -> Flow {
+        Flow {
+            name: name.into(),
+            src,
+            dst,
+            protocol: crate::packet::Protocol::Udp,
+            app: "cbr",
+            trace_type: "cbr",
+            mss: 1,
+            opening_packet: false,
+            full_tcp: false,
+            ns2_start_s: None,
+            start_order: id.0,
+            packet_size: 100,
+            class: 0,
+            trace_fid: id.0,
+            trace_ports: None,
+            start: SimTime::ZERO,
+            stop: SimTime::from_secs(1),
+            sender,
+            receiver,
+            detached: [false; 2],
+            query: None,
+            stats: FlowStats::default(),
+        }
+    }
+
     #[test]
     fn a_stalled_run_stops_and_names_what_loops() {
         let mut sim = Simulation::new("stall".into(), 1, SimTime::from_secs(1), SimTime::ZERO);
@@ -1105,30 +1140,13 @@ mod tests {
         });
         let fid = FlowId(0);
         let sender = sim.add_agent(Box::new(Spinner), fid, NodeId(0), false);
-        sim.flows.push(Flow {
-            name: "spin".into(),
-            src: NodeId(0),
-            dst: NodeId(0),
-            protocol: crate::packet::Protocol::Udp,
-            app: "cbr",
-            trace_type: "cbr",
-            mss: 1,
-            opening_packet: false,
-            full_tcp: false,
-            ns2_start_s: None,
-            start_order: 0,
-            packet_size: 100,
-            class: 0,
-            trace_fid: 0,
-            trace_ports: None,
-            start: SimTime::ZERO,
-            stop: SimTime::from_secs(1),
-            sender,
-            receiver: sender,
-            detached: [false; 2],
-            query: None,
-            stats: FlowStats::default(),
-        });
+        sim.flows.push(udp_flow(
+            "spin",
+            fid,
+            NodeId(0),
+            NodeId(0),
+            [sender, sender],
+        ));
         sim.start();
         sim.guard = Some(Guard::new(Limits::default()));
         sim.run();

@@ -202,12 +202,12 @@ fn prefetch_read(p: *const u8) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Flow, Node, Simulation};
+    use super::super::tests::udp_flow;
+    use super::super::{Node, Simulation};
     use crate::endpoint::{Endpoint, EndpointCtx};
     use crate::ids::{FlowId, NodeId, PortId};
-    use crate::monitor::flow_stats::FlowStats;
     use crate::net::routing::Routes;
-    use crate::packet::{Packet, Protocol};
+    use crate::packet::Packet;
     use crate::units::SimTime;
 
     struct Quiet;
@@ -223,30 +223,9 @@ mod tests {
         let id = FlowId(sim.flows.len() as u32);
         let sender = sim.add_agent(Box::new(Quiet), id, NodeId(src), false);
         let receiver = sim.add_agent(Box::new(Quiet), id, NodeId(dst), true);
-        sim.flows.push(Flow {
-            name: format!("f{}", id.0),
-            src: NodeId(src),
-            dst: NodeId(dst),
-            protocol: Protocol::Udp,
-            app: "cbr",
-            trace_type: "cbr",
-            mss: 1,
-            opening_packet: false,
-            full_tcp: false,
-            ns2_start_s: None,
-            start_order: id.0,
-            packet_size: 100,
-            class: 0,
-            trace_fid: id.0,
-            trace_ports: None,
-            start: SimTime::ZERO,
-            stop: SimTime::from_secs(1),
-            sender,
-            receiver,
-            detached: [false; 2],
-            query: None,
-            stats: FlowStats::default(),
-        });
+        let name = format!("f{}", id.0);
+        let f = udp_flow(&name, id, NodeId(src), NodeId(dst), [sender, receiver]);
+        sim.flows.push(f);
     }
 
     // ---- the deliveries' table names each flow's agents, nodes and first ports ----
