@@ -632,10 +632,7 @@ impl Endpoint for TcpReceiver {
 
     fn next_timeout(&self) -> Option<SimTime> {
         let comp = self.linux.as_deref().and_then(|la| la.comp_at);
-        [self.delack_at, self.synack_at, comp]
-            .into_iter()
-            .flatten()
-            .min()
+        SimTime::earliest(SimTime::earliest(self.delack_at, self.synack_at), comp)
     }
 
     /// `sink_bytes_`: ns-2's `Agent/TCPSink` `bytes_`, the bytes of the packets delivered in

@@ -257,10 +257,7 @@ impl Endpoint for TcpSender {
         let delayed = self.delayed_send_at().map(|(t, _)| t);
         let [reo, tlp] = self.rack_timers();
         for x in [self.app_at, stop, pace, delayed, reo, tlp] {
-            t = match (t, x) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            t = SimTime::earliest(t, x);
         }
         t
     }
