@@ -50,7 +50,7 @@ impl SimTime {
     }
     /// The earlier of two optional deadlines, `None` being "never". Written as a match
     /// because an endpoint's timers are folded with it after every packet, where
-    /// `[..].into_iter().flatten().min()` cost ~70 instructions.
+    /// `[..].into_iter().flatten().min()` cost ~75 instructions.
     #[inline]
     pub fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
         match (a, b) {
@@ -60,12 +60,13 @@ impl SimTime {
     }
 }
 
-/// `x.round() as u64` without the library call `round` is on x86-64 (no SSE4.1 in the
-/// baseline): ns-2's senders convert their RTO from doubles on every ACK, ~24 instructions a
-/// call. The whole part truncated, the fraction `x - i` is exact (for x below 2^52 both lie in
-/// one binade's grid; above, x is whole and the fraction 0), so comparing it with one half is
-/// `round`'s rule for non-negative x; negative x and NaN give 0 and x past u64::MAX gives
-/// u64::MAX, as the cast of `round`'s result does.
+/// `x.round() as u64` without calling libm's `round`, which x86-64 without SSE4.1 (the
+/// baseline) cannot inline: ns-2's senders convert their RTO from doubles on every ACK, ~24
+/// instructions a call. With the whole part `i` truncated, the fraction `x - i` is exact
+/// (Sterbenz's lemma: `i` is 0 or at least x / 2; from 2^52 on x is whole and the fraction 0),
+/// so comparing it with one half is `round`'s rule (halves away from zero) for non-negative x;
+/// negative x and NaN give 0 and x past u64::MAX gives u64::MAX, as the cast of `round`'s
+/// result does.
 #[inline]
 pub fn round_to_u64(x: f64) -> u64 {
     let i = x as u64;
@@ -449,7 +450,7 @@ mod tests {
         assert!(parse_limit("25").unwrap_err().contains("packets or bytes"));
     }
 
-    // ---- serialisation time is exact in picoseconds ----
+    // ---- seconds round to picoseconds as f64::round does ----
     #[test]
     fn rounding_to_u64_follows_round_at_the_edges() {
         let edges = [
@@ -488,6 +489,7 @@ mod tests {
         }
     }
 
+    // ---- serialisation time is exact in picoseconds ----
     #[test]
     fn tx_time_is_exact() {
         assert_eq!(Rate(10_000_000_000).tx_time(1500), SimTime(1_200_000));
