@@ -804,10 +804,7 @@ impl Simulation {
         let queues = (self.sample_interval.is_some() && !self.series.is_empty())
             .then_some(self.next_queue_sample);
         let flows = self.flow_series.as_ref().map(|f| f.due());
-        match (queues, flows) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        SimTime::earliest(queues, flows)
     }
 
     fn sample(&mut self) {
