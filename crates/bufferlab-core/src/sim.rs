@@ -10,6 +10,7 @@
 //! taps, drop buffers); the engine schedules the `Wakeups` the port returns and charges what it
 //! dropped to the packets' flows.
 
+mod huge_pages;
 mod prefetch;
 
 use crate::clock::EventClock;
@@ -405,6 +406,10 @@ impl Simulation {
         let prefetch = self.worth_prefetching();
         if prefetch {
             self.note_deliveries();
+            if self.events == 0 {
+                // the state as built on huge pages (`sim/huge_pages.rs`); again as it grows, below
+                huge_pages::collapse_resident();
+            }
         }
         while let Some((key, ev)) = if NS2 {
             self.sched_ns2.pop_until_key(until)
@@ -424,6 +429,9 @@ impl Simulation {
             // the front end's turn (Ctrl-C), after this event: `guard.rs` `yield_due`
             let mut yield_after = false;
             if self.events & (crate::guard::CHECK_EVERY - 1) == 0 {
+                if prefetch {
+                    huge_pages::after_events(self.events);
+                }
                 if let Some(mut g) = self.guard.take() {
                     let stop = g.check(time, &|| self.describe(ev));
                     yield_after = g.yield_due();
