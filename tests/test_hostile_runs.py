@@ -87,6 +87,28 @@ def test_ctrl_c_stops_a_script_anywhere_with_130(tmp_path, kind):
     assert time.monotonic() - t0 < 5
 
 
+def test_ctrl_c_inside_pythons_call_from_tcl_is_still_ctrl_c(tmp_path):
+    """A KeyboardInterrupt raised in Python that Tcl called, before the dispatcher's own
+    ``try``, is kept by _tkinter: Tcl sees an error with no message, which can reach the
+    interpreter before the watching thread has cancelled Tcl (a CI run's "Tcl error: " with
+    exit 2 instead of 130). SIGINT's handler notes it, so it is Ctrl-C all the same."""
+    from bufferlab.ns2.interp import Interp
+
+    script = tmp_path / "s.tcl"
+    script.write_text("sigint_here\nputs never\n")
+    ip = Interp(str(script), [])
+
+    def sigint_here() -> None:
+        signal.raise_signal(signal.SIGINT)
+        for _ in range(1000):  # Python's handler runs here, inside Tcl's call
+            pass
+
+    ip.tcl.createcommand("sigint_here", sigint_here)
+    with pytest.raises(KeyboardInterrupt):
+        ip.source()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
 @pytest.mark.parametrize("kind", ["tcl_loop", "loop_in_event", "rescheduling", "engine", "sleep"])
 def test_max_wall_stops_a_script_with_one_line(tmp_path, kind):
     script = tmp_path / f"{kind}.tcl"

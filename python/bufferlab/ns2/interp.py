@@ -470,8 +470,9 @@ class Interp(
 
     def _raise_stop(self, context: str | None) -> None:
         """Ctrl-C, --max-wall or a stall ended the run: that, not what it made Tcl say."""
-        reason = None if self.stopper is None else self.stopper.reason
-        if self.interrupted or reason == "interrupt":
+        stopper = self.stopper
+        reason = None if stopper is None else stopper.reason
+        if self.interrupted or reason == "interrupt" or (stopper and stopper.interrupted):
             raise KeyboardInterrupt
         if self.stop_error is None and reason == "max_wall":
             assert self.stopper is not None

@@ -615,7 +615,8 @@ class Runner(EngineReads):
         try:
             self.ip.tcl.call("puts", "-nonewline", channel, text)
         except Exception as e:  # the script closed it: ns-2 would fail too; say it once
-            if self.ip.stopper is not None and self.ip.stopper.reason is not None:
+            stopper = self.ip.stopper
+            if stopper is not None and (stopper.reason is not None or stopper.interrupted):
                 raise  # Tcl was cancelled (Ctrl-C, --max-wall): that is what is said
             self.ip.warn(f"trace channel {channel}: {e}; its lines are not written")
 

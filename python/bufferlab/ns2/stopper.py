@@ -11,6 +11,12 @@ the interpreter's evaluation with ``Tcl_CancelEval(TCL_CANCEL_UNWIND)``: Tcl sto
 check (the bytecode engine looks every few instructions; ``after`` and ``vwait`` too) and no
 ``catch`` in the script can keep it. This costs the script nothing while it runs: nothing is
 polled from Tcl, and ctypes is only loaded when a cancel is due.
+
+While the script runs, SIGINT's Python handler also notes the signal before it raises
+KeyboardInterrupt: when that exception starts in Python that Tcl called but outside the
+dispatcher's own ``try`` (in _tkinter's call into it), _tkinter keeps the exception and Tcl
+sees only an error with no message, and that error can reach the interpreter before the
+watching thread has had its turn; ``interrupted`` says it was Ctrl-C all the same.
 """
 
 from __future__ import annotations
@@ -42,6 +48,8 @@ class Stopper:
         self.started = time.monotonic()
         self.deadline = None if max_wall is None else self.started + max_wall
         self.reason: str | None = None
+        self.interrupted = False  # SIGINT's Python handler ran while the script did
+        self._old_handler: Any = None
         self._fds: tuple[int, int] | None = None
         self._done: list[Any] = []  # a lock per watching thread, released when it ends
         self._over = _thread.allocate_lock()  # held while the script runs
@@ -66,6 +74,8 @@ class Stopper:
         if old == -1:
             self._fds = (r, w)
             self._start(self._watch_signals)
+            if callable(_signal.getsignal(_signal.SIGINT)):  # not ignored: note, then raise
+                self._old_handler = _signal.signal(_signal.SIGINT, self._on_sigint)
         else:
             if old is not None:  # someone else's (an event loop's): leave it theirs
                 _signal.set_wakeup_fd(old)
@@ -79,6 +89,8 @@ class Stopper:
         self._over.release()  # the deadline's watcher ends
         if self._fds is not None:
             w = self._fds[1]
+            if self._old_handler is not None:
+                _signal.signal(_signal.SIGINT, self._old_handler)
             _signal.set_wakeup_fd(-1)
             os.set_blocking(w, True)
             os.write(w, _QUIT)  # the signals' watcher ends
@@ -87,6 +99,10 @@ class Stopper:
         if self._fds is not None:
             os.close(self._fds[0])
             os.close(self._fds[1])
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        self.interrupted = True
+        self._old_handler(signum, frame)  # Python's default raises KeyboardInterrupt
 
     def _start(self, watch: Any) -> None:
         done = _thread.allocate_lock()
