@@ -471,15 +471,13 @@ class Interp(
     def _raise_stop(self, context: str | None) -> None:
         """Ctrl-C, --max-wall or a stall ended the run: that, not what it made Tcl say."""
         stopper = self.stopper
-        reason = None if stopper is None else stopper.reason
-        if self.interrupted or reason == "interrupt" or (stopper and stopper.interrupted):
+        if self.interrupted or (stopper is not None and stopper.interrupted):
             raise KeyboardInterrupt
-        if self.stop_error is None and reason == "max_wall":
-            assert self.stopper is not None
+        if self.stop_error is None and stopper is not None and stopper.reason == "max_wall":
             runner = self.runner
             at = 0.0 if runner is None else runner.now
             self.stop_error = Ns2Error(
-                f"stopped by --max-wall after {self.stopper.elapsed():.1f} s of wall time, at "
+                f"stopped by --max-wall after {stopper.elapsed():.1f} s of wall time, at "
                 f"{at:g} s of simulated time; the script's output is incomplete (raise "
                 "--max-wall, or shorten the script's run)"
             )

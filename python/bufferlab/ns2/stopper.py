@@ -48,11 +48,17 @@ class Stopper:
         self.started = time.monotonic()
         self.deadline = None if max_wall is None else self.started + max_wall
         self.reason: str | None = None
-        self.interrupted = False  # SIGINT's Python handler ran while the script did
+        self._sigint_seen = False  # SIGINT's Python handler ran while the script did
         self._old_handler: Any = None
         self._fds: tuple[int, int] | None = None
         self._done: list[Any] = []  # a lock per watching thread, released when it ends
         self._over = _thread.allocate_lock()  # held while the script runs
+
+    @property
+    def interrupted(self) -> bool:
+        """Ctrl-C stopped the script: the watcher cancelled Tcl for it, or Python's handler
+        saw it first."""
+        return self.reason == "interrupt" or self._sigint_seen
 
     def remaining(self) -> float | None:
         """Seconds of wall time left (at least a millisecond), or None without a limit."""
@@ -101,7 +107,7 @@ class Stopper:
             os.close(self._fds[1])
 
     def _on_sigint(self, signum: int, frame: Any) -> None:
-        self.interrupted = True
+        self._sigint_seen = True
         self._old_handler(signum, frame)  # Python's default raises KeyboardInterrupt
 
     def _start(self, watch: Any) -> None:
