@@ -39,6 +39,7 @@ mod reading;
 mod shaper_ops;
 mod transmission;
 mod wire;
+pub use wire::{Bound, OnWire};
 
 use super::capacity::{Capacity, ScheduleTx, TraceServer};
 use super::device_queue::DeviceQueue;
@@ -102,7 +103,7 @@ pub struct Port {
     tx_pending: bool,
     /// Packets on the wire (being serialised or propagating), with the keys of their arrival
     /// times at `to`; the packets themselves are in the pool (16 bytes a slot instead of 136).
-    pipeline: VecDeque<(u64, PacketRef)>,
+    pipeline: VecDeque<wire::OnWire>,
     /// The propagation delay changed during the run (`set_delay`): a packet sent later may
     /// arrive before one sent earlier, so an arrival takes the packet due first, not the
     /// wire's head.

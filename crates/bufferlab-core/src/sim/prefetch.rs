@@ -7,9 +7,9 @@
 
 use super::{Agent, Event, Flow, Simulation};
 use crate::endpoint::Endpoint;
-use crate::ids::NodeId;
+use crate::ids::{NodeId, PortId};
 use crate::net::packet_pool::PacketRef;
-use crate::net::port::Port;
+use crate::net::port::{Bound, OnWire, Port};
 use crate::net::routing::Routes;
 use crate::packet::Packet;
 use crate::sched::PEEK_DEPTH;
@@ -74,9 +74,9 @@ impl Simulation {
     /// Asks the CPU to bring what the next events will read into the cache while this one
     /// runs: the port of the event four ahead; for an arrival three ahead, the wire's slot
     /// its packet leaves from (the port is in the cache by then), for a transmission's end
-    /// the queue's head; two ahead, that packet; one ahead, where an arriving packet goes
-    /// (the next port, or its flow, agent and endpoint with the port the endpoint's answer
-    /// leaves by). The peeks go on into the next bucket when this one runs short
+    /// the queue's head; two ahead, that packet and, for an arrival, where it goes as the
+    /// wire's entry says (the next port, or its flow, agent and endpoint with the port the
+    /// endpoint's answer leaves by). The peeks go on into the next bucket when this one runs short
     /// (`PEEK_DEPTH`). An event scheduled meanwhile only makes one prefetch wasted.
     #[inline(always)]
     pub(super) fn prefetch_ahead<const NS2: bool>(&self) {
@@ -97,17 +97,10 @@ impl Simulation {
             Some(Event::TxDone(p)) => self.ports.get(p.idx()).map(|port| (port, false)),
             _ => None,
         };
-        let head_of = |(port, arrival): (&Port, bool)| {
-            if arrival {
-                port.wire_head().map(|&(_, r)| r)
-            } else {
-                port.queue_head().copied()
-            }
-        };
         match port_of(peek(2)) {
             Some((port, true)) => {
                 if let Some(head) = port.wire_head() {
-                    prefetch_read((head as *const (u64, PacketRef)).cast::<u8>());
+                    prefetch_read((head as *const OnWire).cast::<u8>());
                 }
             }
             Some((port, false)) => {
@@ -117,33 +110,32 @@ impl Simulation {
             }
             None => {}
         }
-        if let Some(r) = port_of(peek(1)).and_then(head_of) {
+        // the wire's entry names where its packet goes: the destination's lines are asked for
+        // with the packet's, without waiting for the packet's slot
+        let head = match port_of(peek(1)) {
+            Some((port, true)) => port.wire_head().map(|e| {
+                self.prefetch_destination(port.to(), e.bound);
+                e.r
+            }),
+            Some((port, false)) => port.queue_head().copied(),
+            None => None,
+        };
+        if let Some(r) = head {
             let slot = (self.pool.get(r) as *const Packet).cast::<u8>();
             prefetch_read(slot);
             prefetch_read(slot.wrapping_add(64));
         }
-        if let Some(Event::Arrive(p)) = peek(0) {
-            if let Some(port) = self.ports.get(p.idx()) {
-                if let Some(&(_, r)) = port.wire_head() {
-                    self.prefetch_destination(port.to(), self.pool.get(r));
-                }
-            }
-        }
     }
 
-    /// Where a packet arriving at `node` goes: its flow and endpoint if it is delivered there,
-    /// else the next port (single-path routes only: a multipath node's choice draws or
-    /// hashes, which a prefetch must not do).
+    /// Where a packet arriving at `node` goes (`bound`, noted as it started on the wire): its
+    /// flow and endpoint if it is delivered there, with the port the endpoint's answer leaves
+    /// by, else the next port.
     #[inline(always)]
-    fn prefetch_destination(&self, node: NodeId, pkt: &Packet) {
-        if pkt.dst == node {
-            if let Some(d) = self.deliveries.0.get(pkt.flow.idx()) {
-                let d = d[usize::from(pkt.reverse)];
-                let flow = self
-                    .flows
-                    .as_ptr()
-                    .wrapping_add(pkt.flow.idx())
-                    .cast::<u8>();
+    fn prefetch_destination(&self, node: NodeId, bound: Bound) {
+        if let Some((flow, reverse)) = bound.delivery() {
+            if let Some(d) = self.deliveries.0.get(flow.idx()) {
+                let d = d[usize::from(reverse)];
+                let flow = self.flows.as_ptr().wrapping_add(flow.idx()).cast::<u8>();
                 prefetch_read(flow.wrapping_add(std::mem::offset_of!(Flow, stats)));
                 prefetch_read(flow.wrapping_add(std::mem::offset_of!(Flow, stats) + 64));
                 prefetch_read(flow.wrapping_add(std::mem::offset_of!(Flow, src)));
@@ -156,18 +148,25 @@ impl Simulation {
                 prefetch_read(ep.wrapping_add(64));
                 let node = self.nodes.as_ptr().wrapping_add(d.node as usize);
                 prefetch_read(node.cast::<u8>());
-                if d.out != u32::MAX {
-                    self.prefetch_port(Event::Arrive(crate::ids::PortId(d.out)));
-                }
             }
-            return;
         }
-        let next = match self.nodes.get(node.idx()).map(|n| &n.routes) {
-            Some(Routes::Ecmp(_)) | None => None,
-            Some(routes) => routes.next_port(pkt.dst),
-        };
-        if let Some(q) = next {
+        if let Some(q) = self.port_after(node, bound) {
             self.prefetch_port(Event::Arrive(q));
+        }
+    }
+
+    /// The port a packet arriving at `node` (`bound`) makes busy next: the next hop's, or for
+    /// a delivery the port the endpoint's answer leaves by (single-path routes only: a
+    /// multipath node's choice draws or hashes, which a prefetch must not do).
+    #[inline(always)]
+    fn port_after(&self, node: NodeId, bound: Bound) -> Option<PortId> {
+        if let Some((flow, reverse)) = bound.delivery() {
+            let d = self.deliveries.0.get(flow.idx())?[usize::from(reverse)];
+            return (d.out != u32::MAX).then_some(PortId(d.out));
+        }
+        match &self.nodes.get(node.idx())?.routes {
+            Routes::Ecmp(_) => None,
+            routes => routes.next_port(bound.onwards()?),
         }
     }
 

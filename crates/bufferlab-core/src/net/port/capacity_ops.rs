@@ -66,7 +66,8 @@ impl<const NS2: bool> TraceFeed<PacketRef> for Feed<'_, '_, '_, NS2> {
         if p.pipeline.is_empty() {
             self.w.arrive = Some(key);
         }
-        crate::net::ring::push_back(&mut p.pipeline, (key, r));
+        let bound = super::Bound::of(self.cx.pool.get(r), p.to);
+        p.onto_wire(key, r, bound);
     }
 }
 

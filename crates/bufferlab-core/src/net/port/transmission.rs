@@ -111,6 +111,7 @@ impl Port {
         let now = cx.now;
         self.leave_queue(r, cx);
         let pkt = cx.pool.get(r);
+        let bound = super::Bound::of(pkt, self.to);
         let overhead = u64::from(self.overhead);
         let tx = match self.schedule_mut() {
             None => self.tx_time(pkt.size),
@@ -150,7 +151,7 @@ impl Port {
         if NS2 || self.pipeline.is_empty() {
             w.arrive = Some(at_key);
         }
-        crate::net::ring::push_back(&mut self.pipeline, (at_key, r));
+        self.onto_wire(at_key, r, bound);
     }
 
     /// The packet leaves the queue for the link: its `-` line and the statistics.
