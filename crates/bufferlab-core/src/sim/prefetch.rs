@@ -76,8 +76,8 @@ impl Simulation {
     /// its packet leaves from (the port is in the cache by then), for a transmission's end
     /// the queue's head; two ahead, that packet and, for an arrival, where it goes as the
     /// wire's entry says (the next port, or its flow, agent and endpoint with the port the
-    /// endpoint's answer leaves by). The peeks go on into the next bucket when this one runs short
-    /// (`PEEK_DEPTH`). An event scheduled meanwhile only makes one prefetch wasted.
+    /// endpoint's answer leaves by). The peeks go on into the next bucket when this one runs
+    /// short (`PEEK_DEPTH`). An event scheduled meanwhile only makes one prefetch wasted.
     #[inline(always)]
     pub(super) fn prefetch_ahead<const NS2: bool>(&self) {
         let peek = |n| {
@@ -129,7 +129,8 @@ impl Simulation {
 
     /// Where a packet arriving at `node` goes (`bound`, noted as it started on the wire): its
     /// flow and endpoint if it is delivered there, with the port the endpoint's answer leaves
-    /// by, else the next port.
+    /// by, else the next port (single-path routes only: a multipath node's choice draws or
+    /// hashes, which a prefetch must not do).
     #[inline(always)]
     fn prefetch_destination(&self, node: NodeId, bound: Bound) {
         if let Some((flow, reverse)) = bound.delivery() {
@@ -148,25 +149,21 @@ impl Simulation {
                 prefetch_read(ep.wrapping_add(64));
                 let node = self.nodes.as_ptr().wrapping_add(d.node as usize);
                 prefetch_read(node.cast::<u8>());
+                if d.out != u32::MAX {
+                    self.prefetch_port(Event::Arrive(PortId(d.out)));
+                }
             }
+            return;
         }
-        if let Some(q) = self.port_after(node, bound) {
+        let Some(dst) = bound.onwards() else {
+            return;
+        };
+        let next = match self.nodes.get(node.idx()).map(|n| &n.routes) {
+            Some(Routes::Ecmp(_)) | None => None,
+            Some(routes) => routes.next_port(dst),
+        };
+        if let Some(q) = next {
             self.prefetch_port(Event::Arrive(q));
-        }
-    }
-
-    /// The port a packet arriving at `node` (`bound`) makes busy next: the next hop's, or for
-    /// a delivery the port the endpoint's answer leaves by (single-path routes only: a
-    /// multipath node's choice draws or hashes, which a prefetch must not do).
-    #[inline(always)]
-    fn port_after(&self, node: NodeId, bound: Bound) -> Option<PortId> {
-        if let Some((flow, reverse)) = bound.delivery() {
-            let d = self.deliveries.0.get(flow.idx())?[usize::from(reverse)];
-            return (d.out != u32::MAX).then_some(PortId(d.out));
-        }
-        match &self.nodes.get(node.idx())?.routes {
-            Routes::Ecmp(_) => None,
-            routes => routes.next_port(bound.onwards()?),
         }
     }
 
